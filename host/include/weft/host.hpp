@@ -1,0 +1,100 @@
+// weft::Host owns a registry and the plugins loaded into it. Two hosts in one
+// process are independent. Destroying a host drops its registrations, then
+// unloads its plugins (last loaded first).
+#pragma once
+
+#include "weft/build_options.hpp"
+#include "weft/log.hpp"
+#include "weft/manifest.hpp"
+#include "weft/registry.hpp"
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace weft {
+
+struct HostOptions {
+    /// Read WEFT_PLUGIN_PATH (':'-separated directories) into the search path.
+    bool use_environment = true;
+    std::vector<std::filesystem::path> search_path;
+    LogSink log_sink;           // empty: stderr
+    std::string log_categories; // empty: WEFT_DEBUG
+    /// Register weft's core builtins at construction.
+    bool core_builtins = true;
+};
+
+/// A plugin whose registrations are committed to a host's registry.
+struct LoadedPlugin {
+    PluginManifest manifest;
+    unsigned abi_version = 0;
+    std::string sdk_version;
+    std::vector<BuiltinOverload> builtins;     // what it registered, in call order
+    std::vector<NativeTypeInfo> native_types;  // ditto
+    std::vector<ModuleBuildOptions> build_options; // one per add_build_options call
+    const std::string &name() const { return manifest.name; }
+};
+
+/// Why one plugin did not load.
+struct PluginFailure {
+    std::string plugin;          // manifest name, or the path when no manifest could be read
+    std::filesystem::path where; // manifest or library path
+    std::string message;         // complete, starts with "plugin 'name'"
+};
+
+struct LoadReport {
+    std::vector<const LoadedPlugin *> loaded; // in load order, requirements first
+    std::vector<PluginFailure> failures;      // sorted by plugin name
+    bool ok() const { return failures.empty(); }
+};
+
+/// Manifests found on the search path; no library is opened.
+struct Discovery {
+    std::vector<PluginManifest> plugins; // sorted by name; first on the path wins
+    std::vector<std::string> errors;     // unreadable manifests, shadowed duplicates
+};
+
+class Host {
+public:
+    explicit Host(HostOptions options = {});
+    ~Host();
+    Host(const Host &) = delete;
+    Host &operator=(const Host &) = delete;
+
+    void add_search_path(const std::filesystem::path &directory);
+    const std::vector<std::filesystem::path> &search_path() const;
+
+    /// Reads every manifest on the search path (DIR/plugin.toml and DIR/*/plugin.toml).
+    Discovery discover() const;
+
+    /// Loads a plugin (a manifest, a directory holding plugin.toml, or the
+    /// library beside it) and, first, its requirements. Throws PluginError;
+    /// on failure nothing of the failed plugin remains.
+    const LoadedPlugin &load(const std::filesystem::path &path);
+    /// Loads a plugin found on the search path by name.
+    const LoadedPlugin &load_by_name(std::string_view name);
+    /// Loads several plugins in dependency order (ties by name, so the result
+    /// does not depend on argument order), continuing past failures.
+    LoadReport load_all(const std::vector<std::filesystem::path> &paths);
+
+    const LoadedPlugin *plugin(std::string_view name) const;
+    std::vector<const LoadedPlugin *> plugins() const; // load order
+
+    const Registry &registry() const;
+    /// For embedding applications that register their own builtins (owner names are theirs).
+    Registry &registry();
+    const Logger &logger() const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+/// Finds the manifest for PATH: PATH itself (*.toml), PATH/plugin.toml, or
+/// the plugin.toml beside a library file. Throws UserError.
+std::filesystem::path locate_manifest(const std::filesystem::path &path);
+
+} // namespace weft

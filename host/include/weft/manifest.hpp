@@ -1,0 +1,50 @@
+// plugin.toml: what a plugin is, read before its library is opened.
+//
+//   name        = "warp_test"               identifier
+//   version     = "1.2.0"                   semver; must equal the library's info record
+//   abi         = 1                         plugin ABI version the library was built for
+//   library     = "libwarp_test.so"         file beside the manifest (or absolute)
+//   description = "..."
+//   [prefixes]
+//   builtins = ["_test_"]                   builtin names the plugin may introduce
+//   native   = ["warp_test::"]              native C++ names (types, builtin targets)
+//   [requires]
+//   color = ">=1.0, <2"                     other plugins, loaded first
+#pragma once
+
+#include "weft/registry.hpp"
+#include "weft/semver.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace weft {
+
+struct Requirement {
+    std::string name;
+    VersionConstraint constraint;
+};
+
+struct PluginManifest {
+    std::filesystem::path path; // absolute path of plugin.toml
+    std::string name;
+    Version version;
+    unsigned abi = 0;
+    std::string library;        // as written
+    std::filesystem::path library_path; // resolved against the manifest's directory
+    std::string description;
+    NamespacePolicy prefixes;
+    std::vector<Requirement> requires_; // in file order
+    std::vector<std::string> warnings;  // unknown keys and the like, with file:line:col
+
+    std::filesystem::path directory() const { return path.parent_path(); }
+};
+
+/// Reads and validates a manifest. Throws UserError "FILE:LINE:COL: message".
+PluginManifest read_manifest(const std::filesystem::path &path);
+
+/// Parses manifest text; `path` names it in errors and anchors `library`.
+PluginManifest parse_manifest(std::string_view text, const std::filesystem::path &path);
+
+} // namespace weft

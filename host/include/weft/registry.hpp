@@ -1,0 +1,209 @@
+// The builtin and native-type registry of one weft::Host.
+//
+// Core builtins and plugin builtins go through the same path: a Transaction
+// stages registrations for one owner, validating each against the committed
+// registry and everything staged before it, and commit() applies them all at
+// once. Dropping a Transaction without commit leaves the registry untouched,
+// which is what makes plugin loading all-or-nothing.
+#pragma once
+
+#include "weft/types.hpp"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace weft {
+
+// --------------------------------------------------------------------------
+// Inputs: what a registrant describes. Types are kernel type names.
+
+struct ParameterSpec {
+    std::string name;
+    std::string type;
+};
+
+struct BuiltinSpec {
+    std::string name;
+    std::vector<ParameterSpec> params;
+    std::string result; // "" = void
+    std::string native_name; // "" = "weft::<name>"
+    std::string doc;
+};
+
+struct DeclaredField {
+    std::string name;
+    std::uint64_t offset = 0;
+    std::uint64_t size = 0;
+    std::uint32_t bit_width = 0;
+};
+
+enum class Initializer { None, Aggregate };
+
+struct NativeTypeSpec {
+    std::string native_name;
+    std::uint64_t size = 0;
+    std::uint64_t alignment = 0;
+    std::vector<DeclaredField> fields;
+    std::vector<ParameterSpec> exposed; // {field name, kernel type}
+    Initializer initializer = Initializer::None;
+    std::string doc;
+};
+
+// --------------------------------------------------------------------------
+// Records: what the registry holds.
+
+struct Parameter {
+    std::string name;
+    Type type;
+};
+
+struct BuiltinOverload {
+    std::string name;
+    std::vector<Parameter> params;
+    std::optional<Type> result; // nullopt = void
+    std::string native_name;
+    std::string native_namespace; // "external::", "::" or ""
+    std::string native_function;  // "square"
+    std::string doc;
+    bool external = true;       // registered by a plugin
+    bool differentiable = false; // external builtins never are
+    bool hidden = true;         // external builtins stay out of generated docs
+    std::vector<std::string> owners; // "core" or plugin names, in registration order
+
+    /// "name(a: float32, b: vec3) -> float32"
+    std::string signature() const;
+    /// Canonical identity for the module hash: parameter names and type codes,
+    /// result code or "void", namespace, native function.
+    std::string identity() const;
+};
+
+struct ExposedField {
+    std::string name;
+    Type type;
+    std::uint64_t offset = 0;
+    std::uint64_t size = 0;
+};
+
+struct NativeTypeInfo {
+    std::string native_name;
+    std::uint64_t size = 0;
+    std::uint64_t alignment = 0;
+    std::vector<DeclaredField> fields;
+    std::vector<ExposedField> exposed;
+    Initializer initializer = Initializer::None;
+    std::string doc;
+    std::string digest; // full SHA-256 of the schema, hex
+    std::string code;   // short type code: "nt" + first 16 hex digits of the digest
+    std::vector<std::string> owners;
+
+    bool opaque() const { return exposed.empty(); }
+    Type type() const { return Type::native(native_name, code, size, alignment); }
+    /// "size 12, align 4, aggregate, fields r: float32 @0, g: float32 @4, ..."
+    std::string describe() const;
+};
+
+// --------------------------------------------------------------------------
+
+/// The prefixes an owner may register new names under. An owner without a
+/// policy (core) may register anything.
+struct NamespacePolicy {
+    std::vector<std::string> builtin_prefixes; // e.g. "_test_"
+    std::vector<std::string> native_prefixes;  // e.g. "warp_test::"
+};
+
+/// Native-name helpers, exposed for tests and tools.
+bool is_identifier(std::string_view s);
+bool is_qualified_name(std::string_view s);
+/// "external::square" -> {"external::", "square"}; "::g" -> {"::", "g"}; "f" -> {"", "f"}.
+std::pair<std::string, std::string> split_native_name(std::string_view qualified);
+
+class Registry {
+public:
+    Registry();
+    ~Registry();
+    Registry(const Registry &) = delete;
+    Registry &operator=(const Registry &) = delete;
+
+    class Transaction;
+
+    /// Starts staging registrations for `owner`. Only one transaction may be
+    /// open at a time per registry.
+    Transaction begin(std::string owner, std::optional<NamespacePolicy> policy = std::nullopt);
+
+    /// Overloads of a builtin name, in registration order; empty when unknown.
+    const std::vector<BuiltinOverload> &overloads(std::string_view name) const;
+    bool has_builtin(std::string_view name) const;
+    /// The overload whose parameter types match exactly, if any.
+    const BuiltinOverload *find_overload(std::string_view name, const std::vector<Type> &types) const;
+    std::vector<std::string> builtin_names() const; // sorted
+
+    /// A native type by qualified name ("warp_test::Color" or "warp_test.Color").
+    const NativeTypeInfo *native_type(std::string_view name) const;
+    std::vector<std::string> native_type_names() const; // sorted
+
+    /// Resolves a kernel type name: built-in names and registered native types.
+    /// Throws RegistrationError(UnknownType) naming the type.
+    Type parse_type(std::string_view name) const;
+
+    std::size_t builtin_count() const; // overloads in all
+    std::size_t native_type_count() const;
+
+    /// Drops every registration (a Host does this before unloading plugins).
+    void clear();
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+    bool transaction_open_ = false;
+    friend class Transaction;
+};
+
+class Registry::Transaction {
+public:
+    Transaction(Transaction &&other) noexcept;
+    Transaction &operator=(Transaction &&) = delete;
+    ~Transaction();
+
+    /// Validates and stages a builtin overload. Returns the overload as it will
+    /// be after commit (an identical existing one, with this owner added).
+    /// Throws RegistrationError; a rejected call stages nothing.
+    BuiltinOverload add_builtin(const BuiltinSpec &spec);
+    /// The same for a native type; an identical schema under the same name is shared.
+    NativeTypeInfo add_native_type(const NativeTypeSpec &spec);
+
+    /// Resolves a type name against the registry and what this transaction staged.
+    Type parse_type(std::string_view name) const;
+
+    /// Applies everything staged. Cannot fail: every staged item was validated
+    /// against the registry, which no one else changes while this is open.
+    void commit();
+    /// Drops everything staged (also what the destructor does without commit).
+    void rollback();
+
+    const std::string &owner() const { return owner_; }
+    /// Everything this owner registered through the transaction (new or shared), in call order.
+    const std::vector<BuiltinOverload> &staged_builtins() const { return staged_builtins_; }
+    const std::vector<NativeTypeInfo> &staged_native_types() const { return staged_types_; }
+
+private:
+    friend class Registry;
+    Transaction(Registry &registry, std::string owner, std::optional<NamespacePolicy> policy);
+
+    struct Pending;
+    Registry *registry_;
+    std::string owner_;
+    std::optional<NamespacePolicy> policy_;
+    std::unique_ptr<Pending> pending_;
+    std::vector<BuiltinOverload> staged_builtins_;
+    std::vector<NativeTypeInfo> staged_types_;
+};
+
+/// Registers weft's core builtins (owner "core") through the public path.
+void register_core_builtins(Registry &registry);
+
+} // namespace weft

@@ -1,0 +1,78 @@
+// Kernel types as the registry sees them: scalars, vectors, matrices,
+// quaternions and plugin-registered native types. Value types; a native type
+// is referred to by its qualified name and its schema type code.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace weft {
+
+enum class Scalar : std::uint8_t {
+    Bool,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    UInt8,
+    UInt16,
+    UInt32,
+    UInt64,
+    Float16,
+    Float32,
+    Float64,
+};
+
+std::string_view scalar_name(Scalar s);
+std::uint64_t scalar_size(Scalar s);
+std::optional<Scalar> parse_scalar(std::string_view name);
+
+class Type {
+public:
+    enum class Kind : std::uint8_t { Scalar, Vector, Matrix, Quaternion, Native };
+
+    static Type scalar(Scalar s);
+    static Type vector(Scalar s, int length);
+    static Type matrix(Scalar s, int rows, int cols);
+    static Type quaternion(Scalar s);
+    /// A native type; `code` is its schema type code, `size`/`alignment` its layout.
+    static Type native(std::string native_name, std::string code, std::uint64_t size, std::uint64_t alignment);
+
+    Kind kind() const { return kind_; }
+    Scalar scalar_type() const { return scalar_; }
+    int rows() const { return rows_; }
+    int cols() const { return cols_; }
+    const std::string &native_name() const { return native_name_; }
+
+    /// Canonical kernel name: "float32", "vec3", "vec3d", "mat33", "quat", "warp_test::Color".
+    std::string name() const;
+    /// Identity for hashing and comparison: native types by schema code, so a
+    /// reloaded plugin's identical type is the same type.
+    std::string code() const;
+    std::uint64_t size() const;
+    std::uint64_t alignment() const;
+
+    friend bool operator==(const Type &a, const Type &b) { return a.code() == b.code(); }
+    friend bool operator!=(const Type &a, const Type &b) { return !(a == b); }
+
+private:
+    Kind kind_ = Kind::Scalar;
+    Scalar scalar_ = Scalar::Float32;
+    int rows_ = 1;
+    int cols_ = 1;
+    std::string native_name_;
+    std::string native_code_;
+    std::uint64_t native_size_ = 0;
+    std::uint64_t native_alignment_ = 0;
+};
+
+/// Parses a built-in kernel type name ("float32", "float", "wp.vec3", "mat44d", "quat").
+/// Returns nullopt for anything else, native names included (the registry resolves those).
+std::optional<Type> parse_builtin_type(std::string_view name);
+
+/// Normalizes a native type reference: "warp_test.Color" -> "warp_test::Color".
+std::string normalize_native_name(std::string_view name);
+
+} // namespace weft

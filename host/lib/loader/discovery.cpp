@@ -1,0 +1,63 @@
+#include "weft/host.hpp"
+
+#include "weft/error.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace weft {
+
+namespace fs = std::filesystem;
+
+fs::path locate_manifest(const fs::path &path) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+        fs::path candidate = path / "plugin.toml";
+        if (fs::is_regular_file(candidate, ec)) return candidate;
+        throw UserError(path.string() + ": directory has no plugin.toml");
+    }
+    if (!fs::exists(path, ec)) throw UserError(path.string() + ": no such file or directory");
+    if (path.extension() == ".toml") return path;
+    // A library: its manifest is the plugin.toml beside it.
+    fs::path beside = path.parent_path() / "plugin.toml";
+    if (fs::is_regular_file(beside, ec)) return beside;
+    throw UserError(path.string() + ": no plugin.toml beside this library");
+}
+
+/// Manifests directly in DIR and one level below, in a stable order.
+std::vector<fs::path> manifests_in(const fs::path &dir) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    if (fs::is_regular_file(dir / "plugin.toml", ec)) out.push_back(dir / "plugin.toml");
+    std::vector<fs::path> subdirs;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_directory(ec) && fs::is_regular_file(it->path() / "plugin.toml", ec)) subdirs.push_back(it->path());
+    std::sort(subdirs.begin(), subdirs.end());
+    for (const fs::path &d : subdirs) out.push_back(d / "plugin.toml");
+    return out;
+}
+
+Discovery discover_plugins(const std::vector<fs::path> &search_path) {
+    Discovery result;
+    std::map<std::string, PluginManifest> by_name;
+    for (const fs::path &dir : search_path) {
+        for (const fs::path &file : manifests_in(dir)) {
+            try {
+                PluginManifest m = read_manifest(file);
+                auto it = by_name.find(m.name);
+                if (it != by_name.end()) {
+                    result.errors.push_back(m.path.string() + ": plugin '" + m.name + "' is shadowed by " +
+                                            it->second.path.string() + " (earlier on the search path)");
+                    continue;
+                }
+                by_name.emplace(m.name, std::move(m));
+            } catch (const UserError &e) {
+                result.errors.push_back(e.what());
+            }
+        }
+    }
+    for (auto &[_, m] : by_name) result.plugins.push_back(std::move(m));
+    return result;
+}
+
+} // namespace weft

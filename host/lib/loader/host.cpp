@@ -1,0 +1,348 @@
+#include "weft/host.hpp"
+
+#include "loader_internal.hpp"
+#include "weft/error.hpp"
+#include "weft/version.hpp"
+
+#include <boost/dll/shared_library.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace weft {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string plugin_label(const std::string &name) { return "plugin '" + name + "'"; }
+
+std::vector<fs::path> environment_search_path() {
+    std::vector<fs::path> out;
+    const char *env = std::getenv("WEFT_PLUGIN_PATH");
+    if (!env) return out;
+    std::string_view rest(env);
+    while (!rest.empty()) {
+        const auto colon = rest.find(':');
+        const std::string_view dir = rest.substr(0, colon);
+        if (!dir.empty()) out.emplace_back(std::string(dir));
+        if (colon == std::string_view::npos) break;
+        rest.remove_prefix(colon + 1);
+    }
+    return out;
+}
+
+std::string abi_range() {
+    return min_abi_version == max_abi_version
+               ? std::to_string(min_abi_version)
+               : std::to_string(min_abi_version) + " to " + std::to_string(max_abi_version);
+}
+
+/// First line of a Boost.DLL error: the dlerror text, without its errno suffix.
+std::string dl_message(const std::exception &e) {
+    std::string s = e.what();
+    const auto pos = s.find(": Bad file descriptor");
+    if (pos != std::string::npos) s.erase(pos);
+    return s;
+}
+
+} // namespace
+
+struct Host::Impl {
+    HostOptions options;
+    Logger logger;
+    std::vector<fs::path> search_path;
+    Registry registry;
+
+    struct Entry {
+        LoadedPlugin plugin;
+        boost::dll::shared_library library;
+    };
+    std::vector<std::unique_ptr<Entry>> entries; // load order
+
+    explicit Impl(HostOptions o)
+        : options(std::move(o)), logger(options.log_sink, options.log_categories), search_path(options.search_path) {
+        if (options.use_environment)
+            for (fs::path &p : environment_search_path()) search_path.push_back(std::move(p));
+    }
+
+    ~Impl() {
+        // Registrations first: nothing may refer to a plugin once its code is gone.
+        registry.clear();
+        while (!entries.empty()) {
+            logger.log(LogLevel::Debug, "loader", "unloading " + plugin_label(entries.back()->plugin.name()));
+            entries.pop_back();
+        }
+    }
+
+    const LoadedPlugin *find(std::string_view name) const {
+        for (const auto &e : entries)
+            if (e->plugin.name() == name) return &e->plugin;
+        return nullptr;
+    }
+
+    const LoadedPlugin &load_one(const PluginManifest &manifest);
+    LoadReport load_all(std::vector<PluginManifest> roots, std::vector<PluginFailure> failures);
+};
+
+// ---------------------------------------------------------------------------
+
+const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
+    const std::string who = plugin_label(m.name);
+    auto fail = [&](const std::string &message) -> PluginError { return PluginError(m.name, who + ": " + message); };
+
+    if (const LoadedPlugin *existing = find(m.name)) {
+        if (existing->manifest.path == m.path) return *existing;
+        throw fail("already loaded from " + existing->manifest.path.string() + "; not loading " + m.path.string());
+    }
+    // Checked from the manifest, before any plugin code is mapped.
+    if (m.abi < min_abi_version || m.abi > max_abi_version)
+        throw fail("built for plugin ABI " + std::to_string(m.abi) + " (" + m.path.string() +
+                   "); this host supports ABI " + abi_range());
+
+    std::error_code ec;
+    if (!fs::is_regular_file(m.library_path, ec))
+        throw fail("library " + m.library_path.string() + " named by " + m.path.string() + " does not exist");
+
+    logger.log(LogLevel::Debug, "loader", "opening " + m.library_path.string() + " for " + who);
+    boost::dll::shared_library library;
+    try {
+        library.load(m.library_path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+    } catch (const std::exception &e) {
+        throw fail("cannot open library: " + dl_message(e));
+    }
+
+    if (!library.has(WEFT_PLUGIN_INFO_SYMBOL))
+        throw fail("library " + m.library_path.string() + " does not export " + WEFT_PLUGIN_INFO_SYMBOL +
+                   " (not a weft plugin, or built without WEFT_PLUGIN / weft_add_plugin)");
+    if (!library.has(WEFT_PLUGIN_INIT_SYMBOL))
+        throw fail("library " + m.library_path.string() + " does not export " + WEFT_PLUGIN_INIT_SYMBOL);
+    auto info_fn = library.get<const weft_plugin_info *()>(WEFT_PLUGIN_INFO_SYMBOL);
+    auto init_fn = library.get<weft_status(const weft_host_api *)>(WEFT_PLUGIN_INIT_SYMBOL);
+
+    const weft_plugin_info *raw_info = info_fn();
+    if (!raw_info) throw fail(std::string(WEFT_PLUGIN_INFO_SYMBOL) + "() returned NULL");
+    weft_plugin_info info{};
+    std::memcpy(&info, raw_info, std::min<std::size_t>(raw_info->struct_size, sizeof info));
+    if (info.abi_version < min_abi_version || info.abi_version > max_abi_version)
+        throw fail("library is built for plugin ABI " + std::to_string(info.abi_version) +
+                   "; this host supports ABI " + abi_range());
+    if (info.abi_version != m.abi)
+        throw fail("manifest " + m.path.string() + " says abi " + std::to_string(m.abi) + " but the library says " +
+                   std::to_string(info.abi_version));
+    const std::string info_name = info.name ? info.name : "";
+    const std::string info_version = info.version ? info.version : "";
+    if (info_name != m.name)
+        throw fail("library reports name '" + info_name + "' but manifest " + m.path.string() + " says '" + m.name + "'");
+    if (info_version != m.version.str())
+        throw fail("library reports version '" + info_version + "' but manifest " + m.path.string() + " says '" +
+                   m.version.str() + "'");
+
+    weft_host_context ctx{m.name, registry.begin(m.name, m.prefixes), &logger, {}, {}, {}, {}};
+    const std::string plugin_dir = m.directory().string();
+    const weft_host_api api = make_host_api(ctx, plugin_dir.c_str());
+
+    logger.log(LogLevel::Debug, "loader", "running init of " + who);
+    weft_status status = WEFT_ERROR_INTERNAL;
+    try {
+        status = init_fn(&api);
+    } catch (...) {
+        // A C++ plugin that let an exception escape broke the ABI; it is still
+        // this plugin's failure, not the host's.
+        throw fail("init let an exception escape (exceptions must not cross the plugin ABI)");
+    }
+    if (!ctx.rejected.empty()) {
+        std::string message = "registration rejected: " + ctx.rejected.front();
+        if (ctx.rejected.size() > 1) message += " (and " + std::to_string(ctx.rejected.size() - 1) + " more)";
+        throw fail(message + "; nothing of the plugin was registered");
+    }
+    if (status != WEFT_OK)
+        throw fail("init failed (status " + std::to_string(status) + ")" +
+                   (ctx.reported_error.empty() ? std::string() : ": " + ctx.reported_error) +
+                   "; nothing of the plugin was registered");
+
+    auto entry = std::make_unique<Entry>();
+    entry->plugin.manifest = m;
+    entry->plugin.abi_version = info.abi_version;
+    entry->plugin.sdk_version = info.sdk_version ? info.sdk_version : "";
+    entry->plugin.builtins = ctx.transaction.staged_builtins();
+    entry->plugin.native_types = ctx.transaction.staged_native_types();
+    entry->plugin.build_options = std::move(ctx.build_options);
+    entry->library = std::move(library);
+    ctx.transaction.commit();
+    logger.log(LogLevel::Info, "loader",
+               "loaded " + who + " " + m.version.str() + ": " + std::to_string(entry->plugin.builtins.size()) +
+                   " builtins, " + std::to_string(entry->plugin.native_types.size()) + " native types");
+    entries.push_back(std::move(entry));
+    return entries.back()->plugin;
+}
+
+LoadReport Host::Impl::load_all(std::vector<PluginManifest> roots, std::vector<PluginFailure> failures) {
+    // Candidates by name: the given manifests, then the search path (lazily).
+    std::map<std::string, PluginManifest> given;
+    for (PluginManifest &m : roots) {
+        auto it = given.find(m.name);
+        if (it != given.end() && it->second.path != m.path) {
+            failures.push_back({m.name, m.path,
+                                plugin_label(m.name) + ": given twice, from " + it->second.path.string() + " and " +
+                                    m.path.string()});
+            continue;
+        }
+        given.emplace(m.name, std::move(m));
+    }
+    std::optional<Discovery> discovered;
+    auto candidate = [&](const std::string &name) -> const PluginManifest * {
+        if (auto it = given.find(name); it != given.end()) return &it->second;
+        if (!discovered) discovered = discover_plugins(search_path);
+        for (const PluginManifest &m : discovered->plugins)
+            if (m.name == name) return &m;
+        return nullptr;
+    };
+
+    // Depth-first over requirements, visiting names in sorted order, so the
+    // load order depends only on the plugin set.
+    std::vector<const PluginManifest *> order;
+    std::map<std::string, int> state; // 1 visiting, 2 done
+    std::map<std::string, std::string> failed; // name -> message
+    std::vector<std::string> stack;
+
+    std::function<bool(const PluginManifest &)> visit = [&](const PluginManifest &m) -> bool {
+        if (state[m.name] == 2) return !failed.count(m.name);
+        state[m.name] = 1;
+        stack.push_back(m.name);
+        bool ok = true;
+        std::vector<Requirement> reqs = m.requires_;
+        std::sort(reqs.begin(), reqs.end(), [](const Requirement &a, const Requirement &b) { return a.name < b.name; });
+        for (const Requirement &r : reqs) {
+            const std::string need = "requires '" + r.name + "' " + r.constraint.text();
+            if (state[r.name] == 1) {
+                auto from = std::find(stack.begin(), stack.end(), r.name);
+                std::string cycle;
+                for (auto it = from; it != stack.end(); ++it) cycle += *it + " -> ";
+                failed[m.name] = plugin_label(m.name) + ": requirement cycle: " + cycle + r.name;
+                ok = false;
+                continue;
+            }
+            const LoadedPlugin *loaded = find(r.name);
+            const PluginManifest *dep = loaded ? &loaded->manifest : candidate(r.name);
+            if (!dep) {
+                std::string where;
+                for (const fs::path &p : search_path) where += (where.empty() ? "" : ":") + p.string();
+                failed[m.name] = plugin_label(m.name) + ": " + need + ", which is not loaded, not given and not on the search path (" +
+                                 (where.empty() ? "empty" : where) + ")";
+                ok = false;
+                continue;
+            }
+            if (!r.constraint.satisfied_by(dep->version)) {
+                failed[m.name] = plugin_label(m.name) + ": " + need + ", but " + plugin_label(r.name) + " is " +
+                                 dep->version.str() + " (" + dep->path.string() + ")";
+                ok = false;
+                continue;
+            }
+            if (!loaded && !visit(*dep)) {
+                if (!failed.count(m.name)) failed[m.name] = plugin_label(m.name) + ": not loaded because its requirement " +
+                                                             plugin_label(r.name) + " failed: " + failed[r.name];
+                ok = false;
+            }
+        }
+        stack.pop_back();
+        state[m.name] = 2;
+        if (ok) order.push_back(&m);
+        return ok;
+    };
+    for (auto &[name, m] : given) visit(m);
+
+    LoadReport report;
+    for (const PluginManifest *m : order) {
+        // Topological order: a failed requirement was attempted before its dependents.
+        auto broken = std::find_if(m->requires_.begin(), m->requires_.end(),
+                                   [&](const Requirement &r) { return failed.count(r.name) != 0; });
+        if (broken != m->requires_.end()) {
+            failed[m->name] = plugin_label(m->name) + ": not loaded because its requirement " + plugin_label(broken->name) +
+                              " failed: " + failed[broken->name];
+            continue;
+        }
+        try {
+            report.loaded.push_back(&load_one(*m));
+        } catch (const PluginError &e) {
+            failed[m->name] = e.what();
+        }
+    }
+    std::set<std::string> reported;
+    for (const PluginFailure &f : failures) reported.insert(f.plugin);
+    for (const auto &[name, message] : failed) {
+        if (reported.count(name)) continue;
+        const PluginManifest *m = candidate(name);
+        failures.push_back({name, m ? m->path : fs::path(), message});
+    }
+    std::sort(failures.begin(), failures.end(),
+              [](const PluginFailure &a, const PluginFailure &b) { return a.plugin < b.plugin; });
+    report.failures = std::move(failures);
+    for (const PluginFailure &f : report.failures) logger.log(LogLevel::Debug, "loader", f.message);
+    return report;
+}
+
+// ---------------------------------------------------------------------------
+
+Host::Host(HostOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
+    if (impl_->options.core_builtins) register_core_builtins(impl_->registry);
+}
+
+Host::~Host() = default;
+
+void Host::add_search_path(const fs::path &directory) { impl_->search_path.push_back(directory); }
+const std::vector<fs::path> &Host::search_path() const { return impl_->search_path; }
+
+Discovery Host::discover() const { return discover_plugins(impl_->search_path); }
+
+LoadReport Host::load_all(const std::vector<fs::path> &paths) {
+    std::vector<PluginManifest> roots;
+    std::vector<PluginFailure> failures;
+    for (const fs::path &p : paths) {
+        try {
+            roots.push_back(read_manifest(locate_manifest(p)));
+        } catch (const UserError &e) {
+            failures.push_back({p.string(), p, e.what()});
+        }
+    }
+    return impl_->load_all(std::move(roots), std::move(failures));
+}
+
+const LoadedPlugin &Host::load(const fs::path &path) {
+    const PluginManifest m = read_manifest(locate_manifest(path));
+    LoadReport report = impl_->load_all({m}, {});
+    if (!report.ok()) {
+        // The requested plugin's own message first; requirement failures lead to it anyway.
+        auto own = std::find_if(report.failures.begin(), report.failures.end(),
+                                [&](const PluginFailure &f) { return f.plugin == m.name; });
+        const PluginFailure &f = own != report.failures.end() ? *own : report.failures.front();
+        throw PluginError(f.plugin, f.message);
+    }
+    return *impl_->find(m.name);
+}
+
+const LoadedPlugin &Host::load_by_name(std::string_view name) {
+    if (const LoadedPlugin *p = impl_->find(name)) return *p;
+    for (const PluginManifest &m : discover().plugins)
+        if (m.name == name) return load(m.path);
+    throw PluginError(std::string(name), plugin_label(std::string(name)) + ": not found on the search path");
+}
+
+const LoadedPlugin *Host::plugin(std::string_view name) const { return impl_->find(name); }
+
+std::vector<const LoadedPlugin *> Host::plugins() const {
+    std::vector<const LoadedPlugin *> out;
+    for (const auto &e : impl_->entries) out.push_back(&e->plugin);
+    return out;
+}
+
+const Registry &Host::registry() const { return impl_->registry; }
+Registry &Host::registry() { return impl_->registry; }
+const Logger &Host::logger() const { return impl_->logger; }
+
+} // namespace weft

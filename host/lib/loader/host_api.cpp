@@ -1,0 +1,203 @@
+// The C functions behind weft_host_api. Each copies what the plugin passes
+// (nothing is kept by reference), stages it in the plugin's transaction, and
+// turns every C++ exception into a status plus last_error: no exception
+// crosses the ABI.
+#include "loader_internal.hpp"
+
+#include "weft/error.hpp"
+#include "weft/version.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+
+namespace weft {
+
+namespace {
+
+/// Copies a versioned struct: only what struct_size covers, the rest zero.
+template <class T> T read_struct(const T *p, const char *what) {
+    if (!p) throw RegistrationError(RegistrationError::Kind::Invalid, std::string(what) + " is NULL");
+    std::uint32_t size = 0;
+    std::memcpy(&size, p, sizeof size);
+    if (size < sizeof(std::uint32_t))
+        throw RegistrationError(RegistrationError::Kind::Invalid,
+                                std::string(what) + ": struct_size " + std::to_string(size) + " is too small");
+    T out{};
+    std::memcpy(&out, p, std::min<std::size_t>(size, sizeof(T)));
+    return out;
+}
+
+/// Reads an array of versioned structs; the stride is the first element's struct_size.
+template <class T> std::vector<T> read_array(const T *items, std::uint32_t count, const char *what) {
+    std::vector<T> out;
+    if (count == 0) return out;
+    if (!items)
+        throw RegistrationError(RegistrationError::Kind::Invalid,
+                                std::string(what) + " is NULL but its count is " + std::to_string(count));
+    const std::uint32_t stride = read_struct(items, what).struct_size;
+    const auto *base = reinterpret_cast<const unsigned char *>(items);
+    for (std::uint32_t i = 0; i < count; ++i)
+        out.push_back(read_struct(reinterpret_cast<const T *>(base + std::size_t(i) * stride), what));
+    return out;
+}
+
+std::string str(const char *s) { return s ? std::string(s) : std::string(); }
+
+std::string required(const char *s, const std::string &what) {
+    if (!s) throw RegistrationError(RegistrationError::Kind::Invalid, what + " is NULL");
+    return s;
+}
+
+std::vector<std::string> read_strings(const weft_string_list &list, const char *what) {
+    std::vector<std::string> out;
+    if (list.count && !list.items)
+        throw RegistrationError(RegistrationError::Kind::Invalid,
+                                std::string(what) + ".items is NULL but its count is " + std::to_string(list.count));
+    for (std::uint32_t i = 0; i < list.count; ++i)
+        out.push_back(required(list.items[i], std::string(what) + "[" + std::to_string(i) + "]"));
+    return out;
+}
+
+weft_status status_of(RegistrationError::Kind kind) {
+    switch (kind) {
+    case RegistrationError::Kind::Invalid: return WEFT_ERROR_INVALID_ARGUMENT;
+    case RegistrationError::Kind::Conflict: return WEFT_ERROR_CONFLICT;
+    case RegistrationError::Kind::Namespace: return WEFT_ERROR_NAMESPACE;
+    case RegistrationError::Kind::UnknownType: return WEFT_ERROR_UNKNOWN_TYPE;
+    }
+    return WEFT_ERROR_INTERNAL;
+}
+
+/// Runs one host call for ctx: records success, or the rejection and its message.
+template <class F> weft_status guarded(weft_host_context *ctx, F &&f) noexcept {
+    if (!ctx) return WEFT_ERROR_INVALID_ARGUMENT;
+    try {
+        ctx->last_error.clear();
+        f();
+        return WEFT_OK;
+    } catch (const RegistrationError &e) {
+        ctx->last_error = e.what();
+        ctx->rejected.push_back(e.what());
+        ctx->logger->log(LogLevel::Debug, "registry", "plugin '" + ctx->plugin + "': rejected: " + e.what());
+        return status_of(e.kind());
+    } catch (const std::exception &e) {
+        ctx->last_error = e.what();
+        ctx->rejected.push_back(e.what());
+        return WEFT_ERROR_INTERNAL;
+    } catch (...) {
+        ctx->last_error = "unknown error";
+        ctx->rejected.push_back(ctx->last_error);
+        return WEFT_ERROR_INTERNAL;
+    }
+}
+
+extern "C" {
+
+static weft_status api_register_native_type(weft_host_context *ctx, const weft_native_type_desc *d) {
+    return guarded(ctx, [&] {
+        const weft_native_type_desc desc = read_struct(d, "native type descriptor");
+        NativeTypeSpec spec;
+        spec.native_name = required(desc.native_name, "native type descriptor: native_name");
+        const std::string what = "native type '" + spec.native_name + "'";
+        spec.size = desc.size;
+        spec.alignment = desc.alignment;
+        for (const weft_field_desc &f : read_array(desc.fields, desc.field_count, "native type fields"))
+            spec.fields.push_back({required(f.name, what + ": field name"), f.offset, f.size, f.bit_width});
+        for (const weft_exposed_field_desc &f : read_array(desc.exposed, desc.exposed_count, "native type exposed fields"))
+            spec.exposed.push_back({required(f.name, what + ": exposed field name"),
+                                    required(f.type, what + ": exposed field type")});
+        if (desc.initializer != WEFT_INITIALIZER_NONE && desc.initializer != WEFT_INITIALIZER_AGGREGATE)
+            throw RegistrationError(RegistrationError::Kind::Invalid,
+                                    what + ": unknown initializer policy " + std::to_string(desc.initializer));
+        spec.initializer = desc.initializer == WEFT_INITIALIZER_AGGREGATE ? Initializer::Aggregate : Initializer::None;
+        spec.doc = str(desc.doc);
+        ctx->transaction.add_native_type(spec);
+    });
+}
+
+static weft_status api_register_builtin(weft_host_context *ctx, const weft_builtin_desc *d) {
+    return guarded(ctx, [&] {
+        const weft_builtin_desc desc = read_struct(d, "builtin descriptor");
+        BuiltinSpec spec;
+        spec.name = required(desc.name, "builtin descriptor: name");
+        const std::string what = "builtin '" + spec.name + "'";
+        for (const weft_param_desc &p : read_array(desc.params, desc.param_count, "builtin parameters"))
+            spec.params.push_back({required(p.name, what + ": parameter name"), required(p.type, what + ": parameter type")});
+        spec.result = str(desc.result_type);
+        spec.native_name = str(desc.native_name);
+        spec.doc = str(desc.doc);
+        ctx->transaction.add_builtin(spec);
+    });
+}
+
+static weft_status api_add_build_options(weft_host_context *ctx, const weft_build_options_desc *d) {
+    return guarded(ctx, [&] {
+        const weft_build_options_desc desc = read_struct(d, "build options descriptor");
+        ModuleBuildOptions o;
+        o.extra_cuda_include_dirs = read_strings(desc.cuda_include_dirs, "cuda_include_dirs");
+        o.extra_cpu_include_dirs = read_strings(desc.cpu_include_dirs, "cpu_include_dirs");
+        o.extra_cuda_preamble = str(desc.cuda_preamble);
+        o.extra_cpu_preamble = str(desc.cpu_preamble);
+        o.extra_build_dependencies = read_strings(desc.build_dependencies, "build_dependencies");
+        ctx->build_options.push_back(std::move(o));
+    });
+}
+
+static void api_log(weft_host_context *ctx, weft_log_level level, const char *message) {
+    if (!ctx || !message) return;
+    try {
+        const LogLevel l = level == WEFT_LOG_ERROR     ? LogLevel::Error
+                           : level == WEFT_LOG_WARNING ? LogLevel::Warning
+                           : level == WEFT_LOG_INFO    ? LogLevel::Info
+                                                       : LogLevel::Debug;
+        ctx->logger->log(l, "plugin", ctx->plugin + ": " + message);
+    } catch (...) {
+    }
+}
+
+static void api_report_error(weft_host_context *ctx, const char *message) {
+    if (!ctx) return;
+    try {
+        ctx->reported_error = message ? message : "(no message)";
+    } catch (...) {
+    }
+}
+
+static const char *api_last_error(weft_host_context *ctx) { return ctx ? ctx->last_error.c_str() : ""; }
+
+static weft_proc api_get_proc_address(const char *name) {
+    if (!name) return nullptr;
+    // Every v1 function under its stable name; later ABI additions are only reachable here.
+    const std::string_view n(name);
+    if (n == "weft_register_native_type") return reinterpret_cast<weft_proc>(&api_register_native_type);
+    if (n == "weft_register_builtin") return reinterpret_cast<weft_proc>(&api_register_builtin);
+    if (n == "weft_add_build_options") return reinterpret_cast<weft_proc>(&api_add_build_options);
+    if (n == "weft_log") return reinterpret_cast<weft_proc>(&api_log);
+    if (n == "weft_report_error") return reinterpret_cast<weft_proc>(&api_report_error);
+    if (n == "weft_last_error") return reinterpret_cast<weft_proc>(&api_last_error);
+    return nullptr;
+}
+
+} // extern "C"
+
+} // namespace
+
+weft_host_api make_host_api(weft_host_context &ctx, const char *plugin_directory) {
+    weft_host_api api{};
+    api.struct_size = sizeof(weft_host_api);
+    api.abi_version = WEFT_ABI_VERSION;
+    api.ctx = &ctx;
+    api.host_version = version_string;
+    api.plugin_directory = plugin_directory;
+    api.register_native_type = &api_register_native_type;
+    api.register_builtin = &api_register_builtin;
+    api.add_build_options = &api_add_build_options;
+    api.log = &api_log;
+    api.report_error = &api_report_error;
+    api.last_error = &api_last_error;
+    api.get_proc_address = &api_get_proc_address;
+    return api;
+}
+
+} // namespace weft

@@ -1,0 +1,38 @@
+// Pieces of the loader shared between its source files; not installed.
+#pragma once
+
+#include "weft/build_options.hpp"
+#include "weft/host.hpp"
+#include "weft/log.hpp"
+#include "weft/registry.hpp"
+
+#include <weft/plugin.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace weft {
+
+Discovery discover_plugins(const std::vector<std::filesystem::path> &search_path);
+
+} // namespace weft
+
+/// The staging context behind weft_host_api::ctx while one plugin's init runs.
+struct weft_host_context {
+    std::string plugin;
+    weft::Registry::Transaction transaction;
+    const weft::Logger *logger = nullptr;
+    std::vector<weft::ModuleBuildOptions> build_options;
+    std::string last_error;
+    std::string reported_error;       // from report_error
+    std::vector<std::string> rejected; // every rejected call, in order
+};
+
+namespace weft {
+
+/// The v1 host function table for one plugin's init. Strings it points to
+/// must outlive the call (they belong to the caller).
+weft_host_api make_host_api(weft_host_context &ctx, const char *plugin_directory);
+
+} // namespace weft

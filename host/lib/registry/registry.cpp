@@ -1,0 +1,472 @@
+#include "weft/registry.hpp"
+
+#include "weft/error.hpp"
+#include "weft/sha256.hpp"
+
+#include <algorithm>
+#include <array>
+#include <regex>
+#include <set>
+
+namespace weft {
+
+namespace {
+
+constexpr std::string_view core_owner = "core";
+
+// Names that cannot be builtin or parameter names: kernels are Python syntax.
+constexpr std::array<std::string_view, 35> python_keywords{
+    "False", "None",   "True",    "and",      "as",       "assert", "async",  "await",    "break",
+    "class", "continue", "def",   "del",      "elif",     "else",   "except", "finally",  "for",
+    "from",  "global", "if",      "import",   "in",       "is",     "lambda", "nonlocal", "not",
+    "or",    "pass",   "raise",   "return",   "try",      "while",  "with",   "yield"};
+
+bool is_python_keyword(std::string_view s) {
+    return std::find(python_keywords.begin(), python_keywords.end(), s) != python_keywords.end();
+}
+
+std::string owner_label(const std::string &owner) {
+    return owner == core_owner ? std::string(core_owner) : "plugin '" + owner + "'";
+}
+
+std::string owners_label(const std::vector<std::string> &owners) {
+    std::string out;
+    for (std::size_t i = 0; i < owners.size(); ++i) {
+        if (i) out += i + 1 == owners.size() ? " and " : ", ";
+        out += owner_label(owners[i]);
+    }
+    return out;
+}
+
+std::string join(const std::vector<std::string> &items, std::string_view sep = ", ") {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i) out += sep;
+        out += items[i];
+    }
+    return out;
+}
+
+std::string types_key(const std::vector<Type> &types) {
+    std::string key;
+    for (const Type &t : types) key += t.code() + ",";
+    return key;
+}
+
+std::string types_key(const BuiltinOverload &o) {
+    std::string key;
+    for (const Parameter &p : o.params) key += p.type.code() + ",";
+    return key;
+}
+
+std::string result_name(const BuiltinOverload &o) { return o.result ? o.result->name() : "void"; }
+
+/// What distinguishes two overloads with the same parameter types, for a conflict message.
+std::string difference(const BuiltinOverload &had, const BuiltinOverload &now) {
+    std::vector<std::string> parts;
+    if (result_name(had) != result_name(now))
+        parts.push_back("result type " + result_name(had) + " vs " + result_name(now));
+    if (had.native_name != now.native_name) parts.push_back("native target " + had.native_name + " vs " + now.native_name);
+    for (std::size_t i = 0; i < had.params.size(); ++i)
+        if (had.params[i].name != now.params[i].name)
+            parts.push_back("parameter " + std::to_string(i + 1) + " named '" + had.params[i].name + "' vs '" +
+                            now.params[i].name + "'");
+    return join(parts, "; ");
+}
+
+std::string schema_digest(const NativeTypeInfo &t) {
+    Sha256 h;
+    h.field("weft.native-type.v1");
+    h.field(t.native_name);
+    h.field(std::to_string(t.size));
+    h.field(std::to_string(t.alignment));
+    h.field(t.initializer == Initializer::Aggregate ? "aggregate" : "none");
+    h.field(std::to_string(t.exposed.size()));
+    for (const ExposedField &f : t.exposed) {
+        h.field(f.name);
+        h.field(f.type.code());
+        h.field(std::to_string(f.offset));
+    }
+    return h.hex();
+}
+
+bool starts_with_any(std::string_view s, const std::vector<std::string> &prefixes) {
+    return std::any_of(prefixes.begin(), prefixes.end(),
+                       [&](const std::string &p) { return !p.empty() && s.substr(0, p.size()) == p; });
+}
+
+std::string prefixes_label(const std::vector<std::string> &prefixes) {
+    if (prefixes.empty()) return "none declared";
+    std::vector<std::string> quoted;
+    for (const std::string &p : prefixes) quoted.push_back("'" + p + "'");
+    return join(quoted);
+}
+
+RegistrationError invalid(const std::string &message) {
+    return RegistrationError(RegistrationError::Kind::Invalid, message);
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------
+
+bool is_identifier(std::string_view s) {
+    static const std::regex re(R"(^[A-Za-z_]\w*$)");
+    return std::regex_match(s.begin(), s.end(), re);
+}
+
+bool is_qualified_name(std::string_view s) {
+    // The seed's rule for native names, verbatim.
+    static const std::regex re(R"(^(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*$)");
+    return std::regex_match(s.begin(), s.end(), re);
+}
+
+std::pair<std::string, std::string> split_native_name(std::string_view qualified) {
+    const auto pos = qualified.rfind("::");
+    if (pos == std::string_view::npos) return {"", std::string(qualified)};
+    return {std::string(qualified.substr(0, pos + 2)), std::string(qualified.substr(pos + 2))};
+}
+
+std::string BuiltinOverload::signature() const {
+    std::vector<std::string> ps;
+    for (const Parameter &p : params) ps.push_back(p.name + ": " + p.type.name());
+    return name + "(" + join(ps) + ") -> " + result_name(*this);
+}
+
+std::string BuiltinOverload::identity() const {
+    std::string out = name + "(";
+    for (const Parameter &p : params) out += p.name + ":" + p.type.code() + ",";
+    out += ")->" + (result ? result->code() : std::string("void"));
+    out += "@" + native_namespace + native_function;
+    return out;
+}
+
+std::string NativeTypeInfo::describe() const {
+    std::string out = "size " + std::to_string(size) + ", align " + std::to_string(alignment) + ", " +
+                      (initializer == Initializer::Aggregate ? "aggregate" : "no initializer");
+    if (exposed.empty()) return out + ", opaque";
+    std::vector<std::string> fs;
+    for (const ExposedField &f : exposed) fs.push_back(f.name + ": " + f.type.name() + " @" + std::to_string(f.offset));
+    return out + ", fields " + join(fs);
+}
+
+// ---------------------------------------------------------------------------
+
+struct Registry::State {
+    std::map<std::string, std::vector<BuiltinOverload>, std::less<>> builtins;
+    std::map<std::string, NativeTypeInfo, std::less<>> native_types;
+};
+
+Registry::Registry() : state_(std::make_unique<State>()) {}
+Registry::~Registry() = default;
+
+Registry::Transaction Registry::begin(std::string owner, std::optional<NamespacePolicy> policy) {
+    if (transaction_open_) throw InternalError("Registry: a transaction is already open");
+    return Transaction(*this, std::move(owner), std::move(policy));
+}
+
+const std::vector<BuiltinOverload> &Registry::overloads(std::string_view name) const {
+    static const std::vector<BuiltinOverload> none;
+    auto it = state_->builtins.find(name);
+    return it == state_->builtins.end() ? none : it->second;
+}
+
+bool Registry::has_builtin(std::string_view name) const { return state_->builtins.count(name) != 0; }
+
+const BuiltinOverload *Registry::find_overload(std::string_view name, const std::vector<Type> &types) const {
+    const std::string key = types_key(types);
+    for (const BuiltinOverload &o : overloads(name))
+        if (types_key(o) == key) return &o;
+    return nullptr;
+}
+
+std::vector<std::string> Registry::builtin_names() const {
+    std::vector<std::string> out;
+    for (const auto &[name, _] : state_->builtins) out.push_back(name);
+    return out;
+}
+
+const NativeTypeInfo *Registry::native_type(std::string_view name) const {
+    auto it = state_->native_types.find(normalize_native_name(name));
+    return it == state_->native_types.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> Registry::native_type_names() const {
+    std::vector<std::string> out;
+    for (const auto &[name, _] : state_->native_types) out.push_back(name);
+    return out;
+}
+
+Type Registry::parse_type(std::string_view name) const {
+    if (auto t = parse_builtin_type(name)) return *t;
+    if (const NativeTypeInfo *n = native_type(name)) return n->type();
+    throw RegistrationError(RegistrationError::Kind::UnknownType, "unknown kernel type '" + std::string(name) + "'");
+}
+
+std::size_t Registry::builtin_count() const {
+    std::size_t n = 0;
+    for (const auto &[_, v] : state_->builtins) n += v.size();
+    return n;
+}
+
+std::size_t Registry::native_type_count() const { return state_->native_types.size(); }
+
+void Registry::clear() {
+    state_->builtins.clear();
+    state_->native_types.clear();
+}
+
+// ---------------------------------------------------------------------------
+
+struct Registry::Transaction::Pending {
+    std::vector<BuiltinOverload> new_overloads;
+    std::vector<std::pair<std::string, std::string>> shared_overloads; // {name, types key}
+    std::vector<NativeTypeInfo> new_types;
+    std::vector<std::string> shared_types;
+};
+
+Registry::Transaction::Transaction(Registry &registry, std::string owner, std::optional<NamespacePolicy> policy)
+    : registry_(&registry), owner_(std::move(owner)), policy_(std::move(policy)),
+      pending_(std::make_unique<Pending>()) {
+    registry_->transaction_open_ = true;
+}
+
+Registry::Transaction::Transaction(Transaction &&other) noexcept
+    : registry_(other.registry_), owner_(std::move(other.owner_)), policy_(std::move(other.policy_)),
+      pending_(std::move(other.pending_)), staged_builtins_(std::move(other.staged_builtins_)),
+      staged_types_(std::move(other.staged_types_)) {
+    other.registry_ = nullptr;
+}
+
+Registry::Transaction::~Transaction() {
+    if (registry_) registry_->transaction_open_ = false;
+}
+
+Type Registry::Transaction::parse_type(std::string_view name) const {
+    if (auto t = parse_builtin_type(name)) return *t;
+    const std::string normalized = normalize_native_name(name);
+    for (const NativeTypeInfo &n : pending_->new_types)
+        if (n.native_name == normalized) return n.type();
+    return registry_->parse_type(name);
+}
+
+BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
+    if (!registry_) throw InternalError("Registry::Transaction used after commit or move");
+    const std::string what = "builtin '" + spec.name + "'";
+    if (!is_identifier(spec.name)) throw invalid("builtin name '" + spec.name + "' is not a valid identifier");
+    if (is_python_keyword(spec.name)) throw invalid("builtin name '" + spec.name + "' is a reserved keyword");
+
+    BuiltinOverload o;
+    o.name = spec.name;
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < spec.params.size(); ++i) {
+        const ParameterSpec &p = spec.params[i];
+        if (!is_identifier(p.name) || is_python_keyword(p.name))
+            throw invalid(what + ": parameter " + std::to_string(i + 1) + " name '" + p.name +
+                          "' is not a valid identifier");
+        if (!seen.insert(p.name).second) throw invalid(what + ": parameter name '" + p.name + "' appears twice");
+        try {
+            o.params.push_back({p.name, parse_type(p.type)});
+        } catch (const RegistrationError &e) {
+            throw RegistrationError(e.kind(), what + ": parameter '" + p.name + "': " + e.what());
+        }
+    }
+    if (!spec.result.empty()) {
+        try {
+            o.result = parse_type(spec.result);
+        } catch (const RegistrationError &e) {
+            throw RegistrationError(e.kind(), what + ": result: " + e.what());
+        }
+    }
+    o.native_name = spec.native_name.empty() ? "weft::" + spec.name : spec.native_name;
+    if (!is_qualified_name(o.native_name))
+        throw invalid(what + ": native name '" + o.native_name + "' is not a valid qualified C++ identifier");
+    std::tie(o.native_namespace, o.native_function) = split_native_name(o.native_name);
+    o.doc = spec.doc;
+    const bool core = owner_ == core_owner;
+    o.external = !core;
+    o.hidden = !core;
+    o.differentiable = core;
+    o.owners = {owner_};
+
+    if (policy_) {
+        const bool core_name =
+            std::any_of(registry_->overloads(spec.name).begin(), registry_->overloads(spec.name).end(),
+                        [](const BuiltinOverload &e) {
+                            return std::find(e.owners.begin(), e.owners.end(), core_owner) != e.owners.end();
+                        });
+        if (!core_name && !starts_with_any(spec.name, policy_->builtin_prefixes))
+            throw RegistrationError(RegistrationError::Kind::Namespace,
+                                    what + ": name is outside the builtin prefixes " + owner_label(owner_) +
+                                        " owns (" + prefixes_label(policy_->builtin_prefixes) + ")");
+        if (!starts_with_any(o.native_name, policy_->native_prefixes))
+            throw RegistrationError(RegistrationError::Kind::Namespace,
+                                    what + ": native name '" + o.native_name + "' is outside the native prefixes " +
+                                        owner_label(owner_) + " owns (" + prefixes_label(policy_->native_prefixes) +
+                                        ")");
+    }
+
+    const std::string key = types_key(o);
+    auto same_types = [&](const BuiltinOverload &e) { return e.name == o.name && types_key(e) == key; };
+
+    for (BuiltinOverload &e : pending_->new_overloads) {
+        if (!same_types(e)) continue;
+        if (e.identity() == o.identity()) {
+            staged_builtins_.push_back(e);
+            return e;
+        }
+        throw RegistrationError(RegistrationError::Kind::Conflict,
+                                "conflicting builtin overload " + o.signature() + ": " + owner_label(owner_) +
+                                    " already registered " + e.signature() + " [native " + e.native_name +
+                                    "] in the same init (" + difference(e, o) + ")");
+    }
+    for (const BuiltinOverload &e : registry_->overloads(o.name)) {
+        if (!same_types(e)) continue;
+        if (e.identity() == o.identity()) {
+            // Identical contract: the existing function is returned, ownership is shared.
+            const bool owned = std::find(e.owners.begin(), e.owners.end(), owner_) != e.owners.end();
+            if (!owned) pending_->shared_overloads.emplace_back(o.name, key);
+            BuiltinOverload shared = e;
+            if (!owned) shared.owners.push_back(owner_);
+            staged_builtins_.push_back(shared);
+            return shared;
+        }
+        throw RegistrationError(RegistrationError::Kind::Conflict,
+                                "conflicting builtin overload " + o.signature() + " [native " + o.native_name +
+                                    "] from " + owner_label(owner_) + ": " + owners_label(e.owners) +
+                                    " registered " + e.signature() + " [native " + e.native_name + "] (" +
+                                    difference(e, o) + ")");
+    }
+    pending_->new_overloads.push_back(o);
+    staged_builtins_.push_back(o);
+    return o;
+}
+
+NativeTypeInfo Registry::Transaction::add_native_type(const NativeTypeSpec &spec) {
+    if (!registry_) throw InternalError("Registry::Transaction used after commit or move");
+    const std::string what = "native type '" + spec.native_name + "'";
+    if (!is_qualified_name(spec.native_name))
+        throw invalid("native type name '" + spec.native_name + "' is not a valid qualified C++ identifier");
+    if (parse_builtin_type(spec.native_name))
+        throw invalid(what + ": the name is a built-in kernel type");
+    if (policy_ && !starts_with_any(spec.native_name, policy_->native_prefixes))
+        throw RegistrationError(RegistrationError::Kind::Namespace,
+                                what + ": name is outside the native prefixes " + owner_label(owner_) + " owns (" +
+                                    prefixes_label(policy_->native_prefixes) + ")");
+    if (spec.size == 0) throw invalid(what + ": size is 0");
+    if (spec.alignment == 0 || (spec.alignment & (spec.alignment - 1)) != 0)
+        throw invalid(what + ": alignment " + std::to_string(spec.alignment) + " is not a power of two");
+    if (spec.size % spec.alignment != 0)
+        throw invalid(what + ": size " + std::to_string(spec.size) + " is not a multiple of its alignment " +
+                      std::to_string(spec.alignment));
+
+    NativeTypeInfo t;
+    t.native_name = spec.native_name;
+    t.size = spec.size;
+    t.alignment = spec.alignment;
+    t.initializer = spec.initializer;
+    t.doc = spec.doc;
+    t.owners = {owner_};
+
+    std::set<std::string> declared_names;
+    for (const DeclaredField &f : spec.fields) {
+        const std::string field = what + ": field '" + f.name + "'";
+        if (!is_identifier(f.name)) throw invalid(what + ": field name '" + f.name + "' is not a valid identifier");
+        if (!declared_names.insert(f.name).second) throw invalid(field + " is declared twice");
+        if (f.bit_width != 0)
+            throw invalid(field + " is a bit-field (" + std::to_string(f.bit_width) +
+                          " bits); bit-field layouts are not supported");
+        if (f.size == 0) throw invalid(field + " has size 0");
+        if (f.offset + f.size > spec.size)
+            throw invalid(field + " at offset " + std::to_string(f.offset) + " with size " + std::to_string(f.size) +
+                          " extends past the type's size " + std::to_string(spec.size));
+        t.fields.push_back(f);
+    }
+
+    std::set<std::string> exposed_names;
+    for (const ParameterSpec &e : spec.exposed) {
+        const std::string field = what + ": exposed field '" + e.name + "'";
+        auto decl = std::find_if(spec.fields.begin(), spec.fields.end(),
+                                 [&](const DeclaredField &f) { return f.name == e.name; });
+        if (decl == spec.fields.end()) throw invalid(field + " is not a declared field");
+        if (!exposed_names.insert(e.name).second) throw invalid(field + " is exposed twice");
+        Type type = [&] {
+            try {
+                return parse_type(e.type);
+            } catch (const RegistrationError &err) {
+                throw RegistrationError(err.kind(), field + ": " + err.what());
+            }
+        }();
+        if (type.size() != decl->size)
+            throw invalid(field + ": its storage is " + std::to_string(decl->size) + " bytes but kernel type " +
+                          type.name() + " is " + std::to_string(type.size()) + " bytes");
+        t.exposed.push_back({e.name, type, decl->offset, decl->size});
+    }
+
+    if (spec.initializer == Initializer::Aggregate) {
+        // C++ aggregate initialization is positional: anything but every declared
+        // field, in order, would silently initialize the wrong members.
+        const std::string rule = what + ": initializer=aggregate requires every declared field exposed in declaration order";
+        for (std::size_t i = 0; i < spec.fields.size(); ++i) {
+            if (i >= spec.exposed.size()) throw invalid(rule + "; field '" + spec.fields[i].name + "' is not exposed");
+            if (spec.exposed[i].name != spec.fields[i].name)
+                throw invalid(rule + "; exposed field " + std::to_string(i + 1) + " is '" + spec.exposed[i].name +
+                              "', declared field " + std::to_string(i + 1) + " is '" + spec.fields[i].name + "'");
+        }
+        if (spec.fields.empty()) throw invalid(rule + "; no fields are declared");
+    }
+
+    t.digest = schema_digest(t);
+    t.code = "nt" + t.digest.substr(0, 16);
+
+    auto settle = [&](const NativeTypeInfo &e, bool committed) {
+        if (e.digest != t.digest)
+            throw RegistrationError(RegistrationError::Kind::Conflict,
+                                    what + " has a different definition: " + owners_label(e.owners) +
+                                        " registered " + e.describe() + "; " + owner_label(owner_) + " registers " +
+                                        t.describe());
+        const bool owned = std::find(e.owners.begin(), e.owners.end(), owner_) != e.owners.end();
+        NativeTypeInfo shared = e;
+        if (!owned) {
+            shared.owners.push_back(owner_);
+            if (committed) pending_->shared_types.push_back(e.native_name);
+        }
+        staged_types_.push_back(shared);
+        return shared;
+    };
+    for (const NativeTypeInfo &e : pending_->new_types)
+        if (e.native_name == t.native_name) return settle(e, false);
+    if (const NativeTypeInfo *e = registry_->native_type(t.native_name)) return settle(*e, true);
+
+    pending_->new_types.push_back(t);
+    staged_types_.push_back(t);
+    return t;
+}
+
+void Registry::Transaction::commit() {
+    if (!registry_) throw InternalError("Registry::Transaction committed twice");
+    State &s = *registry_->state_;
+    for (NativeTypeInfo &t : pending_->new_types) {
+        const std::string name = t.native_name;
+        s.native_types.emplace(name, std::move(t));
+    }
+    for (const std::string &name : pending_->shared_types) s.native_types.at(name).owners.push_back(owner_);
+    for (BuiltinOverload &o : pending_->new_overloads) {
+        const std::string name = o.name;
+        s.builtins[name].push_back(std::move(o));
+    }
+    for (const auto &[name, key] : pending_->shared_overloads)
+        for (BuiltinOverload &o : s.builtins.at(name))
+            if (types_key(o) == key) o.owners.push_back(owner_);
+    pending_ = std::make_unique<Pending>();
+    registry_->transaction_open_ = false;
+    registry_ = nullptr;
+}
+
+void Registry::Transaction::rollback() {
+    pending_ = std::make_unique<Pending>();
+    staged_builtins_.clear();
+    staged_types_.clear();
+}
+
+} // namespace weft

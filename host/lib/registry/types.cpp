@@ -1,0 +1,179 @@
+#include "weft/types.hpp"
+
+#include "weft/error.hpp"
+
+#include <array>
+
+namespace weft {
+
+namespace {
+struct ScalarRow {
+    Scalar scalar;
+    std::string_view name;
+    std::uint64_t size;
+    std::string_view code;
+};
+constexpr std::array<ScalarRow, 12> scalar_rows{{
+    {Scalar::Bool, "bool", 1, "b1"},
+    {Scalar::Int8, "int8", 1, "i1"},
+    {Scalar::Int16, "int16", 2, "i2"},
+    {Scalar::Int32, "int32", 4, "i4"},
+    {Scalar::Int64, "int64", 8, "i8"},
+    {Scalar::UInt8, "uint8", 1, "u1"},
+    {Scalar::UInt16, "uint16", 2, "u2"},
+    {Scalar::UInt32, "uint32", 4, "u4"},
+    {Scalar::UInt64, "uint64", 8, "u8"},
+    {Scalar::Float16, "float16", 2, "f2"},
+    {Scalar::Float32, "float32", 4, "f4"},
+    {Scalar::Float64, "float64", 8, "f8"},
+}};
+
+const ScalarRow &row(Scalar s) { return scalar_rows.at(static_cast<std::size_t>(s)); }
+
+std::string_view strip_module_prefix(std::string_view name) {
+    for (std::string_view prefix : {"wp.", "warp."})
+        if (name.substr(0, prefix.size()) == prefix) return name.substr(prefix.size());
+    return name;
+}
+
+/// Suffix letter of a vector/matrix/quaternion name -> its scalar ("" = float32).
+std::optional<Scalar> suffix_scalar(std::string_view suffix) {
+    if (suffix.empty() || suffix == "f") return Scalar::Float32;
+    if (suffix == "d") return Scalar::Float64;
+    if (suffix == "h") return Scalar::Float16;
+    if (suffix == "i") return Scalar::Int32;
+    return std::nullopt;
+}
+} // namespace
+
+std::string_view scalar_name(Scalar s) { return row(s).name; }
+std::uint64_t scalar_size(Scalar s) { return row(s).size; }
+
+std::optional<Scalar> parse_scalar(std::string_view name) {
+    name = strip_module_prefix(name);
+    // Python's builtin names mean what they mean in Warp kernels.
+    if (name == "int") return Scalar::Int32;
+    if (name == "float") return Scalar::Float32;
+    if (name == "half") return Scalar::Float16;
+    for (const ScalarRow &r : scalar_rows)
+        if (r.name == name) return r.scalar;
+    return std::nullopt;
+}
+
+Type Type::scalar(Scalar s) {
+    Type t;
+    t.kind_ = Kind::Scalar;
+    t.scalar_ = s;
+    return t;
+}
+
+Type Type::vector(Scalar s, int length) {
+    Type t = scalar(s);
+    t.kind_ = Kind::Vector;
+    t.rows_ = length;
+    return t;
+}
+
+Type Type::matrix(Scalar s, int rows, int cols) {
+    Type t = scalar(s);
+    t.kind_ = Kind::Matrix;
+    t.rows_ = rows;
+    t.cols_ = cols;
+    return t;
+}
+
+Type Type::quaternion(Scalar s) {
+    Type t = scalar(s);
+    t.kind_ = Kind::Quaternion;
+    t.rows_ = 4;
+    return t;
+}
+
+Type Type::native(std::string native_name, std::string code, std::uint64_t size, std::uint64_t alignment) {
+    Type t;
+    t.kind_ = Kind::Native;
+    t.native_name_ = std::move(native_name);
+    t.native_code_ = std::move(code);
+    t.native_size_ = size;
+    t.native_alignment_ = alignment;
+    return t;
+}
+
+namespace {
+std::string suffix_for(Scalar s) {
+    switch (s) {
+    case Scalar::Float32: return "";
+    case Scalar::Float64: return "d";
+    case Scalar::Float16: return "h";
+    case Scalar::Int32: return "i";
+    default: return std::string("_") + std::string(scalar_name(s));
+    }
+}
+} // namespace
+
+std::string Type::name() const {
+    switch (kind_) {
+    case Kind::Scalar: return std::string(scalar_name(scalar_));
+    case Kind::Vector: return "vec" + std::to_string(rows_) + suffix_for(scalar_);
+    case Kind::Matrix: return "mat" + std::to_string(rows_) + std::to_string(cols_) + suffix_for(scalar_);
+    case Kind::Quaternion: return "quat" + suffix_for(scalar_);
+    case Kind::Native: return native_name_;
+    }
+    throw InternalError("Type::name: unknown kind");
+}
+
+std::string Type::code() const {
+    const std::string s(row(scalar_).code);
+    switch (kind_) {
+    case Kind::Scalar: return s;
+    case Kind::Vector: return "v" + std::to_string(rows_) + s;
+    case Kind::Matrix: return "m" + std::to_string(rows_) + std::to_string(cols_) + s;
+    case Kind::Quaternion: return "q" + s;
+    case Kind::Native: return native_code_;
+    }
+    throw InternalError("Type::code: unknown kind");
+}
+
+std::uint64_t Type::size() const {
+    switch (kind_) {
+    case Kind::Native: return native_size_;
+    default: return scalar_size(scalar_) * static_cast<std::uint64_t>(rows_) * static_cast<std::uint64_t>(cols_);
+    }
+}
+
+std::uint64_t Type::alignment() const { return kind_ == Kind::Native ? native_alignment_ : scalar_size(scalar_); }
+
+std::optional<Type> parse_builtin_type(std::string_view name) {
+    name = strip_module_prefix(name);
+    if (auto s = parse_scalar(name)) return Type::scalar(*s);
+
+    auto digit = [](char c) { return c >= '2' && c <= '4'; };
+    if (name.size() >= 4 && name.substr(0, 3) == "vec" && digit(name[3])) {
+        if (auto s = suffix_scalar(name.substr(4))) return Type::vector(*s, name[3] - '0');
+        return std::nullopt;
+    }
+    if (name.size() >= 5 && name.substr(0, 3) == "mat" && digit(name[3]) && digit(name[4])) {
+        if (auto s = suffix_scalar(name.substr(5)); s && *s != Scalar::Int32)
+            return Type::matrix(*s, name[3] - '0', name[4] - '0');
+        return std::nullopt;
+    }
+    if (name.substr(0, 4) == "quat") {
+        if (auto s = suffix_scalar(name.substr(4)); s && *s != Scalar::Int32) return Type::quaternion(*s);
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+std::string normalize_native_name(std::string_view name) {
+    std::string out;
+    out.reserve(name.size() + 4);
+    for (char c : name) {
+        if (c == '.')
+            out += "::";
+        else
+            out += c;
+    }
+    return out;
+}
+
+} // namespace weft

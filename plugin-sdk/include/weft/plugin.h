@@ -1,0 +1,203 @@
+/*
+ * weft plugin ABI, version 1.
+ *
+ * This header is the whole contract between a weft host and a plugin shared
+ * library. It is plain C11 so that a plugin can be built by any compiler and
+ * any language with a C FFI.
+ *
+ * Rules that keep the ABI stable (see docs/abi-reference.md):
+ *  - Every struct begins with `struct_size`, set by whoever fills it in
+ *    (use the WEFT_INIT_* macros or sizeof). A reader copies only what
+ *    struct_size covers and zero-fills the rest, so a struct may grow at its
+ *    end without breaking older or newer peers.
+ *  - Structs and the host function table only grow at the end. A function's
+ *    behaviour never changes under its name: a new name is added instead,
+ *    reachable through get_proc_address.
+ *  - Nothing a plugin passes is kept by reference: the host copies every
+ *    string and array during the call, so the plugin may free or reuse them.
+ *  - Every host call returns a weft_status; on failure, last_error() returns
+ *    a message explaining it (valid until the next host call).
+ *  - No C++ exception may cross this boundary in either direction.
+ */
+#ifndef WEFT_PLUGIN_H
+#define WEFT_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The ABI version this header describes. A host states the range it speaks;
+ * a plugin built against version N loads into every host whose range holds N. */
+#define WEFT_ABI_VERSION 1
+
+/* Version of the SDK this header ships with (informational; recorded in the
+ * plugin info so `weft plugin inspect` can show what a plugin was built with). */
+#define WEFT_SDK_VERSION_MAJOR 0
+#define WEFT_SDK_VERSION_MINOR 1
+#define WEFT_SDK_VERSION_PATCH 0
+#define WEFT_SDK_VERSION_STRING "0.1.0"
+
+/* Symbol visibility for the exported entry points. */
+#if defined(_WIN32)
+#define WEFT_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define WEFT_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* Names of the exported entry points, looked up by the host. */
+#define WEFT_PLUGIN_INFO_SYMBOL "weft_plugin_get_info"
+#define WEFT_PLUGIN_INIT_SYMBOL "weft_plugin_init"
+
+typedef enum weft_status {
+    WEFT_OK = 0,
+    WEFT_ERROR_INVALID_ARGUMENT = 1, /* a descriptor field is malformed          */
+    WEFT_ERROR_CONFLICT = 2,         /* clashes with an existing registration    */
+    WEFT_ERROR_NAMESPACE = 3,        /* outside the prefixes the manifest owns    */
+    WEFT_ERROR_UNKNOWN_TYPE = 4,     /* a kernel type name that is not known      */
+    WEFT_ERROR_UNSUPPORTED = 5,      /* a feature this host does not offer        */
+    WEFT_ERROR_PLUGIN = 6,           /* the plugin reported its own failure       */
+    WEFT_ERROR_INTERNAL = 7
+} weft_status;
+
+typedef enum weft_log_level {
+    WEFT_LOG_DEBUG = 0,
+    WEFT_LOG_INFO = 1,
+    WEFT_LOG_WARNING = 2,
+    WEFT_LOG_ERROR = 3
+} weft_log_level;
+
+typedef enum weft_initializer {
+    WEFT_INITIALIZER_NONE = 0,     /* default construction only                   */
+    WEFT_INITIALIZER_AGGREGATE = 1 /* also T{f0, f1, ...} over all declared fields */
+} weft_initializer;
+
+/* ------------------------------------------------------------------------ */
+/* Plugin info: returned by the exported weft_plugin_get_info() before any other
+ * plugin code runs. The host checks abi_version against its supported range
+ * and name/version against the manifest before calling init. */
+typedef struct weft_plugin_info {
+    uint32_t struct_size;
+    uint32_t abi_version;    /* WEFT_ABI_VERSION the plugin was built for      */
+    const char *name;        /* must equal the manifest's `name`               */
+    const char *version;     /* semver; must equal the manifest's `version`    */
+    const char *sdk_version; /* WEFT_SDK_VERSION_STRING at build time          */
+} weft_plugin_info;
+
+/* ------------------------------------------------------------------------ */
+/* Descriptors handed to the host. Kernel types are named by strings the host
+ * parses: "float32", "int64", "vec3", "mat44", "quat", or the native name of
+ * a registered native type ("warp_test::Color"). */
+
+typedef struct weft_param_desc {
+    uint32_t struct_size;
+    const char *name; /* identifier; part of the overload's identity */
+    const char *type; /* kernel type name                            */
+} weft_param_desc;
+
+typedef struct weft_builtin_desc {
+    uint32_t struct_size;
+    const char *name;               /* identifier used in kernels                    */
+    const weft_param_desc *params;  /* ordered; defines exactly one overload         */
+    uint32_t param_count;
+    const char *result_type;        /* kernel type name, or NULL / "" for void       */
+    const char *native_name;        /* qualified C++ name; NULL means "weft::<name>" */
+    const char *doc;                /* may be NULL                                   */
+} weft_builtin_desc;
+
+/* One data member of the C type as the compiler laid it out. */
+typedef struct weft_field_desc {
+    uint32_t struct_size;
+    const char *name;
+    uint64_t offset;    /* offsetof(T, name)                    */
+    uint64_t size;      /* sizeof(((T*)0)->name)                */
+    uint32_t bit_width; /* 0 for an ordinary member; bit-fields are rejected */
+} weft_field_desc;
+
+/* A declared field made visible to kernels, with its kernel type. */
+typedef struct weft_exposed_field_desc {
+    uint32_t struct_size;
+    const char *name; /* must name a declared field */
+    const char *type; /* kernel type name; its size must equal the field's storage */
+} weft_exposed_field_desc;
+
+typedef struct weft_native_type_desc {
+    uint32_t struct_size;
+    const char *native_name; /* qualified C++ type name */
+    uint64_t size;           /* sizeof(T)  */
+    uint64_t alignment;      /* alignof(T) */
+    const weft_field_desc *fields; /* every data member, in declaration order */
+    uint32_t field_count;
+    const weft_exposed_field_desc *exposed; /* subset visible to kernels; none = opaque */
+    uint32_t exposed_count;
+    weft_initializer initializer;
+    const char *doc; /* may be NULL */
+} weft_native_type_desc;
+
+typedef struct weft_string_list {
+    const char *const *items;
+    uint32_t count;
+} weft_string_list;
+
+/* Build options contributed to every module that uses this plugin. Paths must
+ * be absolute; they are checked when a module's options are resolved for a
+ * build, not here. */
+typedef struct weft_build_options_desc {
+    uint32_t struct_size;
+    weft_string_list cuda_include_dirs;
+    weft_string_list cpu_include_dirs;
+    const char *cuda_preamble; /* may be NULL */
+    const char *cpu_preamble;  /* may be NULL */
+    weft_string_list build_dependencies;
+} weft_build_options_desc;
+
+/* ------------------------------------------------------------------------ */
+/* The host side. `ctx` is opaque and valid only during weft_plugin_init: the
+ * host stages every registration and commits them all, or none, after init
+ * returns. */
+typedef struct weft_host_context weft_host_context;
+
+typedef void (*weft_proc)(void);
+
+typedef struct weft_host_api {
+    uint32_t struct_size;
+    uint32_t abi_version;            /* the ABI version the host speaks to this plugin */
+    weft_host_context *ctx;
+    const char *host_version;        /* weft's version string                          */
+    const char *plugin_directory;    /* absolute directory holding the manifest        */
+
+    weft_status (*register_native_type)(weft_host_context *ctx, const weft_native_type_desc *desc);
+    weft_status (*register_builtin)(weft_host_context *ctx, const weft_builtin_desc *desc);
+    weft_status (*add_build_options)(weft_host_context *ctx, const weft_build_options_desc *desc);
+    void (*log)(weft_host_context *ctx, weft_log_level level, const char *message);
+    /* Records why init is about to fail; shown to the user with the plugin's name. */
+    void (*report_error)(weft_host_context *ctx, const char *message);
+    /* Message for the most recent failed call on ctx, or "" if none. */
+    const char *(*last_error)(weft_host_context *ctx);
+    /* Host functions added after v1, by name ("weft_register_builtin", ...);
+     * NULL when this host does not have the function. */
+    weft_proc (*get_proc_address)(const char *name);
+} weft_host_api;
+
+/* ------------------------------------------------------------------------ */
+/* The entry points a plugin exports (WEFT_PLUGIN_INFO_SYMBOL and
+ * WEFT_PLUGIN_INIT_SYMBOL). Only these two symbols need to be visible. */
+typedef const weft_plugin_info *(*weft_plugin_info_fn)(void);
+typedef weft_status (*weft_plugin_init_fn)(const weft_host_api *api);
+
+/* Struct-size initializers: `weft_builtin_desc d = WEFT_INIT_BUILTIN_DESC;` */
+#define WEFT_STRUCT_INIT(type) {sizeof(type)}
+#define WEFT_INIT_PARAM_DESC WEFT_STRUCT_INIT(weft_param_desc)
+#define WEFT_INIT_BUILTIN_DESC WEFT_STRUCT_INIT(weft_builtin_desc)
+#define WEFT_INIT_FIELD_DESC WEFT_STRUCT_INIT(weft_field_desc)
+#define WEFT_INIT_EXPOSED_FIELD_DESC WEFT_STRUCT_INIT(weft_exposed_field_desc)
+#define WEFT_INIT_NATIVE_TYPE_DESC WEFT_STRUCT_INIT(weft_native_type_desc)
+#define WEFT_INIT_BUILD_OPTIONS_DESC WEFT_STRUCT_INIT(weft_build_options_desc)
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* WEFT_PLUGIN_H */

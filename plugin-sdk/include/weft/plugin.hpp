@@ -1,0 +1,342 @@
+// weft plugin SDK: header-only C++ layer over the C ABI in plugin.h.
+//
+// What it adds over the C header:
+//  - native types described from a real C++ struct: size, alignment, field
+//    offsets and field sizes come from the compiler (sizeof/alignof/offsetof),
+//    never from hand-typed numbers;
+//  - builtins declared with typed C++ signatures (`Color(Color, float)`), the
+//    kernel type names derived from the C++ types;
+//  - one macro, WEFT_PLUGIN, that defines both entry points and guarantees no
+//    exception crosses the ABI.
+//
+// Everything lives in an inline namespace keyed on the ABI version, so a
+// plugin that mixes objects built against two incompatible SDKs fails to link
+// instead of misbehaving.
+#ifndef WEFT_PLUGIN_HPP
+#define WEFT_PLUGIN_HPP
+
+#include "weft/plugin.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#define WEFT_SDK_DETAIL_CAT2(a, b) a##b
+#define WEFT_SDK_DETAIL_CAT(a, b) WEFT_SDK_DETAIL_CAT2(a, b)
+
+namespace weft::plugin {
+inline namespace WEFT_SDK_DETAIL_CAT(abi_v, WEFT_ABI_VERSION) {
+
+/// Thrown inside the plugin when the host rejects a call; WEFT_PLUGIN turns it
+/// into a status and an error report, so it never leaves the plugin.
+class Error : public std::runtime_error {
+public:
+    Error(weft_status status, const std::string &message)
+        : std::runtime_error(message), status_(status) {}
+    weft_status status() const noexcept { return status_; }
+
+private:
+    weft_status status_;
+};
+
+// ---------------------------------------------------------------------------
+// Kernel type names for C++ types. Specialize with WEFT_KERNEL_TYPE for the
+// plugin's own native types.
+template <class T, class = void> struct kernel_type {};
+#define WEFT_SDK_DETAIL_SCALAR(cpp, kernel_name)                                                   \
+    template <> struct kernel_type<cpp> {                                                          \
+        static const char *name() { return kernel_name; }                                          \
+    };
+WEFT_SDK_DETAIL_SCALAR(bool, "bool")
+WEFT_SDK_DETAIL_SCALAR(std::int8_t, "int8")
+WEFT_SDK_DETAIL_SCALAR(std::int16_t, "int16")
+WEFT_SDK_DETAIL_SCALAR(std::int32_t, "int32")
+WEFT_SDK_DETAIL_SCALAR(std::int64_t, "int64")
+WEFT_SDK_DETAIL_SCALAR(std::uint8_t, "uint8")
+WEFT_SDK_DETAIL_SCALAR(std::uint16_t, "uint16")
+WEFT_SDK_DETAIL_SCALAR(std::uint32_t, "uint32")
+WEFT_SDK_DETAIL_SCALAR(std::uint64_t, "uint64")
+WEFT_SDK_DETAIL_SCALAR(float, "float32")
+WEFT_SDK_DETAIL_SCALAR(double, "float64")
+#undef WEFT_SDK_DETAIL_SCALAR
+
+namespace detail {
+template <class M, class = void> struct has_kernel_type : std::false_type {};
+template <class M>
+struct has_kernel_type<M, std::void_t<decltype(kernel_type<std::remove_cv_t<M>>::name())>> : std::true_type {};
+} // namespace detail
+
+template <class T> const char *kernel_type_name() {
+    static_assert(detail::has_kernel_type<T>::value,
+                  "no kernel type name for this C++ type: name it with WEFT_KERNEL_TYPE(T, \"name\")");
+    return kernel_type<std::remove_cv_t<T>>::name();
+}
+
+/// Result type of a builtin: nullptr for void.
+template <class R> const char *result_type_name() {
+    if constexpr (std::is_void_v<R>) {
+        return nullptr;
+    } else {
+        return kernel_type_name<R>();
+    }
+}
+
+/// A zero-initialized ABI struct with its struct_size set.
+template <class T> T make_desc() {
+    T d{};
+    d.struct_size = sizeof(T);
+    return d;
+}
+
+// ---------------------------------------------------------------------------
+/// One declared data member, measured by the compiler. Build with WEFT_FIELD.
+struct Field {
+    std::string name;
+    std::uint64_t offset;
+    std::uint64_t size;
+    std::string type; // kernel type deduced from the member's C++ type, "" if none
+};
+
+namespace detail {
+template <class M> std::string type_name_if_known() {
+    if constexpr (has_kernel_type<M>::value) {
+        return kernel_type<std::remove_cv_t<M>>::name();
+    } else {
+        return {};
+    }
+}
+} // namespace detail
+
+/// Description of a native type, taken from the C++ struct T itself.
+template <class T> class NativeType {
+    static_assert(std::is_trivially_copyable_v<T>, "weft native types must be trivially copyable");
+    static_assert(std::is_standard_layout_v<T>, "weft native types must be standard layout");
+
+public:
+    NativeType(std::string native_name, std::initializer_list<Field> declared)
+        : native_name_(std::move(native_name)), declared_(declared) {}
+
+    /// Expose a declared field to kernels with the kernel type deduced from its C++ type.
+    NativeType &expose(const std::string &name) {
+        for (const Field &f : declared_)
+            if (f.name == name) return expose(name, f.type);
+        return expose(name, std::string{}); // the host reports the undeclared field
+    }
+    /// Expose a declared field with an explicit kernel type name.
+    NativeType &expose(const std::string &name, const std::string &type) {
+        exposed_.emplace_back(name, type);
+        return *this;
+    }
+    /// Expose every declared field, in declaration order.
+    NativeType &expose_all() {
+        for (const Field &f : declared_) expose(f.name, f.type);
+        return *this;
+    }
+    NativeType &aggregate() {
+        initializer_ = WEFT_INITIALIZER_AGGREGATE;
+        return *this;
+    }
+    NativeType &doc(std::string text) {
+        doc_ = std::move(text);
+        return *this;
+    }
+
+    const std::string &native_name() const { return native_name_; }
+    const std::vector<Field> &declared() const { return declared_; }
+    const std::vector<std::pair<std::string, std::string>> &exposed() const { return exposed_; }
+    weft_initializer initializer() const { return initializer_; }
+    const std::string &doc_text() const { return doc_; }
+    static constexpr std::uint64_t size() { return sizeof(T); }
+    static constexpr std::uint64_t alignment() { return alignof(T); }
+
+private:
+    std::string native_name_;
+    std::vector<Field> declared_;
+    std::vector<std::pair<std::string, std::string>> exposed_;
+    weft_initializer initializer_ = WEFT_INITIALIZER_NONE;
+    std::string doc_;
+};
+
+/// Build options for every module that uses the plugin.
+struct BuildOptions {
+    std::vector<std::string> cuda_include_dirs;
+    std::vector<std::string> cpu_include_dirs;
+    std::string cuda_preamble;
+    std::string cpu_preamble;
+    std::vector<std::string> build_dependencies;
+};
+
+// ---------------------------------------------------------------------------
+/// Wraps the host API handed to init. Each call throws Error when the host
+/// rejects it; WEFT_PLUGIN catches it.
+class Registrar {
+public:
+    explicit Registrar(const weft_host_api *api) : api_(api) {}
+
+    const weft_host_api &api() const { return *api_; }
+    std::string plugin_directory() const { return api_->plugin_directory ? api_->plugin_directory : ""; }
+
+    template <class T> void add(const NativeType<T> &type) {
+        std::vector<weft_field_desc> fields;
+        fields.reserve(type.declared().size());
+        for (const Field &f : type.declared()) {
+            auto d = make_desc<weft_field_desc>();
+            d.name = f.name.c_str();
+            d.offset = f.offset;
+            d.size = f.size;
+            fields.push_back(d);
+        }
+        std::vector<weft_exposed_field_desc> exposed;
+        exposed.reserve(type.exposed().size());
+        for (const auto &[name, kernel_type] : type.exposed()) {
+            auto d = make_desc<weft_exposed_field_desc>();
+            d.name = name.c_str();
+            d.type = kernel_type.c_str();
+            exposed.push_back(d);
+        }
+        auto desc = make_desc<weft_native_type_desc>();
+        desc.native_name = type.native_name().c_str();
+        desc.size = type.size();
+        desc.alignment = type.alignment();
+        desc.fields = fields.data();
+        desc.field_count = static_cast<std::uint32_t>(fields.size());
+        desc.exposed = exposed.data();
+        desc.exposed_count = static_cast<std::uint32_t>(exposed.size());
+        desc.initializer = type.initializer();
+        desc.doc = type.doc_text().c_str();
+        check(api_->register_native_type(api_->ctx, &desc));
+    }
+
+    /// Register a builtin from a typed signature: builtin<Color(Color, float)>(...).
+    template <class Signature> void builtin(const std::string &name, std::initializer_list<const char *> param_names,
+                                            const std::string &native_name, const std::string &doc = {}) {
+        add_typed(static_cast<Signature *>(nullptr), name, param_names, native_name, doc);
+    }
+
+    /// Register a builtin from kernel type names; result "" means void.
+    void builtin(const std::string &name, const std::vector<std::pair<std::string, std::string>> &params,
+                 const std::string &result, const std::string &native_name, const std::string &doc = {}) {
+        std::vector<weft_param_desc> descs;
+        descs.reserve(params.size());
+        for (const auto &[pname, ptype] : params) {
+            auto d = make_desc<weft_param_desc>();
+            d.name = pname.c_str();
+            d.type = ptype.c_str();
+            descs.push_back(d);
+        }
+        auto desc = make_desc<weft_builtin_desc>();
+        desc.name = name.c_str();
+        desc.params = descs.data();
+        desc.param_count = static_cast<std::uint32_t>(descs.size());
+        desc.result_type = result.empty() ? nullptr : result.c_str();
+        desc.native_name = native_name.empty() ? nullptr : native_name.c_str();
+        desc.doc = doc.c_str();
+        check(api_->register_builtin(api_->ctx, &desc));
+    }
+
+    void add(const BuildOptions &options) {
+        std::vector<const char *> cuda_dirs = c_strs(options.cuda_include_dirs);
+        std::vector<const char *> cpu_dirs = c_strs(options.cpu_include_dirs);
+        std::vector<const char *> deps = c_strs(options.build_dependencies);
+        auto desc = make_desc<weft_build_options_desc>();
+        desc.cuda_include_dirs = {cuda_dirs.data(), static_cast<std::uint32_t>(cuda_dirs.size())};
+        desc.cpu_include_dirs = {cpu_dirs.data(), static_cast<std::uint32_t>(cpu_dirs.size())};
+        desc.cuda_preamble = options.cuda_preamble.c_str();
+        desc.cpu_preamble = options.cpu_preamble.c_str();
+        desc.build_dependencies = {deps.data(), static_cast<std::uint32_t>(deps.size())};
+        check(api_->add_build_options(api_->ctx, &desc));
+    }
+
+    void log(weft_log_level level, const std::string &message) const {
+        api_->log(api_->ctx, level, message.c_str());
+    }
+
+private:
+    template <class R, class... Args>
+    void add_typed(R (*)(Args...), const std::string &name, std::initializer_list<const char *> param_names,
+                   const std::string &native_name, const std::string &doc) {
+        if (param_names.size() != sizeof...(Args))
+            throw Error(WEFT_ERROR_INVALID_ARGUMENT,
+                        "builtin '" + name + "': " + std::to_string(param_names.size()) + " parameter names for " +
+                            std::to_string(sizeof...(Args)) + " parameters");
+        std::vector<std::pair<std::string, std::string>> params;
+        const char *types[] = {kernel_type_name<Args>()..., nullptr};
+        std::size_t i = 0;
+        for (const char *pname : param_names) {
+            params.emplace_back(pname, types[i]);
+            ++i;
+        }
+        const char *result = result_type_name<R>();
+        builtin(name, params, result ? result : "", native_name, doc);
+    }
+
+    static std::vector<const char *> c_strs(const std::vector<std::string> &v) {
+        std::vector<const char *> out;
+        out.reserve(v.size());
+        for (const std::string &s : v) out.push_back(s.c_str());
+        return out;
+    }
+
+    void check(weft_status status) const {
+        if (status != WEFT_OK) throw Error(status, api_->last_error(api_->ctx));
+    }
+
+    const weft_host_api *api_;
+};
+
+namespace detail {
+inline weft_status run_init(const weft_host_api *api, void (*init)(Registrar &)) noexcept {
+    try {
+        Registrar registrar(api);
+        init(registrar);
+        return WEFT_OK;
+    } catch (const Error &e) {
+        api->report_error(api->ctx, e.what());
+        return e.status();
+    } catch (const std::exception &e) {
+        api->report_error(api->ctx, (std::string("uncaught exception: ") + e.what()).c_str());
+        return WEFT_ERROR_PLUGIN;
+    } catch (...) {
+        api->report_error(api->ctx, "uncaught non-standard exception");
+        return WEFT_ERROR_PLUGIN;
+    }
+}
+} // namespace detail
+
+} // namespace abi_vN
+} // namespace weft::plugin
+
+/// Declares one data member of T, measured by the compiler.
+#define WEFT_FIELD(T, member)                                                                      \
+    ::weft::plugin::Field {                                                                        \
+        #member, offsetof(T, member), sizeof(std::declval<T &>().member),                          \
+            ::weft::plugin::detail::type_name_if_known<decltype(std::declval<T &>().member)>()     \
+    }
+
+/// Names the kernel type of a plugin's own C++ type, for typed signatures and
+/// for nested native-type fields. Use at global scope.
+#define WEFT_KERNEL_TYPE(T, kernel_name)                                                           \
+    template <> struct weft::plugin::kernel_type<T> {                                              \
+        static const char *name() { return kernel_name; }                                          \
+    };
+
+/// Defines the plugin's two entry points. `init` is `void init(weft::plugin::Registrar&)`.
+/// Use once, at global scope, in one source file of the plugin.
+#define WEFT_PLUGIN(plugin_name, plugin_version, init)                                             \
+    extern "C" WEFT_PLUGIN_EXPORT const weft_plugin_info *weft_plugin_get_info(void) {                 \
+        static const weft_plugin_info info = {sizeof(weft_plugin_info), WEFT_ABI_VERSION,          \
+                                              plugin_name, plugin_version,                         \
+                                              WEFT_SDK_VERSION_STRING};                            \
+        return &info;                                                                              \
+    }                                                                                              \
+    extern "C" WEFT_PLUGIN_EXPORT weft_status weft_plugin_init(const weft_host_api *api) {         \
+        return ::weft::plugin::detail::run_init(api, init);                                        \
+    }
+
+#endif // WEFT_PLUGIN_HPP

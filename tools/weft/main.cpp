@@ -1,0 +1,54 @@
+// The `weft` command-line tool. Results go to stdout, diagnostics to stderr.
+#include "commands.hpp"
+
+#include "weft/error.hpp"
+#include "weft/version.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+int main(int argc, char **argv) {
+    CLI::App app{"weft: JIT-compiled compute kernels extended by plugins"};
+    app.set_version_flag("--version", weft::version_string);
+    app.require_subcommand(1);
+
+    weft::cli::PluginOptions plugin_opts;
+    CLI::App *plugin = app.add_subcommand("plugin", "List, inspect and check plugins");
+    plugin->require_subcommand(1);
+    auto add_common = [&](CLI::App *cmd) {
+        cmd->add_option("--plugin-path", plugin_opts.search_path,
+                        "Directory to search for plugins (repeatable; WEFT_PLUGIN_PATH is also read)");
+        cmd->add_flag("--json", plugin_opts.json, "Machine-readable output on stdout");
+    };
+
+    CLI::App *list = plugin->add_subcommand("list", "List the plugins on the search path (reads manifests only)");
+    add_common(list);
+
+    CLI::App *inspect = plugin->add_subcommand("inspect", "Load one plugin and show everything it registers");
+    add_common(inspect);
+    inspect->add_option("path", plugin_opts.paths, "Plugin manifest, directory or library")->required()->expected(1);
+
+    CLI::App *check = plugin->add_subcommand("check", "Load plugins together and report every conflict and failure");
+    add_common(check);
+    check->add_flag("--isolate", plugin_opts.isolate, "Load each plugin in a child process, so a crash is reported");
+    check->add_option("paths", plugin_opts.paths, "Plugin manifests, directories or libraries")->required();
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError &e) {
+        return app.exit(e);
+    }
+
+    try {
+        if (list->parsed()) return weft::cli::plugin_list(plugin_opts);
+        if (inspect->parsed()) return weft::cli::plugin_inspect(plugin_opts);
+        if (check->parsed()) return weft::cli::plugin_check(plugin_opts);
+    } catch (const weft::UserError &e) {
+        fmt::print(stderr, "weft: error: {}\n", e.what());
+        return 1;
+    } catch (const std::exception &e) {
+        fmt::print(stderr, "weft: internal error: {}\n", e.what());
+        return 2;
+    }
+    return 0;
+}

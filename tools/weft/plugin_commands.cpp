@@ -1,0 +1,229 @@
+// `weft plugin list|inspect|check`.
+#include "commands.hpp"
+
+#include "weft/check.hpp"
+#include "weft/error.hpp"
+#include "weft/host.hpp"
+#include "weft/version.hpp"
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace weft::cli {
+
+namespace {
+
+using nlohmann::json;
+
+HostOptions host_options(const PluginOptions &o) {
+    HostOptions h;
+    for (const std::string &p : o.search_path) h.search_path.emplace_back(p);
+    return h;
+}
+
+std::string join(const std::vector<std::string> &v, const char *sep = ", ") {
+    std::string out;
+    for (const std::string &s : v) out += (out.empty() ? "" : sep) + s;
+    return out;
+}
+
+json requirements_json(const PluginManifest &m) {
+    json r = json::object();
+    for (const Requirement &q : m.requires_) r[q.name] = q.constraint.text();
+    return r;
+}
+
+json manifest_json(const PluginManifest &m) {
+    return {{"name", m.name},
+            {"version", m.version.str()},
+            {"abi", m.abi},
+            {"manifest", m.path.string()},
+            {"library", m.library_path.string()},
+            {"description", m.description},
+            {"prefixes", {{"builtins", m.prefixes.builtin_prefixes}, {"native", m.prefixes.native_prefixes}}},
+            {"requires", requirements_json(m)}};
+}
+
+json builtin_json(const BuiltinOverload &o) {
+    json params = json::array();
+    for (const Parameter &p : o.params) params.push_back({{"name", p.name}, {"type", p.type.name()}});
+    return {{"name", o.name},
+            {"signature", o.signature()},
+            {"params", params},
+            {"result", o.result ? o.result->name() : "void"},
+            {"native_name", o.native_name},
+            {"namespace", o.native_namespace},
+            {"function", o.native_function},
+            {"owners", o.owners},
+            {"doc", o.doc}};
+}
+
+json native_type_json(const NativeTypeInfo &t) {
+    json declared = json::array();
+    for (const DeclaredField &f : t.fields) declared.push_back({{"name", f.name}, {"offset", f.offset}, {"size", f.size}});
+    json exposed = json::array();
+    for (const ExposedField &f : t.exposed)
+        exposed.push_back({{"name", f.name}, {"type", f.type.name()}, {"offset", f.offset}, {"size", f.size}});
+    return {{"native_name", t.native_name},
+            {"code", t.code},
+            {"digest", t.digest},
+            {"size", t.size},
+            {"alignment", t.alignment},
+            {"initializer", t.initializer == Initializer::Aggregate ? "aggregate" : "none"},
+            {"opaque", t.opaque()},
+            {"fields", declared},
+            {"exposed", exposed},
+            {"owners", t.owners},
+            {"doc", t.doc}};
+}
+
+json options_json(const ModuleBuildOptions &o) {
+    return {{"extra_cuda_include_dirs", o.extra_cuda_include_dirs},
+            {"extra_cpu_include_dirs", o.extra_cpu_include_dirs},
+            {"extra_cuda_preamble", o.extra_cuda_preamble},
+            {"extra_cpu_preamble", o.extra_cpu_preamble},
+            {"extra_build_dependencies", o.extra_build_dependencies}};
+}
+
+std::string line_count(const std::string &text) {
+    const auto n = std::count(text.begin(), text.end(), '\n') + (text.empty() || text.back() == '\n' ? 0 : 1);
+    return std::to_string(n) + (n == 1 ? " line" : " lines");
+}
+
+} // namespace
+
+int plugin_list(const PluginOptions &o) {
+    Host host(host_options(o));
+    if (host.search_path().empty())
+        throw UserError("the plugin search path is empty: set WEFT_PLUGIN_PATH or pass --plugin-path DIR");
+    const Discovery d = host.discover();
+    for (const std::string &e : d.errors) fmt::print(stderr, "weft: {}\n", e);
+    for (const PluginManifest &m : d.plugins)
+        for (const std::string &w : m.warnings) fmt::print(stderr, "weft: warning: {}\n", w);
+
+    if (o.json) {
+        json out = json::array();
+        for (const PluginManifest &m : d.plugins) out.push_back(manifest_json(m));
+        fmt::print("{}\n", out.dump(2));
+    } else {
+        std::size_t w = 4;
+        for (const PluginManifest &m : d.plugins) w = std::max(w, m.name.size());
+        fmt::print("{:<{}}  {:<9}  {:>3}  {}\n", "NAME", w, "VERSION", "ABI", "DESCRIPTION");
+        for (const PluginManifest &m : d.plugins)
+            fmt::print("{:<{}}  {:<9}  {:>3}  {}\n", m.name, w, m.version.str(), m.abi, m.description);
+        fmt::print("{} plugin{} on the search path\n", d.plugins.size(), d.plugins.size() == 1 ? "" : "s");
+    }
+    return d.errors.empty() ? 0 : 1;
+}
+
+int plugin_inspect(const PluginOptions &o) {
+    Host host(host_options(o));
+    const LoadedPlugin &p = host.load(o.paths.at(0));
+    const PluginManifest &m = p.manifest;
+    for (const std::string &w : m.warnings) fmt::print(stderr, "weft: warning: {}\n", w);
+
+    if (o.json) {
+        json out = manifest_json(m);
+        out["library_abi"] = p.abi_version;
+        out["sdk_version"] = p.sdk_version;
+        json builtins = json::array();
+        for (const BuiltinOverload &b : p.builtins) builtins.push_back(builtin_json(b));
+        json types = json::array();
+        for (const NativeTypeInfo &t : p.native_types) types.push_back(native_type_json(t));
+        json options = json::array();
+        for (const ModuleBuildOptions &b : p.build_options) options.push_back(options_json(b));
+        out["builtins"] = builtins;
+        out["native_types"] = types;
+        out["build_options"] = options;
+        fmt::print("{}\n", out.dump(2));
+        return 0;
+    }
+
+    fmt::print("plugin {} {}\n", m.name, m.version.str());
+    if (!m.description.empty()) fmt::print("  description: {}\n", m.description);
+    fmt::print("  manifest:    {}\n", m.path.string());
+    fmt::print("  library:     {}\n", m.library_path.string());
+    fmt::print("  abi:         {} (built with SDK {}; host speaks {}..{})\n", p.abi_version, p.sdk_version,
+               min_abi_version, max_abi_version);
+    fmt::print("  prefixes:    builtins [{}], native [{}]\n", join(m.prefixes.builtin_prefixes),
+               join(m.prefixes.native_prefixes));
+    std::vector<std::string> reqs;
+    for (const Requirement &r : m.requires_) reqs.push_back(r.name + " " + r.constraint.text());
+    fmt::print("  requires:    {}\n", reqs.empty() ? "(none)" : join(reqs));
+
+    fmt::print("builtins ({}):\n", p.builtins.size());
+    for (const BuiltinOverload &b : p.builtins) {
+        fmt::print("  {}\n      native {}  (namespace '{}', function '{}')", b.signature(), b.native_name,
+                   b.native_namespace, b.native_function);
+        if (b.owners.size() > 1) fmt::print("  shared with {}", join(b.owners));
+        fmt::print("\n");
+    }
+    fmt::print("native types ({}):\n", p.native_types.size());
+    for (const NativeTypeInfo &t : p.native_types) {
+        fmt::print("  {}  code {}  size {}  align {}  {}{}\n", t.native_name, t.code, t.size, t.alignment,
+                   t.initializer == Initializer::Aggregate ? "aggregate" : "default-construct only",
+                   t.opaque() ? "  opaque" : "");
+        for (const DeclaredField &f : t.fields) {
+            auto e = std::find_if(t.exposed.begin(), t.exposed.end(),
+                                  [&](const ExposedField &x) { return x.name == f.name; });
+            fmt::print("      {:<12} offset {:<4} size {:<4} {}\n", f.name, f.offset, f.size,
+                       e != t.exposed.end() ? "exposed as " + e->type.name() : "hidden");
+        }
+    }
+    fmt::print("build options ({}):\n", p.build_options.size());
+    for (const ModuleBuildOptions &b : p.build_options) {
+        auto dirs = [](const std::vector<std::string> &v) { return v.empty() ? std::string("(none)") : join(v); };
+        fmt::print("  cpu include dirs:   {}\n", dirs(b.extra_cpu_include_dirs));
+        fmt::print("  cuda include dirs:  {}\n", dirs(b.extra_cuda_include_dirs));
+        fmt::print("  cpu preamble:       {}\n", line_count(b.extra_cpu_preamble));
+        fmt::print("  cuda preamble:      {}\n", line_count(b.extra_cuda_preamble));
+        fmt::print("  dependencies:       {}\n", dirs(b.extra_build_dependencies));
+    }
+    return 0;
+}
+
+int plugin_check(const PluginOptions &o) {
+    CheckOptions options;
+    options.host = host_options(o);
+    options.isolate = o.isolate;
+    std::vector<std::filesystem::path> paths(o.paths.begin(), o.paths.end());
+    const CheckReport r = check_plugins(paths, options);
+
+    for (const std::string &w : r.warnings) fmt::print(stderr, "weft: warning: {}\n", w);
+    const auto failed = std::count_if(r.plugins.begin(), r.plugins.end(), [](const PluginCheck &p) { return !p.ok; });
+
+    if (o.json) {
+        json plugins = json::array();
+        for (const PluginCheck &p : r.plugins)
+            plugins.push_back({{"plugin", p.plugin}, {"path", p.path.string()}, {"version", p.version},
+                               {"ok", p.ok}, {"error", p.message}});
+        json conflicts = json::array();
+        for (const Conflict &c : r.conflicts)
+            conflicts.push_back({{"plugins", {c.first, c.second}}, {"subject", c.subject}, {"message", c.message}});
+        json combined = json::array();
+        for (const PluginFailure &f : r.combined_failures) combined.push_back({{"plugin", f.plugin}, {"error", f.message}});
+        fmt::print("{}\n", json{{"ok", r.ok()},
+                                {"plugins", plugins},
+                                {"conflicts", conflicts},
+                                {"combined_failures", combined}}
+                               .dump(2));
+    } else {
+        for (const PluginCheck &p : r.plugins) {
+            if (p.ok)
+                fmt::print("ok      {} {}\n", p.plugin, p.version);
+            else
+                fmt::print("FAILED  {}: {}\n", p.plugin, p.message);
+        }
+        for (const Conflict &c : r.conflicts) fmt::print("CONFLICT {}\n", c.message);
+        for (const PluginFailure &f : r.combined_failures) fmt::print("FAILED (together)  {}\n", f.message);
+        fmt::print("{} plugin{}: {} ok, {} failed, {} conflict{}\n", r.plugins.size(), r.plugins.size() == 1 ? "" : "s",
+                   r.plugins.size() - static_cast<std::size_t>(failed), failed, r.conflicts.size(),
+                   r.conflicts.size() == 1 ? "" : "s");
+    }
+    if (!r.ok()) fmt::print(stderr, "weft: plugin check failed\n");
+    return r.ok() ? 0 : 1;
+}
+
+} // namespace weft::cli
