@@ -77,7 +77,10 @@ public:
     const LoadedPlugin &load_by_name(std::string_view name);
     /// Loads several plugins in dependency order (ties by name, so the result
     /// does not depend on argument order), continuing past failures.
-    LoadReport load_all(const std::vector<std::filesystem::path> &paths);
+    /// `available` plugins satisfy requirements (before the search path) but
+    /// load only when something requires them.
+    LoadReport load_all(const std::vector<std::filesystem::path> &paths,
+                        const std::vector<std::filesystem::path> &available = {});
 
     const LoadedPlugin *plugin(std::string_view name) const;
     std::vector<const LoadedPlugin *> plugins() const; // load order

@@ -31,9 +31,10 @@ struct Attempt {
     std::vector<PluginContracts> contracts; // of the root plugins that loaded
 };
 
-Attempt attempt(const std::vector<fs::path> &paths, const HostOptions &options) {
+Attempt attempt(const std::vector<fs::path> &paths, const std::vector<fs::path> &available,
+                const HostOptions &options) {
     Host host(options);
-    LoadReport report = host.load_all(paths);
+    LoadReport report = host.load_all(paths, available);
     Attempt a;
     a.failures = report.failures;
     for (const LoadedPlugin *p : host.plugins()) a.contracts.push_back(contracts_of(*p));
@@ -87,7 +88,8 @@ Attempt deserialize(const std::string &text) {
 }
 
 /// Runs attempt() in a child process; a crash becomes a failure of `who`.
-Attempt attempt_isolated(const std::vector<fs::path> &paths, const HostOptions &options, const std::string &who) {
+Attempt attempt_isolated(const std::vector<fs::path> &paths, const std::vector<fs::path> &available,
+                         const HostOptions &options, const std::string &who) {
     int fds[2];
     if (pipe(fds) != 0) throw InternalError(std::string("pipe: ") + std::strerror(errno));
     const pid_t pid = fork();
@@ -96,7 +98,7 @@ Attempt attempt_isolated(const std::vector<fs::path> &paths, const HostOptions &
         close(fds[0]);
         std::string out;
         try {
-            out = serialize(attempt(paths, options));
+            out = serialize(attempt(paths, available, options));
         } catch (const std::exception &e) {
             out = serialize(Attempt{{{who, {}, "plugin '" + who + "': " + e.what()}}, {}});
         }
@@ -153,8 +155,9 @@ bool CheckReport::ok() const {
 
 CheckReport check_plugins(const std::vector<fs::path> &paths, const CheckOptions &options) {
     CheckReport report;
+    // Plugins in the checked set satisfy each other's requirements.
     auto run = [&](const std::vector<fs::path> &ps, const std::string &who) {
-        return options.isolate ? attempt_isolated(ps, options.host, who) : attempt(ps, options.host);
+        return options.isolate ? attempt_isolated(ps, paths, options.host, who) : attempt(ps, paths, options.host);
     };
 
     // 1. Each plugin alone.

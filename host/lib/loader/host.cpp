@@ -87,7 +87,8 @@ struct Host::Impl {
     }
 
     const LoadedPlugin &load_one(const PluginManifest &manifest);
-    LoadReport load_all(std::vector<PluginManifest> roots, std::vector<PluginFailure> failures);
+    LoadReport load_all(std::vector<PluginManifest> roots, std::vector<PluginManifest> available,
+                        std::vector<PluginFailure> failures);
 };
 
 // ---------------------------------------------------------------------------
@@ -182,8 +183,9 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
     return entries.back()->plugin;
 }
 
-LoadReport Host::Impl::load_all(std::vector<PluginManifest> roots, std::vector<PluginFailure> failures) {
-    // Candidates by name: the given manifests, then the search path (lazily).
+LoadReport Host::Impl::load_all(std::vector<PluginManifest> roots, std::vector<PluginManifest> available,
+                                std::vector<PluginFailure> failures) {
+    // Candidates by name: the given manifests, the available ones, then the search path (lazily).
     std::map<std::string, PluginManifest> given;
     for (PluginManifest &m : roots) {
         auto it = given.find(m.name);
@@ -195,9 +197,12 @@ LoadReport Host::Impl::load_all(std::vector<PluginManifest> roots, std::vector<P
         }
         given.emplace(m.name, std::move(m));
     }
+    std::map<std::string, PluginManifest> extra;
+    for (PluginManifest &m : available) extra.emplace(m.name, std::move(m));
     std::optional<Discovery> discovered;
     auto candidate = [&](const std::string &name) -> const PluginManifest * {
         if (auto it = given.find(name); it != given.end()) return &it->second;
+        if (auto it = extra.find(name); it != extra.end()) return &it->second;
         if (!discovered) discovered = discover_plugins(search_path);
         for (const PluginManifest &m : discovered->plugins)
             if (m.name == name) return &m;
@@ -300,7 +305,7 @@ const std::vector<fs::path> &Host::search_path() const { return impl_->search_pa
 
 Discovery Host::discover() const { return discover_plugins(impl_->search_path); }
 
-LoadReport Host::load_all(const std::vector<fs::path> &paths) {
+LoadReport Host::load_all(const std::vector<fs::path> &paths, const std::vector<fs::path> &available) {
     std::vector<PluginManifest> roots;
     std::vector<PluginFailure> failures;
     for (const fs::path &p : paths) {
@@ -310,12 +315,20 @@ LoadReport Host::load_all(const std::vector<fs::path> &paths) {
             failures.push_back({p.string(), p, e.what()});
         }
     }
-    return impl_->load_all(std::move(roots), std::move(failures));
+    std::vector<PluginManifest> extra;
+    for (const fs::path &p : available) {
+        try {
+            extra.push_back(read_manifest(locate_manifest(p)));
+        } catch (const UserError &) {
+            // An unreadable extra is reported where it is a root, not here.
+        }
+    }
+    return impl_->load_all(std::move(roots), std::move(extra), std::move(failures));
 }
 
 const LoadedPlugin &Host::load(const fs::path &path) {
     const PluginManifest m = read_manifest(locate_manifest(path));
-    LoadReport report = impl_->load_all({m}, {});
+    LoadReport report = impl_->load_all({m}, {}, {});
     if (!report.ok()) {
         // The requested plugin's own message first; requirement failures lead to it anyway.
         auto own = std::find_if(report.failures.begin(), report.failures.end(),

@@ -1,0 +1,22 @@
+# Runs COMMAND; checks its exit status (RC) and that stdout/stderr match the
+# regular expressions STDOUT/STDERR (matched against the whole text, with
+# newlines folded to spaces so a pattern can span lines).
+execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(REPLACE "\n" " " out_flat "${out}")
+string(REPLACE "\n" " " err_flat "${err}")
+set(failed FALSE)
+if(NOT "${rc}" STREQUAL "${RC}")
+  message(SEND_ERROR "exit status ${rc}, expected ${RC}")
+  set(failed TRUE)
+endif()
+if(DEFINED STDOUT AND NOT "${STDOUT}" STREQUAL "" AND NOT out_flat MATCHES "${STDOUT}")
+  message(SEND_ERROR "stdout does not match: ${STDOUT}")
+  set(failed TRUE)
+endif()
+if(DEFINED STDERR AND NOT "${STDERR}" STREQUAL "" AND NOT err_flat MATCHES "${STDERR}")
+  message(SEND_ERROR "stderr does not match: ${STDERR}")
+  set(failed TRUE)
+endif()
+if(failed)
+  message(FATAL_ERROR "command: ${COMMAND}\n--- stdout ---\n${out}\n--- stderr ---\n${err}")
+endif()

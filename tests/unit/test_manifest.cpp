@@ -1,0 +1,76 @@
+#include "test_support.hpp"
+
+#include "weft/error.hpp"
+#include "weft/manifest.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace weft;
+using weft::test::message_of;
+
+namespace {
+const std::filesystem::path here = "/plugins/demo/plugin.toml";
+
+std::string error_of(const std::string &text) {
+    return message_of<UserError>([&] { parse_manifest(text, here); });
+}
+} // namespace
+
+TEST_CASE("a complete manifest parses") {
+    const PluginManifest m = parse_manifest(R"(
+name = "warp_test"
+version = "1.2.0"
+abi = 1
+library = "libwarp_test.so"
+description = "test types"
+[prefixes]
+builtins = ["_test_", "_wt_"]
+native = "warp_test::"
+[requires]
+wt_color = ">=1.0, <2"
+base = "^0.3"
+)",
+                                            here);
+    CHECK(m.name == "warp_test");
+    CHECK(m.version.str() == "1.2.0");
+    CHECK(m.abi == 1);
+    CHECK(m.library_path == "/plugins/demo/libwarp_test.so");
+    CHECK(m.prefixes.builtin_prefixes == std::vector<std::string>{"_test_", "_wt_"});
+    CHECK(m.prefixes.native_prefixes == std::vector<std::string>{"warp_test::"});
+    REQUIRE(m.requires_.size() == 2);
+    CHECK(m.requires_[0].name == "base"); // sorted by name
+    CHECK(m.requires_[1].constraint.text() == ">=1.0, <2");
+    CHECK(m.warnings.empty());
+}
+
+TEST_CASE("manifest errors report file:line:column") {
+    CHECK_THAT(error_of("name = \"x\"\nversion = \"1.0\"\nabi = 1\nlibrary = \"l.so\"\n"),
+               Catch::Contains("/plugins/demo/plugin.toml:2:11: version '1.0' is not a semantic version"));
+    CHECK_THAT(error_of("name = \"x\"\nversion = \"1.0.0\"\nabi = \"one\"\nlibrary = \"l.so\"\n"),
+               Catch::Contains("plugin.toml:3:7: 'abi' must be a positive integer"));
+    CHECK_THAT(error_of("name = \"bad-name\"\n"), Catch::Contains("plugin.toml:1:8: plugin name 'bad-name' is not a valid identifier"));
+    CHECK_THAT(error_of("version = \"1.0.0\"\n"), Catch::Contains("plugin.toml:1:1: missing required key 'name'"));
+    CHECK_THAT(error_of("name = \"x\"\nversion = \"1.0.0\"\nabi = 1\nlibrary = \"l.so\"\n[requires]\ny = \">=1.x\"\n"),
+               Catch::Contains("plugin.toml:6:5: requires.y: invalid version constraint '>=1.x'"));
+    CHECK_THAT(error_of("name = \"x\"\nversion = \"1.0.0\"\nabi = 1\nlibrary = \"l.so\"\n[requires]\nx = \"*\"\n"),
+               Catch::Contains("requires itself"));
+    CHECK_THAT(error_of("name = \"x\"\nversion = \"1.0.0\"\nabi = 1\nlibrary = \"l.so\"\n[prefixes]\nbuiltins = [\"\"]\n"),
+               Catch::Contains("an empty builtin prefix would own every name"));
+}
+
+TEST_CASE("TOML syntax errors carry the parser's location") {
+    const std::string msg = error_of("name = \"x\"\nversion = = \"1.0.0\"\n");
+    CHECK_THAT(msg, Catch::StartsWith("/plugins/demo/plugin.toml:2:"));
+}
+
+TEST_CASE("unknown keys are warnings with their location") {
+    const PluginManifest m =
+        parse_manifest("name = \"x\"\nversion = \"1.0.0\"\nabi = 1\nlibrary = \"l.so\"\nlicence = \"MIT\"\n", here);
+    REQUIRE(m.warnings.size() == 1);
+    CHECK_THAT(m.warnings[0], Catch::Contains("plugin.toml:5:1: unknown key 'licence' ignored"));
+}
+
+TEST_CASE("read_manifest names an unreadable file") {
+    CHECK_THAT(message_of<UserError>([] { read_manifest("/nonexistent/plugin.toml"); }),
+               Catch::Contains("/nonexistent/plugin.toml: cannot read plugin manifest"));
+}

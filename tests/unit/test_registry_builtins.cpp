@@ -1,0 +1,222 @@
+#include "test_support.hpp"
+
+#include "weft/error.hpp"
+#include "weft/registry.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace weft;
+using weft::test::message_of;
+
+namespace {
+
+BuiltinSpec spec(std::string name, std::vector<ParameterSpec> params, std::string result, std::string native) {
+    return BuiltinSpec{std::move(name), std::move(params), std::move(result), std::move(native), ""};
+}
+
+NamespacePolicy policy(std::vector<std::string> builtins, std::vector<std::string> native) {
+    return NamespacePolicy{std::move(builtins), std::move(native)};
+}
+
+/// Registers one builtin for `owner` and commits; returns what the registry answered.
+BuiltinOverload add(Registry &r, const std::string &owner, const BuiltinSpec &s,
+                    std::optional<NamespacePolicy> p = std::nullopt) {
+    auto tx = r.begin(owner, std::move(p));
+    BuiltinOverload o = tx.add_builtin(s);
+    tx.commit();
+    return o;
+}
+
+} // namespace
+
+TEST_CASE("native names split into namespace and function as in the seed") {
+    CHECK(split_native_name("external::square") == std::pair<std::string, std::string>{"external::", "square"});
+    CHECK(split_native_name("::g") == std::pair<std::string, std::string>{"::", "g"});
+    CHECK(split_native_name("a::b::f") == std::pair<std::string, std::string>{"a::b::", "f"});
+    CHECK(split_native_name("plain") == std::pair<std::string, std::string>{"", "plain"});
+
+    Registry r;
+    const BuiltinOverload o = add(r, "p", spec("square", {{"x", "float32"}}, "float32", "external::square"));
+    CHECK(o.native_namespace == "external::");
+    CHECK(o.native_function == "square");
+    CHECK(add(r, "p", spec("g", {}, "", "::g")).native_namespace == "::");
+}
+
+TEST_CASE("qualified names follow the seed's regular expression") {
+    for (const char *ok : {"external::square", "::foo", "a::b::f", "_x", "f2"}) CHECK(is_qualified_name(ok));
+    for (const char *bad : {"not-valid", "external::bad-name", "a:::b", "a::", "::", "2f", "a b", "", "a::2b"})
+        CHECK_FALSE(is_qualified_name(bad));
+}
+
+TEST_CASE("builtin names and native names are validated") {
+    Registry r;
+    auto tx = r.begin("p");
+    CHECK_THAT(message_of<RegistrationError>([&] { tx.add_builtin(spec("not-valid", {}, "", "ns::f")); }),
+               Catch::Contains("builtin name 'not-valid' is not a valid identifier"));
+    CHECK_THAT(message_of<RegistrationError>([&] { tx.add_builtin(spec("f", {}, "", "external::bad-name")); }),
+               Catch::Contains("native name 'external::bad-name' is not a valid qualified C++ identifier"));
+    CHECK_THAT(message_of<RegistrationError>([&] { tx.add_builtin(spec("f", {{"my-x", "float32"}}, "", "ns::f")); }),
+               Catch::Contains("parameter 1 name 'my-x' is not a valid identifier"));
+    CHECK_THAT(message_of<RegistrationError>(
+                   [&] { tx.add_builtin(spec("f", {{"x", "float32"}, {"x", "int32"}}, "", "ns::f")); }),
+               Catch::Contains("parameter name 'x' appears twice"));
+    CHECK_THAT(message_of<RegistrationError>([&] { tx.add_builtin(spec("lambda", {}, "", "ns::f")); }),
+               Catch::Contains("reserved keyword"));
+    CHECK_THAT(message_of<RegistrationError>([&] { tx.add_builtin(spec("f", {{"x", "float31"}}, "", "ns::f")); }),
+               Catch::Contains("parameter 'x': unknown kernel type 'float31'"));
+    CHECK_THAT(message_of<RegistrationError>([&] { tx.add_builtin(spec("f", {}, "warp_test::Nope", "ns::f")); }),
+               Catch::Contains("result: unknown kernel type 'warp_test::Nope'"));
+}
+
+TEST_CASE("the default native name is weft::<name>") {
+    Registry r;
+    const BuiltinOverload o = add(r, "core", spec("twice", {{"x", "float32"}}, "float32", ""));
+    CHECK(o.native_name == "weft::twice");
+    CHECK(o.native_namespace == "weft::");
+    CHECK(o.native_function == "twice");
+}
+
+TEST_CASE("external builtins are not differentiable, hidden, and void results are allowed") {
+    Registry r;
+    const BuiltinOverload o = add(r, "plugin_x", spec("ext_log", {{"msg", "int32"}}, "", "ext::log"));
+    CHECK(o.external);
+    CHECK(o.hidden);
+    CHECK_FALSE(o.differentiable);
+    CHECK_FALSE(o.result.has_value());
+    CHECK(o.signature() == "ext_log(msg: int32) -> void");
+    const BuiltinOverload core = add(r, "core", spec("twice", {{"x", "float32"}}, "float32", ""));
+    CHECK_FALSE(core.external);
+    CHECK(core.differentiable);
+}
+
+TEST_CASE("identical re-registration returns the existing function; a second owner shares it") {
+    Registry r;
+    const auto s = spec("_same_f", {{"x", "float32"}}, "float32", "same::f");
+    add(r, "a", s);
+    const BuiltinOverload again = add(r, "a", s);
+    CHECK(again.owners == std::vector<std::string>{"a"});
+    const BuiltinOverload shared = add(r, "b", s);
+    CHECK(shared.owners == std::vector<std::string>{"a", "b"});
+    REQUIRE(r.overloads("_same_f").size() == 1);
+    CHECK(r.overloads("_same_f")[0].owners == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("float -> double under the same signature is rejected naming both owners") {
+    Registry r;
+    add(r, "conflict_a", spec("_cf_value", {{"x", "float32"}}, "float32", "conflict::value"));
+    auto tx = r.begin("conflict_b");
+    const std::string msg = message_of<RegistrationError>(
+        [&] { tx.add_builtin(spec("_cf_value", {{"x", "float32"}}, "float64", "conflict::value")); });
+    CHECK_THAT(msg, Catch::Contains("conflicting builtin overload _cf_value(x: float32) -> float64"));
+    CHECK_THAT(msg, Catch::Contains("from plugin 'conflict_b'"));
+    CHECK_THAT(msg, Catch::Contains("plugin 'conflict_a' registered _cf_value(x: float32) -> float32"));
+    CHECK_THAT(msg, Catch::Contains("result type float32 vs float64"));
+}
+
+TEST_CASE("a different native target for the same signature is rejected") {
+    Registry r;
+    add(r, "a", spec("_f", {{"x", "float32"}}, "float32", "a::f"));
+    auto tx = r.begin("b");
+    CHECK_THAT(message_of<RegistrationError>([&] { tx.add_builtin(spec("_f", {{"x", "float32"}}, "float32", "b::f")); }),
+               Catch::Contains("native target a::f vs b::f"));
+}
+
+TEST_CASE("parameter names are part of the overload's identity") {
+    Registry r;
+    add(r, "a", spec("_f", {{"x", "float32"}}, "float32", "a::f"));
+    auto tx = r.begin("b");
+    CHECK_THAT(message_of<RegistrationError>([&] { tx.add_builtin(spec("_f", {{"y", "float32"}}, "float32", "a::f")); }),
+               Catch::Contains("parameter 1 named 'x' vs 'y'"));
+    // Parameter order defines a different overload, not a conflict.
+    tx.add_builtin(spec("_g", {{"a", "float32"}, {"b", "int32"}}, "float32", "a::g"));
+    tx.add_builtin(spec("_g", {{"b", "int32"}, {"a", "float32"}}, "float32", "a::g"));
+    tx.commit();
+    CHECK(r.overloads("_g").size() == 2);
+}
+
+TEST_CASE("overloads on an existing name, a core builtin included, are allowed") {
+    Registry r;
+    register_core_builtins(r);
+    const auto core_adds = r.overloads("add").size();
+    REQUIRE(core_adds > 4);
+    auto tx = r.begin("vendor", policy({"vendor_"}, {"vendor::"}));
+    tx.add_native_type(NativeTypeSpec{"vendor::Money", 8, 8, {{"cents", 0, 8, 0}}, {{"cents", "int64"}},
+                                      Initializer::Aggregate, ""});
+    tx.add_builtin(spec("add", {{"a", "vendor::Money"}, {"b", "vendor::Money"}}, "vendor::Money", "vendor::add"));
+    tx.commit();
+    CHECK(r.overloads("add").size() == core_adds + 1);
+    CHECK(r.overloads("add").back().owners == std::vector<std::string>{"vendor"});
+    // Same types as a core overload, other result: a conflict with core.
+    auto tx2 = r.begin("vendor", policy({"vendor_"}, {"vendor::"}));
+    CHECK_THAT(message_of<RegistrationError>(
+                   [&] { tx2.add_builtin(spec("add", {{"a", "float32"}, {"b", "float32"}}, "float32", "vendor::add")); }),
+               Catch::Contains("core registered add(a: float32, b: float32) -> float32 [native weft::add]"));
+}
+
+TEST_CASE("namespace policy: new names only under the owned prefixes") {
+    Registry r;
+    register_core_builtins(r);
+    auto tx = r.begin("warp_test", policy({"_test_"}, {"warp_test::"}));
+    tx.add_builtin(spec("_test_ok", {}, "", "warp_test::ok"));
+    CHECK_THAT(message_of<RegistrationError>([&] { tx.add_builtin(spec("stolen", {}, "", "warp_test::stolen")); }),
+               Catch::Contains("builtin 'stolen': name is outside the builtin prefixes plugin 'warp_test' owns ('_test_')"));
+    CHECK_THAT(message_of<RegistrationError>([&] { tx.add_builtin(spec("_test_f", {}, "", "other::f")); }),
+               Catch::Contains("native name 'other::f' is outside the native prefixes plugin 'warp_test' owns ('warp_test::')"));
+    // The default native name weft::<name> belongs to core, not to plugins.
+    CHECK_THAT(message_of<RegistrationError>([&] { tx.add_builtin(spec("_test_g", {}, "", "")); }),
+               Catch::Contains("native name 'weft::_test_g' is outside"));
+    const auto kind = [&] {
+        try {
+            tx.add_builtin(spec("stolen", {}, "", "warp_test::stolen"));
+        } catch (const RegistrationError &e) {
+            return e.kind();
+        }
+        return RegistrationError::Kind::Invalid;
+    }();
+    CHECK(kind == RegistrationError::Kind::Namespace);
+}
+
+TEST_CASE("a rejected call stages nothing and a dropped transaction leaves the registry untouched") {
+    Registry r;
+    {
+        auto tx = r.begin("p");
+        tx.add_builtin(spec("_p_a", {}, "", "p::a"));
+        CHECK_THROWS_AS(tx.add_builtin(spec("bad-name", {}, "", "p::b")), RegistrationError);
+        CHECK(tx.staged_builtins().size() == 1);
+        CHECK_FALSE(r.has_builtin("_p_a")); // staged, not committed
+    }
+    CHECK_FALSE(r.has_builtin("_p_a"));
+    CHECK(r.builtin_count() == 0);
+    // The registry is usable afterwards.
+    add(r, "q", spec("_q_a", {}, "", "q::a"));
+    CHECK(r.has_builtin("_q_a"));
+}
+
+TEST_CASE("a conflict inside one transaction is reported as such") {
+    Registry r;
+    auto tx = r.begin("p");
+    tx.add_builtin(spec("_f", {{"x", "int32"}}, "int32", "p::f"));
+    CHECK_NOTHROW(tx.add_builtin(spec("_f", {{"x", "int32"}}, "int32", "p::f")));
+    CHECK_THAT(message_of<RegistrationError>([&] { tx.add_builtin(spec("_f", {{"x", "int32"}}, "int64", "p::f")); }),
+               Catch::Contains("in the same init"));
+}
+
+TEST_CASE("find_overload matches parameter types exactly") {
+    Registry r;
+    register_core_builtins(r);
+    const Type f32 = r.parse_type("float32");
+    const Type f64 = r.parse_type("float64");
+    const BuiltinOverload *o = r.find_overload("add", {f64, f64});
+    REQUIRE(o);
+    CHECK(o->signature() == "add(a: float64, b: float64) -> float64");
+    CHECK(r.find_overload("add", {f32, f64}) == nullptr);
+    CHECK(r.find_overload("nonexistent", {f32}) == nullptr);
+}
+
+TEST_CASE("identity covers parameter names, type codes, result, namespace and function") {
+    Registry r;
+    const BuiltinOverload o =
+        add(r, "p", spec("_f", {{"a", "float32"}, {"b", "vec3"}}, "float64", "ns::inner::fn"));
+    CHECK(o.identity() == "_f(a:f4,b:v3f4,)->f8@ns::inner::fn");
+    CHECK(add(r, "p", spec("_v", {}, "", "::v")).identity() == "_v()->void@::v");
+}

@@ -1,0 +1,50 @@
+#include "weft/types.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace weft;
+
+TEST_CASE("built-in kernel type names parse to the expected types") {
+    CHECK(parse_builtin_type("float32")->name() == "float32");
+    CHECK(parse_builtin_type("float")->name() == "float32"); // Python's float is float32 in kernels
+    CHECK(parse_builtin_type("int")->name() == "int32");
+    CHECK(parse_builtin_type("wp.uint64")->name() == "uint64");
+    CHECK(parse_builtin_type("warp.float16")->size() == 2);
+
+    const auto v3 = parse_builtin_type("vec3");
+    REQUIRE(v3);
+    CHECK(v3->kind() == Type::Kind::Vector);
+    CHECK(v3->rows() == 3);
+    CHECK(v3->size() == 12);
+    CHECK(v3->alignment() == 4);
+    CHECK(parse_builtin_type("vec4d")->size() == 32);
+    CHECK(parse_builtin_type("vec2i")->scalar_type() == Scalar::Int32);
+    CHECK(parse_builtin_type("mat33")->size() == 36);
+    CHECK(parse_builtin_type("mat44d")->size() == 128);
+    CHECK(parse_builtin_type("quat")->size() == 16);
+    CHECK(parse_builtin_type("quatd")->name() == "quatd");
+}
+
+TEST_CASE("unknown or malformed type names are not built-in types") {
+    for (const char *bad : {"vec5", "vec", "mat3", "float31", "quati", "mat22i", "Vec3", "", "warp_test::Color"})
+        CHECK_FALSE(parse_builtin_type(bad).has_value());
+}
+
+TEST_CASE("type codes identify types; names are for people") {
+    CHECK(parse_builtin_type("float32")->code() == "f4");
+    CHECK(parse_builtin_type("vec3")->code() == "v3f4");
+    CHECK(parse_builtin_type("mat22d")->code() == "m22f8");
+    CHECK(*parse_builtin_type("float") == *parse_builtin_type("float32"));
+    CHECK(*parse_builtin_type("float32") != *parse_builtin_type("float64"));
+    const Type a = Type::native("ns::T", "ntabc", 8, 4);
+    const Type b = Type::native("ns::T", "ntabc", 8, 4);
+    const Type c = Type::native("ns::T", "ntdef", 8, 4);
+    CHECK(a == b);
+    CHECK(a != c);
+}
+
+TEST_CASE("native names accept '.' as a separator") {
+    CHECK(normalize_native_name("warp_test.Color") == "warp_test::Color");
+    CHECK(normalize_native_name("a.b.C") == "a::b::C");
+    CHECK(normalize_native_name("warp_test::Color") == "warp_test::Color");
+}
