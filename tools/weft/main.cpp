@@ -31,7 +31,8 @@ int main(int argc, char **argv) {
     CLI::App *check = plugin->add_subcommand("check", "Load plugins together and report every conflict and failure");
     add_common(check);
     check->add_flag("--isolate", plugin_opts.isolate, "Load each plugin in a child process, so a crash is reported");
-    check->add_option("paths", plugin_opts.paths, "Plugin manifests, directories or libraries")->required();
+    check->add_option("paths", plugin_opts.paths,
+                      "Plugin manifests, directories or libraries (default: every plugin on the search path)");
 
     try {
         app.parse(argc, argv);

@@ -189,6 +189,15 @@ int plugin_check(const PluginOptions &o) {
     options.host = host_options(o);
     options.isolate = o.isolate;
     std::vector<std::filesystem::path> paths(o.paths.begin(), o.paths.end());
+    if (paths.empty()) {
+        Host host(options.host);
+        if (host.search_path().empty())
+            throw UserError("nothing to check: name plugins, or set WEFT_PLUGIN_PATH or --plugin-path DIR");
+        const Discovery d = host.discover();
+        for (const std::string &e : d.errors) fmt::print(stderr, "weft: {}\n", e);
+        for (const PluginManifest &m : d.plugins) paths.push_back(m.path);
+        if (paths.empty()) throw UserError("no plugins on the search path");
+    }
     const CheckReport r = check_plugins(paths, options);
 
     for (const std::string &w : r.warnings) fmt::print(stderr, "weft: warning: {}\n", w);

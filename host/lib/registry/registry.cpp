@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <regex>
 #include <set>
 
 namespace weft {
@@ -110,15 +109,24 @@ RegistrationError invalid(const std::string &message) {
 
 // ---------------------------------------------------------------------------
 
+// Hand-written rather than std::regex: these run for every registration, and
+// libstdc++'s regex costs microseconds per match.
 bool is_identifier(std::string_view s) {
-    static const std::regex re(R"(^[A-Za-z_]\w*$)");
-    return std::regex_match(s.begin(), s.end(), re);
+    auto head = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+    auto tail = [&](char c) { return head(c) || (c >= '0' && c <= '9'); };
+    if (s.empty() || !head(s[0])) return false;
+    return std::all_of(s.begin() + 1, s.end(), tail);
 }
 
 bool is_qualified_name(std::string_view s) {
-    // The seed's rule for native names, verbatim.
-    static const std::regex re(R"(^(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*$)");
-    return std::regex_match(s.begin(), s.end(), re);
+    // The seed's rule: ^(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*$
+    if (s.substr(0, 2) == "::") s.remove_prefix(2);
+    for (;;) {
+        const auto sep = s.find("::");
+        if (!is_identifier(s.substr(0, sep))) return false;
+        if (sep == std::string_view::npos) return true;
+        s.remove_prefix(sep + 2);
+    }
 }
 
 std::pair<std::string, std::string> split_native_name(std::string_view qualified) {
@@ -289,10 +297,10 @@ BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
     o.differentiable = core;
     o.owners = {owner_};
 
+    const std::vector<BuiltinOverload> &committed = registry_->overloads(spec.name);
     if (policy_) {
         const bool core_name =
-            std::any_of(registry_->overloads(spec.name).begin(), registry_->overloads(spec.name).end(),
-                        [](const BuiltinOverload &e) {
+            std::any_of(committed.begin(), committed.end(), [](const BuiltinOverload &e) {
                             return std::find(e.owners.begin(), e.owners.end(), core_owner) != e.owners.end();
                         });
         if (!core_name && !starts_with_any(spec.name, policy_->builtin_prefixes))
@@ -320,7 +328,7 @@ BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
                                     " already registered " + e.signature() + " [native " + e.native_name +
                                     "] in the same init (" + difference(e, o) + ")");
     }
-    for (const BuiltinOverload &e : registry_->overloads(o.name)) {
+    for (const BuiltinOverload &e : committed) {
         if (!same_types(e)) continue;
         if (e.identity() == o.identity()) {
             // Identical contract: the existing function is returned, ownership is shared.
@@ -337,9 +345,9 @@ BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
                                     " registered " + e.signature() + " [native " + e.native_name + "] (" +
                                     difference(e, o) + ")");
     }
-    pending_->new_overloads.push_back(o);
     staged_builtins_.push_back(o);
-    return o;
+    pending_->new_overloads.push_back(std::move(o));
+    return staged_builtins_.back();
 }
 
 NativeTypeInfo Registry::Transaction::add_native_type(const NativeTypeSpec &spec) {

@@ -188,7 +188,7 @@ typedef const weft_plugin_info *(*weft_plugin_info_fn)(void);
 typedef weft_status (*weft_plugin_init_fn)(const weft_host_api *api);
 
 /* Struct-size initializers: `weft_builtin_desc d = WEFT_INIT_BUILTIN_DESC;` */
-#define WEFT_STRUCT_INIT(type) {sizeof(type)}
+#define WEFT_STRUCT_INIT(type) {.struct_size = sizeof(type)}
 #define WEFT_INIT_PARAM_DESC WEFT_STRUCT_INIT(weft_param_desc)
 #define WEFT_INIT_BUILTIN_DESC WEFT_STRUCT_INIT(weft_builtin_desc)
 #define WEFT_INIT_FIELD_DESC WEFT_STRUCT_INIT(weft_field_desc)

@@ -1,0 +1,106 @@
+// bench/plugin_load: the cost of discovering (manifests only) and of loading
+// and registering N plugins x M builtins, next to a bare dlopen of the same
+// libraries, measured side by side in one run.
+//
+//   build/bin/bench_plugin_load [--repeat K]
+#include "weft/host.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+weft::HostOptions options() {
+    weft::HostOptions o;
+    o.use_environment = false;
+    o.search_path = {WEFT_BENCH_PLUGIN_DIR};
+    o.log_sink = [](weft::LogLevel, std::string_view, std::string_view) {};
+    return o;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    int repeat = 7;
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
+
+    weft::Host probe(options());
+    const weft::Discovery d = probe.discover();
+    for (const std::string &e : d.errors) std::fprintf(stderr, "plugin_load: %s\n", e.c_str());
+    if (d.plugins.empty()) {
+        std::fprintf(stderr, "plugin_load: no plugins in %s\n", WEFT_BENCH_PLUGIN_DIR);
+        return 1;
+    }
+    std::vector<std::filesystem::path> dirs, libs;
+    for (const weft::PluginManifest &m : d.plugins) {
+        dirs.push_back(m.directory());
+        libs.push_back(m.library_path);
+    }
+
+    std::vector<double> list_ms, load_ms, dlopen_ms;
+    std::size_t registrations = 0;
+    for (int k = 0; k < repeat; ++k) {
+        // Interleaved, so drift on a noisy machine hits all three alike.
+        auto t0 = Clock::now();
+        weft::Host lister(options());
+        const std::size_t found = lister.discover().plugins.size();
+        list_ms.push_back(ms_since(t0));
+        if (found != dirs.size()) return 1;
+
+        t0 = Clock::now();
+        std::vector<void *> handles;
+        for (const auto &lib : libs) {
+            void *h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+            if (!h) {
+                std::fprintf(stderr, "dlopen: %s\n", dlerror());
+                return 1;
+            }
+            handles.push_back(h);
+        }
+        dlopen_ms.push_back(ms_since(t0));
+        for (void *h : handles) dlclose(h);
+
+        {
+            weft::Host host(options());
+            t0 = Clock::now();
+            const weft::LoadReport r = host.load_all(dirs);
+            load_ms.push_back(ms_since(t0));
+            if (!r.ok()) {
+                std::fprintf(stderr, "load failed: %s\n", r.failures.front().message.c_str());
+                return 1;
+            }
+            registrations = host.registry().builtin_count();
+        } // unload outside the timed region
+    }
+
+    const double list = median(list_ms), load = median(load_ms), bare = median(dlopen_ms);
+    std::printf("plugins: %zu, builtins registered in all: %zu (core included), repeats: %d\n", dirs.size(),
+                registrations, repeat);
+    std::printf("list (manifests only)    %9.2f ms\n", list);
+    std::printf("load + register          %9.2f ms  (%.1f us per registration)\n", load,
+                1000.0 * load / static_cast<double>(registrations));
+    std::printf("bare dlopen              %9.2f ms\n", bare);
+    std::printf("ratio load+register / bare dlopen: %.2f\n", load / bare);
+    std::printf("ratio list / bare dlopen:          %.2f\n", list / bare);
+    return 0;
+}
