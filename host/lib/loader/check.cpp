@@ -96,6 +96,9 @@ Attempt attempt_isolated(const std::vector<fs::path> &paths, const std::vector<f
     if (pid < 0) throw InternalError(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
         close(fds[0]);
+        // The parent's crash handlers (a test framework's, a sanitizer's) must not
+        // turn the plugin's crash into an orderly exit: die by the signal instead.
+        for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
         std::string out;
         try {
             out = serialize(attempt(paths, available, options));
