@@ -16,4 +16,14 @@ int plugin_list(const PluginOptions &options);
 int plugin_inspect(const PluginOptions &options);
 int plugin_check(const PluginOptions &options);
 
+struct CacheOptions {
+    std::string cache_dir; // "" = WEFT_CACHE_DIR, $XDG_CACHE_HOME/weft, ~/.cache/weft
+    bool json = false;
+};
+
+int cache_path(const CacheOptions &options);
+int cache_list(const CacheOptions &options);
+int cache_stats(const CacheOptions &options);
+int cache_clear(const CacheOptions &options);
+
 } // namespace weft::cli

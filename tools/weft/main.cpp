@@ -34,6 +34,16 @@ int main(int argc, char **argv) {
     check->add_option("paths", plugin_opts.paths,
                       "Plugin manifests, directories or libraries (default: every plugin on the search path)");
 
+    weft::cli::CacheOptions cache_opts;
+    CLI::App *cache = app.add_subcommand("cache", "Inspect and clear the artifact cache");
+    cache->require_subcommand(1);
+    cache->add_option("--cache-dir", cache_opts.cache_dir, "Cache root (default: WEFT_CACHE_DIR, $XDG_CACHE_HOME/weft)");
+    cache->add_flag("--json", cache_opts.json, "Machine-readable output on stdout");
+    CLI::App *cache_path = cache->add_subcommand("path", "Print the cache directory");
+    CLI::App *cache_list = cache->add_subcommand("list", "List cached modules and their targets");
+    CLI::App *cache_stats = cache->add_subcommand("stats", "Count entries, artifacts and bytes");
+    CLI::App *cache_clear = cache->add_subcommand("clear", "Remove every entry");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError &e) {
@@ -44,6 +54,10 @@ int main(int argc, char **argv) {
         if (list->parsed()) return weft::cli::plugin_list(plugin_opts);
         if (inspect->parsed()) return weft::cli::plugin_inspect(plugin_opts);
         if (check->parsed()) return weft::cli::plugin_check(plugin_opts);
+        if (cache_path->parsed()) return weft::cli::cache_path(cache_opts);
+        if (cache_list->parsed()) return weft::cli::cache_list(cache_opts);
+        if (cache_stats->parsed()) return weft::cli::cache_stats(cache_opts);
+        if (cache_clear->parsed()) return weft::cli::cache_clear(cache_opts);
     } catch (const weft::UserError &e) {
         fmt::print(stderr, "weft: error: {}\n", e.what());
         return 1;

@@ -1,8 +1,14 @@
-// The build inputs a plugin contributes to the modules that use it (and,
-// later, that a module sets for itself). Plain data; nothing is checked here:
-// paths are checked when a module's options are resolved for a build.
+// Module build options: the include dirs, preambles and dependency files a
+// module is compiled with, contributed by the module itself and by every
+// plugin it uses.
+//
+// ModuleBuildOptions is a plain value: nothing is checked at construction or
+// merge. Paths are checked when a module's options are resolved for a build
+// (resolve()), where a missing path actually matters.
 #pragma once
 
+#include <filesystem>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -20,6 +26,72 @@ struct ModuleBuildOptions {
                extra_cpu_preamble.empty() && extra_build_dependencies.empty();
     }
     friend bool operator==(const ModuleBuildOptions &, const ModuleBuildOptions &) = default;
+
+    /// A new value: this, then `others` in order. Include dirs and dependencies
+    /// keep their first occurrence; preambles concatenate in argument order, a
+    /// "\n" inserted after a non-empty piece that lacks one. No input changes.
+    template <class... Others> ModuleBuildOptions merged(const Others &...others) const {
+        return merge_all({this, &others...});
+    }
+
+    static ModuleBuildOptions merge_all(std::initializer_list<const ModuleBuildOptions *> parts);
 };
+
+/// Appends `piece` to `text` with the merge rule for preambles.
+void append_preamble(std::string &text, const std::string &piece);
+
+/// One contribution to a module's effective options, with who made it.
+struct BuildOptionsSource {
+    std::string label; // "module 'physics'" or "plugin 'colors'"
+    ModuleBuildOptions options;
+};
+
+/// A value in the effective options, with where it came from.
+struct SourcedValue {
+    std::string value;
+    std::string source; // a BuildOptionsSource label
+};
+
+/// The options a module builds with, merged non-destructively from its own
+/// and its plugins', keeping the provenance of every piece so codegen can tag
+/// each preamble piece with a #line marker naming its source.
+struct EffectiveBuildOptions {
+    std::vector<SourcedValue> cuda_include_dirs;
+    std::vector<SourcedValue> cpu_include_dirs;
+    std::vector<SourcedValue> cuda_preamble; // non-empty pieces, in merge order
+    std::vector<SourcedValue> cpu_preamble;
+    std::vector<SourcedValue> build_dependencies;
+
+    static EffectiveBuildOptions merge(const std::vector<BuildOptionsSource> &sources);
+    /// The same values without provenance (equal to ModuleBuildOptions::merged).
+    ModuleBuildOptions flattened() const;
+};
+
+/// A dependency file as read when the hash was computed.
+struct ResolvedDependency {
+    std::filesystem::path path;
+    std::string sha256; // of the content
+    std::string source;
+};
+
+/// Effective options checked against the file system, ready for a build.
+struct ResolvedBuildOptions {
+    std::vector<std::filesystem::path> cuda_include_dirs;
+    std::vector<std::filesystem::path> cpu_include_dirs;
+    std::vector<SourcedValue> cuda_preamble; // each piece ends with "\n"
+    std::vector<SourcedValue> cpu_preamble;
+    std::vector<ResolvedDependency> build_dependencies;
+
+    /// The preamble text: pieces in order, ending with "\n" when non-empty,
+    /// so "X" and "X\n" resolve alike.
+    std::string cuda_preamble_text() const;
+    std::string cpu_preamble_text() const;
+};
+
+/// Checks every include dir (absolute, an existing directory) and dependency
+/// (absolute, an existing file), reads each dependency's content digest, and
+/// normalizes the preambles. Throws UserError listing every bad entry with its
+/// reason and the option and source it came from.
+ResolvedBuildOptions resolve(const EffectiveBuildOptions &options);
 
 } // namespace weft

@@ -4,8 +4,10 @@
 #pragma once
 
 #include "weft/build_options.hpp"
+#include "weft/cache.hpp"
 #include "weft/log.hpp"
 #include "weft/manifest.hpp"
+#include "weft/module.hpp"
 #include "weft/registry.hpp"
 
 #include <filesystem>
@@ -24,6 +26,8 @@ struct HostOptions {
     std::string log_categories; // empty: WEFT_DEBUG
     /// Register weft's core builtins at construction.
     bool core_builtins = true;
+    /// Artifact cache root; empty: WEFT_CACHE_DIR, else $XDG_CACHE_HOME/weft, else ~/.cache/weft.
+    std::filesystem::path cache_dir;
 };
 
 /// A plugin whose registrations are committed to a host's registry.
@@ -84,6 +88,16 @@ public:
 
     const LoadedPlugin *plugin(std::string_view name) const;
     std::vector<const LoadedPlugin *> plugins() const; // load order
+
+    /// The module of that name, created on first use.
+    Module &module(std::string_view name);
+    const Module *find_module(std::string_view name) const;
+    /// Applies build options to a module (by name or object): the one invalidation point.
+    void set_module_options(std::string_view module, ModuleBuildOptions options);
+    void set_module_options(Module &module, ModuleBuildOptions options);
+
+    /// The artifact cache (its root is resolved on first use).
+    const ArtifactCache &cache() const;
 
     const Registry &registry() const;
     /// For embedding applications that register their own builtins (owner names are theirs).

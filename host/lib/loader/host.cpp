@@ -64,6 +64,8 @@ struct Host::Impl {
         boost::dll::shared_library library;
     };
     std::vector<std::unique_ptr<Entry>> entries; // load order
+    std::map<std::string, std::unique_ptr<Module>, std::less<>> modules;
+    mutable std::optional<ArtifactCache> cache;
 
     explicit Impl(HostOptions o)
         : options(std::move(o)), logger(options.log_sink, options.log_categories), search_path(options.search_path) {
@@ -352,6 +354,29 @@ std::vector<const LoadedPlugin *> Host::plugins() const {
     std::vector<const LoadedPlugin *> out;
     for (const auto &e : impl_->entries) out.push_back(&e->plugin);
     return out;
+}
+
+Module &Host::module(std::string_view name) {
+    auto it = impl_->modules.find(name);
+    if (it == impl_->modules.end())
+        it = impl_->modules.emplace(std::string(name), std::make_unique<Module>(*this, std::string(name))).first;
+    return *it->second;
+}
+
+const Module *Host::find_module(std::string_view name) const {
+    auto it = impl_->modules.find(name);
+    return it == impl_->modules.end() ? nullptr : it->second.get();
+}
+
+void Host::set_module_options(std::string_view name, ModuleBuildOptions options) {
+    module(name).set_build_options(std::move(options));
+}
+
+void Host::set_module_options(Module &m, ModuleBuildOptions options) { m.set_build_options(std::move(options)); }
+
+const ArtifactCache &Host::cache() const {
+    if (!impl_->cache) impl_->cache.emplace(impl_->options.cache_dir, &impl_->logger);
+    return *impl_->cache;
 }
 
 const Registry &Host::registry() const { return impl_->registry; }

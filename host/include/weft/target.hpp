@@ -1,0 +1,29 @@
+// What a module is compiled for: the CPU, or a CUDA architecture as PTX or CUBIN.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace weft {
+
+struct Target {
+    enum class Kind { Cpu, Cuda };
+    enum class Output { Object, Ptx, Cubin };
+
+    Kind kind = Kind::Cpu;
+    int arch = 0; // CUDA compute capability x 10 (90 = sm_90); 0 for the CPU
+    Output output = Output::Object;
+
+    static Target cpu() { return {}; }
+    static Target cuda_ptx(int arch) { return {Kind::Cuda, arch, Output::Ptx}; }
+    static Target cuda_cubin(int arch) { return {Kind::Cuda, arch, Output::Cubin}; }
+
+    /// "cpu", "cuda-compute_90-ptx", "cuda-sm_90-cubin": stable, used in hashes and file names.
+    std::string str() const;
+    /// Inverse of str(); throws UserError naming the text.
+    static Target parse(std::string_view text);
+
+    friend bool operator==(const Target &, const Target &) = default;
+};
+
+} // namespace weft
