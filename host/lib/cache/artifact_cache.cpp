@@ -13,9 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <mutex>
 #include <random>
-#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -140,21 +138,14 @@ std::optional<CachedArtifact> ArtifactCache::find(const std::string &module, con
     if (!fs::exists(meta_path, ec)) return std::nullopt;
 
     auto corrupt = [&](const std::string &why) -> std::optional<CachedArtifact> {
-        // Once per artifact per process: a rebuild replaces it, and a second
-        // report of the same damage would only be noise.
-        static std::mutex mutex;
-        static std::set<std::string> reported;
-        {
-            std::lock_guard lock(mutex);
-            if (reported.insert(meta_path.string()).second) {
-                const std::string message = "cache artifact " + meta_path.string() + " is corrupt (" + why +
-                                            "); it is removed and will be rebuilt";
-                if (logger_)
-                    logger_->log(LogLevel::Warning, "cache", message);
-                else
-                    std::fprintf(stderr, "weft warning [cache]: %s\n", message.c_str());
-            }
-        }
+        // Reported once: the damaged files are removed here, so the next lookup
+        // is a plain miss and the caller's rebuild replaces them.
+        const std::string message =
+            "cache artifact " + meta_path.string() + " is corrupt (" + why + "); it is removed and will be rebuilt";
+        if (logger_)
+            logger_->log(LogLevel::Warning, "cache", message);
+        else
+            std::fprintf(stderr, "weft warning [cache]: %s\n", message.c_str());
         if (auto meta = read_json(meta_path); meta && (*meta)["file"].is_string())
             fs::remove(dir / "artifacts" / (*meta)["file"].get<std::string>(), ec);
         fs::remove(meta_path, ec);
