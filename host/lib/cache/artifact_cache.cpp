@@ -14,7 +14,6 @@
 #include <cstring>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <tuple>
 
 #include <signal.h>
@@ -77,11 +76,13 @@ void write_file(const fs::path &path, const std::string &content) {
 }
 
 std::optional<std::string> read_file(const fs::path &path) {
-    std::ifstream in(path, std::ios::binary);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) return std::nullopt;
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    std::string content(static_cast<std::size_t>(in.tellg()), '\0');
+    in.seekg(0);
+    in.read(content.data(), static_cast<std::streamsize>(content.size()));
+    if (in.gcount() != static_cast<std::streamsize>(content.size())) return std::nullopt;
+    return content;
 }
 
 std::optional<json> read_json(const fs::path &path) {
