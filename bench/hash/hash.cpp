@@ -76,7 +76,7 @@ int main(int argc, char **argv) {
         auto tx = host.registry().begin("bench");
         for (int i = 0; i < 50; ++i)
             tx.add_builtin({"bench_f" + std::to_string(i), {{"x", "float32"}, {"v", "vec3"}}, "float32",
-                            "bench::f" + std::to_string(i), ""});
+                            "bench::f" + std::to_string(i), "", {}});
         tx.commit();
     }
     for (int i = 0; i < 50; ++i)

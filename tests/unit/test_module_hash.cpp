@@ -111,7 +111,7 @@ TEST_CASE("an external builtin's native target is part of the hash of modules th
     auto registry_with = [](const std::string &native) {
         auto r = std::make_unique<Registry>();
         auto tx = r->begin("ext");
-        tx.add_builtin({"ext_square", {{"x", "float32"}}, "float32", native, ""});
+        tx.add_builtin({"ext_square", {{"x", "float32"}}, "float32", native, "", {}});
         tx.commit();
         return r;
     };

@@ -11,7 +11,7 @@ using weft::test::message_of;
 namespace {
 
 BuiltinSpec spec(std::string name, std::vector<ParameterSpec> params, std::string result, std::string native) {
-    return BuiltinSpec{std::move(name), std::move(params), std::move(result), std::move(native), ""};
+    return BuiltinSpec{std::move(name), std::move(params), std::move(result), std::move(native), "", {}};
 }
 
 NamespacePolicy policy(std::vector<std::string> builtins, std::vector<std::string> native) {

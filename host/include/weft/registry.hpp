@@ -33,6 +33,10 @@ struct BuiltinSpec {
     std::string result; // "" = void
     std::string native_name; // "" = "weft::<name>"
     std::string doc;
+    /// Core only: a builtin whose types the checker computes (tid, len,
+    /// atomic_add over any array, ...). Params and result are then unused and
+    /// this is the signature shown in docs, e.g. "atomic_add(arr: array(T), i: int32..., value: T) -> T".
+    std::string generic_signature;
 };
 
 struct DeclaredField {
@@ -73,7 +77,10 @@ struct BuiltinOverload {
     bool external = true;       // registered by a plugin
     bool differentiable = false; // external builtins never are
     bool hidden = true;         // external builtins stay out of generated docs
+    std::string generic_signature; // non-empty: typed by a checker rule (core only)
     std::vector<std::string> owners; // "core" or plugin names, in registration order
+
+    bool generic() const { return !generic_signature.empty(); }
 
     /// "name(a: float32, b: vec3) -> float32"
     std::string signature() const;

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace weft {
 
@@ -29,9 +31,12 @@ std::string_view scalar_name(Scalar s);
 std::uint64_t scalar_size(Scalar s);
 std::optional<Scalar> parse_scalar(std::string_view name);
 
+/// Fields of a user struct (@wp.struct), shared by every Type that names it.
+struct StructLayout;
+
 class Type {
 public:
-    enum class Kind : std::uint8_t { Scalar, Vector, Matrix, Quaternion, Native };
+    enum class Kind : std::uint8_t { Scalar, Vector, Matrix, Quaternion, Native, Array, Struct, Tuple };
 
     static Type scalar(Scalar s);
     static Type vector(Scalar s, int length);
@@ -39,12 +44,28 @@ public:
     static Type quaternion(Scalar s);
     /// A native type; `code` is its schema type code, `size`/`alignment` its layout.
     static Type native(std::string native_name, std::string code, std::uint64_t size, std::uint64_t alignment);
+    /// A kernel array of `dtype` with `ndim` dimensions (1 to 4).
+    static Type array(const Type &dtype, int ndim);
+    /// A user struct; `layout` describes its fields.
+    static Type structure(std::shared_ptr<const StructLayout> layout);
+    /// Several values returned by one function.
+    static Type tuple(std::vector<Type> elements);
 
     Kind kind() const { return kind_; }
     Scalar scalar_type() const { return scalar_; }
     int rows() const { return rows_; }
     int cols() const { return cols_; }
     const std::string &native_name() const { return native_name_; }
+    bool is_scalar() const { return kind_ == Kind::Scalar; }
+    bool is_float() const;   // a float scalar
+    bool is_integer() const; // an integer scalar (bool excluded)
+    bool is_bool() const { return kind_ == Kind::Scalar && scalar_ == Scalar::Bool; }
+    /// Array dtype; tuple elements.
+    const Type &element() const { return elements_->front(); }
+    const std::vector<Type> &elements() const { return *elements_; }
+    int ndim() const { return rows_; } // arrays
+    const StructLayout &layout() const { return *layout_; }
+    const std::shared_ptr<const StructLayout> &layout_ptr() const { return layout_; }
 
     /// Canonical kernel name: "float32", "vec3", "vec3d", "mat33", "quat", "warp_test::Color".
     std::string name() const;
@@ -66,6 +87,22 @@ private:
     std::string native_code_;
     std::uint64_t native_size_ = 0;
     std::uint64_t native_alignment_ = 0;
+    std::shared_ptr<const std::vector<Type>> elements_;
+    std::shared_ptr<const StructLayout> layout_;
+};
+
+struct StructLayout {
+    struct Field {
+        std::string name;
+        Type type;
+    };
+    std::string name;
+    std::vector<Field> fields;
+    const Field *field(std::string_view n) const {
+        for (const Field &f : fields)
+            if (f.name == n) return &f;
+        return nullptr;
+    }
 };
 
 /// Parses a built-in kernel type name ("float32", "float", "wp.vec3", "mat44d", "quat").

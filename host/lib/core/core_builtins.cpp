@@ -1,7 +1,13 @@
 // weft's core builtins, registered through the same Registry path as plugin
-// builtins (owner "core", no namespace policy). This is the arithmetic and
-// math starter set the registry contracts rely on (plugins may add overloads
-// to these names); the kernel-language front end grows it.
+// builtins (owner "core", no namespace policy), so overload resolution sees
+// one table and plugins can add overloads to these names (`add(Color, Color)`).
+// Operators resolve to these names: + add, - sub, * mul, / div, // floordiv,
+// % mod, ** pow, unary - neg, unary + pos, ~ invert, & bit_and, | bit_or,
+// ^ bit_xor, << lshift, >> rshift, < lt, <= le, > gt, >= ge, == eq, != ne.
+//
+// Builtins whose types depend on their arguments in ways no finite overload
+// list covers (tid, len, atomics over any array, select, print, expect_*)
+// are registered as generic: the checker types them, the registry documents them.
 #include "weft/registry.hpp"
 
 #include <string>
@@ -16,15 +22,23 @@ struct Registrar {
 
     void add(const std::string &name, std::vector<ParameterSpec> params, const std::string &result,
              const std::string &doc) {
-        tx.add_builtin(BuiltinSpec{name, std::move(params), result, "weft::" + name, doc});
+        tx.add_builtin(BuiltinSpec{name, std::move(params), result, "weft::" + name, doc, {}});
     }
-    void binary(const std::string &name, const std::string &type, const std::string &doc) {
-        add(name, {{"a", type}, {"b", type}}, type, doc);
+    void generic(const std::string &name, const std::string &signature, const std::string &doc) {
+        tx.add_builtin(BuiltinSpec{name, {}, "", "weft::" + name, doc, signature});
     }
-    void unary(const std::string &name, const std::string &type, const std::string &doc) {
-        add(name, {{"a", type}}, type, doc);
+    void binary(const std::string &name, const std::string &type, const std::string &doc,
+                const std::string &result = {}) {
+        add(name, {{"a", type}, {"b", type}}, result.empty() ? type : result, doc);
+    }
+    void unary(const std::string &name, const std::string &type, const std::string &doc,
+               const std::string &result = {}) {
+        add(name, {{"a", type}}, result.empty() ? type : result, doc);
     }
 };
+
+const std::vector<std::string> int_types{"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"};
+const std::vector<std::string> float_types{"float16", "float32", "float64"};
 
 } // namespace
 
@@ -32,41 +46,122 @@ void register_core_builtins(Registry &registry) {
     Registry::Transaction tx = registry.begin("core");
     Registrar r{tx};
 
-    const std::vector<std::string> ints{"int32", "int64", "uint32", "uint64"};
-    const std::vector<std::string> floats{"float32", "float64"};
-    const std::vector<std::string> vectors{"vec2", "vec3", "vec4", "vec2d", "vec3d", "vec4d"};
-    std::vector<std::string> scalars = ints;
-    scalars.insert(scalars.end(), floats.begin(), floats.end());
+    std::vector<std::string> numeric = int_types;
+    numeric.insert(numeric.end(), float_types.begin(), float_types.end());
 
-    for (const std::string &t : scalars) {
+    for (const std::string &t : numeric) {
         r.binary("add", t, "Returns a + b.");
         r.binary("sub", t, "Returns a - b.");
         r.binary("mul", t, "Returns a * b.");
-        r.binary("div", t, "Returns a / b.");
+        r.binary("div", t, "Returns a / b (truncating for integers).");
+        r.binary("floordiv", t, "Returns a // b, rounded toward negative infinity.");
+        r.binary("mod", t, "Returns a % b with the sign of b, as in Python.");
         r.binary("min", t, "Returns the smaller of a and b.");
         r.binary("max", t, "Returns the larger of a and b.");
         r.unary("neg", t, "Returns -a.");
+        r.unary("pos", t, "Returns +a.");
         r.unary("abs", t, "Returns |a|.");
+        r.unary("sign", t, "Returns -1, 0 or 1 with the sign of a.");
         r.add("clamp", {{"x", t}, {"low", t}, {"high", t}}, t, "Clamps x to [low, high].");
+        for (const char *cmp : {"lt", "le", "gt", "ge", "eq", "ne"})
+            r.binary(cmp, t, std::string("Compares a and b (") + cmp + ").", "bool");
     }
-    for (const std::string &t : ints) r.binary("mod", t, "Returns the remainder of a / b.");
-    for (const std::string &t : floats) {
-        for (const char *name : {"sqrt", "exp", "log", "sin", "cos", "tan", "floor", "ceil"})
+    r.binary("eq", "bool", "Returns a == b.", "bool");
+    r.binary("ne", "bool", "Returns a != b.", "bool");
+    for (const std::string &t : int_types) {
+        r.binary("bit_and", t, "Returns a & b.");
+        r.binary("bit_or", t, "Returns a | b.");
+        r.binary("bit_xor", t, "Returns a ^ b.");
+        r.binary("lshift", t, "Returns a << b.");
+        r.binary("rshift", t, "Returns a >> b.");
+        r.unary("invert", t, "Returns ~a.");
+    }
+    for (const std::string &t : float_types) {
+        for (const char *name : {"sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan",
+                                 "sinh", "cosh", "tanh", "floor", "ceil", "round", "trunc"})
             r.unary(name, t, std::string("Returns ") + name + "(a).");
         r.binary("pow", t, "Returns a raised to the power b.");
+        r.binary("atan2", t, "Returns the angle of (b, a): atan2(y=a, x=b).");
+        r.unary("isfinite", t, "True when a is neither infinite nor NaN.", "bool");
+        r.unary("isnan", t, "True when a is NaN.", "bool");
     }
-    for (const std::string &v : vectors) {
-        const std::string s = v.back() == 'd' ? "float64" : "float32";
-        r.binary("add", v, "Component-wise a + b.");
-        r.binary("sub", v, "Component-wise a - b.");
-        r.add("mul", {{"a", v}, {"b", s}}, v, "Scales vector a by b.");
-        r.add("mul", {{"a", s}, {"b", v}}, v, "Scales vector b by a.");
-        r.add("dot", {{"a", v}, {"b", v}}, s, "Dot product of a and b.");
-        r.add("length", {{"a", v}}, s, "Euclidean length of a.");
-        r.unary("normalize", v, "Returns a scaled to unit length.");
+
+    // Vectors of float32 ("vecN"), float64 ("vecNd") and int32 ("vecNi").
+    for (const char *suffix : {"", "d", "i"}) {
+        const std::string s = suffix == std::string("d") ? "float64" : suffix == std::string("i") ? "int32" : "float32";
+        for (int n = 2; n <= 4; ++n) {
+            const std::string v = "vec" + std::to_string(n) + suffix;
+            r.binary("add", v, "Component-wise a + b.");
+            r.binary("sub", v, "Component-wise a - b.");
+            r.unary("neg", v, "Component-wise -a.");
+            r.unary("pos", v, "Returns a.");
+            r.add("mul", {{"a", v}, {"b", s}}, v, "Scales vector a by b.");
+            r.add("mul", {{"a", s}, {"b", v}}, v, "Scales vector b by a.");
+            r.add("div", {{"a", v}, {"b", s}}, v, "Divides every component of a by b.");
+            r.binary("min", v, "Component-wise minimum.");
+            r.binary("max", v, "Component-wise maximum.");
+            r.binary("cw_mul", v, "Component-wise product.");
+            r.binary("eq", v, "True when every component is equal.", "bool");
+            r.binary("ne", v, "True when any component differs.", "bool");
+            r.add("dot", {{"a", v}, {"b", v}}, s, "Dot product of a and b.");
+            if (s != "int32") {
+                r.unary("abs", v, "Component-wise |a|.");
+                r.add("length", {{"a", v}}, s, "Euclidean length of a.");
+                r.add("length_sq", {{"a", v}}, s, "Squared Euclidean length of a.");
+                r.unary("normalize", v, "Returns a scaled to unit length (zero stays zero).");
+            }
+        }
+        if (s != "int32") r.binary("cross", std::string("vec3") + suffix, "Cross product of a and b.");
     }
-    r.binary("cross", "vec3", "Cross product of a and b.");
-    r.binary("cross", "vec3d", "Cross product of a and b.");
+
+    // Matrices and quaternions, float32 and float64.
+    for (const char *suffix : {"", "d"}) {
+        const std::string s = suffix == std::string("d") ? "float64" : "float32";
+        for (int n = 2; n <= 4; ++n) {
+            const std::string m = "mat" + std::to_string(n) + std::to_string(n) + suffix;
+            const std::string v = "vec" + std::to_string(n) + suffix;
+            r.binary("add", m, "Element-wise a + b.");
+            r.binary("sub", m, "Element-wise a - b.");
+            r.unary("neg", m, "Element-wise -a.");
+            r.binary("mul", m, "Matrix product a b.");
+            r.add("mul", {{"a", m}, {"b", v}}, v, "Matrix-vector product a b.");
+            r.add("mul", {{"a", v}, {"b", m}}, v, "Row-vector-matrix product a b.");
+            r.add("mul", {{"a", m}, {"b", s}}, m, "Scales every element of a by b.");
+            r.add("mul", {{"a", s}, {"b", m}}, m, "Scales every element of b by a.");
+            r.unary("transpose", m, "Returns the transpose of a.");
+            r.add("determinant", {{"a", m}}, s, "Returns det(a).");
+            r.add("outer", {{"a", v}, {"b", v}}, m, "Outer product a b^T.");
+            r.add("trace", {{"a", m}}, s, "Sum of the diagonal of a.");
+        }
+        const std::string q = std::string("quat") + suffix;
+        const std::string v3 = std::string("vec3") + suffix;
+        r.binary("add", q, "Component-wise a + b.");
+        r.binary("sub", q, "Component-wise a - b.");
+        r.binary("mul", q, "Quaternion product a b.");
+        r.add("mul", {{"a", q}, {"b", s}}, q, "Scales every component of a by b.");
+        r.unary("normalize", q, "Returns a scaled to unit length.");
+        r.add("length", {{"a", q}}, s, "Norm of a.");
+        r.unary("quat_inverse", q, "Inverse of a unit quaternion (its conjugate).");
+        r.add("quat_rotate", {{"q", q}, {"p", v3}}, v3, "Rotates p by the unit quaternion q.");
+        r.add("quat_from_axis_angle", {{"axis", v3}, {"angle", s}}, q, "Rotation by angle (radians) about axis.");
+    }
+
+    r.generic("tid", "tid() -> int32 | (int32, int32[, int32[, int32]])",
+              "The thread index: one int32 for a 1-D launch, or a tuple unpacked as i, j = tid().");
+    r.generic("len", "len(a: array(T)) -> int32", "Length of the first dimension of a (also vectors: their size).");
+    r.generic("select", "select(cond: bool, a: T, b: T) -> T", "Returns a when cond is false, else b (Warp order).");
+    r.generic("where", "where(cond: bool, a: T, b: T) -> T", "Returns a when cond is true, else b.");
+    for (const char *op : {"atomic_add", "atomic_sub", "atomic_min", "atomic_max"})
+        r.generic(op, std::string(op) + "(arr: array(T), i: int32..., value: T) -> T",
+                  std::string("Atomically applies ") + (op + 7) + " to arr[i...] and returns the old value.");
+    r.generic("print", "print(value, ...) -> void", "Prints its arguments from the kernel (printf-style).");
+    r.generic("expect_eq", "expect_eq(a: T, b: T) -> void",
+              "Reports the kernel, line and both values when a != b, and fails the launch.");
+    r.generic("expect_neq", "expect_neq(a: T, b: T) -> void",
+              "Reports the kernel, line and both values when a == b, and fails the launch.");
+    r.generic("expect_near", "expect_near(a: T, b: T, tolerance: float32 = 1e-6) -> void",
+              "Reports the kernel, line and both values when |a - b| > tolerance, and fails the launch.");
+    r.generic("identity", "identity(n: int, dtype: type) -> matNN", "The n x n identity matrix of dtype.");
     tx.commit();
 }
 

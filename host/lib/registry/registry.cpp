@@ -136,12 +136,14 @@ std::pair<std::string, std::string> split_native_name(std::string_view qualified
 }
 
 std::string BuiltinOverload::signature() const {
+    if (generic()) return generic_signature;
     std::vector<std::string> ps;
     for (const Parameter &p : params) ps.push_back(p.name + ": " + p.type.name());
     return name + "(" + join(ps) + ") -> " + result_name(*this);
 }
 
 std::string BuiltinOverload::identity() const {
+    if (generic()) return name + "<generic>" + generic_signature + "@" + native_namespace + native_function;
     std::string out = name + "(";
     for (const Parameter &p : params) out += p.name + ":" + p.type.code() + ",";
     out += ")->" + (result ? result->code() : std::string("void"));
@@ -184,7 +186,7 @@ bool Registry::has_builtin(std::string_view name) const { return state_->builtin
 const BuiltinOverload *Registry::find_overload(std::string_view name, const std::vector<Type> &types) const {
     const std::string key = types_key(types);
     for (const BuiltinOverload &o : overloads(name))
-        if (types_key(o) == key) return &o;
+        if (!o.generic() && types_key(o) == key) return &o;
     return nullptr;
 }
 
@@ -292,6 +294,12 @@ BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
     std::tie(o.native_namespace, o.native_function) = split_native_name(o.native_name);
     o.doc = spec.doc;
     const bool core = owner_ == core_owner;
+    if (!spec.generic_signature.empty()) {
+        if (!core) throw invalid(what + ": only core builtins can be generic");
+        o.generic_signature = spec.generic_signature;
+        o.params.clear();
+        o.result.reset();
+    }
     o.external = !core;
     o.hidden = !core;
     o.differentiable = core;
@@ -314,8 +322,10 @@ BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
                                         ")");
     }
 
-    const std::string key = types_key(o);
-    auto same_types = [&](const BuiltinOverload &e) { return e.name == o.name && types_key(e) == key; };
+    const std::string key = o.generic() ? "<generic>" : types_key(o);
+    auto same_types = [&](const BuiltinOverload &e) {
+        return e.name == o.name && e.generic() == o.generic() && (o.generic() || types_key(e) == key);
+    };
 
     for (BuiltinOverload &e : pending_->new_overloads) {
         if (!same_types(e)) continue;

@@ -99,6 +99,34 @@ Type Type::native(std::string native_name, std::string code, std::uint64_t size,
     return t;
 }
 
+Type Type::array(const Type &dtype, int ndim) {
+    Type t;
+    t.kind_ = Kind::Array;
+    t.rows_ = ndim;
+    t.elements_ = std::make_shared<const std::vector<Type>>(std::vector<Type>{dtype});
+    return t;
+}
+
+Type Type::structure(std::shared_ptr<const StructLayout> layout) {
+    Type t;
+    t.kind_ = Kind::Struct;
+    t.layout_ = std::move(layout);
+    return t;
+}
+
+Type Type::tuple(std::vector<Type> elements) {
+    Type t;
+    t.kind_ = Kind::Tuple;
+    t.elements_ = std::make_shared<const std::vector<Type>>(std::move(elements));
+    return t;
+}
+
+bool Type::is_float() const {
+    return kind_ == Kind::Scalar && (scalar_ == Scalar::Float16 || scalar_ == Scalar::Float32 || scalar_ == Scalar::Float64);
+}
+
+bool Type::is_integer() const { return kind_ == Kind::Scalar && !is_float() && scalar_ != Scalar::Bool; }
+
 namespace {
 std::string suffix_for(Scalar s) {
     switch (s) {
@@ -118,6 +146,14 @@ std::string Type::name() const {
     case Kind::Matrix: return "mat" + std::to_string(rows_) + std::to_string(cols_) + suffix_for(scalar_);
     case Kind::Quaternion: return "quat" + suffix_for(scalar_);
     case Kind::Native: return native_name_;
+    case Kind::Array:
+        return "array(dtype=" + element().name() + (rows_ == 1 ? "" : ", ndim=" + std::to_string(rows_)) + ")";
+    case Kind::Struct: return layout_->name;
+    case Kind::Tuple: {
+        std::string out = "tuple(";
+        for (std::size_t i = 0; i < elements_->size(); ++i) out += (i ? ", " : "") + (*elements_)[i].name();
+        return out + ")";
+    }
     }
     throw InternalError("Type::name: unknown kind");
 }
@@ -130,6 +166,18 @@ std::string Type::code() const {
     case Kind::Matrix: return "m" + std::to_string(rows_) + std::to_string(cols_) + s;
     case Kind::Quaternion: return "q" + s;
     case Kind::Native: return native_code_;
+    case Kind::Array: return "a" + std::to_string(rows_) + element().code();
+    case Kind::Struct: {
+        // Structurally: a struct is its name and its fields' names and codes.
+        std::string out = "s" + std::to_string(layout_->name.size()) + layout_->name + "{";
+        for (const StructLayout::Field &f : layout_->fields) out += f.name + ":" + f.type.code() + ";";
+        return out + "}";
+    }
+    case Kind::Tuple: {
+        std::string out = "t(";
+        for (const Type &e : *elements_) out += e.code() + ",";
+        return out + ")";
+    }
     }
     throw InternalError("Type::code: unknown kind");
 }
@@ -137,11 +185,25 @@ std::string Type::code() const {
 std::uint64_t Type::size() const {
     switch (kind_) {
     case Kind::Native: return native_size_;
-    default: return scalar_size(scalar_) * static_cast<std::uint64_t>(rows_) * static_cast<std::uint64_t>(cols_);
+    case Kind::Scalar:
+    case Kind::Vector:
+    case Kind::Matrix:
+    case Kind::Quaternion:
+        return scalar_size(scalar_) * static_cast<std::uint64_t>(rows_) * static_cast<std::uint64_t>(cols_);
+    default: return 0; // laid out by codegen, never a native field's storage
     }
 }
 
-std::uint64_t Type::alignment() const { return kind_ == Kind::Native ? native_alignment_ : scalar_size(scalar_); }
+std::uint64_t Type::alignment() const {
+    switch (kind_) {
+    case Kind::Native: return native_alignment_;
+    case Kind::Scalar:
+    case Kind::Vector:
+    case Kind::Matrix:
+    case Kind::Quaternion: return scalar_size(scalar_);
+    default: return 0;
+    }
+}
 
 std::optional<Type> parse_builtin_type(std::string_view name) {
     name = strip_module_prefix(name);
