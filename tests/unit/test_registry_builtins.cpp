@@ -220,3 +220,17 @@ TEST_CASE("identity covers parameter names, type codes, result, namespace and fu
     CHECK(o.identity() == "_f(a:f4,b:v3f4,)->f8@ns::inner::fn");
     CHECK(add(r, "p", spec("_v", {}, "", "::v")).identity() == "_v()->void@::v");
 }
+
+TEST_CASE("repeating an identical registration inside one init records it once") {
+    Registry r;
+    add(r, "a", spec("_f", {{"x", "float32"}}, "float32", "p::f"));
+    auto tx = r.begin("b");
+    tx.add_builtin(spec("_f", {{"x", "float32"}}, "float32", "p::f"));
+    tx.add_builtin(spec("_f", {{"x", "float32"}}, "float32", "p::f"));
+    tx.add_builtin(spec("_g", {}, "", "p::g"));
+    tx.add_builtin(spec("_g", {}, "", "p::g"));
+    CHECK(tx.staged_builtins().size() == 2);
+    tx.commit();
+    CHECK(r.overloads("_f")[0].owners == std::vector<std::string>{"a", "b"});
+    CHECK(r.overloads("_g").size() == 1);
+}

@@ -35,7 +35,7 @@ struct PluginManifest {
     std::filesystem::path library_path; // resolved against the manifest's directory
     std::string description;
     NamespacePolicy prefixes;
-    std::vector<Requirement> requires_; // in file order
+    std::vector<Requirement> requires_; // sorted by name (TOML tables are unordered)
     std::vector<std::string> warnings;  // unknown keys and the like, with file:line:col
 
     std::filesystem::path directory() const { return path.parent_path(); }

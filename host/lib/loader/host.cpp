@@ -128,7 +128,12 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
     auto info_fn = library.get<const weft_plugin_info *()>(WEFT_PLUGIN_INFO_SYMBOL);
     auto init_fn = library.get<weft_status(const weft_host_api *)>(WEFT_PLUGIN_INIT_SYMBOL);
 
-    const weft_plugin_info *raw_info = info_fn();
+    const weft_plugin_info *raw_info = nullptr;
+    try {
+        raw_info = info_fn();
+    } catch (...) {
+        throw fail(std::string(WEFT_PLUGIN_INFO_SYMBOL) + "() let an exception escape");
+    }
     if (!raw_info) throw fail(std::string(WEFT_PLUGIN_INFO_SYMBOL) + "() returned NULL");
     weft_plugin_info info{};
     std::memcpy(&info, raw_info, std::min<std::size_t>(raw_info->struct_size, sizeof info));
@@ -142,7 +147,9 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
     const std::string info_version = info.version ? info.version : "";
     if (info_name != m.name)
         throw fail("library reports name '" + info_name + "' but manifest " + m.path.string() + " says '" + m.name + "'");
-    if (info_version != m.version.str())
+    // Compared as versions: "+build" metadata is not part of a version's identity.
+    const auto parsed_version = Version::parse(info_version);
+    if (!parsed_version || !(*parsed_version == m.version) || parsed_version->prerelease != m.version.prerelease)
         throw fail("library reports version '" + info_version + "' but manifest " + m.path.string() + " says '" +
                    m.version.str() + "'");
 
@@ -238,6 +245,7 @@ LoadReport Host::Impl::load_all(std::vector<PluginManifest> roots, std::vector<P
             const LoadedPlugin *loaded = find(r.name);
             const PluginManifest *dep = loaded ? &loaded->manifest : candidate(r.name);
             if (!dep) {
+                if (failed.count(m.name)) continue;
                 std::string where;
                 for (const fs::path &p : search_path) where += (where.empty() ? "" : ":") + p.string();
                 failed[m.name] = plugin_label(m.name) + ": " + need + ", which is not loaded, not given and not on the search path (" +
@@ -246,6 +254,7 @@ LoadReport Host::Impl::load_all(std::vector<PluginManifest> roots, std::vector<P
                 continue;
             }
             if (!r.constraint.satisfied_by(dep->version)) {
+                if (failed.count(m.name)) continue; // the first unmet requirement is the one reported
                 failed[m.name] = plugin_label(m.name) + ": " + need + ", but " + plugin_label(r.name) + " is " +
                                  dep->version.str() + " (" + dep->path.string() + ")";
                 ok = false;

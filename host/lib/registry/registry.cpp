@@ -329,10 +329,7 @@ BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
 
     for (BuiltinOverload &e : pending_->new_overloads) {
         if (!same_types(e)) continue;
-        if (e.identity() == o.identity()) {
-            staged_builtins_.push_back(e);
-            return e;
-        }
+        if (e.identity() == o.identity()) return e; // already staged by this init: nothing new
         throw RegistrationError(RegistrationError::Kind::Conflict,
                                 "conflicting builtin overload " + o.signature() + ": " + owner_label(owner_) +
                                     " already registered " + e.signature() + " [native " + e.native_name +
@@ -343,9 +340,11 @@ BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
         if (e.identity() == o.identity()) {
             // Identical contract: the existing function is returned, ownership is shared.
             const bool owned = std::find(e.owners.begin(), e.owners.end(), owner_) != e.owners.end();
-            if (!owned) pending_->shared_overloads.emplace_back(o.name, key);
             BuiltinOverload shared = e;
             if (!owned) shared.owners.push_back(owner_);
+            for (const BuiltinOverload &s : staged_builtins_)
+                if (s.identity() == o.identity()) return shared; // shared earlier in this init
+            if (!owned) pending_->shared_overloads.emplace_back(o.name, key);
             staged_builtins_.push_back(shared);
             return shared;
         }
@@ -445,11 +444,14 @@ NativeTypeInfo Registry::Transaction::add_native_type(const NativeTypeSpec &spec
                                         t.describe());
         const bool owned = std::find(e.owners.begin(), e.owners.end(), owner_) != e.owners.end();
         NativeTypeInfo shared = e;
+        if (!committed) return shared; // staged earlier in this init: nothing new
+        const bool staged = std::any_of(staged_types_.begin(), staged_types_.end(),
+                                        [&](const NativeTypeInfo &x) { return x.native_name == e.native_name; });
         if (!owned) {
             shared.owners.push_back(owner_);
-            if (committed) pending_->shared_types.push_back(e.native_name);
+            if (!staged) pending_->shared_types.push_back(e.native_name);
         }
-        staged_types_.push_back(shared);
+        if (!staged) staged_types_.push_back(shared);
         return shared;
     };
     for (const NativeTypeInfo &e : pending_->new_types)

@@ -15,8 +15,8 @@
  *    reachable through get_proc_address.
  *  - Nothing a plugin passes is kept by reference: the host copies every
  *    string and array during the call, so the plugin may free or reuse them.
- *  - Every host call returns a weft_status; on failure, last_error() returns
- *    a message explaining it (valid until the next host call).
+ *  - Every registration call returns a weft_status; on failure, last_error()
+ *    returns a message explaining it (valid until the next host call).
  *  - No C++ exception may cross this boundary in either direction.
  */
 #ifndef WEFT_PLUGIN_H
@@ -187,7 +187,8 @@ typedef struct weft_host_api {
 typedef const weft_plugin_info *(*weft_plugin_info_fn)(void);
 typedef weft_status (*weft_plugin_init_fn)(const weft_host_api *api);
 
-/* Struct-size initializers: `weft_builtin_desc d = WEFT_INIT_BUILTIN_DESC;` */
+/* Struct-size initializers for C: `weft_builtin_desc d = WEFT_INIT_BUILTIN_DESC;`
+ * (designated initializers: C99, or C++20; the C++ layer has make_desc<T>()). */
 #define WEFT_STRUCT_INIT(type) {.struct_size = sizeof(type)}
 #define WEFT_INIT_PARAM_DESC WEFT_STRUCT_INIT(weft_param_desc)
 #define WEFT_INIT_BUILTIN_DESC WEFT_STRUCT_INIT(weft_builtin_desc)
