@@ -2,6 +2,7 @@
 #   make demo   install what is missing, build, run the demo
 #   make test   install what is missing, build, run every test
 #   make sanitize   the same tests under ASan+UBSan (build-asan/)
+#   make fuzz   the front-end fuzzer, bounded (build-fuzz/, clang)
 BUILD ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
@@ -11,7 +12,7 @@ ifeq ($(CI),true)
 CMAKE_ARGS += -DWEFT_WERROR=ON
 endif
 
-.PHONY: deps configure build demo test sanitize clean
+.PHONY: deps configure build demo test sanitize fuzz clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -31,5 +32,13 @@ test: build
 sanitize:
 	@$(MAKE) test BUILD=build-asan BUILD_TYPE=Debug CMAKE_ARGS="$(CMAKE_ARGS) -DWEFT_SANITIZE=ON"
 
+# The front-end fuzzer, built with clang, run for WEFT_FUZZ_SECONDS (default 60).
+fuzz:
+	@./scripts/install-deps.sh fuzz
+	@CC=clang-19 CXX=clang++-19 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_FUZZ=ON \
+	  -DWEFT_BUILD_BENCH=OFF $(CMAKE_ARGS) >/dev/null
+	@cmake --build build-fuzz -j $(JOBS)
+	@cd build-fuzz && ctest --output-on-failure -R fuzz
+
 clean:
-	@rm -rf build build-asan
+	@rm -rf build build-asan build-fuzz

@@ -15,6 +15,14 @@ packages=(
   nlohmann-json3-dev
   libglm-dev librandom123-dev
 )
+# Optional groups, named on the command line: `install-deps.sh fuzz`.
+fuzz_packages=(libclang-rt-19-dev)
+for group in "$@"; do
+  case "$group" in
+    fuzz) packages+=("${fuzz_packages[@]}") ;;
+    *) echo "install-deps.sh: unknown group '$group' (known: fuzz)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

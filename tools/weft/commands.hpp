@@ -26,4 +26,13 @@ int cache_list(const CacheOptions &options);
 int cache_stats(const CacheOptions &options);
 int cache_clear(const CacheOptions &options);
 
+struct KernelCheckOptions {
+    std::string file;
+    std::vector<std::string> plugins;
+    std::vector<std::string> search_path;
+    std::size_t error_limit = 50;
+};
+
+int kernel_check(const KernelCheckOptions &options);
+
 } // namespace weft::cli

@@ -44,6 +44,13 @@ int main(int argc, char **argv) {
     CLI::App *cache_stats = cache->add_subcommand("stats", "Count entries, artifacts and bytes");
     CLI::App *cache_clear = cache->add_subcommand("clear", "Remove every entry");
 
+    weft::cli::KernelCheckOptions check_opts;
+    CLI::App *kcheck = app.add_subcommand("check", "Parse and type-check a kernel module; print every diagnostic");
+    kcheck->add_option("file", check_opts.file, "Kernel source (.py)")->required();
+    kcheck->add_option("--plugin", check_opts.plugins, "Plugin to load first (manifest, directory or library; repeatable)");
+    kcheck->add_option("--plugin-path", check_opts.search_path, "Directory to search for plugin requirements");
+    kcheck->add_option("--error-limit", check_opts.error_limit, "Stop after this many errors (default 50)");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError &e) {
@@ -54,6 +61,7 @@ int main(int argc, char **argv) {
         if (list->parsed()) return weft::cli::plugin_list(plugin_opts);
         if (inspect->parsed()) return weft::cli::plugin_inspect(plugin_opts);
         if (check->parsed()) return weft::cli::plugin_check(plugin_opts);
+        if (kcheck->parsed()) return weft::cli::kernel_check(check_opts);
         if (cache_path->parsed()) return weft::cli::cache_path(cache_opts);
         if (cache_list->parsed()) return weft::cli::cache_list(cache_opts);
         if (cache_stats->parsed()) return weft::cli::cache_stats(cache_opts);

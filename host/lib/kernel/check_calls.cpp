@@ -1,0 +1,301 @@
+// Calls with checker-computed types: the generic core builtins and @wp.func
+// functions (overloads, and generic parameters instantiated per call).
+#include "checker.hpp"
+
+#include <algorithm>
+
+namespace weft::kernel::detail {
+
+using ast::Expr;
+using K = ir::Expr::Kind;
+
+namespace {
+bool is_printable(const Type &t) {
+    switch (t.kind()) {
+    case Type::Kind::Scalar:
+    case Type::Kind::Vector:
+    case Type::Kind::Matrix:
+    case Type::Kind::Quaternion: return true;
+    default: return false;
+    }
+}
+} // namespace
+
+Value Checker::generic_builtin(const std::string &name, const Expr &e) {
+    const SourceLocation at = e.location;
+    std::vector<Value> args;
+    std::vector<const Expr *> arg_ast;
+    for (std::size_t i = 1; i < e.children.size(); ++i) arg_ast.push_back(e.children[i].get());
+
+    const bool takes_keywords = name == "identity" || name == "expect_near";
+    if (!takes_keywords && !e.keywords.empty()) {
+        diags_.error(e.keywords.front().location,
+                     "builtin '" + name + "' takes no keyword arguments (got '" + e.keywords.front().name + "')");
+        return poison();
+    }
+    auto result = [&](const Type &t, bool is_void) {
+        auto x = make(K::Generic, t, at);
+        x->name = name;
+        x->is_void = is_void;
+        for (Value &v : args) x->args.push_back(std::move(v.expr));
+        return Value{std::move(x)};
+    };
+    auto want = [&](std::size_t n) {
+        if (arg_ast.size() == n) return true;
+        diags_.error(at, "'" + name + "' takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") + ", got " +
+                             std::to_string(arg_ast.size()));
+        return false;
+    };
+
+    if (name == "identity") {
+        int n = 0;
+        std::optional<Type> dtype = Type::scalar(Scalar::Float32);
+        for (const ast::Keyword &k : e.keywords) {
+            if (k.name == "n" && k.value->kind == Expr::Kind::Int) n = static_cast<int>(k.value->int_value);
+            else if (k.name == "dtype") dtype = concrete_type(*k.value);
+            else {
+                diags_.error(k.location, "identity() takes n= and dtype=, got '" + k.name + "'");
+                return poison();
+            }
+        }
+        if (!arg_ast.empty() && arg_ast[0]->kind == Expr::Kind::Int) n = static_cast<int>(arg_ast[0]->int_value);
+        if (n < 2 || n > 4 || !dtype || !dtype->is_float() || dtype->scalar_type() == Scalar::Float16) {
+            diags_.error(at, "identity() needs n=2, 3 or 4 and dtype=float32 or float64");
+            return poison();
+        }
+        return result(Type::matrix(dtype->scalar_type(), n, n), false);
+    }
+
+    for (const Expr *a : arg_ast) {
+        if (name == "print" && a->kind == Expr::Kind::String) {
+            auto s = make(K::Literal, Type::scalar(Scalar::Int8), a->location);
+            s->name = a->text; // the string; codegen prints it verbatim
+            args.push_back(Value{std::move(s)});
+            continue;
+        }
+        args.push_back(expr(*a));
+    }
+    if (name == "expect_near")
+        for (const ast::Keyword &k : e.keywords) {
+            if (k.name != "tolerance") {
+                diags_.error(k.location, "expect_near() takes tolerance=, got '" + k.name + "'");
+                return poison();
+            }
+            args.push_back(expr(*k.value));
+        }
+    for (const Value &v : args)
+        if (!v.ok()) return poison();
+
+    if (name == "tid") {
+        if (!want(0)) return poison();
+        if (scope_) scope_->function->uses_tid = true;
+        return result(Type::scalar(Scalar::Int32), false); // unpacking widens it (see assign)
+    }
+    if (name == "len") {
+        if (!want(1)) return poison();
+        const Type &t = args[0].type();
+        if (t.kind() != Type::Kind::Array && t.kind() != Type::Kind::Vector && t.kind() != Type::Kind::Matrix &&
+            t.kind() != Type::Kind::Quaternion) {
+            diags_.error(at, "len() needs an array, vector or matrix, got '" + t.name() + "'");
+            return poison();
+        }
+        return result(Type::scalar(Scalar::Int32), false);
+    }
+    if (name == "select" || name == "where") {
+        if (!want(3)) return poison();
+        settle(args[0]);
+        if (!args[0].type().is_scalar()) {
+            diags_.error(arg_ast[0]->location, name + "() condition must be bool or a scalar, got '" +
+                                                   args[0].type().name() + "'");
+            return poison();
+        }
+        if (args[1].literal != Value::Literal::None) coerce(args[1], args[2].type());
+        if (args[2].literal != Value::Literal::None) coerce(args[2], args[1].type());
+        settle(args[1]);
+        settle(args[2]);
+        if (args[1].type() != args[2].type()) {
+            diags_.error(at, name + "() branches must have one type, got '" + args[1].type().name() + "' and '" +
+                                 args[2].type().name() + "'");
+            return poison();
+        }
+        const Type t = args[1].type();
+        return result(t, false);
+    }
+    if (name.rfind("atomic_", 0) == 0) {
+        if (args.empty() || args[0].type().kind() != Type::Kind::Array) {
+            diags_.error(at, name + "() needs an array as its first argument" +
+                                 (args.empty() ? std::string() : ", got '" + args[0].type().name() + "'"));
+            return poison();
+        }
+        const Type arr = args[0].type();
+        const std::size_t expected = static_cast<std::size_t>(arr.ndim()) + 2;
+        if (args.size() != expected) {
+            diags_.error(at, name + "() on an array of " + std::to_string(arr.ndim()) + " dimension" +
+                                 (arr.ndim() == 1 ? "" : "s") + " takes " + std::to_string(expected) +
+                                 " arguments (the array, " + std::to_string(arr.ndim()) + " index" +
+                                 (arr.ndim() == 1 ? "" : "es") + ", the value), got " + std::to_string(args.size()));
+            return poison();
+        }
+        for (std::size_t i = 1; i + 1 < args.size(); ++i) {
+            settle(args[i]);
+            if (!args[i].type().is_integer()) {
+                diags_.error(arg_ast[i]->location, "index must be an integer, got '" + args[i].type().name() + "'");
+                return poison();
+            }
+        }
+        const Type &dtype = arr.element();
+        const bool minmax = name == "atomic_min" || name == "atomic_max";
+        const bool ok_dtype = (dtype.is_scalar() && !dtype.is_bool()) ||
+                              (!minmax && dtype.kind() == Type::Kind::Vector);
+        if (!ok_dtype) {
+            diags_.error(at, name + "() does not support arrays of '" + dtype.name() + "'");
+            return poison();
+        }
+        if (!coerce(args.back(), dtype)) {
+            diags_.error(arg_ast.back()->location, name + "() value must be " + dtype.name() + " (the array's dtype), got '" +
+                                                       args.back().type().name() + "'");
+            return poison();
+        }
+        return result(dtype, false);
+    }
+    if (name == "print") {
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            if (!args[i].expr->name.empty() && args[i].expr->kind == K::Literal) continue; // a string
+            settle(args[i]);
+            if (!is_printable(args[i].type())) {
+                diags_.error(arg_ast[i]->location, "print() cannot print '" + args[i].type().name() + "'");
+                return poison();
+            }
+        }
+        return result(Type::scalar(Scalar::Int32), true);
+    }
+    if (name == "expect_eq" || name == "expect_neq" || name == "expect_near") {
+        const std::size_t max = name == "expect_near" ? 3 : 2;
+        if (args.size() < 2 || args.size() > max) {
+            diags_.error(at, "'" + name + "' takes " + (max == 3 ? "2 or 3" : std::string("2")) + " arguments, got " +
+                                 std::to_string(args.size()));
+            return poison();
+        }
+        if (args[0].literal != Value::Literal::None) coerce(args[0], args[1].type());
+        if (args[1].literal != Value::Literal::None) coerce(args[1], args[0].type());
+        settle(args[0]);
+        settle(args[1]);
+        if (args[0].type() != args[1].type()) {
+            diags_.error(at, name + "() compares values of one type, got '" + args[0].type().name() + "' and '" +
+                                 args[1].type().name() + "'");
+            return poison();
+        }
+        if (!is_printable(args[0].type())) {
+            diags_.error(at, name + "() cannot compare '" + args[0].type().name() + "' (no way to report the values)");
+            return poison();
+        }
+        if (name == "expect_near") {
+            if (!args[0].type().is_float() && args[0].type().kind() != Type::Kind::Vector) {
+                diags_.error(at, "expect_near() needs float or vector values, got '" + args[0].type().name() + "'");
+                return poison();
+            }
+            if (args.size() == 3 && !coerce(args[2], Type::scalar(Scalar::Float32))) {
+                diags_.error(at, "expect_near() tolerance must be float32");
+                return poison();
+            }
+        }
+        return result(Type::scalar(Scalar::Int32), true);
+    }
+    diags_.error(at, "builtin '" + name + "' is not available in this version");
+    return poison();
+}
+
+// ---------------------------------------------------------------------------
+
+namespace {
+bool accepts(const Annotation &a, const Type &t) {
+    switch (a.kind) {
+    case Annotation::Kind::Concrete: return a.type == t;
+    case Annotation::Kind::Any: return t.kind() != Type::Kind::Tuple;
+    case Annotation::Kind::Scalar: return t.is_scalar() && !t.is_bool();
+    case Annotation::Kind::Float: return t.is_float();
+    case Annotation::Kind::Int: return t.is_integer();
+    }
+    return false;
+}
+} // namespace
+
+Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Value> args) {
+    for (const Value &v : args)
+        if (!v.ok()) return poison();
+    const auto &defs = funcs_.at(name);
+
+    // Candidates: arity fits and every argument is accepted, exactly or by literal conversion.
+    struct Candidate {
+        const ast::FunctionDef *def;
+        std::vector<Annotation> params;
+        bool exact;
+    };
+    std::vector<Candidate> fits;
+    for (const ast::FunctionDef *def : defs) {
+        if (def->params.size() != args.size()) continue;
+        std::vector<Annotation> params;
+        bool all = true, exact = true;
+        for (std::size_t i = 0; i < args.size() && all; ++i) {
+            if (!def->params[i].annotation) {
+                all = false;
+                break;
+            }
+            auto a = annotation(*def->params[i].annotation, true);
+            if (!a) return poison();
+            const Value &v = args[i];
+            if (v.literal == Value::Literal::None) {
+                if (!accepts(*a, v.type())) all = false;
+            } else if (a->kind == Annotation::Kind::Concrete) {
+                if (a->type != v.type()) exact = false;
+                if (!(a->type.is_scalar() && !a->type.is_bool() && (v.literal == Value::Literal::Int || a->type.is_float())))
+                    all = false;
+            } else {
+                Value probe{nullptr, v.literal};
+                const Type def_type = Type::scalar(v.literal == Value::Literal::Float ? Scalar::Float32 : Scalar::Int32);
+                if (!accepts(*a, def_type)) all = false;
+            }
+            params.push_back(*a);
+        }
+        if (all) fits.push_back({def, std::move(params), exact});
+    }
+    std::vector<Candidate *> chosen;
+    for (Candidate &c : fits)
+        if (c.exact) chosen.push_back(&c);
+    if (chosen.empty())
+        for (Candidate &c : fits) chosen.push_back(&c);
+    if (chosen.size() != 1) {
+        std::vector<std::string> sigs;
+        for (const ast::FunctionDef *def : defs) {
+            std::vector<std::string> ps;
+            for (const ast::Param &p : def->params) {
+                auto d = p.annotation ? dotted(*p.annotation) : std::nullopt;
+                ps.push_back(p.name + (d ? ": " + *d : std::string()));
+            }
+            sigs.push_back("    " + name + "(" + join(ps) + ")  (line " + std::to_string(def->location.line) + ")");
+        }
+        diags_.error(e.location, std::string(chosen.empty() ? "no overload of function '" : "ambiguous call to function '") +
+                                     name + "' matches the argument types " + type_list(args) + "; candidates:\n" +
+                                     join(sigs, "\n"));
+        return poison();
+    }
+    Candidate &c = *chosen.front();
+    std::vector<Type> types;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (c.params[i].kind == Annotation::Kind::Concrete) coerce(args[i], c.params[i].type);
+        else settle(args[i]);
+        types.push_back(args[i].type());
+    }
+    const int index = instantiate(*c.def, types, e.location);
+    if (index < 0) return poison();
+    const ir::Function &f = out_.functions[static_cast<std::size_t>(index)];
+    if (scope_ && f.uses_tid) scope_->function->uses_tid = true;
+    auto x = make(K::Call, f.return_type ? *f.return_type : Type::scalar(Scalar::Int32), e.location);
+    x->is_void = !f.return_type;
+    x->index = index;
+    x->name = f.mangled_name;
+    for (Value &v : args) x->args.push_back(std::move(v.expr));
+    return Value{std::move(x)};
+}
+
+} // namespace weft::kernel::detail

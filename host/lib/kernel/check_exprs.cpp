@@ -1,0 +1,677 @@
+// Expressions: literals, names, fields, subscripts, operators and calls, with
+// overload resolution over the registry (exact match, then literal conversion).
+#include "checker.hpp"
+
+#include <algorithm>
+
+namespace weft::kernel::detail {
+
+using ast::Expr;
+using K = ir::Expr::Kind;
+
+namespace {
+
+const std::map<std::string, std::string> binary_names{
+    {"+", "add"},     {"-", "sub"},    {"*", "mul"},     {"/", "div"},    {"//", "floordiv"}, {"%", "mod"},
+    {"**", "pow"},    {"&", "bit_and"}, {"|", "bit_or"}, {"^", "bit_xor"}, {"<<", "lshift"},   {">>", "rshift"},
+    {"@", "mul"},     {"<", "lt"},     {"<=", "le"},     {">", "gt"},     {">=", "ge"},       {"==", "eq"},
+    {"!=", "ne"}};
+
+Type default_literal_type(Value::Literal l) {
+    return Type::scalar(l == Value::Literal::Float ? Scalar::Float32 : Scalar::Int32);
+}
+
+/// The scalar a literal next to `t` should become: t's own scalar or its components'.
+std::optional<Type> literal_partner(const Type &t) {
+    switch (t.kind()) {
+    case Type::Kind::Scalar:
+        if (t.is_bool()) return std::nullopt;
+        return t;
+    case Type::Kind::Vector:
+    case Type::Kind::Matrix:
+    case Type::Kind::Quaternion: return Type::scalar(t.scalar_type());
+    default: return std::nullopt;
+    }
+}
+
+int component_index(const std::string &name) {
+    if (name == "x") return 0;
+    if (name == "y") return 1;
+    if (name == "z") return 2;
+    if (name == "w") return 3;
+    return -1;
+}
+
+} // namespace
+
+ir::ExprPtr Checker::make(K kind, const Type &type, SourceLocation at) {
+    auto e = std::make_unique<ir::Expr>(kind, at);
+    e->type = type;
+    return e;
+}
+
+void Checker::note_builtin(const BuiltinOverload &o) {
+    if (noted_builtins_.insert(o.identity()).second) out_.references.builtins.push_back(o);
+    for (const Parameter &p : o.params) note_type(p.type);
+    if (o.result) note_type(*o.result);
+}
+
+bool Checker::coerce(Value &v, const Type &target) {
+    if (!v.ok()) return false;
+    if (v.literal == Value::Literal::None) return v.type() == target;
+    const bool convertible = target.is_scalar() && !target.is_bool() &&
+                             (v.literal == Value::Literal::Int || target.is_float());
+    if (!convertible) return false;
+    v.expr->type = target;
+    if (v.expr->value) v.expr->value->type = target;
+    v.literal = Value::Literal::None;
+    return true;
+}
+
+void Checker::settle(Value &v) {
+    if (v.ok() && v.literal != Value::Literal::None) coerce(v, default_literal_type(v.literal));
+}
+
+// ---------------------------------------------------------------------------
+
+Value Checker::expr(const Expr &e) {
+    switch (e.kind) {
+    case Expr::Kind::Int: {
+        if (e.int_value > INT32_MAX || e.int_value < INT32_MIN) {
+            // Too large for the default int32: typed as int64 (Warp does the same).
+            Value v{make(K::Literal, Type::scalar(Scalar::Int64), e.location)};
+            v.expr->value = ir::ConstantValue{Type::scalar(Scalar::Int64), {static_cast<double>(e.int_value)}, {e.int_value}};
+            return v;
+        }
+        Value v{make(K::Literal, Type::scalar(Scalar::Int32), e.location), Value::Literal::Int};
+        v.expr->value = ir::ConstantValue{Type::scalar(Scalar::Int32), {static_cast<double>(e.int_value)}, {e.int_value}};
+        return v;
+    }
+    case Expr::Kind::Float: {
+        Value v{make(K::Literal, Type::scalar(Scalar::Float32), e.location), Value::Literal::Float};
+        v.expr->value = ir::ConstantValue{Type::scalar(Scalar::Float32), {e.float_value}, {0}};
+        return v;
+    }
+    case Expr::Kind::Bool: {
+        Value v{make(K::Literal, Type::scalar(Scalar::Bool), e.location)};
+        v.expr->value = ir::ConstantValue{Type::scalar(Scalar::Bool), {e.bool_value ? 1.0 : 0.0}, {e.bool_value}};
+        return v;
+    }
+    case Expr::Kind::String:
+        diags_.error(e.location, "strings are only supported as print() arguments in kernels");
+        return poison();
+    case Expr::Kind::Name: {
+        if (scope_) {
+            if (auto it = scope_->locals.find(e.text); it != scope_->locals.end()) {
+                auto x = make(K::Local, scope_->function->locals[static_cast<std::size_t>(it->second)].type, e.location);
+                x->index = it->second;
+                x->name = e.text;
+                return Value{std::move(x)};
+            }
+            if (auto it = scope_->params.find(e.text); it != scope_->params.end()) {
+                auto x = make(K::Param, scope_->function->params[static_cast<std::size_t>(it->second)].type, e.location);
+                x->index = it->second;
+                x->name = e.text;
+                return Value{std::move(x)};
+            }
+        }
+        if (auto it = constants_.find(e.text); it != constants_.end()) {
+            if (noted_constants_.insert(e.text).second) out_.references.constants.push_back(e.text);
+            if (it->second.implicit && it->second.value.type.is_scalar()) {
+                // `N = 16` at module level is a Python literal: it converts like one.
+                Value v{make(K::Literal, it->second.value.type, e.location), it->second.literal};
+                v.expr->value = it->second.value;
+                return v;
+            }
+            auto x = make(K::Constant, it->second.value.type, e.location);
+            x->name = e.text;
+            x->value = it->second.value;
+            return Value{std::move(x)};
+        }
+        if (e.text == "None") {
+            diags_.error(e.location, "None is not supported in kernels");
+            return poison();
+        }
+        if (funcs_.count(e.text)) {
+            diags_.error(e.location, "function '" + e.text + "' used as a value: call it");
+            return poison();
+        }
+        if (type_named(e.text)) {
+            diags_.error(e.location, "type '" + e.text + "' used as a value: construct one with " + e.text + "(...)");
+            return poison();
+        }
+        diags_.error(e.location, "name '" + e.text + "' is not defined");
+        return poison();
+    }
+    case Expr::Kind::Attribute: {
+        // A module-level name reached through the warp alias: wp.X.
+        if (auto d = dotted(e)) {
+            const std::string stripped = strip_warp(*d);
+            if (stripped != *d && stripped.find('.') == std::string::npos) {
+                if (constants_.count(stripped)) {
+                    Expr name(Expr::Kind::Name, e.location);
+                    name.text = stripped;
+                    return expr(name);
+                }
+                diags_.error(e.location, "'" + *d + "' is not a value" +
+                                             (type_named(*d) ? " (it is a type: construct one with " + *d + "(...))" : ""));
+                return poison();
+            }
+            if (!scope_ || (!scope_->locals.count(d->substr(0, d->find('.'))) &&
+                            !scope_->params.count(d->substr(0, d->find('.'))) &&
+                            !constants_.count(d->substr(0, d->find('.'))))) {
+                if (type_named(*d)) {
+                    diags_.error(e.location, "type '" + *d + "' used as a value");
+                    return poison();
+                }
+            }
+        }
+        if (e.text == "shape") {
+            diags_.error(e.location, "'.shape' must be indexed: a.shape[0]");
+            return poison();
+        }
+        Value base = expr(*e.children[0]);
+        if (!base.ok()) return poison();
+        settle(base);
+        const Type &t = base.type();
+        auto field = [&](const Type &ft, int index) {
+            auto x = make(K::Field, ft, e.location);
+            x->name = e.text;
+            x->index = index;
+            x->args.push_back(std::move(base.expr));
+            return Value{std::move(x)};
+        };
+        if (t.kind() == Type::Kind::Struct) {
+            const auto &fields = t.layout().fields;
+            for (std::size_t i = 0; i < fields.size(); ++i)
+                if (fields[i].name == e.text) return field(fields[i].type, static_cast<int>(i));
+            diags_.error(e.location, "struct '" + t.name() + "' has no field '" + e.text + "'");
+            return poison();
+        }
+        if (t.kind() == Type::Kind::Native) {
+            const NativeTypeInfo *n = registry_.native_type(t.native_name());
+            if (n)
+                for (std::size_t i = 0; i < n->exposed.size(); ++i)
+                    if (n->exposed[i].name == e.text) return field(n->exposed[i].type, static_cast<int>(i));
+            diags_.error(e.location, "native type '" + t.name() + "' has no exposed field '" + e.text + "'" +
+                                         (n && n->opaque() ? " (it is opaque)" : ""));
+            return poison();
+        }
+        if (t.kind() == Type::Kind::Vector || t.kind() == Type::Kind::Quaternion) {
+            const int c = component_index(e.text);
+            if (c >= 0 && c < t.rows()) return field(Type::scalar(t.scalar_type()), c);
+            diags_.error(e.location, "'" + t.name() + "' has no component '" + e.text + "'");
+            return poison();
+        }
+        diags_.error(e.location, "'" + t.name() + "' has no attribute '" + e.text + "'");
+        return poison();
+    }
+    case Expr::Kind::Subscript: {
+        const Expr &base_ast = *e.children[0];
+        if (base_ast.kind == Expr::Kind::Attribute && base_ast.text == "shape") {
+            Value arr = expr(*base_ast.children[0]);
+            if (!arr.ok()) return poison();
+            if (arr.type().kind() != Type::Kind::Array) {
+                diags_.error(base_ast.location, "'.shape' needs an array, got '" + arr.type().name() + "'");
+                return poison();
+            }
+            if (e.children.size() != 2 || e.children[1]->kind != Expr::Kind::Int || e.children[1]->int_value < 0 ||
+                e.children[1]->int_value >= arr.type().ndim()) {
+                diags_.error(e.location, "shape index must be an integer literal from 0 to " +
+                                             std::to_string(arr.type().ndim() - 1));
+                return poison();
+            }
+            auto x = make(K::Shape, Type::scalar(Scalar::Int32), e.location);
+            x->index = static_cast<int>(e.children[1]->int_value);
+            x->args.push_back(std::move(arr.expr));
+            return Value{std::move(x)};
+        }
+        Value base = expr(base_ast);
+        if (!base.ok()) return poison();
+        const Type t = base.type();
+        std::vector<Value> indices;
+        bool ok = true;
+        for (std::size_t i = 1; i < e.children.size(); ++i) {
+            Value v = expr(*e.children[i]);
+            if (!v.ok()) {
+                ok = false;
+                continue;
+            }
+            settle(v);
+            if (!v.type().is_integer()) {
+                diags_.error(e.children[i]->location, "index must be an integer, got '" + v.type().name() + "'");
+                ok = false;
+            }
+            indices.push_back(std::move(v));
+        }
+        if (!ok) return poison();
+        std::optional<Type> result;
+        if (t.kind() == Type::Kind::Array) {
+            if (static_cast<int>(indices.size()) != t.ndim()) {
+                diags_.error(e.location, "array of " + std::to_string(t.ndim()) + " dimension" +
+                                             (t.ndim() == 1 ? "" : "s") + " indexed with " +
+                                             std::to_string(indices.size()) + " index" +
+                                             (indices.size() == 1 ? "" : "es"));
+                return poison();
+            }
+            result = t.element();
+        } else if (t.kind() == Type::Kind::Vector || t.kind() == Type::Kind::Quaternion) {
+            if (indices.size() == 1) result = Type::scalar(t.scalar_type());
+        } else if (t.kind() == Type::Kind::Matrix) {
+            if (indices.size() == 1) result = Type::vector(t.scalar_type(), t.cols());
+            if (indices.size() == 2) result = Type::scalar(t.scalar_type());
+        }
+        if (!result) {
+            diags_.error(e.location, "'" + t.name() + "' cannot be indexed with " + std::to_string(indices.size()) +
+                                         " index" + (indices.size() == 1 ? "" : "es"));
+            return poison();
+        }
+        auto x = make(K::Index, *result, e.location);
+        x->args.push_back(std::move(base.expr));
+        for (Value &v : indices) x->args.push_back(std::move(v.expr));
+        return Value{std::move(x)};
+    }
+    case Expr::Kind::Call: return call(e);
+    case Expr::Kind::Binary: {
+        Value a = expr(*e.children[0]);
+        Value b = expr(*e.children[1]);
+        return binary(e.text, std::move(a), std::move(b), e.location);
+    }
+    case Expr::Kind::Unary: {
+        Value a = expr(*e.children[0]);
+        if (!a.ok()) return poison();
+        if (e.text == "not") {
+            settle(a);
+            if (!a.type().is_scalar()) {
+                diags_.error(e.location, "'not' needs a bool or scalar operand, got '" + a.type().name() + "'");
+                return poison();
+            }
+            auto x = make(K::Not, Type::scalar(Scalar::Bool), e.location);
+            x->args.push_back(std::move(a.expr));
+            return Value{std::move(x)};
+        }
+        if (a.literal != Value::Literal::None && (e.text == "-" || e.text == "+")) {
+            // Keep literals literal: -1 still converts like 1.
+            if (e.text == "-" && a.expr->value) {
+                for (double &c : a.expr->value->components) c = -c;
+                for (std::int64_t &c : a.expr->value->int_components) c = -c;
+            }
+            return a;
+        }
+        const std::string name = e.text == "-" ? "neg" : e.text == "+" ? "pos" : "invert";
+        std::vector<Value> args;
+        args.push_back(std::move(a));
+        return builtin_call(name, std::move(args), e.location, "operator " + e.text);
+    }
+    case Expr::Kind::Compare: {
+        for (const std::string &op : e.ops)
+            if (!binary_names.count(op)) {
+                diags_.error(e.location, "comparison '" + op + "' is not supported in kernels");
+                return poison();
+            }
+        // a < b < c == (a < b) and (b < c); b is evaluated twice (side-effect free in practice).
+        Value result;
+        for (std::size_t i = 0; i < e.ops.size(); ++i) {
+            Value l = expr(*e.children[i]);
+            Value r = expr(*e.children[i + 1]);
+            Value cmp = binary(e.ops[i], std::move(l), std::move(r), e.location);
+            if (!cmp.ok()) return poison();
+            if (!result.ok()) {
+                result = std::move(cmp);
+                continue;
+            }
+            auto x = make(K::And, Type::scalar(Scalar::Bool), e.location);
+            x->args.push_back(std::move(result.expr));
+            x->args.push_back(std::move(cmp.expr));
+            result = Value{std::move(x)};
+        }
+        return result;
+    }
+    case Expr::Kind::BoolOp: {
+        auto x = make(e.text == "and" ? K::And : K::Or, Type::scalar(Scalar::Bool), e.location);
+        bool ok = true;
+        for (const auto &c : e.children) {
+            Value v = expr(*c);
+            if (!v.ok()) {
+                ok = false;
+                continue;
+            }
+            settle(v);
+            if (!v.type().is_scalar()) {
+                diags_.error(c->location, "'" + e.text + "' needs bool or scalar operands, got '" + v.type().name() + "'");
+                ok = false;
+                continue;
+            }
+            x->args.push_back(std::move(v.expr));
+        }
+        if (!ok) return poison();
+        return Value{std::move(x)};
+    }
+    case Expr::Kind::IfExp: {
+        Value cond = expr(*e.children[0]);
+        Value body = expr(*e.children[1]);
+        Value orelse = expr(*e.children[2]);
+        if (!cond.ok() || !body.ok() || !orelse.ok()) return poison();
+        settle(cond);
+        if (!cond.type().is_scalar()) {
+            diags_.error(e.children[0]->location, "condition must be bool or a scalar, got '" + cond.type().name() + "'");
+            return poison();
+        }
+        if (body.literal != Value::Literal::None && orelse.literal == Value::Literal::None) coerce(body, orelse.type());
+        if (orelse.literal != Value::Literal::None && body.literal == Value::Literal::None) coerce(orelse, body.type());
+        settle(body);
+        settle(orelse);
+        if (body.type() != orelse.type()) {
+            diags_.error(e.location, "both branches of a conditional expression must have one type, got '" +
+                                         body.type().name() + "' and '" + orelse.type().name() + "'");
+            return poison();
+        }
+        auto x = make(K::Select, body.type(), e.location);
+        x->args.push_back(std::move(cond.expr));
+        x->args.push_back(std::move(body.expr));
+        x->args.push_back(std::move(orelse.expr));
+        return Value{std::move(x)};
+    }
+    case Expr::Kind::Tuple:
+        diags_.error(e.location, "tuples are only supported in assignments, returns and tid() unpacking");
+        return poison();
+    }
+    return poison();
+}
+
+Value Checker::binary(const std::string &op, Value a, Value b, SourceLocation at) {
+    if (!a.ok() || !b.ok()) return poison();
+    auto it = binary_names.find(op);
+    if (it == binary_names.end()) {
+        diags_.error(at, "operator '" + op + "' is not supported in kernels");
+        return poison();
+    }
+    // Literal conversion: a literal takes the scalar type of the other operand.
+    if (a.literal != Value::Literal::None && b.literal == Value::Literal::None) {
+        if (auto partner = literal_partner(b.type())) coerce(a, *partner);
+    } else if (b.literal != Value::Literal::None && a.literal == Value::Literal::None) {
+        if (auto partner = literal_partner(a.type())) coerce(b, *partner);
+    } else if (a.literal != Value::Literal::None && b.literal != Value::Literal::None) {
+        const Value::Literal joint =
+            (a.literal == Value::Literal::Float || b.literal == Value::Literal::Float) ? Value::Literal::Float
+                                                                                     : Value::Literal::Int;
+        coerce(a, default_literal_type(joint));
+        coerce(b, default_literal_type(joint));
+    }
+    std::vector<Value> args;
+    args.push_back(std::move(a));
+    args.push_back(std::move(b));
+    return builtin_call(it->second, std::move(args), at, "operator " + op);
+}
+
+Value Checker::builtin_call(const std::string &name, std::vector<Value> args, SourceLocation at,
+                            const std::string &what) {
+    for (const Value &v : args)
+        if (!v.ok()) return poison();
+    const std::vector<BuiltinOverload> &all = registry_.overloads(name);
+    std::vector<const BuiltinOverload *> exact, converting;
+    for (const BuiltinOverload &o : all) {
+        if (o.generic() || o.params.size() != args.size()) continue;
+        bool same = true, convertible = true;
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            const Type &p = o.params[i].type;
+            const Value &v = args[i];
+            if (v.literal == Value::Literal::None) {
+                if (v.type() != p) same = convertible = false;
+            } else {
+                if (v.type() != p) same = false;
+                const bool ok = p.is_scalar() && !p.is_bool() && (v.literal == Value::Literal::Int || p.is_float());
+                if (!ok) convertible = false;
+            }
+        }
+        if (same) exact.push_back(&o);
+        else if (convertible) converting.push_back(&o);
+    }
+    std::vector<const BuiltinOverload *> chosen = exact.empty() ? converting : exact;
+    if (chosen.size() > 1 && exact.empty()) {
+        // Several conversions fit: prefer the one where literals keep their default type.
+        std::vector<const BuiltinOverload *> preferred;
+        for (const BuiltinOverload *o : chosen) {
+            bool defaults = true;
+            for (std::size_t i = 0; i < args.size(); ++i)
+                if (args[i].literal != Value::Literal::None && o->params[i].type != default_literal_type(args[i].literal))
+                    defaults = false;
+            if (defaults) preferred.push_back(o);
+        }
+        if (preferred.size() == 1) chosen = preferred;
+    }
+    if (chosen.size() != 1) {
+        std::vector<std::string> candidates;
+        std::size_t shown = 0;
+        const std::vector<const BuiltinOverload *> &pool = chosen.empty() ? std::vector<const BuiltinOverload *>{} : chosen;
+        std::vector<const BuiltinOverload *> listing = pool;
+        if (listing.empty())
+            for (const BuiltinOverload &o : all) {
+                // Closest first: the same arity and sharing a parameter type with the arguments.
+                bool related = o.params.size() == args.size();
+                if (related) {
+                    related = false;
+                    for (std::size_t i = 0; i < args.size(); ++i)
+                        if (o.params[i].type == args[i].type()) related = true;
+                }
+                if (related) listing.push_back(&o);
+            }
+        if (listing.empty())
+            for (const BuiltinOverload &o : all) listing.push_back(&o);
+        for (const BuiltinOverload *o : listing) {
+            if (shown++ == 8) break;
+            candidates.push_back("    " + o->signature());
+        }
+        if (listing.size() > 8) candidates.push_back("    ... and " + std::to_string(listing.size() - 8) + " more");
+        if (all.empty()) {
+            diags_.error(at, "unknown function '" + name + "'");
+        } else if (chosen.empty()) {
+            diags_.error(at, "no overload of " + (what.empty() ? "'" + name + "'" : what + " ('" + name + "')") +
+                                 " matches the argument types " + type_list(args) + "; candidates:\n" +
+                                 join(candidates, "\n"));
+        } else {
+            diags_.error(at, "ambiguous call to '" + name + "' with argument types " + type_list(args) +
+                                 "; candidates:\n" + join(candidates, "\n"));
+        }
+        return poison();
+    }
+    const BuiltinOverload &o = *chosen.front();
+    for (std::size_t i = 0; i < args.size(); ++i) coerce(args[i], o.params[i].type);
+    note_builtin(o);
+    auto x = make(K::Builtin, o.result ? *o.result : Type::scalar(Scalar::Int32), at);
+    x->is_void = !o.result;
+    x->name = name;
+    x->overload = o;
+    for (Value &v : args) x->args.push_back(std::move(v.expr));
+    return Value{std::move(x)};
+}
+
+// ---------------------------------------------------------------------------
+
+Value Checker::call(const Expr &e) {
+    const Expr &callee = *e.children[0];
+    auto name = dotted(callee);
+    if (!name) {
+        diags_.error(callee.location, "only named functions and types can be called");
+        return poison();
+    }
+    const std::string n = strip_warp(*name);
+
+    if (n == "range") {
+        diags_.error(e.location, "range() is only supported as the iterable of a for loop");
+        return poison();
+    }
+    if (n == "constant") {
+        diags_.error(e.location, "wp.constant() is only valid at module level");
+        return poison();
+    }
+    if (scope_ && (scope_->locals.count(n) || scope_->params.count(n))) {
+        diags_.error(callee.location, "'" + n + "' is a variable, not a function");
+        return poison();
+    }
+    if (n.find('.') != std::string::npos && !type_named(*name)) {
+        // A method call on a value (v.dot(...)) or an unknown module.
+        diags_.error(callee.location, "unknown function '" + *name + "'");
+        return poison();
+    }
+    if (auto type = type_named(*name)) return construct(*type, e, e.location);
+    if (funcs_.count(n)) {
+        if (!e.keywords.empty()) {
+            diags_.error(e.keywords.front().location, "keyword arguments to @wp.func functions are not supported");
+            return poison();
+        }
+        std::vector<Value> args;
+        for (std::size_t i = 1; i < e.children.size(); ++i) args.push_back(expr(*e.children[i]));
+        return user_call(n, e, std::move(args));
+    }
+    const auto &overloads = registry_.overloads(n);
+    const bool has_generic = std::any_of(overloads.begin(), overloads.end(), [](const BuiltinOverload &o) { return o.generic(); });
+    if (has_generic) return generic_builtin(n, e);
+    if (!e.keywords.empty()) {
+        diags_.error(e.keywords.front().location,
+                     "builtin '" + n + "' takes no keyword arguments (got '" + e.keywords.front().name + "')");
+        return poison();
+    }
+    std::vector<Value> args;
+    for (std::size_t i = 1; i < e.children.size(); ++i) args.push_back(expr(*e.children[i]));
+    return builtin_call(n, std::move(args), e.location, "");
+}
+
+Value Checker::construct(const Type &type, const Expr &e, SourceLocation at) {
+    std::vector<Value> args;
+    for (std::size_t i = 1; i < e.children.size(); ++i) args.push_back(expr(*e.children[i]));
+    for (const Value &v : args)
+        if (!v.ok()) return poison();
+    note_type(type);
+    const std::string tname = type.name();
+
+    auto build = [&](K kind, const Type &t) {
+        auto x = make(kind, t, at);
+        for (Value &v : args) x->args.push_back(std::move(v.expr));
+        return Value{std::move(x)};
+    };
+
+    if (type.kind() == Type::Kind::Native) {
+        const NativeTypeInfo *n = registry_.native_type(type.native_name());
+        if (!n) return poison();
+        if (args.empty() && e.keywords.empty()) return build(K::Construct, type);
+        if (n->initializer != Initializer::Aggregate) {
+            diags_.error(at, "native type '" + tname + "' only supports default construction");
+            return poison();
+        }
+        // Positional first, then keywords by field name; every field exactly once.
+        std::vector<std::optional<Value>> slots(n->exposed.size());
+        if (args.size() > n->exposed.size()) {
+            std::vector<std::string> names;
+            for (const ExposedField &f : n->exposed) names.push_back(f.name);
+            diags_.error(at, "native type '" + tname + "' expects " + std::to_string(n->exposed.size()) +
+                                 " arguments (" + join(names) + "), got " + std::to_string(args.size()));
+            return poison();
+        }
+        for (std::size_t i = 0; i < args.size(); ++i) slots[i] = std::move(args[i]);
+        bool ok = true;
+        for (const ast::Keyword &k : e.keywords) {
+            auto f = std::find_if(n->exposed.begin(), n->exposed.end(), [&](const ExposedField &x) { return x.name == k.name; });
+            if (f == n->exposed.end()) {
+                diags_.error(k.location, "native type '" + tname + "' has no field '" + k.name + "'");
+                ok = false;
+                continue;
+            }
+            const auto idx = static_cast<std::size_t>(f - n->exposed.begin());
+            if (slots[idx]) {
+                diags_.error(k.location, "field '" + k.name + "' of native type '" + tname + "' is given twice");
+                ok = false;
+                continue;
+            }
+            slots[idx] = expr(*k.value);
+        }
+        std::vector<std::string> missing;
+        for (std::size_t i = 0; i < slots.size(); ++i)
+            if (!slots[i]) missing.push_back(n->exposed[i].name);
+        if (!missing.empty() && ok) {
+            diags_.error(at, "native type '" + tname + "' aggregate construction is missing fields: " + join(missing));
+            return poison();
+        }
+        if (!ok) return poison();
+        auto x = make(K::Construct, type, at);
+        for (std::size_t i = 0; i < slots.size(); ++i) {
+            Value &v = *slots[i];
+            if (!v.ok()) return poison();
+            if (!coerce(v, n->exposed[i].type)) {
+                diags_.error(v.expr->location, "field '" + n->exposed[i].name + "' of '" + tname + "' is " +
+                                                   n->exposed[i].type.name() + ", got '" + v.type().name() + "'");
+                return poison();
+            }
+            x->args.push_back(std::move(v.expr));
+        }
+        return Value{std::move(x)};
+    }
+    if (!e.keywords.empty()) {
+        diags_.error(e.keywords.front().location, "'" + tname + "' takes no keyword arguments");
+        return poison();
+    }
+    if (type.kind() == Type::Kind::Struct) {
+        if (!args.empty()) {
+            diags_.error(at, "struct '" + tname + "' is constructed without arguments; assign its fields afterwards");
+            return poison();
+        }
+        return build(K::Construct, type);
+    }
+    if (type.is_scalar()) {
+        if (args.empty()) {
+            Value v{make(K::Literal, type, at)};
+            v.expr->value = ir::ConstantValue{type, {0.0}, {0}};
+            return v;
+        }
+        if (args.size() != 1) {
+            diags_.error(at, "'" + tname + "' takes one argument, got " + std::to_string(args.size()));
+            return poison();
+        }
+        Value &a = args[0];
+        if (a.literal != Value::Literal::None && coerce(a, type)) return std::move(a);
+        settle(a);
+        if (!a.type().is_scalar()) {
+            diags_.error(at, "cannot convert '" + a.type().name() + "' to " + tname);
+            return poison();
+        }
+        return build(K::Cast, type);
+    }
+    // Vectors, matrices, quaternions.
+    const Type scalar = Type::scalar(type.scalar_type());
+    const int count = type.kind() == Type::Kind::Matrix ? type.rows() * type.cols() : type.rows();
+    if (args.empty()) return build(K::Construct, type);
+    if (args.size() == 1 && (args[0].literal != Value::Literal::None || args[0].type().is_scalar()) &&
+        type.kind() != Type::Kind::Quaternion) {
+        if (!coerce(args[0], scalar)) {
+            diags_.error(at, "'" + tname + "' fill value must be " + scalar.name() + ", got '" + args[0].type().name() + "'");
+            return poison();
+        }
+        return build(K::Construct, type);
+    }
+    if (args.size() == 1 && args[0].type().kind() == type.kind() && args[0].type().rows() == type.rows() &&
+        args[0].type().cols() == type.cols())
+        return build(K::Cast, type); // vec3d(v): component type conversion
+    if (type.kind() == Type::Kind::Matrix && static_cast<int>(args.size()) == type.rows()) {
+        const Type row = Type::vector(type.scalar_type(), type.cols());
+        for (Value &v : args)
+            if (!coerce(v, row)) {
+                diags_.error(at, "'" + tname + "' rows must be " + row.name() + ", got '" + v.type().name() + "'");
+                return poison();
+            }
+        return build(K::Construct, type);
+    }
+    if (static_cast<int>(args.size()) != count) {
+        diags_.error(at, "'" + tname + "' takes 0, 1 or " + std::to_string(count) + " arguments, got " +
+                             std::to_string(args.size()));
+        return poison();
+    }
+    for (Value &v : args)
+        if (!coerce(v, scalar)) {
+            diags_.error(v.expr->location, "'" + tname + "' components must be " + scalar.name() + ", got '" +
+                                               (v.literal == Value::Literal::Float ? std::string("float literal") : v.type().name()) + "'");
+            return poison();
+        }
+    return build(K::Construct, type);
+}
+
+} // namespace weft::kernel::detail

@@ -1,0 +1,339 @@
+// Module level: imports, constants, structs, functions, kernels and their
+// decorator options; instantiation of @wp.func bodies.
+#include "checker.hpp"
+
+#include <algorithm>
+
+namespace weft::kernel::detail {
+
+using ast::Expr;
+
+namespace {
+
+bool is_cpp_identifier(const std::string &s) { return is_identifier(s); }
+
+std::string decorator_text(const ast::Decorator &d) { return "@" + d.qualified; }
+
+} // namespace
+
+Checker::Checker(const ast::Module &module, const Registry &registry, DiagnosticEngine &diags, ir::Module &out)
+    : ast_(module), registry_(registry), diags_(diags), out_(out) {}
+
+int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &arg_types, SourceLocation call_site) {
+    std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(&def));
+    for (const Type &t : arg_types) key += "," + t.code();
+    if (auto it = instances_.find(key); it != instances_.end()) {
+        if (it->second == -2) {
+            // Being checked right now: a call cycle.
+            std::string chain;
+            for (const ast::FunctionDef *f : instantiating_) chain += f->name + " -> ";
+            diags_.error(call_site, "recursion is not supported in kernels: " + chain + def.name);
+            return -1;
+        }
+        return it->second;
+    }
+    if (std::find(instantiating_.begin(), instantiating_.end(), &def) != instantiating_.end()) {
+        std::string chain;
+        for (const ast::FunctionDef *f : instantiating_) chain += f->name + " -> ";
+        diags_.error(call_site, "recursion is not supported in kernels: " + chain + def.name);
+        return -1;
+    }
+    instances_[key] = -2;
+    instantiating_.push_back(&def);
+
+    ir::Function f;
+    f.name = def.name;
+    f.location = def.location;
+    for (std::size_t i = 0; i < def.params.size(); ++i) f.params.push_back({def.params[i].name, arg_types[i], def.params[i].location});
+    std::optional<Type> declared;
+    bool ok = true;
+    if (def.returns) {
+        auto a = annotation(*def.returns, true);
+        if (!a) ok = false;
+        else if (a->kind == Annotation::Kind::Concrete) declared = a->type;
+    }
+    f.return_type = declared;
+    int generic_count = 0;
+    for (const ast::Param &p : def.params)
+        if (p.annotation) {
+            auto a = annotation(*p.annotation, true);
+            if (a && a->kind != Annotation::Kind::Concrete) ++generic_count;
+        }
+    f.mangled_name = def.name;
+    const auto &overloads = funcs_[def.name];
+    if (overloads.size() > 1 || generic_count > 0) {
+        // Overloads and generic instances need distinct C++ names.
+        for (const Type &t : arg_types) {
+            std::string code = t.code();
+            for (char &c : code)
+                if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+            f.mangled_name += "_" + code;
+        }
+    }
+
+    // Checked detached: bodies instantiate further functions, which grow
+    // out_.functions; this one is appended after its callees (dependency order).
+    FunctionScope scope;
+    FunctionScope *outer = scope_;
+    scope_ = &scope;
+    scope.function = &f;
+    for (std::size_t i = 0; i < def.params.size(); ++i) scope.params[def.params[i].name] = static_cast<int>(i);
+    if (ok) {
+        std::vector<ir::StmtPtr> body;
+        statements(def.body, body);
+        f.body = std::move(body);
+    }
+    out_.functions.push_back(std::move(f));
+    const std::size_t index = out_.functions.size() - 1;
+    scope_ = outer;
+    instantiating_.pop_back();
+    instances_[key] = static_cast<int>(index);
+    if (std::find(out_.references.functions.begin(), out_.references.functions.end(),
+                  out_.functions[index].mangled_name) == out_.references.functions.end())
+        out_.references.functions.push_back(out_.functions[index].mangled_name);
+    return static_cast<int>(index);
+}
+
+void Checker::check_kernel(const ast::FunctionDef &def) {
+    ir::Function f;
+    f.name = def.name;
+    f.mangled_name = def.name;
+    f.is_kernel = true;
+    f.location = def.location;
+    const ast::Decorator &d = *std::find_if(def.decorators.begin(), def.decorators.end(),
+                                            [](const ast::Decorator &x) { return x.name == "kernel"; });
+    std::string abi = "warp";
+    for (const ast::Keyword &k : d.keywords) {
+        if (k.name == "enable_backward") {
+            if (k.value->kind != Expr::Kind::Bool) {
+                diags_.error(k.value->location, "enable_backward must be True or False");
+                continue;
+            }
+            f.enable_backward = k.value->bool_value;
+            f.enable_backward_explicit = true;
+        } else if (k.name == "entry_point_abi") {
+            if (k.value->kind != Expr::Kind::String) {
+                diags_.error(k.value->location, "entry_point_abi must be 'warp' or 'external_constant_params'");
+                continue;
+            }
+            abi = k.value->text;
+            if (abi == "warp") f.abi = ir::EntryPointAbi::Warp;
+            else if (abi == "external_constant_params") f.abi = ir::EntryPointAbi::ExternalConstantParams;
+            else
+                diags_.error(k.value->location,
+                             "entry_point_abi must be 'warp' or 'external_constant_params', got '" + abi + "'");
+        } else if (k.name == "name") {
+            if (k.value->kind != Expr::Kind::String || !is_cpp_identifier(k.value->text)) {
+                diags_.error(k.value->location, "name= must be a valid C++ identifier, got " +
+                                                    (k.value->kind == Expr::Kind::String ? "'" + k.value->text + "'"
+                                                                                          : std::string("a non-string")));
+                continue;
+            }
+            f.entry_name = k.value->text;
+        } else if (k.name == "module") {
+            // Warp's module= grouping: accepted, weft modules are files or API names.
+        } else {
+            diags_.error(k.location, "unknown kernel option '" + k.name + "' (expected enable_backward, entry_point_abi, name)");
+        }
+    }
+    if (f.abi == ir::EntryPointAbi::ExternalConstantParams && !(f.enable_backward_explicit && !f.enable_backward))
+        diags_.error(d.location, "entry_point_abi='external_constant_params' requires an explicit enable_backward=False");
+
+    bool ok = true;
+    for (const ast::Param &p : def.params) {
+        if (!p.annotation) {
+            diags_.error(p.location, "kernel parameter '" + p.name + "' needs a type annotation");
+            ok = false;
+            continue;
+        }
+        if (p.default_value) diags_.error(p.default_value->location, "kernel parameters cannot have default values");
+        auto a = annotation(*p.annotation, false);
+        if (!a) {
+            ok = false;
+            continue;
+        }
+        f.params.push_back({p.name, a->type, p.location});
+    }
+    if (def.returns) diags_.error(def.returns->location, "kernels cannot return a value");
+    if (!ok) return;
+
+    FunctionScope scope;
+    FunctionScope *outer = scope_;
+    scope_ = &scope;
+    scope.function = &f;
+    for (std::size_t i = 0; i < f.params.size(); ++i) scope.params[f.params[i].name] = static_cast<int>(i);
+    std::vector<ir::StmtPtr> body;
+    statements(def.body, body);
+    f.body = std::move(body);
+    f.uses_tid = f.uses_tid || f.tid_dims > 0;
+    scope_ = outer;
+    out_.functions.push_back(std::move(f));
+}
+
+void Checker::run() {
+    // Imports: the aliases under which weft's namespace and typing.Any are reachable.
+    for (const ast::Import &imp : ast_.imports) {
+        if (imp.module == "warp") {
+            if (imp.names.empty()) warp_aliases_.insert(imp.alias);
+            for (const auto &[name, alias] : imp.names)
+                if (name == "*") diags_.error(imp.location, "'from warp import *' is not supported; use 'import warp as wp'");
+        } else if (imp.module == "typing") {
+            if (imp.names.empty()) typing_aliases_.insert(imp.alias);
+            for (const auto &[name, alias] : imp.names)
+                if (name == "Any") any_names_.insert(alias);
+        }
+        // Other imports (numpy, math) serve host code and are ignored here.
+    }
+    out_.warp_alias = warp_aliases_.empty() ? "" : *warp_aliases_.begin();
+    warp_aliases_.insert("wp"); // the prefix is optional, and wp. is always understood
+    warp_aliases_.insert("warp");
+
+    // Constants and structs, in source order (a struct may use an earlier one).
+    for (const auto &[kind, index] : ast_.order) {
+        if (diags_.at_limit()) return;
+        if (kind == 'a') {
+            const ast::TopLevelAssign &a = ast_.assignments[index];
+            const Expr *value = a.value.get();
+            bool explicit_constant = false;
+            if (value && value->kind == Expr::Kind::Call) {
+                auto callee = dotted(*value->children[0]);
+                if (callee && strip_warp(*callee) == "constant") {
+                    explicit_constant = true;
+                    if (value->children.size() != 2 || !value->keywords.empty()) {
+                        diags_.error(value->location, "wp.constant() takes exactly one value");
+                        continue;
+                    }
+                    value = value->children[1].get();
+                }
+            }
+            Value::Literal literal;
+            const std::size_t errors = diags_.error_count();
+            auto c = value ? evaluate_constant(*value, literal) : std::nullopt;
+            if (!c) {
+                if (diags_.error_count() == errors)
+                    diags_.error(a.location, "module-level '" + a.name + "' must be a constant expression (a literal, "
+                                             "wp.constant(...), or arithmetic on constants)");
+                continue;
+            }
+            if (a.annotation) {
+                auto t = concrete_type(*a.annotation);
+                if (t && t->is_scalar() && c->type.is_scalar()) c->type = *t;
+            }
+            if (constants_.count(a.name)) diags_.error(a.location, "constant '" + a.name + "' is defined twice");
+            ModuleConstant mc{*c, !explicit_constant, explicit_constant ? Value::Literal::None : literal, a.location};
+            constants_[a.name] = mc;
+            out_.constants.push_back({a.name, *c, a.location});
+        } else if (kind == 'c') {
+            const ast::ClassDef &c = ast_.classes[index];
+            const bool is_struct = std::any_of(c.decorators.begin(), c.decorators.end(),
+                                               [](const ast::Decorator &d) { return d.name == "struct"; });
+            if (!is_struct) {
+                diags_.error(c.location, "class '" + c.name + "': classes other than @wp.struct are not supported in kernels");
+                continue;
+            }
+            if (!c.bases.empty()) diags_.error(c.bases[0]->location, "@wp.struct classes cannot have base classes");
+            auto layout = std::make_shared<StructLayout>();
+            layout->name = c.name;
+            bool ok = true;
+            for (const ast::StmtPtr &s : c.body) {
+                if (s->kind == ast::Stmt::Kind::Pass ||
+                    (s->kind == ast::Stmt::Kind::Expr && s->value->kind == Expr::Kind::String))
+                    continue;
+                if (s->kind != ast::Stmt::Kind::AnnAssign || s->targets.empty() ||
+                    s->targets[0]->kind != Expr::Kind::Name) {
+                    diags_.error(s->location, "a @wp.struct body holds only annotated fields: name: type");
+                    ok = false;
+                    continue;
+                }
+                if (s->value) diags_.error(s->value->location, "struct fields cannot have default values");
+                auto t = concrete_type(*s->annotation);
+                if (!t) {
+                    ok = false;
+                    continue;
+                }
+                if (layout->field(s->targets[0]->text)) {
+                    diags_.error(s->location, "field '" + s->targets[0]->text + "' is declared twice");
+                    continue;
+                }
+                layout->fields.push_back({s->targets[0]->text, *t});
+            }
+            if (structs_.count(c.name)) diags_.error(c.location, "struct '" + c.name + "' is defined twice");
+            if (!ok) continue;
+            Type t = Type::structure(layout);
+            structs_.emplace(c.name, t);
+            out_.structs.push_back({c.name, t, c.location});
+        } else if (kind == 'f') {
+            const ast::FunctionDef &f = ast_.functions[index];
+            std::vector<const ast::Decorator *> known;
+            for (const ast::Decorator &d : f.decorators) {
+                if (d.name == "kernel" || d.name == "func") known.push_back(&d);
+                else diags_.error(d.location, "unsupported decorator '" + decorator_text(d) + "'");
+            }
+            if (known.empty() && f.decorators.empty())
+                diags_.error(f.location, "function '" + f.name + "' has no @wp.func or @wp.kernel decorator; host code is not supported in a kernel module");
+            if (known.size() > 1) diags_.error(f.location, "function '" + f.name + "' has both @wp.kernel and @wp.func");
+            if (known.size() == 1 && known[0]->name == "func") {
+                if (known[0]->called && !known[0]->keywords.empty())
+                    diags_.error(known[0]->keywords[0].location, "@wp.func takes no options");
+                funcs_[f.name].push_back(&f);
+            }
+        }
+    }
+
+    // Overloads with identical concrete parameter types are redefinitions.
+    for (auto &[name, defs] : funcs_) {
+        for (std::size_t i = 0; i < defs.size(); ++i)
+            for (const ast::Param &p : defs[i]->params)
+                if (!p.annotation) diags_.error(p.location, "parameter '" + p.name + "' of function '" + name + "' needs a type annotation");
+        for (std::size_t i = 0; i < defs.size(); ++i)
+            for (std::size_t j = i + 1; j < defs.size(); ++j) {
+                if (defs[i]->params.size() != defs[j]->params.size()) continue;
+                bool same = true;
+                for (std::size_t k = 0; k < defs[i]->params.size() && same; ++k) {
+                    auto a = defs[i]->params[k].annotation ? dotted(*defs[i]->params[k].annotation) : std::nullopt;
+                    auto b = defs[j]->params[k].annotation ? dotted(*defs[j]->params[k].annotation) : std::nullopt;
+                    same = a && b && strip_warp(*a) == strip_warp(*b);
+                }
+                if (same)
+                    diags_.error(defs[j]->location, "function '" + name + "' is redefined with the same parameter types (first at line " +
+                                                        std::to_string(defs[i]->location.line) + ")");
+            }
+    }
+
+    // Every function with concrete parameters is checked even if unused; generic ones when called.
+    for (const auto &[kind, index] : ast_.order) {
+        if (kind != 'f' || diags_.at_limit()) continue;
+        const ast::FunctionDef &f = ast_.functions[index];
+        const bool is_kernel = std::any_of(f.decorators.begin(), f.decorators.end(),
+                                           [](const ast::Decorator &d) { return d.name == "kernel"; });
+        const bool is_func = std::any_of(f.decorators.begin(), f.decorators.end(),
+                                         [](const ast::Decorator &d) { return d.name == "func"; });
+        for (const ast::Param &p : f.params)
+            if (p.default_value && !is_kernel)
+                diags_.error(p.default_value->location, "default parameter values are not supported in kernels");
+        if (is_kernel && !is_func) {
+            if (out_.kernel(f.name)) diags_.error(f.location, "kernel '" + f.name + "' is defined twice");
+            check_kernel(f);
+        } else if (is_func && !is_kernel) {
+            std::vector<Type> types;
+            bool concrete = true;
+            for (const ast::Param &p : f.params) {
+                if (!p.annotation) {
+                    concrete = false;
+                    break;
+                }
+                const std::size_t errors = diags_.error_count();
+                auto a = annotation(*p.annotation, true);
+                if (!a || a->kind != Annotation::Kind::Concrete) {
+                    concrete = false;
+                    if (diags_.error_count() != errors) break;
+                    continue;
+                }
+                types.push_back(a->type);
+            }
+            if (concrete) instantiate(f, types, f.location);
+        }
+    }
+}
+
+} // namespace weft::kernel::detail

@@ -1,0 +1,415 @@
+// Statements, assignments and function bodies.
+#include "checker.hpp"
+
+namespace weft::kernel::detail {
+
+using ast::Expr;
+using ast::Stmt;
+using K = ir::Expr::Kind;
+using S = ir::Stmt::Kind;
+
+namespace {
+ir::StmtPtr make_stmt(S kind, SourceLocation at) { return std::make_unique<ir::Stmt>(kind, at); }
+
+const char *aug_name(const std::string &op) {
+    static const std::map<std::string, const char *> names{{"+", "+"},   {"-", "-"},  {"*", "*"},   {"/", "/"},
+                                                           {"//", "//"}, {"%", "%"},  {"**", "**"}, {"&", "&"},
+                                                           {"|", "|"},   {"^", "^"},  {"<<", "<<"}, {">>", ">>"}};
+    auto it = names.find(op);
+    return it == names.end() ? nullptr : it->second;
+}
+} // namespace
+
+int Checker::declare_local(const std::string &name, const Type &type, SourceLocation at) {
+    ir::Function &f = *scope_->function;
+    f.locals.push_back({name, type, at});
+    const int index = static_cast<int>(f.locals.size() - 1);
+    scope_->locals[name] = index;
+    note_type(type);
+    return index;
+}
+
+void Checker::statements(const std::vector<ast::StmtPtr> &body, std::vector<ir::StmtPtr> &out) {
+    for (const ast::StmtPtr &s : body) {
+        if (diags_.at_limit()) return;
+        statement(*s, out);
+    }
+}
+
+/// Stores `value` into `target` (a Name, Subscript or Attribute lvalue).
+void Checker::assign(const Expr &target, Value value, SourceLocation at, std::vector<ir::StmtPtr> &out) {
+    if (!value.ok()) {
+        // Still declare a new name so later uses do not cascade into "not defined".
+        return;
+    }
+    if (value.expr->is_void) {
+        diags_.error(value.expr->location, "cannot assign the result of '" + value.expr->name + "', which returns nothing");
+        return;
+    }
+    if (value.type().kind() == Type::Kind::Tuple) {
+        diags_.error(at, "cannot assign " + std::to_string(value.type().elements().size()) +
+                             " values to one target; unpack them: a, b = ...");
+        return;
+    }
+    if (target.kind == Expr::Kind::Name) {
+        const std::string &name = target.text;
+        if (auto it = scope_->locals.find(name); it != scope_->locals.end()) {
+            const ir::Variable &var = scope_->function->locals[static_cast<std::size_t>(it->second)];
+            if (!coerce(value, var.type)) {
+                diags_.error(at, "cannot assign '" + value.type().name() + "' to '" + name + "', which is " +
+                                     var.type.name() + " (its type is fixed by its first assignment, line " +
+                                     std::to_string(var.location.line) + ")");
+                return;
+            }
+            auto s = make_stmt(S::Assign, at);
+            s->index = it->second;
+            s->value = std::move(value.expr);
+            out.push_back(std::move(s));
+            return;
+        }
+        if (auto it = scope_->params.find(name); it != scope_->params.end()) {
+            const ir::Variable &p = scope_->function->params[static_cast<std::size_t>(it->second)];
+            if (!coerce(value, p.type)) {
+                diags_.error(at, "cannot assign '" + value.type().name() + "' to parameter '" + name + "', which is " +
+                                     p.type.name());
+                return;
+            }
+            auto s = make_stmt(S::Store, at);
+            s->target = make(K::Param, p.type, target.location);
+            s->target->index = it->second;
+            s->target->name = name;
+            s->value = std::move(value.expr);
+            out.push_back(std::move(s));
+            return;
+        }
+        if (constants_.count(name)) {
+            diags_.error(at, "cannot assign to the module constant '" + name + "'");
+            return;
+        }
+        settle(value);
+        auto s = make_stmt(S::Declare, at);
+        s->index = declare_local(name, value.type(), target.location);
+        s->value = std::move(value.expr);
+        out.push_back(std::move(s));
+        return;
+    }
+    if (target.kind == Expr::Kind::Subscript || target.kind == Expr::Kind::Attribute) {
+        Value lhs = expr(target);
+        if (!lhs.ok()) return;
+        // Only storage can be written: arrays, locals, parameters, and their parts.
+        const ir::Expr *root = lhs.expr.get();
+        while ((root->kind == K::Field || root->kind == K::Index) && !root->args.empty()) {
+            if (root->kind == K::Index && root->args[0]->type.kind() == Type::Kind::Array) break;
+            root = root->args[0].get();
+        }
+        const bool writable = root->kind == K::Local || root->kind == K::Param ||
+                              (root->kind == K::Index && root->args[0]->type.kind() == Type::Kind::Array);
+        if (!writable) {
+            diags_.error(target.location, "this expression cannot be assigned to");
+            return;
+        }
+        if (!coerce(value, lhs.type())) {
+            diags_.error(at, "cannot store '" + value.type().name() + "' into an element of type '" + lhs.type().name() + "'");
+            return;
+        }
+        auto s = make_stmt(S::Store, at);
+        s->target = std::move(lhs.expr);
+        s->value = std::move(value.expr);
+        out.push_back(std::move(s));
+        return;
+    }
+    diags_.error(target.location, "cannot assign to this expression");
+}
+
+void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
+    switch (s.kind) {
+    case Stmt::Kind::Pass: return;
+    case Stmt::Kind::Expr: {
+        if (s.value->kind == Expr::Kind::String) return; // a docstring
+        Value v = expr(*s.value);
+        if (!v.ok()) return;
+        if (v.expr->kind != K::Builtin && v.expr->kind != K::Generic && v.expr->kind != K::Call)
+            diags_.warning(s.location, "expression statement has no effect");
+        auto st = make_stmt(S::Eval, s.location);
+        st->value = std::move(v.expr);
+        out.push_back(std::move(st));
+        return;
+    }
+    case Stmt::Kind::Assign: {
+        if (s.targets.size() != 1) {
+            diags_.error(s.location, "chained assignment (a = b = ...) is not supported in kernels");
+            return;
+        }
+        const Expr &target = *s.targets[0];
+        if (target.kind == Expr::Kind::Tuple) {
+            // a, b = tid() / a, b = f() / a, b = x, y
+            const std::size_t n = target.children.size();
+            for (const auto &t : target.children)
+                if (t->kind != Expr::Kind::Name) {
+                    diags_.error(t->location, "only names can be unpacked into");
+                    return;
+                }
+            std::vector<Value> values;
+            if (s.value->kind == Expr::Kind::Tuple) {
+                if (s.value->children.size() != n) {
+                    diags_.error(s.location, "cannot unpack " + std::to_string(s.value->children.size()) + " values into " +
+                                                 std::to_string(n) + " names");
+                    return;
+                }
+                for (std::size_t i = 0; i < n; ++i) assign(*target.children[i], expr(*s.value->children[i]), s.location, out);
+                return;
+            }
+            Value v = expr(*s.value);
+            if (!v.ok()) return;
+            std::vector<Type> types;
+            if (v.expr->kind == K::Generic && v.expr->name == "tid") {
+                if (n < 1 || n > 4) {
+                    diags_.error(s.location, "tid() unpacks into 1 to 4 values, not " + std::to_string(n));
+                    return;
+                }
+                types.assign(n, Type::scalar(Scalar::Int32));
+                v.expr->type = Type::tuple(types);
+                ir::Function &f = *scope_->function;
+                if (f.tid_dims && f.tid_dims != static_cast<int>(n)) {
+                    diags_.error(s.location, "tid() is unpacked into " + std::to_string(n) + " values here but " +
+                                                 std::to_string(f.tid_dims) + " at line " +
+                                                 std::to_string(scope_->tid_dims_line));
+                    return;
+                }
+                f.tid_dims = static_cast<int>(n);
+                scope_->tid_dims_line = static_cast<int>(s.location.line);
+            } else if (v.type().kind() == Type::Kind::Tuple) {
+                types = v.type().elements();
+                if (types.size() != n) {
+                    diags_.error(s.location, "cannot unpack " + std::to_string(types.size()) + " values into " +
+                                                 std::to_string(n) + " names");
+                    return;
+                }
+            } else {
+                diags_.error(s.location, "cannot unpack '" + v.type().name() + "' into " + std::to_string(n) + " names");
+                return;
+            }
+            auto st = make_stmt(S::Unpack, s.location);
+            for (std::size_t i = 0; i < n; ++i) {
+                const std::string &name = target.children[i]->text;
+                auto it = scope_->locals.find(name);
+                if (it != scope_->locals.end()) {
+                    if (scope_->function->locals[static_cast<std::size_t>(it->second)].type != types[i]) {
+                        diags_.error(target.children[i]->location,
+                                     "cannot assign '" + types[i].name() + "' to '" + name + "', which is " +
+                                         scope_->function->locals[static_cast<std::size_t>(it->second)].type.name());
+                        return;
+                    }
+                    st->targets.push_back(it->second);
+                } else {
+                    st->targets.push_back(declare_local(name, types[i], target.children[i]->location));
+                }
+            }
+            st->value = std::move(v.expr);
+            out.push_back(std::move(st));
+            return;
+        }
+        Value v = expr(*s.value);
+        if (v.ok() && v.expr->kind == K::Generic && v.expr->name == "tid") {
+            ir::Function &f = *scope_->function;
+            if (f.tid_dims > 1) {
+                diags_.error(s.location, "tid() is assigned to one value here but unpacked into " +
+                                             std::to_string(f.tid_dims) + " at line " + std::to_string(scope_->tid_dims_line));
+                return;
+            }
+            f.tid_dims = 1;
+            scope_->tid_dims_line = static_cast<int>(s.location.line);
+        }
+        if (!v.ok() && target.kind == Expr::Kind::Name && !scope_->locals.count(target.text) &&
+            !scope_->params.count(target.text)) {
+            return; // the error is reported; do not invent a type for the name
+        }
+        assign(target, std::move(v), s.location, out);
+        return;
+    }
+    case Stmt::Kind::AnnAssign: {
+        const Expr &target = *s.targets[0];
+        if (target.kind != Expr::Kind::Name) {
+            diags_.error(target.location, "annotated assignment needs a simple name");
+            return;
+        }
+        auto type = concrete_type(*s.annotation);
+        if (!type) return;
+        if (scope_->locals.count(target.text) || scope_->params.count(target.text)) {
+            diags_.error(target.location, "'" + target.text + "' is already defined; annotate its first assignment only");
+            return;
+        }
+        if (!s.value) {
+            diags_.error(s.location, "an annotated local needs a value: " + target.text + ": " + type->name() + " = ...");
+            return;
+        }
+        Value v = expr(*s.value);
+        if (!v.ok()) return;
+        if (!coerce(v, *type)) {
+            diags_.error(s.location, "cannot assign '" + v.type().name() + "' to '" + target.text + "', declared " + type->name());
+            return;
+        }
+        auto st = make_stmt(S::Declare, s.location);
+        st->index = declare_local(target.text, *type, target.location);
+        st->value = std::move(v.expr);
+        out.push_back(std::move(st));
+        return;
+    }
+    case Stmt::Kind::AugAssign: {
+        const char *op = aug_name(s.text);
+        if (!op) {
+            diags_.error(s.location, "augmented assignment '" + s.text + "=' is not supported");
+            return;
+        }
+        const Expr &target = *s.targets[0];
+        if (target.kind == Expr::Kind::Name && !scope_->locals.count(target.text) && !scope_->params.count(target.text)) {
+            diags_.error(target.location, "name '" + target.text + "' is not defined");
+            return;
+        }
+        Value current = expr(target);
+        Value rhs = expr(*s.value);
+        Value combined = binary(op, std::move(current), std::move(rhs), s.location);
+        assign(target, std::move(combined), s.location, out);
+        return;
+    }
+    case Stmt::Kind::If:
+    case Stmt::Kind::While: {
+        Value cond = expr(*s.test);
+        if (cond.ok()) {
+            settle(cond);
+            if (!cond.type().is_scalar()) {
+                diags_.error(s.test->location, "condition must be bool or a scalar, got '" + cond.type().name() + "'");
+                cond = poison();
+            }
+        }
+        auto st = make_stmt(s.kind == Stmt::Kind::If ? S::If : S::While, s.location);
+        st->cond = std::move(cond.expr);
+        if (s.kind == Stmt::Kind::While) ++scope_->loop_depth;
+        statements(s.body, st->body);
+        if (s.kind == Stmt::Kind::While) --scope_->loop_depth;
+        statements(s.orelse, st->orelse);
+        out.push_back(std::move(st));
+        return;
+    }
+    case Stmt::Kind::For: {
+        const Expr &var = *s.targets[0];
+        const Expr &iter = *s.iter;
+        auto callee = iter.kind == Expr::Kind::Call ? dotted(*iter.children[0]) : std::nullopt;
+        if (!callee || strip_warp(*callee) != "range") {
+            diags_.error(iter.location, "for loops iterate over range(...) only");
+            return;
+        }
+        const std::size_t n = iter.children.size() - 1;
+        if (n < 1 || n > 3 || !iter.keywords.empty()) {
+            diags_.error(iter.location, "range() takes 1 to 3 positional arguments, got " + std::to_string(n));
+            return;
+        }
+        std::vector<Value> bounds;
+        for (std::size_t i = 1; i < iter.children.size(); ++i) bounds.push_back(expr(*iter.children[i]));
+        for (const Value &b : bounds)
+            if (!b.ok()) return;
+        // The loop variable takes the bounds' integer type (int32 for literals).
+        Type itype = Type::scalar(Scalar::Int32);
+        for (const Value &b : bounds)
+            if (b.literal == Value::Literal::None) itype = b.type();
+        for (std::size_t i = 0; i < bounds.size(); ++i) {
+            if (!coerce(bounds[i], itype) || !itype.is_integer()) {
+                diags_.error(iter.children[i + 1]->location, "range() bounds must share one integer type, got " +
+                                                                 type_list(bounds));
+                return;
+            }
+        }
+        auto st = make_stmt(S::For, s.location);
+        if (bounds.size() == 1) {
+            auto zero = make(K::Literal, itype, iter.location);
+            zero->value = ir::ConstantValue{itype, {0.0}, {0}};
+            st->args.push_back(std::move(zero));
+        }
+        for (Value &b : bounds) st->args.push_back(std::move(b.expr));
+        if (bounds.size() < 3) {
+            auto one = make(K::Literal, itype, iter.location);
+            one->value = ir::ConstantValue{itype, {1.0}, {1}};
+            st->args.push_back(std::move(one));
+        }
+        if (auto it = scope_->locals.find(var.text); it != scope_->locals.end()) {
+            if (scope_->function->locals[static_cast<std::size_t>(it->second)].type != itype) {
+                diags_.error(var.location, "loop variable '" + var.text + "' is " +
+                                               scope_->function->locals[static_cast<std::size_t>(it->second)].type.name() +
+                                               " but the range is " + itype.name());
+                return;
+            }
+            st->index = it->second;
+        } else {
+            st->index = declare_local(var.text, itype, var.location);
+        }
+        ++scope_->loop_depth;
+        statements(s.body, st->body);
+        --scope_->loop_depth;
+        out.push_back(std::move(st));
+        return;
+    }
+    case Stmt::Kind::Break:
+    case Stmt::Kind::Continue:
+        if (scope_->loop_depth == 0) {
+            diags_.error(s.location, std::string(s.kind == Stmt::Kind::Break ? "'break'" : "'continue'") + " outside a loop");
+            return;
+        }
+        out.push_back(make_stmt(s.kind == Stmt::Kind::Break ? S::Break : S::Continue, s.location));
+        return;
+    case Stmt::Kind::Return: {
+        ir::Function &f = *scope_->function;
+        auto st = make_stmt(S::Return, s.location);
+        if (f.is_kernel) {
+            if (s.value) diags_.error(s.value->location, "kernels cannot return a value");
+            out.push_back(std::move(st));
+            return;
+        }
+        if (!s.value) {
+            if (f.return_type) diags_.error(s.location, "function '" + f.name + "' must return " + f.return_type->name());
+            out.push_back(std::move(st));
+            return;
+        }
+        Value v;
+        if (s.value->kind == Expr::Kind::Tuple) {
+            std::vector<Type> types;
+            auto tuple = make(K::Construct, Type::scalar(Scalar::Int32), s.value->location);
+            for (const auto &c : s.value->children) {
+                Value e = expr(*c);
+                if (!e.ok()) return;
+                settle(e);
+                types.push_back(e.type());
+                tuple->args.push_back(std::move(e.expr));
+            }
+            tuple->type = Type::tuple(types);
+            v = Value{std::move(tuple)};
+        } else {
+            v = expr(*s.value);
+        }
+        if (!v.ok()) return;
+        if (v.expr->is_void) {
+            diags_.error(s.value->location, "cannot return the result of '" + v.expr->name + "', which returns nothing");
+            return;
+        }
+        if (!f.return_type && !scope_->return_inferred) {
+            settle(v);
+            f.return_type = v.type();
+            scope_->return_inferred = true;
+            note_type(v.type());
+        } else if (!f.return_type) {
+            diags_.error(s.location, "function '" + f.name + "' returns a value here but returned nothing earlier");
+            return;
+        }
+        if (!coerce(v, *f.return_type)) {
+            diags_.error(s.value->location, "function '" + f.name + "' returns " + f.return_type->name() +
+                                                (scope_->return_inferred ? " (from its first return)" : "") +
+                                                ", this returns '" + v.type().name() + "'");
+            return;
+        }
+        st->value = std::move(v.expr);
+        out.push_back(std::move(st));
+        return;
+    }
+    }
+}
+
+} // namespace weft::kernel::detail

@@ -1,0 +1,111 @@
+// The type checker: binds an ast::Module to a Registry and produces the typed
+// IR. Internal to the front end; the public entry points are in frontend.hpp.
+#pragma once
+
+#include "weft/kernel/ast.hpp"
+#include "weft/kernel/diagnostics.hpp"
+#include "weft/kernel/ir.hpp"
+#include "weft/registry.hpp"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace weft::kernel::detail {
+
+/// An expression being checked: its IR, plus what the IR's type cannot say.
+struct Value {
+    ir::ExprPtr expr; // null after an error already reported (poison: no cascades)
+    enum class Literal { None, Int, Float } literal = Literal::None;
+    bool ok() const { return expr != nullptr; }
+    const Type &type() const { return expr->type; }
+};
+
+/// A parameter annotation: a concrete type, or one of the generic markers.
+struct Annotation {
+    enum class Kind { Concrete, Any, Scalar, Float, Int } kind = Kind::Concrete;
+    Type type = Type::scalar(Scalar::Int32);
+};
+
+/// The function being checked: its scopes and what it has seen.
+struct FunctionScope {
+    ir::Function *function = nullptr;
+    std::map<std::string, int> params;
+    std::map<std::string, int> locals;
+    int loop_depth = 0;
+    bool return_inferred = false; // return type taken from the first return
+    std::map<std::string, int> tid_unpack_at; // local name -> tid dims at its first unpack
+    int tid_dims_line = 0;
+};
+
+struct ModuleConstant {
+    ir::ConstantValue value;
+    bool implicit = false; // a plain literal (N = 16): converts like a literal
+    Value::Literal literal = Value::Literal::None;
+    SourceLocation location;
+};
+
+class Checker {
+public:
+    Checker(const ast::Module &module, const Registry &registry, DiagnosticEngine &diags, ir::Module &out);
+    void run();
+
+    // --- types (check_types.cpp) ---
+    std::optional<Annotation> annotation(const ast::Expr &e, bool allow_generic);
+    std::optional<Type> concrete_type(const ast::Expr &e);
+    /// The type a dotted name denotes (scalar, vector, struct, native), if any.
+    std::optional<Type> type_named(const std::string &dotted) const;
+    /// "wp.vec3" -> "vec3" when wp is the warp alias; other names unchanged.
+    std::string strip_warp(const std::string &dotted) const;
+    static std::optional<std::string> dotted(const ast::Expr &e);
+    void note_type(const Type &t); // records native types and structs in References
+    std::optional<ir::ConstantValue> evaluate_constant(const ast::Expr &e, Value::Literal &literal);
+
+    // --- expressions (check_exprs.cpp) ---
+    Value expr(const ast::Expr &e);
+    Value call(const ast::Expr &e);
+    Value construct(const Type &type, const ast::Expr &call, SourceLocation at);
+    Value generic_builtin(const std::string &name, const ast::Expr &call);
+    Value user_call(const std::string &name, const ast::Expr &call, std::vector<Value> args);
+    Value builtin_call(const std::string &name, std::vector<Value> args, SourceLocation at,
+                       const std::string &what);
+    Value binary(const std::string &op, Value a, Value b, SourceLocation at);
+    /// Converts a literal to `target`; true when the value already has that type.
+    bool coerce(Value &v, const Type &target);
+    /// Gives a literal its default type (int32 / float32).
+    void settle(Value &v);
+    Value poison() { return Value{}; }
+    ir::ExprPtr make(ir::Expr::Kind kind, const Type &type, SourceLocation at);
+    void note_builtin(const BuiltinOverload &o);
+
+    // --- statements and functions (check_stmts.cpp) ---
+    void statements(const std::vector<ast::StmtPtr> &body, std::vector<ir::StmtPtr> &out);
+    void statement(const ast::Stmt &s, std::vector<ir::StmtPtr> &out);
+    void assign(const ast::Expr &target, Value value, SourceLocation at, std::vector<ir::StmtPtr> &out);
+    int declare_local(const std::string &name, const Type &type, SourceLocation at);
+    int instantiate(const ast::FunctionDef &def, const std::vector<Type> &arg_types, SourceLocation call_site);
+    void check_kernel(const ast::FunctionDef &def);
+
+    const ast::Module &ast_;
+    const Registry &registry_;
+    DiagnosticEngine &diags_;
+    ir::Module &out_;
+
+    std::set<std::string> warp_aliases_;   // "wp", "warp"
+    std::set<std::string> typing_aliases_; // "typing"
+    std::set<std::string> any_names_;      // "Any" when imported from typing
+    std::map<std::string, Type> structs_;
+    std::map<std::string, ModuleConstant> constants_;
+    std::map<std::string, std::vector<const ast::FunctionDef *>> funcs_;
+    std::map<std::string, int> instances_; // def address + arg codes -> function index
+    std::vector<const ast::FunctionDef *> instantiating_;
+    FunctionScope *scope_ = nullptr;
+    std::set<std::string> noted_builtins_, noted_types_, noted_structs_, noted_constants_;
+};
+
+std::string join(const std::vector<std::string> &items, const std::string &sep = ", ");
+std::string type_list(const std::vector<Value> &args);
+
+} // namespace weft::kernel::detail

@@ -1,0 +1,47 @@
+#include "weft/kernel/frontend.hpp"
+
+#include "checker.hpp"
+#include "weft/kernel/parser.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace weft::kernel {
+
+bool FrontendResult::ok() const {
+    for (const Diagnostic &d : diagnostics)
+        if (d.severity == Diagnostic::Severity::Error) return false;
+    return true;
+}
+
+FrontendResult check_module(const SourceFile &file, const Registry &registry, const FrontendOptions &options) {
+    DiagnosticEngine diags(file, options.error_limit);
+    FrontendResult result;
+    result.module.name = std::filesystem::path(file.name()).stem().string();
+    const ast::Module tree = parse_module(file, diags);
+    // A module that does not parse is not checked: its errors would be guesses.
+    if (!diags.has_errors()) {
+        detail::Checker checker(tree, registry, diags, result.module);
+        checker.run();
+    }
+    result.diagnostics = diags.diagnostics();
+    result.formatted = diags.format_all();
+    return result;
+}
+
+ir::Module compile_module(const SourceFile &file, const Registry &registry, const FrontendOptions &options) {
+    FrontendResult r = check_module(file, registry, options);
+    if (!r.ok()) throw KernelSourceError(r.formatted, r.diagnostics);
+    return std::move(r.module);
+}
+
+FrontendResult check_file(const std::string &path, const Registry &registry, const FrontendOptions &options) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw UserError(path + ": cannot read kernel source");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return check_module(SourceFile(path, text.str()), registry, options);
+}
+
+} // namespace weft::kernel
