@@ -50,10 +50,15 @@ ir::ExprPtr Checker::make(K kind, const Type &type, SourceLocation at) {
     return e;
 }
 
-void Checker::note_builtin(const BuiltinOverload &o) {
-    if (noted_builtins_.insert(o.identity()).second) out_.references.builtins.push_back(o);
-    for (const Parameter &p : o.params) note_type(p.type);
-    if (o.result) note_type(*o.result);
+std::shared_ptr<const BuiltinOverload> Checker::note_builtin(const BuiltinOverload &o) {
+    auto [it, added] = noted_builtins_.try_emplace(o.identity());
+    if (added) {
+        it->second = std::make_shared<const BuiltinOverload>(o);
+        out_.references.builtins.push_back(o);
+        for (const Parameter &p : o.params) note_type(p.type);
+        if (o.result) note_type(*o.result);
+    }
+    return it->second;
 }
 
 bool Checker::coerce(Value &v, const Type &target) {
@@ -477,11 +482,10 @@ Value Checker::builtin_call(const std::string &name, std::vector<Value> args, So
     }
     const BuiltinOverload &o = *chosen.front();
     for (std::size_t i = 0; i < args.size(); ++i) coerce(args[i], o.params[i].type);
-    note_builtin(o);
     auto x = make(K::Builtin, o.result ? *o.result : Type::scalar(Scalar::Int32), at);
     x->is_void = !o.result;
     x->name = name;
-    x->overload = o;
+    x->overload = note_builtin(o);
     for (Value &v : args) x->args.push_back(std::move(v.expr));
     return Value{std::move(x)};
 }

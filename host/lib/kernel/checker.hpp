@@ -78,7 +78,8 @@ public:
     void settle(Value &v);
     Value poison() { return Value{}; }
     ir::ExprPtr make(ir::Expr::Kind kind, const Type &type, SourceLocation at);
-    void note_builtin(const BuiltinOverload &o);
+    /// Records the overload as referenced; returns the module's one shared copy of it.
+    std::shared_ptr<const BuiltinOverload> note_builtin(const BuiltinOverload &o);
 
     // --- statements and functions (check_stmts.cpp) ---
     void statements(const std::vector<ast::StmtPtr> &body, std::vector<ir::StmtPtr> &out);
@@ -102,7 +103,8 @@ public:
     std::map<std::string, int> instances_; // def address + arg codes -> function index
     std::vector<const ast::FunctionDef *> instantiating_;
     FunctionScope *scope_ = nullptr;
-    std::set<std::string> noted_builtins_, noted_types_, noted_structs_, noted_constants_;
+    std::map<std::string, std::shared_ptr<const BuiltinOverload>> noted_builtins_; // by identity
+    std::set<std::string> noted_types_, noted_structs_, noted_constants_;
 };
 
 std::string join(const std::vector<std::string> &items, const std::string &sep = ", ");

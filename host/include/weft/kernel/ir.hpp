@@ -58,7 +58,7 @@ struct Expr {
     std::string name;
     int index = -1;
     std::optional<ConstantValue> value;
-    std::optional<BuiltinOverload> overload; // Builtin
+    std::shared_ptr<const BuiltinOverload> overload; // Builtin: one copy per distinct overload in the module
     std::vector<ExprPtr> args;
 
     Expr(Kind k, SourceLocation at) : kind(k), location(at) {}
