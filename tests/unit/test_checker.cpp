@@ -396,3 +396,22 @@ def k(a: float):
     CHECK(lines == std::vector<std::uint32_t>{4, 6, 7});
     CHECK_THAT(r.formatted, Catch::Contains("test.py:4:9: error: name 'undefined_name' is not defined\n        x = undefined_name\n            ^"));
 }
+
+TEST_CASE("the referenced contracts feed the module hash; unreferenced plugins change nothing") {
+    Host host(test_host_options());
+    host.load(plugin_dir("wt_color"));
+    const std::string uses = "import warp as wp\n@wp.kernel\ndef k(c: wp.array(dtype=warp_test.Color)):\n"
+                             "    i = wp.tid()\n    c[i] = wp._test_native_scale(c[i], 2.0)\n";
+    const std::string plain = "import warp as wp\n@wp.kernel\ndef k(c: wp.array(dtype=float)):\n"
+                              "    i = wp.tid()\n    c[i] = c[i] * 2.0\n";
+    const ModuleBuildInputs a = build_inputs(ok(uses, host.registry()));
+    const ModuleBuildInputs b = build_inputs(ok(plain, host.registry()));
+    REQUIRE(a.referenced_native_types.size() == 1);
+    CHECK(a.referenced_native_types[0].native_name == "warp_test::Color");
+    Module &m = host.module("m");
+    CHECK(m.hash(a) != m.hash(b));
+
+    // The same plain module under a registry without wt_color hashes alike.
+    const ModuleBuildInputs b2 = build_inputs(ok(plain));
+    CHECK(m.hash(b) == m.hash(b2));
+}

@@ -162,14 +162,16 @@ private:
     std::string comparison_op();
     Node parse_binary(int min_precedence);
     Node parse_unary();
-    Node parse_power();
     Node parse_primary();
-    Node parse_call(Node callee);
-    Node parse_subscript(Node value);
+    // Kept out of line: each is on the recursion path of one kind of bracket
+    // only, and inlined together they would make every level's frame the sum
+    // of all of them (sanitizer builds do not share stack slots).
+    [[gnu::noinline]] Node parse_call(Node callee);
+    [[gnu::noinline]] Node parse_subscript(Node value);
     Node parse_atom();
-    Node parse_strings();
-    Node parse_parenthesized();
-    void reject_bracket_display();
+    [[gnu::noinline]] Node parse_strings();
+    [[gnu::noinline]] Node parse_parenthesized();
+    [[gnu::noinline]] void reject_bracket_display();
     Node parse_target_list();
 
     // --- statements -------------------------------------------------------
@@ -357,19 +359,30 @@ Node Parser::parse_expression() {
     }
     Node body = parse_or();
     if (!body || !check_kw("if")) return body;
-    advance();
-    Node test = parse_or();
-    if (!test) return {};
-    if (!check_kw("else")) {
-        unexpected("'else' in the conditional expression");
-        return {};
+    // `a if b else c if d else e` nests to the right; gather the arms with a
+    // loop and fold them afterwards rather than recursing once per arm.
+    std::vector<std::pair<Node, Node>> arms; // {body, test}
+    for (;;) {
+        advance(); // 'if'
+        Node test = parse_or();
+        if (!test) return {};
+        if (!check_kw("else")) {
+            unexpected("'else' in the conditional expression");
+            return {};
+        }
+        advance();
+        arms.emplace_back(std::move(body), std::move(test));
+        body = parse_or();
+        if (!body) return {};
+        if (!check_kw("if")) break;
     }
-    advance();
-    Node orelse = parse_expression();
-    if (!orelse) return {};
-    Node n = leaf(Expr::Kind::IfExp, body.expr->location);
-    if (!add(n, std::move(test)) || !add(n, std::move(body)) || !add(n, std::move(orelse))) return {};
-    return n;
+    Node orelse = std::move(body);
+    for (auto arm = arms.rbegin(); arm != arms.rend(); ++arm) {
+        Node n = leaf(Expr::Kind::IfExp, arm->first.expr->location);
+        if (!add(n, std::move(arm->second)) || !add(n, std::move(arm->first)) || !add(n, std::move(orelse))) return {};
+        orelse = std::move(n);
+    }
+    return orelse;
 }
 
 Node Parser::parse_or() {
@@ -401,18 +414,21 @@ Node Parser::parse_and() {
 }
 
 Node Parser::parse_not() {
-    if (!check_kw("not")) return parse_comparison();
-    const SourceLocation at = advance().location;
-    DepthGuard guard(expr_depth_, max_expression_depth);
-    if (!guard.ok()) {
-        fail(at, too_deep);
-        return {};
+    std::vector<SourceLocation> nots;
+    while (check_kw("not")) {
+        nots.push_back(advance().location);
+        if (nots.size() >= max_tree_height) {
+            fail(nots.back(), too_deep);
+            return {};
+        }
     }
-    Node operand = parse_not();
-    if (!operand) return {};
-    Node n = leaf(Expr::Kind::Unary, at);
-    n.expr->text = "not";
-    if (!add(n, std::move(operand))) return {};
+    Node n = parse_comparison();
+    for (auto at = nots.rbegin(); n && at != nots.rend(); ++at) {
+        Node u = leaf(Expr::Kind::Unary, *at);
+        u.expr->text = "not";
+        if (!add(u, std::move(n))) return {};
+        n = std::move(u);
+    }
     return n;
 }
 
@@ -463,38 +479,58 @@ Node Parser::parse_binary(int min_precedence) {
 }
 
 Node Parser::parse_unary() {
-    const Token &t = peek();
-    if (!t.is_op("-") && !t.is_op("+") && !t.is_op("~")) return parse_power();
-    Token op = advance();
-    DepthGuard guard(expr_depth_, max_expression_depth);
-    if (!guard.ok()) {
-        fail(op.location, too_deep);
-        return {};
+    // factor: ('-'|'+'|'~')* primary ['**' factor]. The exponent is itself a
+    // factor (2**-1; a**b**c is a**(b**c)) and -x**2 is -(x**2). Gather the
+    // segments between the '**'s with a loop and fold them from the right, so
+    // that long chains cost no stack.
+    struct Prefix {
+        SourceLocation location;
+        std::string op;
+    };
+    struct Segment {
+        std::vector<Prefix> prefix;
+        Node base;
+    };
+    std::vector<Segment> segments;
+    std::size_t count = 0;
+    for (;;) {
+        Segment seg;
+        while (check_op("-") || check_op("+") || check_op("~")) {
+            Token t = advance();
+            if (++count >= max_tree_height) {
+                fail(t.location, too_deep);
+                return {};
+            }
+            seg.prefix.push_back(Prefix{t.location, std::move(t.text)});
+        }
+        seg.base = parse_primary();
+        if (!seg.base) return {};
+        segments.push_back(std::move(seg));
+        if (!check_op("**")) break;
+        const SourceLocation at = advance().location;
+        if (++count >= max_tree_height) {
+            fail(at, too_deep);
+            return {};
+        }
     }
-    Node operand = parse_unary();
-    if (!operand) return {};
-    Node n = leaf(Expr::Kind::Unary, op.location);
-    n.expr->text = std::move(op.text);
-    if (!add(n, std::move(operand))) return {};
-    return n;
-}
-
-Node Parser::parse_power() {
-    Node base = parse_primary();
-    if (!base || !check_op("**")) return base;
-    const SourceLocation at = advance().location;
-    DepthGuard guard(expr_depth_, max_expression_depth);
-    if (!guard.ok()) {
-        fail(at, too_deep);
-        return {};
+    Node acc;
+    for (auto seg = segments.rbegin(); seg != segments.rend(); ++seg) {
+        if (acc) {
+            Node power = leaf(Expr::Kind::Binary, seg->base.expr->location);
+            power.expr->text = "**";
+            if (!add(power, std::move(seg->base)) || !add(power, std::move(acc))) return {};
+            acc = std::move(power);
+        } else {
+            acc = std::move(seg->base);
+        }
+        for (auto p = seg->prefix.rbegin(); p != seg->prefix.rend(); ++p) {
+            Node u = leaf(Expr::Kind::Unary, p->location);
+            u.expr->text = std::move(p->op);
+            if (!add(u, std::move(acc))) return {};
+            acc = std::move(u);
+        }
     }
-    // The exponent is a unary expression: 2**-1, and a**b**c is a**(b**c).
-    Node exponent = parse_unary();
-    if (!exponent) return {};
-    Node n = leaf(Expr::Kind::Binary, base.expr->location);
-    n.expr->text = "**";
-    if (!add(n, std::move(base)) || !add(n, std::move(exponent))) return {};
-    return n;
+    return acc;
 }
 
 Node Parser::parse_primary() {
