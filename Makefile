@@ -37,7 +37,7 @@ fuzz:
 	@./scripts/install-deps.sh fuzz
 	@CC=clang-19 CXX=clang++-19 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_FUZZ=ON \
 	  -DWEFT_BUILD_BENCH=OFF $(CMAKE_ARGS) >/dev/null
-	@cmake --build build-fuzz -j $(JOBS)
+	@cmake --build build-fuzz -j $(JOBS) --target frontend_fuzzer
 	@cd build-fuzz && ctest --output-on-failure -R fuzz
 
 clean:

@@ -415,3 +415,39 @@ TEST_CASE("the referenced contracts feed the module hash; unreferenced plugins c
     const ModuleBuildInputs b2 = build_inputs(ok(plain));
     CHECK(m.hash(b) == m.hash(b2));
 }
+
+TEST_CASE("tuple assignment evaluates every value first; wp.pi and friends; qualified builtins beat locals") {
+    const ir::Module m = ok(R"(import warp as wp
+TWO_PI = 2.0 * wp.pi
+
+@wp.func
+def ordered(a: float, b: float):
+    x = a
+    y = b
+    if x > y:
+        x, y = y, x
+    return x, y
+
+@wp.kernel
+def k(out: wp.array(dtype=float)):
+    i = wp.tid()
+    length = wp.length(wp.vec3(1.0, 2.0, 2.0))
+    lo, hi = ordered(length, wp.pi)
+    out[i] = lo + hi * TWO_PI + wp.tau
+)");
+    const ir::Function &f = fn(m, "ordered");
+    // The swap is one Unpack of a tuple built from both old values.
+    const ir::Stmt &swap = *f.body[2]->body[0];
+    CHECK(swap.kind == ir::Stmt::Kind::Unpack);
+    CHECK(swap.targets.size() == 2);
+    CHECK(swap.value->type.name() == "tuple(float32, float32)");
+    CHECK(m.constants[0].value.components[0] == Approx(2.0 * 3.14159265358979));
+    CHECK(local_type(fn(m, "k"), "length") == "float32");
+}
+
+TEST_CASE("a failed first assignment does not cascade into 'not defined' errors") {
+    const FrontendResult r = check("import warp as wp\n@wp.kernel\ndef k(a: float):\n    x = nope(a)\n    y = x + 1.0\n    z = x * x\n");
+    std::size_t errors = 0;
+    for (const Diagnostic &d : r.diagnostics) errors += d.severity == Diagnostic::Severity::Error;
+    CHECK(errors == 1);
+}

@@ -133,6 +133,7 @@ Value Checker::expr(const Expr &e) {
             x->value = it->second.value;
             return Value{std::move(x)};
         }
+        if (scope_ && scope_->poisoned.count(e.text)) return poison(); // its assignment failed, already reported
         if (e.text == "None") {
             diags_.error(e.location, "None is not supported in kernels");
             return poison();
@@ -153,6 +154,11 @@ Value Checker::expr(const Expr &e) {
         if (auto d = dotted(e)) {
             const std::string stripped = strip_warp(*d);
             if (stripped != *d && stripped.find('.') == std::string::npos) {
+                if (auto w = warp_constants_.find(stripped); w != warp_constants_.end()) {
+                    Value v{make(K::Literal, w->second.value.type, e.location), w->second.literal};
+                    v.expr->value = w->second.value;
+                    return v;
+                }
                 if (constants_.count(stripped)) {
                     Expr name(Expr::Kind::Name, e.location);
                     name.text = stripped;
@@ -501,6 +507,7 @@ Value Checker::call(const Expr &e) {
     }
     const std::string n = strip_warp(*name);
 
+    if (invalid_functions_.count(n)) return poison(); // its definition was reported already
     if (n == "range") {
         diags_.error(e.location, "range() is only supported as the iterable of a for loop");
         return poison();
@@ -509,7 +516,8 @@ Value Checker::call(const Expr &e) {
         diags_.error(e.location, "wp.constant() is only valid at module level");
         return poison();
     }
-    if (scope_ && (scope_->locals.count(n) || scope_->params.count(n))) {
+    // Only a bare name can be shadowed by a variable: wp.length stays the builtin.
+    if (scope_ && *name == n && (scope_->locals.count(n) || scope_->params.count(n))) {
         diags_.error(callee.location, "'" + n + "' is a variable, not a function");
         return poison();
     }

@@ -3,6 +3,7 @@
 #include "checker.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace weft::kernel::detail {
 
@@ -175,8 +176,6 @@ void Checker::run() {
     for (const ast::Import &imp : ast_.imports) {
         if (imp.module == "warp") {
             if (imp.names.empty()) warp_aliases_.insert(imp.alias);
-            for (const auto &[name, alias] : imp.names)
-                if (name == "*") diags_.error(imp.location, "'from warp import *' is not supported; use 'import warp as wp'");
         } else if (imp.module == "typing") {
             if (imp.names.empty()) typing_aliases_.insert(imp.alias);
             for (const auto &[name, alias] : imp.names)
@@ -187,6 +186,12 @@ void Checker::run() {
     out_.warp_alias = warp_aliases_.empty() ? "" : *warp_aliases_.begin();
     warp_aliases_.insert("wp"); // the prefix is optional, and wp. is always understood
     warp_aliases_.insert("warp");
+    // Warp's math constants (wp.pi, ...), as float literals: they convert like 3.14159...
+    for (const auto &[cname, value] : std::initializer_list<std::pair<const char *, double>>{
+             {"pi", 3.14159265358979323846}, {"tau", 6.28318530717958647692}, {"half_pi", 1.57079632679489661923},
+             {"e", 2.71828182845904523536}, {"phi", 1.61803398874989484820}, {"inf", HUGE_VAL}, {"nan", NAN}})
+        warp_constants_[cname] = ModuleConstant{ir::ConstantValue{Type::scalar(Scalar::Float32), {value}, {0}}, true,
+                                           Value::Literal::Float, {}};
 
     // Constants and structs, in source order (a struct may use an earlier one).
     for (const auto &[kind, index] : ast_.order) {
@@ -219,7 +224,9 @@ void Checker::run() {
                 auto t = concrete_type(*a.annotation);
                 if (t && t->is_scalar() && c->type.is_scalar()) c->type = *t;
             }
-            if (constants_.count(a.name)) diags_.error(a.location, "constant '" + a.name + "' is defined twice");
+            if (auto prev = constants_.find(a.name); prev != constants_.end())
+                diags_.error(a.location, "constant '" + a.name + "' is defined twice (first at line " +
+                                             std::to_string(prev->second.location.line) + ")");
             ModuleConstant mc{*c, !explicit_constant, explicit_constant ? Value::Literal::None : literal, a.location};
             constants_[a.name] = mc;
             out_.constants.push_back({a.name, *c, a.location});
@@ -269,6 +276,7 @@ void Checker::run() {
                 if (d.name == "kernel" || d.name == "func") known.push_back(&d);
                 else diags_.error(d.location, "unsupported decorator '" + decorator_text(d) + "'");
             }
+            if (known.empty()) invalid_functions_.insert(f.name);
             if (known.empty() && f.decorators.empty())
                 diags_.error(f.location, "function '" + f.name + "' has no @wp.func or @wp.kernel decorator; host code is not supported in a kernel module");
             if (known.size() > 1) diags_.error(f.location, "function '" + f.name + "' has both @wp.kernel and @wp.func");

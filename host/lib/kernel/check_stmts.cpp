@@ -39,7 +39,9 @@ void Checker::statements(const std::vector<ast::StmtPtr> &body, std::vector<ir::
 /// Stores `value` into `target` (a Name, Subscript or Attribute lvalue).
 void Checker::assign(const Expr &target, Value value, SourceLocation at, std::vector<ir::StmtPtr> &out) {
     if (!value.ok()) {
-        // Still declare a new name so later uses do not cascade into "not defined".
+        // Reported already; a new name is poisoned so later uses do not cascade into "not defined".
+        if (target.kind == Expr::Kind::Name && !scope_->locals.count(target.text) && !scope_->params.count(target.text))
+            scope_->poisoned.insert(target.text);
         return;
     }
     if (value.expr->is_void) {
@@ -150,16 +152,31 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
                     return;
                 }
             std::vector<Value> values;
+            Value v;
             if (s.value->kind == Expr::Kind::Tuple) {
                 if (s.value->children.size() != n) {
                     diags_.error(s.location, "cannot unpack " + std::to_string(s.value->children.size()) + " values into " +
                                                  std::to_string(n) + " names");
                     return;
                 }
-                for (std::size_t i = 0; i < n; ++i) assign(*target.children[i], expr(*s.value->children[i]), s.location, out);
-                return;
+                // Every value is evaluated before any name is assigned: x, y = y, x swaps.
+                std::vector<Type> types;
+                auto tuple = make(K::Construct, Type::scalar(Scalar::Int32), s.value->location);
+                for (std::size_t i = 0; i < n; ++i) {
+                    Value e = expr(*s.value->children[i]);
+                    if (!e.ok()) return;
+                    auto it = scope_->locals.find(target.children[i]->text);
+                    if (it != scope_->locals.end())
+                        coerce(e, scope_->function->locals[static_cast<std::size_t>(it->second)].type);
+                    settle(e);
+                    types.push_back(e.type());
+                    tuple->args.push_back(std::move(e.expr));
+                }
+                tuple->type = Type::tuple(types);
+                v = Value{std::move(tuple)};
+            } else {
+                v = expr(*s.value);
             }
-            Value v = expr(*s.value);
             if (!v.ok()) return;
             std::vector<Type> types;
             if (v.expr->kind == K::Generic && v.expr->name == "tid") {
@@ -222,7 +239,8 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
         }
         if (!v.ok() && target.kind == Expr::Kind::Name && !scope_->locals.count(target.text) &&
             !scope_->params.count(target.text)) {
-            return; // the error is reported; do not invent a type for the name
+            scope_->poisoned.insert(target.text); // reported; later uses would only repeat it
+            return;
         }
         assign(target, std::move(v), s.location, out);
         return;

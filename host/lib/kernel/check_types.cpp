@@ -1,6 +1,7 @@
 // Type annotations, type names and module constants.
 #include "checker.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace weft::kernel::detail {
@@ -199,11 +200,17 @@ std::optional<ir::ConstantValue> Checker::evaluate_constant(const Expr &e, Value
         literal = Value::Literal::Float;
         return scalar_constant(Scalar::Float32, e.float_value, 0);
     case Expr::Kind::Bool: return scalar_constant(Scalar::Bool, e.bool_value ? 1 : 0, e.bool_value ? 1 : 0);
-    case Expr::Kind::Name: {
-        auto it = constants_.find(e.text);
-        if (it == constants_.end()) break;
-        literal = it->second.literal;
-        return it->second.value;
+    case Expr::Kind::Name:
+    case Expr::Kind::Attribute: {
+        auto d = dotted(e);
+        if (!d) break;
+        const std::string stripped = strip_warp(*d);
+        const ModuleConstant *c = nullptr;
+        if (auto it = constants_.find(stripped); it != constants_.end()) c = &it->second;
+        if (auto it = warp_constants_.find(stripped); stripped != *d && it != warp_constants_.end()) c = &it->second;
+        if (!c) break;
+        literal = c->literal;
+        return c->value;
     }
     case Expr::Kind::Unary: {
         Value::Literal inner;
@@ -224,10 +231,8 @@ std::optional<ir::ConstantValue> Checker::evaluate_constant(const Expr &e, Value
         auto a = evaluate_constant(*e.children[0], la);
         auto b = evaluate_constant(*e.children[1], lb);
         if (!a || !b || !a->type.is_scalar() || !b->type.is_scalar() || a->type.is_bool() || b->type.is_bool()) break;
+        // Module level is Python: DT / SUBSTEPS with SUBSTEPS = wp.constant(4) is a float.
         const bool is_float = a->type.is_float() || b->type.is_float() || e.text == "/";
-        if (is_float && ((a->type.is_integer() && la == Value::Literal::None) ||
-                         (b->type.is_integer() && lb == Value::Literal::None)))
-            break; // typed int constant mixed with float: not folded
         const double x = a->components[0], y = b->components[0];
         const std::int64_t xi = a->int_components[0], yi = b->int_components[0];
         double r = 0;
@@ -252,7 +257,7 @@ std::optional<ir::ConstantValue> Checker::evaluate_constant(const Expr &e, Value
     }
     case Expr::Kind::Call: {
         auto callee = dotted(*e.children[0]);
-        if (!callee || !e.keywords.empty()) break;
+        if (!callee) break;
         auto type = type_named(*callee);
         if (!type) break;
         std::vector<ir::ConstantValue> args;
@@ -261,6 +266,33 @@ std::optional<ir::ConstantValue> Checker::evaluate_constant(const Expr &e, Value
             auto v = evaluate_constant(*e.children[i], l);
             if (!v) return std::nullopt;
             args.push_back(*v);
+        }
+        if (!e.keywords.empty()) {
+            // Only aggregate native types take field names; order them by field.
+            const NativeTypeInfo *n = type->kind() == Type::Kind::Native ? registry_.native_type(type->native_name()) : nullptr;
+            if (!n || n->initializer != Initializer::Aggregate) break;
+            std::vector<std::optional<ir::ConstantValue>> slots(n->exposed.size());
+            for (std::size_t i = 0; i < args.size() && i < slots.size(); ++i) slots[i] = args[i];
+            for (const ast::Keyword &k : e.keywords) {
+                auto f = std::find_if(n->exposed.begin(), n->exposed.end(), [&](const ExposedField &x) { return x.name == k.name; });
+                if (f == n->exposed.end()) {
+                    diags_.error(k.location, "native type '" + type->name() + "' has no field '" + k.name + "'");
+                    return std::nullopt;
+                }
+                Value::Literal l;
+                auto v = evaluate_constant(*k.value, l);
+                if (!v) return std::nullopt;
+                slots[static_cast<std::size_t>(f - n->exposed.begin())] = *v;
+            }
+            args.clear();
+            for (std::size_t i = 0; i < slots.size(); ++i) {
+                if (!slots[i]) {
+                    diags_.error(e.location, "native type '" + type->name() + "' constant is missing field '" +
+                                                 n->exposed[i].name + "'");
+                    return std::nullopt;
+                }
+                args.push_back(*slots[i]);
+            }
         }
         ir::ConstantValue out{*type, {}, {}};
         if (type->is_scalar()) {
@@ -287,6 +319,12 @@ std::optional<ir::ConstantValue> Checker::evaluate_constant(const Expr &e, Value
             break;
         if (args.empty()) {
             out.components.assign(count, 0.0);
+        } else if (type->kind() == Type::Kind::Matrix && args.size() == static_cast<std::size_t>(type->rows()) &&
+                   args[0].type.kind() == Type::Kind::Vector) {
+            for (const auto &row : args) { // a matrix from its rows
+                if (row.type.kind() != Type::Kind::Vector || row.type.rows() != type->cols()) return std::nullopt;
+                out.components.insert(out.components.end(), row.components.begin(), row.components.end());
+            }
         } else if (args.size() == count) {
             for (const auto &a : args) {
                 if (!a.type.is_scalar()) return std::nullopt;

@@ -36,8 +36,8 @@ struct FunctionScope {
     std::map<std::string, int> locals;
     int loop_depth = 0;
     bool return_inferred = false; // return type taken from the first return
-    std::map<std::string, int> tid_unpack_at; // local name -> tid dims at its first unpack
     int tid_dims_line = 0;
+    std::set<std::string> poisoned; // names whose first assignment failed: uses stay silent
 };
 
 struct ModuleConstant {
@@ -99,7 +99,9 @@ public:
     std::set<std::string> any_names_;      // "Any" when imported from typing
     std::map<std::string, Type> structs_;
     std::map<std::string, ModuleConstant> constants_;
+    std::map<std::string, ModuleConstant> warp_constants_; // wp.pi, wp.inf, ...: only with the prefix
     std::map<std::string, std::vector<const ast::FunctionDef *>> funcs_;
+    std::set<std::string> invalid_functions_; // defined but rejected (no decorator): calls stay silent
     std::map<std::string, int> instances_; // def address + arg codes -> function index
     std::vector<const ast::FunctionDef *> instantiating_;
     FunctionScope *scope_ = nullptr;

@@ -110,16 +110,32 @@ const char *describe_target(const Expr &e) {
     }
 }
 
-ExprPtr clone(const Expr &e) {
-    auto c = std::make_unique<Expr>(e.kind, e.location);
-    c->text = e.text;
-    c->int_value = e.int_value;
-    c->float_value = e.float_value;
-    c->bool_value = e.bool_value;
-    c->ops = e.ops;
-    for (const ExprPtr &child : e.children) c->children.push_back(clone(*child));
-    for (const ast::Keyword &k : e.keywords) c->keywords.push_back(ast::Keyword{k.name, clone(*k.value), k.location});
-    return c;
+ExprPtr clone(const Expr &root) {
+    auto copy_node = [](const Expr &e) {
+        auto c = std::make_unique<Expr>(e.kind, e.location);
+        c->text = e.text;
+        c->int_value = e.int_value;
+        c->float_value = e.float_value;
+        c->bool_value = e.bool_value;
+        c->ops = e.ops;
+        return c;
+    };
+    // An explicit work list: trees may be max_tree_height deep.
+    ExprPtr out = copy_node(root);
+    std::vector<std::pair<const Expr *, Expr *>> work{{&root, out.get()}};
+    while (!work.empty()) {
+        const auto [from, to] = work.back();
+        work.pop_back();
+        for (const ExprPtr &child : from->children) {
+            to->children.push_back(copy_node(*child));
+            work.emplace_back(child.get(), to->children.back().get());
+        }
+        for (const ast::Keyword &k : from->keywords) {
+            to->keywords.push_back(ast::Keyword{k.name, copy_node(*k.value), k.location});
+            work.emplace_back(k.value.get(), to->keywords.back().value.get());
+        }
+    }
+    return out;
 }
 
 class Parser {
@@ -139,10 +155,13 @@ private:
     bool at_match_statement();
 
     // --- errors -----------------------------------------------------------
-    void report(SourceLocation at, std::string message);
-    void fail(SourceLocation at, std::string message);
-    void unexpected(const std::string &expected);
-    bool expect_op(std::string_view op, const std::string &expected);
+    // Messages are views so that a call site with a literal builds no string:
+    // call sites sit on the recursion path, and every temporary there is
+    // stack paid at each level of nesting.
+    [[gnu::noinline]] void report(SourceLocation at, std::string_view message);
+    [[gnu::noinline]] void fail(SourceLocation at, std::string_view message);
+    [[gnu::noinline]] void unexpected(std::string_view expected);
+    bool expect_op(std::string_view op, std::string_view expected);
     void skip_line();
     void skip_block();
     void recover(bool compound);
@@ -255,26 +274,26 @@ bool Parser::at_match_statement() {
     }
 }
 
-void Parser::report(SourceLocation at, std::string message) {
-    if (!failed_) diags_.error(at, std::move(message));
+void Parser::report(SourceLocation at, std::string_view message) {
+    if (!failed_) diags_.error(at, std::string(message));
 }
 
-void Parser::fail(SourceLocation at, std::string message) {
-    report(at, std::move(message));
+void Parser::fail(SourceLocation at, std::string_view message) {
+    report(at, message);
     failed_ = true;
 }
 
-void Parser::unexpected(const std::string &expected) {
+void Parser::unexpected(std::string_view expected) {
     const Token &t = peek();
     if (t.kind == TokenKind::Error) {
         failed_ = true; // the lexer has said what is wrong here
         return;
     }
     if (t.is_op(":=")) return fail(t.location, "assignment expressions (:=) are not supported in kernels");
-    fail(t.location, "expected " + expected + ", found " + detail::describe(t));
+    fail(t.location, "expected " + std::string(expected) + ", found " + detail::describe(t));
 }
 
-bool Parser::expect_op(std::string_view op, const std::string &expected) {
+bool Parser::expect_op(std::string_view op, std::string_view expected) {
     if (check_op(op)) {
         advance();
         return true;
@@ -1074,7 +1093,7 @@ StmtPtr Parser::parse_if() {
     while (!failed_ && check_kw("elif")) {
         const Token elif = advance();
         ++links;
-        if (++stmt_path_ > max_tree_height) {
+        if (++stmt_path_ >= max_tree_height) {
             fail(elif.location, "too many elif branches");
             break;
         }

@@ -44,3 +44,15 @@ def make_grid_springs(springs: wp.array(dtype=Spring), width: int, spacing: floa
     s.rest = spacing
     s.stiffness = k
     springs[tid] = s
+
+
+
+@wp.kernel
+def spring_strain(
+    x: wp.array(dtype=wp.vec3), rest_x: wp.array(dtype=wp.vec3), springs: wp.array(dtype=Spring), strain: wp.array(dtype=float)
+):
+    tid = wp.tid()
+    s = springs[tid]
+    length = wp.length(x[s.j] - x[s.i])
+    rest_length = wp.length(rest_x[s.j] - rest_x[s.i])
+    strain[tid] = (length - rest_length) / rest_length
