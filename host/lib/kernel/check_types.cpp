@@ -163,8 +163,11 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
                 }
             }
             if (!dtype) {
-                if (!diags_.has_errors()) diags_.error(e.location, "'" + *base + "' needs a dtype");
-                return std::nullopt;
+                const bool given = e.children.size() == 2 ||
+                                   std::any_of(e.keywords.begin(), e.keywords.end(),
+                                               [](const ast::Keyword &k) { return k.name == "dtype"; });
+                if (!given) diags_.error(e.location, "'" + *base + "' needs a dtype: " + *base + "(dtype=float)");
+                return std::nullopt; // a dtype that did not resolve was reported already
             }
             if (dtype->kind() == Type::Kind::Array) {
                 diags_.error(e.location, "arrays of arrays are not supported");
