@@ -21,6 +21,8 @@ constexpr std::array<std::string_view, 19> ops2{"**", "//", "<<", ">>", "<=", ">
                                                 "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@="};
 constexpr std::string_view ops1 = "+-*/%@&|^~<>()[]{},:.;=";
 
+constexpr std::size_t max_escape_warnings = 20;
+
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_hex_digit(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 bool is_oct_digit(char c) { return c >= '0' && c <= '7'; }
@@ -71,6 +73,14 @@ std::string show_char(char c) {
     if (u >= 0x20 && u < 0x7F) return std::string("'") + c + "'";
     static constexpr char digits[] = "0123456789ABCDEF";
     return std::string("U+00") + digits[u >> 4] + digits[u & 0xF];
+}
+
+/// The character after a backslash, as a message shows it.
+std::string show_escaped(char c) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7F) return std::string(1, c);
+    static constexpr char digits[] = "0123456789ABCDEF";
+    return std::string("x") + digits[u >> 4] + digits[u & 0xF];
 }
 
 } // namespace
@@ -246,6 +256,7 @@ Token Lexer::end_of_input() {
         diags_.error(b.location, std::string("'") + b.open + "' was never closed");
         brackets_.clear();
         pending_.push_back(error_token(at));
+        pending_.back().unclosed_bracket = true;
     }
     if (line_has_tokens_) pending_.push_back(make(TokenKind::Newline, at));
     line_has_tokens_ = false;
@@ -475,7 +486,8 @@ Token Lexer::string_literal(std::size_t prefix_start, std::string_view prefix) {
         case '6':
         case '7': {
             std::uint32_t v = static_cast<std::uint32_t>(e - '0');
-            for (int i = 0; i < 2 && is_oct_digit(cur()); ++i) v = v * 8 + static_cast<std::uint32_t>(cur() - '0'), ++pos_;
+            for (int i = 0; i < 2 && is_oct_digit(cur()); ++i, ++pos_)
+                v = v * 8 + static_cast<std::uint32_t>(cur() - '0');
             if (bytes && v > 0xFF) {
                 fail(esc_at, "octal escape value is out of range for bytes");
             } else if (bytes) {
@@ -513,7 +525,8 @@ Token Lexer::string_literal(std::size_t prefix_start, std::string_view prefix) {
                 const int n = e == 'u' ? 4 : 8;
                 std::uint32_t v = 0;
                 int i = 0;
-                for (; i < n && is_hex_digit(cur()); ++i, ++pos_) v = v * 16 + static_cast<std::uint32_t>(digit_value(cur()));
+                for (; i < n && is_hex_digit(cur()); ++i, ++pos_)
+                    v = v * 16 + static_cast<std::uint32_t>(digit_value(cur()));
                 if (i < n) {
                     fail(esc_at, std::string("invalid \\") + e + " escape: expected " + std::to_string(n) +
                                      " hexadecimal digits");
@@ -528,7 +541,8 @@ Token Lexer::string_literal(std::size_t prefix_start, std::string_view prefix) {
             break;
         default:
             // Python keeps an unknown escape as written (and warns about it).
-            diags_.warning(esc_at, "invalid escape sequence '\\" + std::string(1, e) + "'");
+            if (++escape_warnings_ <= max_escape_warnings)
+                diags_.warning(esc_at, "invalid escape sequence '\\" + show_escaped(e) + "'");
             value += '\\';
             value += e;
             break;

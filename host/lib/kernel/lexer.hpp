@@ -39,6 +39,9 @@ struct Token {
     std::int64_t int_value = 0;
     double float_value = 0.0;
     bool is_bytes = false; // String only: a b'' literal
+    // Error only: stands at the end of the input for a bracket that was never
+    // closed, which explains any syntax error between the bracket and here.
+    bool unclosed_bracket = false;
 
     bool is(TokenKind k, std::string_view spelling) const { return kind == k && text == spelling; }
     bool is_op(std::string_view spelling) const { return is(TokenKind::Op, spelling); }
@@ -100,6 +103,9 @@ private:
     std::vector<Bracket> brackets_;
     std::vector<Token> pending_; // INDENT/DEDENTs (and, at the end, the closing tokens) owed
     std::size_t pending_pos_ = 0;
+    // Warnings do not count toward the error limit, so a file full of bad
+    // escapes would otherwise keep one diagnostic per escape.
+    std::size_t escape_warnings_ = 0;
 };
 
 /// Every token of the file, through EndOfFile.

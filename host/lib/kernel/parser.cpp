@@ -290,7 +290,24 @@ void Parser::unexpected(std::string_view expected) {
         return;
     }
     if (t.is_op(":=")) return fail(t.location, "assignment expressions (:=) are not supported in kernels");
-    fail(t.location, "expected " + std::string(expected) + ", found " + detail::describe(t));
+    // Inside a bracket that is never closed the rest of the file is one
+    // logical line, and whatever comes next is "unexpected"; the lexer's
+    // "'(' was never closed" is the message that helps, so say nothing more.
+    // The recovery skips these tokens anyway, so the look ahead costs nothing.
+    if (!failed_) {
+        for (std::size_t k = 0;; ++k) {
+            const Token &ahead = peek(k);
+            if (ahead.unclosed_bracket) {
+                failed_ = true;
+                return;
+            }
+            if (ahead.kind == TokenKind::Newline || ahead.kind == TokenKind::EndOfFile ||
+                ahead.kind == TokenKind::Indent || ahead.kind == TokenKind::Dedent)
+                break;
+        }
+    }
+    const Token &found = peek();
+    fail(found.location, "expected " + std::string(expected) + ", found " + detail::describe(found));
 }
 
 bool Parser::expect_op(std::string_view op, std::string_view expected) {
@@ -1318,7 +1335,8 @@ void Parser::parse_from_import() {
     imp.alias = imp.module;
     if (!check_kw("import")) return unexpected("'import' after the module name");
     advance();
-    if (check_op("*")) return fail(peek().location, "wildcard imports (from ... import *) are not supported in kernels");
+    if (check_op("*"))
+        return fail(peek().location, "wildcard imports (from ... import *) are not supported in kernels");
     const bool parenthesized = check_op("(");
     if (parenthesized) advance();
     for (;;) {
@@ -1445,7 +1463,8 @@ void Parser::parse_params(std::vector<ast::Param> &params) {
             p.name = advance().text;
             p.location = t.location;
             for (const ast::Param &other : params)
-                if (other.name == p.name) report(t.location, "duplicate parameter '" + p.name + "' in function definition");
+                if (other.name == p.name)
+                    report(t.location, "duplicate parameter '" + p.name + "' in function definition");
             if (check_op(":")) {
                 advance();
                 Node annotation = parse_expression();
