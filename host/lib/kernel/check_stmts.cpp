@@ -20,6 +20,21 @@ const char *aug_name(const std::string &op) {
 }
 } // namespace
 
+Value Checker::tuple(const Expr &e, const std::vector<std::optional<Type>> &hints) {
+    std::vector<Type> types;
+    auto x = make(K::Construct, Type::scalar(Scalar::Int32), e.location);
+    for (std::size_t i = 0; i < e.children.size(); ++i) {
+        Value v = expr(*e.children[i]);
+        if (!v.ok()) return poison();
+        if (i < hints.size() && hints[i]) coerce(v, *hints[i]);
+        settle(v);
+        types.push_back(v.type());
+        x->args.push_back(std::move(v.expr));
+    }
+    x->type = Type::tuple(std::move(types));
+    return Value{std::move(x)};
+}
+
 int Checker::declare_local(const std::string &name, const Type &type, SourceLocation at) {
     ir::Function &f = *scope_->function;
     f.locals.push_back({name, type, at});
@@ -160,20 +175,14 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
                     return;
                 }
                 // Every value is evaluated before any name is assigned: x, y = y, x swaps.
-                std::vector<Type> types;
-                auto tuple = make(K::Construct, Type::scalar(Scalar::Int32), s.value->location);
-                for (std::size_t i = 0; i < n; ++i) {
-                    Value e = expr(*s.value->children[i]);
-                    if (!e.ok()) return;
-                    auto it = scope_->locals.find(target.children[i]->text);
-                    if (it != scope_->locals.end())
-                        coerce(e, scope_->function->locals[static_cast<std::size_t>(it->second)].type);
-                    settle(e);
-                    types.push_back(e.type());
-                    tuple->args.push_back(std::move(e.expr));
+                std::vector<std::optional<Type>> hints;
+                for (const auto &t : target.children) {
+                    auto it = scope_->locals.find(t->text);
+                    hints.push_back(it == scope_->locals.end()
+                                        ? std::nullopt
+                                        : std::optional<Type>(scope_->function->locals[static_cast<std::size_t>(it->second)].type));
                 }
-                tuple->type = Type::tuple(types);
-                v = Value{std::move(tuple)};
+                v = tuple(*s.value, hints);
             } else {
                 v = expr(*s.value);
             }
@@ -387,22 +396,7 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
             out.push_back(std::move(st));
             return;
         }
-        Value v;
-        if (s.value->kind == Expr::Kind::Tuple) {
-            std::vector<Type> types;
-            auto tuple = make(K::Construct, Type::scalar(Scalar::Int32), s.value->location);
-            for (const auto &c : s.value->children) {
-                Value e = expr(*c);
-                if (!e.ok()) return;
-                settle(e);
-                types.push_back(e.type());
-                tuple->args.push_back(std::move(e.expr));
-            }
-            tuple->type = Type::tuple(types);
-            v = Value{std::move(tuple)};
-        } else {
-            v = expr(*s.value);
-        }
+        Value v = s.value->kind == Expr::Kind::Tuple ? tuple(*s.value, {}) : expr(*s.value);
         if (!v.ok()) return;
         if (v.expr->is_void) {
             diags_.error(s.value->location, "cannot return the result of '" + v.expr->name + "', which returns nothing");

@@ -86,6 +86,8 @@ public:
     void statement(const ast::Stmt &s, std::vector<ir::StmtPtr> &out);
     void assign(const ast::Expr &target, Value value, SourceLocation at, std::vector<ir::StmtPtr> &out);
     int declare_local(const std::string &name, const Type &type, SourceLocation at);
+    /// A tuple of values, each evaluated in order (a literal takes its hint's type).
+    Value tuple(const ast::Expr &e, const std::vector<std::optional<Type>> &hints);
     int instantiate(const ast::FunctionDef &def, const std::vector<Type> &arg_types, SourceLocation call_site);
     void check_kernel(const ast::FunctionDef &def);
 
