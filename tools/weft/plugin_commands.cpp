@@ -120,9 +120,11 @@ int plugin_list(const PluginOptions &o) {
 
 int plugin_inspect(const PluginOptions &o) {
     Host host(host_options(o));
+    // Warnings first: a misspelled key is often why the load below fails.
+    for (const std::string &w : read_manifest(locate_manifest(o.paths.at(0))).warnings)
+        fmt::print(stderr, "weft: warning: {}\n", w);
     const LoadedPlugin &p = host.load(o.paths.at(0));
     const PluginManifest &m = p.manifest;
-    for (const std::string &w : m.warnings) fmt::print(stderr, "weft: warning: {}\n", w);
 
     if (o.json) {
         json out = manifest_json(m);

@@ -195,6 +195,7 @@ CheckReport check_plugins(const std::vector<fs::path> &paths, const CheckOptions
         }
         report.plugins.push_back(std::move(check));
     }
+    std::sort(report.warnings.begin(), report.warnings.end());
     std::sort(report.plugins.begin(), report.plugins.end(),
               [](const PluginCheck &a, const PluginCheck &b) { return a.plugin < b.plugin; });
 

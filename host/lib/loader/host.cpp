@@ -77,9 +77,14 @@ struct Host::Impl {
         // Registrations first: nothing may refer to a plugin once its code is gone.
         registry.clear();
         while (!entries.empty()) {
-            logger.log(LogLevel::Debug, "loader", "unloading " + plugin_label(entries.back()->plugin.name()));
+            debug([&] { return "unloading " + plugin_label(entries.back()->plugin.name()); });
             entries.pop_back();
         }
+    }
+
+    /// Loader debug messages, built only when WEFT_DEBUG asks for them.
+    template <class F> void debug(F &&message) const {
+        if (logger.enabled(LogLevel::Debug, "loader")) logger.log(LogLevel::Debug, "loader", message());
     }
 
     const LoadedPlugin *find(std::string_view name) const {
@@ -112,7 +117,7 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
     if (!fs::is_regular_file(m.library_path, ec))
         throw fail("library " + m.library_path.string() + " named by " + m.path.string() + " does not exist");
 
-    logger.log(LogLevel::Debug, "loader", "opening " + m.library_path.string() + " for " + who);
+    debug([&] { return "opening " + m.library_path.string() + " for " + who; });
     boost::dll::shared_library library;
     try {
         library.load(m.library_path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
@@ -157,7 +162,7 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
     const std::string plugin_dir = m.directory().string();
     const weft_host_api api = make_host_api(ctx, plugin_dir.c_str());
 
-    logger.log(LogLevel::Debug, "loader", "running init of " + who);
+    debug([&] { return "running init of " + who; });
     weft_status status = WEFT_ERROR_INTERNAL;
     try {
         status = init_fn(&api);
@@ -299,7 +304,7 @@ LoadReport Host::Impl::load_all(std::vector<PluginManifest> roots, std::vector<P
     std::sort(failures.begin(), failures.end(),
               [](const PluginFailure &a, const PluginFailure &b) { return a.plugin < b.plugin; });
     report.failures = std::move(failures);
-    for (const PluginFailure &f : report.failures) logger.log(LogLevel::Debug, "loader", f.message);
+    for (const PluginFailure &f : report.failures) debug([&] { return f.message; });
     return report;
 }
 
