@@ -55,3 +55,15 @@ TEST_CASE("malformed constraints name the bad comparator") {
     CHECK_THROWS_WITH(VersionConstraint::parse(""), Catch::Contains("empty version constraint"));
     CHECK_THROWS_WITH(VersionConstraint::parse(">=1.0, ~"), Catch::Contains("'~'"));
 }
+
+TEST_CASE("pre-releases: ordered by identifier, and only chosen by ranges that name one") {
+    CHECK(*Version::parse("1.0.0-alpha.2") < *Version::parse("1.0.0-alpha.10"));
+    CHECK(*Version::parse("1.0.0-alpha") < *Version::parse("1.0.0-alpha.1"));
+    CHECK(*Version::parse("1.0.0-1") < *Version::parse("1.0.0-alpha"));
+    CHECK(*Version::parse("1.0.0-beta") < *Version::parse("1.0.0-rc.1"));
+    CHECK_FALSE(sat("^1.0", "2.0.0-alpha"));
+    CHECK_FALSE(sat(">=1.0", "1.5.0-beta"));
+    CHECK(sat(">=1.5.0-alpha", "1.5.0-beta"));
+    CHECK_FALSE(sat(">=1.5.0-alpha", "1.6.0-beta"));
+    CHECK(sat(">=1.5.0-alpha", "1.6.0"));
+}

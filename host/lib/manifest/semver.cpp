@@ -2,6 +2,7 @@
 
 #include "weft/error.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace weft {
@@ -62,11 +63,28 @@ int compare(const Version &a, const Version &b) {
     if (a.major != b.major) return a.major < b.major ? -1 : 1;
     if (a.minor != b.minor) return a.minor < b.minor ? -1 : 1;
     if (a.patch != b.patch) return a.patch < b.patch ? -1 : 1;
-    // A pre-release sorts before its release.
+    // A pre-release sorts before its release; identifiers compare field by
+    // field, numeric ones as numbers and below alphanumeric ones (semver 11).
     if (a.prerelease == b.prerelease) return 0;
     if (a.prerelease.empty()) return 1;
     if (b.prerelease.empty()) return -1;
-    return a.prerelease < b.prerelease ? -1 : 1;
+    std::string_view x = a.prerelease, y = b.prerelease;
+    auto numeric = [](std::string_view s) {
+        return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+    };
+    while (!x.empty() && !y.empty()) {
+        const auto dx = x.find('.'), dy = y.find('.');
+        const std::string_view fx = x.substr(0, dx), fy = y.substr(0, dy);
+        if (fx != fy) {
+            if (numeric(fx) && numeric(fy))
+                return fx.size() != fy.size() ? (fx.size() < fy.size() ? -1 : 1) : (fx < fy ? -1 : 1);
+            if (numeric(fx) != numeric(fy)) return numeric(fx) ? -1 : 1;
+            return fx < fy ? -1 : 1;
+        }
+        x = dx == std::string_view::npos ? std::string_view{} : x.substr(dx + 1);
+        y = dy == std::string_view::npos ? std::string_view{} : y.substr(dy + 1);
+    }
+    return x.empty() == y.empty() ? 0 : (x.empty() ? -1 : 1);
 }
 
 VersionConstraint VersionConstraint::parse(std::string_view text) {
@@ -135,6 +153,16 @@ VersionConstraint VersionConstraint::parse(std::string_view text) {
 }
 
 bool VersionConstraint::satisfied_by(const Version &v) const {
+    // As in npm and Cargo: a pre-release satisfies a range only when some
+    // comparator names a pre-release of the same MAJOR.MINOR.PATCH, so
+    // ">=1.0" never picks up "2.0.0-alpha".
+    if (!v.prerelease.empty()) {
+        const bool opted_in = std::any_of(terms_.begin(), terms_.end(), [&](const Term &t) {
+            return !t.version.prerelease.empty() && t.version.major == v.major && t.version.minor == v.minor &&
+                   t.version.patch == v.patch;
+        });
+        if (!opted_in) return false;
+    }
     for (const Term &t : terms_) {
         const int r = compare(v, t.version);
         const bool ok = t.op == Op::Eq ? r == 0
