@@ -86,9 +86,10 @@ void register_core_builtins(Registry &registry) {
         r.unary("isnan", t, "True when a is NaN.", "bool");
     }
 
-    // Vectors of float32 ("vecN"), float64 ("vecNd") and int32 ("vecNi").
-    for (const char *suffix : {"", "d", "i"}) {
-        const std::string s = suffix == std::string("d") ? "float64" : suffix == std::string("i") ? "int32" : "float32";
+    // Vectors of float32 ("vecN"), float64 ("vecNd"), float16 ("vecNh") and int32 ("vecNi").
+    for (const char *suffix : {"", "d", "h", "i"}) {
+        const std::string sfx = suffix;
+        const std::string s = sfx == "d" ? "float64" : sfx == "h" ? "float16" : sfx == "i" ? "int32" : "float32";
         for (int n = 2; n <= 4; ++n) {
             const std::string v = "vec" + std::to_string(n) + suffix;
             r.binary("add", v, "Component-wise a + b.");
@@ -128,6 +129,7 @@ void register_core_builtins(Registry &registry) {
             r.add("mul", {{"a", v}, {"b", m}}, v, "Row-vector-matrix product a b.");
             r.add("mul", {{"a", m}, {"b", s}}, m, "Scales every element of a by b.");
             r.add("mul", {{"a", s}, {"b", m}}, m, "Scales every element of b by a.");
+            r.add("div", {{"a", m}, {"b", s}}, m, "Divides every element of a by b.");
             r.unary("transpose", m, "Returns the transpose of a.");
             r.add("determinant", {{"a", m}}, s, "Returns det(a).");
             r.add("outer", {{"a", v}, {"b", v}}, m, "Outer product a b^T.");
@@ -139,6 +141,9 @@ void register_core_builtins(Registry &registry) {
         r.binary("sub", q, "Component-wise a - b.");
         r.binary("mul", q, "Quaternion product a b.");
         r.add("mul", {{"a", q}, {"b", s}}, q, "Scales every component of a by b.");
+        r.add("mul", {{"a", s}, {"b", q}}, q, "Scales every component of b by a.");
+        r.add("div", {{"a", q}, {"b", s}}, q, "Divides every component of a by b.");
+        r.unary("neg", q, "Component-wise -a.");
         r.unary("normalize", q, "Returns a scaled to unit length.");
         r.add("length", {{"a", q}}, s, "Norm of a.");
         r.unary("quat_inverse", q, "Inverse of a unit quaternion (its conjugate).");

@@ -48,17 +48,34 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
     };
 
     if (name == "identity") {
-        int n = 0;
-        std::optional<Type> dtype = Type::scalar(Scalar::Float32);
+        // identity(n, dtype) with n a compile-time integer, positionally or by keyword, each once.
+        const Expr *n_ast = nullptr, *dtype_ast = nullptr;
+        if (arg_ast.size() > 2) {
+            diags_.error(at, "identity() takes 2 arguments (n, dtype), got " + std::to_string(arg_ast.size()));
+            return poison();
+        }
+        if (arg_ast.size() > 0) n_ast = arg_ast[0];
+        if (arg_ast.size() > 1) dtype_ast = arg_ast[1];
         for (const ast::Keyword &k : e.keywords) {
-            if (k.name == "n" && k.value->kind == Expr::Kind::Int) n = static_cast<int>(k.value->int_value);
-            else if (k.name == "dtype") dtype = concrete_type(*k.value);
-            else {
+            const Expr **slot = k.name == "n" ? &n_ast : k.name == "dtype" ? &dtype_ast : nullptr;
+            if (!slot) {
                 diags_.error(k.location, "identity() takes n= and dtype=, got '" + k.name + "'");
                 return poison();
             }
+            if (*slot) {
+                diags_.error(k.location, "identity() got '" + k.name + "' twice");
+                return poison();
+            }
+            *slot = k.value.get();
         }
-        if (!arg_ast.empty() && arg_ast[0]->kind == Expr::Kind::Int) n = static_cast<int>(arg_ast[0]->int_value);
+        int n = 0;
+        if (n_ast) {
+            Value::Literal lit;
+            auto c = evaluate_constant(*n_ast, lit);
+            if (c && c->type.is_integer()) n = static_cast<int>(c->int_components[0]);
+        }
+        std::optional<Type> dtype = Type::scalar(Scalar::Float32);
+        if (dtype_ast) dtype = concrete_type(*dtype_ast);
         if (n < 2 || n > 4 || !dtype || !dtype->is_float() || dtype->scalar_type() == Scalar::Float16) {
             diags_.error(at, "identity() needs n=2, 3 or 4 and dtype=float32 or float64");
             return poison();
@@ -144,9 +161,8 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
             }
         }
         const Type &dtype = arr.element();
-        const bool minmax = name == "atomic_min" || name == "atomic_max";
-        const bool ok_dtype = (dtype.is_scalar() && !dtype.is_bool()) ||
-                              (!minmax && dtype.kind() == Type::Kind::Vector);
+        // Vectors too: add/sub and min/max act per component, as in Warp.
+        const bool ok_dtype = (dtype.is_scalar() && !dtype.is_bool()) || dtype.kind() == Type::Kind::Vector;
         if (!ok_dtype) {
             diags_.error(at, name + "() does not support arrays of '" + dtype.name() + "'");
             return poison();
@@ -244,6 +260,7 @@ Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Val
             auto a = annotation(*def->params[i].annotation, true);
             if (!a) return poison();
             const Value &v = args[i];
+            if (a->kind != Annotation::Kind::Concrete) exact = false; // concrete overloads win over generic ones
             if (v.literal == Value::Literal::None) {
                 if (!accepts(*a, v.type())) all = false;
             } else if (a->kind == Annotation::Kind::Concrete) {

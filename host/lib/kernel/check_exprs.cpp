@@ -17,6 +17,13 @@ const std::map<std::string, std::string> binary_names{
     {"@", "mul"},     {"<", "lt"},     {"<=", "le"},     {">", "gt"},     {">=", "ge"},       {"==", "eq"},
     {"!=", "ne"}};
 
+Type default_literal_type(const Value &v) {
+    if (v.literal == Value::Literal::Float) return Type::scalar(Scalar::Float32);
+    const bool small = !v.expr || !v.expr->value || v.expr->value->int_components.empty() ||
+                       fits(v.expr->value->int_components[0], Scalar::Int32);
+    return Type::scalar(small ? Scalar::Int32 : Scalar::Int64);
+}
+
 Type default_literal_type(Value::Literal l) {
     return Type::scalar(l == Value::Literal::Float ? Scalar::Float32 : Scalar::Int32);
 }
@@ -67,6 +74,10 @@ bool Checker::coerce(Value &v, const Type &target) {
     const bool convertible = target.is_scalar() && !target.is_bool() &&
                              (v.literal == Value::Literal::Int || target.is_float());
     if (!convertible) return false;
+    // An integer literal converts only to an integer type that can hold it.
+    if (v.literal == Value::Literal::Int && target.is_integer() && v.expr->value &&
+        !v.expr->value->int_components.empty() && !fits(v.expr->value->int_components[0], target.scalar_type()))
+        return false;
     v.expr->type = target;
     if (v.expr->value) v.expr->value->type = target;
     v.literal = Value::Literal::None;
@@ -74,7 +85,7 @@ bool Checker::coerce(Value &v, const Type &target) {
 }
 
 void Checker::settle(Value &v) {
-    if (v.ok() && v.literal != Value::Literal::None) coerce(v, default_literal_type(v.literal));
+    if (v.ok() && v.literal != Value::Literal::None) coerce(v, default_literal_type(v));
 }
 
 // ---------------------------------------------------------------------------
@@ -82,14 +93,10 @@ void Checker::settle(Value &v) {
 Value Checker::expr(const Expr &e) {
     switch (e.kind) {
     case Expr::Kind::Int: {
-        if (e.int_value > INT32_MAX || e.int_value < INT32_MIN) {
-            // Too large for the default int32: typed as int64 (Warp does the same).
-            Value v{make(K::Literal, Type::scalar(Scalar::Int64), e.location)};
-            v.expr->value = ir::ConstantValue{Type::scalar(Scalar::Int64), {static_cast<double>(e.int_value)}, {e.int_value}};
-            return v;
-        }
-        Value v{make(K::Literal, Type::scalar(Scalar::Int32), e.location), Value::Literal::Int};
-        v.expr->value = ir::ConstantValue{Type::scalar(Scalar::Int32), {static_cast<double>(e.int_value)}, {e.int_value}};
+        // Too large for the default int32: int64 by default, still converting like a literal.
+        const Type t = Type::scalar(fits(e.int_value, Scalar::Int32) ? Scalar::Int32 : Scalar::Int64);
+        Value v{make(K::Literal, t, e.location), Value::Literal::Int};
+        v.expr->value = ir::ConstantValue{t, {static_cast<double>(e.int_value)}, {e.int_value}};
         return v;
     }
     case Expr::Kind::Float: {
@@ -177,14 +184,14 @@ Value Checker::expr(const Expr &e) {
                 }
             }
         }
-        if (e.text == "shape") {
-            diags_.error(e.location, "'.shape' must be indexed: a.shape[0]");
-            return poison();
-        }
         Value base = expr(*e.children[0]);
         if (!base.ok()) return poison();
         settle(base);
         const Type &t = base.type();
+        if (e.text == "shape" && t.kind() == Type::Kind::Array) {
+            diags_.error(e.location, "'.shape' must be indexed: a.shape[0]");
+            return poison();
+        }
         auto field = [&](const Type &ft, int index) {
             auto x = make(K::Field, ft, e.location);
             x->name = e.text;
@@ -219,13 +226,15 @@ Value Checker::expr(const Expr &e) {
     }
     case Expr::Kind::Subscript: {
         const Expr &base_ast = *e.children[0];
+        std::optional<Value> shape_of;
         if (base_ast.kind == Expr::Kind::Attribute && base_ast.text == "shape") {
             Value arr = expr(*base_ast.children[0]);
             if (!arr.ok()) return poison();
-            if (arr.type().kind() != Type::Kind::Array) {
-                diags_.error(base_ast.location, "'.shape' needs an array, got '" + arr.type().name() + "'");
-                return poison();
-            }
+            if (arr.type().kind() == Type::Kind::Array) shape_of = std::move(arr);
+            // Otherwise `shape` is an ordinary field (a struct's): index it below.
+        }
+        if (shape_of) {
+            Value arr = std::move(*shape_of);
             if (e.children.size() != 2 || e.children[1]->kind != Expr::Kind::Int || e.children[1]->int_value < 0 ||
                 e.children[1]->int_value >= arr.type().ndim()) {
                 diags_.error(e.location, "shape index must be an integer literal from 0 to " +
@@ -266,6 +275,23 @@ Value Checker::expr(const Expr &e) {
                 return poison();
             }
             result = t.element();
+        } else if (t.kind() == Type::Kind::Vector || t.kind() == Type::Kind::Quaternion ||
+                   t.kind() == Type::Kind::Matrix) {
+            // Constant indices into fixed-size values are checked here: out of range is UB in C++.
+            const int bounds[2] = {t.rows(), t.cols()};
+            for (std::size_t i = 0; i < indices.size() && i < 2; ++i) {
+                const ir::Expr &ix = *indices[i].expr;
+                if (ix.kind == K::Literal && ix.value && !ix.value->int_components.empty()) {
+                    const std::int64_t v = ix.value->int_components[0];
+                    if (v < 0 || v >= bounds[i]) {
+                        diags_.error(ix.location, "index " + std::to_string(v) + " is out of range for '" + t.name() +
+                                                      "' (0 to " + std::to_string(bounds[i] - 1) + ")");
+                        return poison();
+                    }
+                }
+            }
+        }
+        if (result) {
         } else if (t.kind() == Type::Kind::Vector || t.kind() == Type::Kind::Quaternion) {
             if (indices.size() == 1) result = Type::scalar(t.scalar_type());
         } else if (t.kind() == Type::Kind::Matrix) {
@@ -419,6 +445,9 @@ Value Checker::builtin_call(const std::string &name, std::vector<Value> args, So
                             const std::string &what) {
     for (const Value &v : args)
         if (!v.ok()) return poison();
+    if (std::any_of(args.begin(), args.end(), [](const Value &v) { return v.literal == Value::Literal::Float; }))
+        for (Value &v : args)
+            if (v.literal == Value::Literal::Int) v.literal = Value::Literal::Float; // max(0.0, 1) is a float call
     const std::vector<BuiltinOverload> &all = registry_.overloads(name);
     std::vector<const BuiltinOverload *> exact, converting;
     for (const BuiltinOverload &o : all) {
@@ -431,7 +460,10 @@ Value Checker::builtin_call(const std::string &name, std::vector<Value> args, So
                 if (v.type() != p) same = convertible = false;
             } else {
                 if (v.type() != p) same = false;
-                const bool ok = p.is_scalar() && !p.is_bool() && (v.literal == Value::Literal::Int || p.is_float());
+                bool ok = p.is_scalar() && !p.is_bool() && (v.literal == Value::Literal::Int || p.is_float());
+                if (ok && v.literal == Value::Literal::Int && p.is_integer() && v.expr->value &&
+                    !v.expr->value->int_components.empty())
+                    ok = fits(v.expr->value->int_components[0], p.scalar_type());
                 if (!ok) convertible = false;
             }
         }
@@ -445,7 +477,7 @@ Value Checker::builtin_call(const std::string &name, std::vector<Value> args, So
         for (const BuiltinOverload *o : chosen) {
             bool defaults = true;
             for (std::size_t i = 0; i < args.size(); ++i)
-                if (args[i].literal != Value::Literal::None && o->params[i].type != default_literal_type(args[i].literal))
+                if (args[i].literal != Value::Literal::None && o->params[i].type != default_literal_type(args[i]))
                     defaults = false;
             if (defaults) preferred.push_back(o);
         }

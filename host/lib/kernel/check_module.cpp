@@ -48,7 +48,8 @@ int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &a
     for (std::size_t i = 0; i < def.params.size(); ++i) f.params.push_back({def.params[i].name, arg_types[i], def.params[i].location});
     std::optional<Type> declared;
     bool ok = true;
-    if (def.returns) {
+    const bool returns_none = def.returns && def.returns->kind == Expr::Kind::Name && def.returns->text == "None";
+    if (def.returns && !returns_none) {
         auto a = annotation(*def.returns, true);
         if (!a) ok = false;
         else if (a->kind == Annotation::Kind::Concrete) declared = a->type;
@@ -78,6 +79,7 @@ int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &a
     FunctionScope *outer = scope_;
     scope_ = &scope;
     scope.function = &f;
+    scope.declared_void = returns_none;
     for (std::size_t i = 0; i < def.params.size(); ++i) scope.params[def.params[i].name] = static_cast<int>(i);
     if (ok) {
         std::vector<ir::StmtPtr> body;

@@ -271,8 +271,12 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
             return;
         }
         Value v = expr(*s.value);
-        if (!v.ok()) return;
+        if (!v.ok()) {
+            scope_->poisoned.insert(target.text);
+            return;
+        }
         if (!coerce(v, *type)) {
+            scope_->poisoned.insert(target.text);
             diags_.error(s.location, "cannot assign '" + v.type().name() + "' to '" + target.text + "', declared " + type->name());
             return;
         }
@@ -394,6 +398,10 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
         if (!s.value) {
             if (f.return_type) diags_.error(s.location, "function '" + f.name + "' must return " + f.return_type->name());
             out.push_back(std::move(st));
+            return;
+        }
+        if (scope_->declared_void) {
+            diags_.error(s.value->location, "function '" + f.name + "' is declared '-> None' but returns a value");
             return;
         }
         Value v = s.value->kind == Expr::Kind::Tuple ? tuple(*s.value, {}) : expr(*s.value);

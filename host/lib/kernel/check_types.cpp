@@ -2,7 +2,9 @@
 #include "checker.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 
 namespace weft::kernel::detail {
 
@@ -12,6 +14,19 @@ std::string join(const std::vector<std::string> &items, const std::string &sep) 
     std::string out;
     for (std::size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
     return out;
+}
+
+bool fits(std::int64_t v, Scalar s) {
+    switch (s) {
+    case Scalar::Int8: return v >= INT8_MIN && v <= INT8_MAX;
+    case Scalar::Int16: return v >= INT16_MIN && v <= INT16_MAX;
+    case Scalar::Int32: return v >= INT32_MIN && v <= INT32_MAX;
+    case Scalar::UInt8: return v >= 0 && v <= UINT8_MAX;
+    case Scalar::UInt16: return v >= 0 && v <= UINT16_MAX;
+    case Scalar::UInt32: return v >= 0 && v <= static_cast<std::int64_t>(UINT32_MAX);
+    case Scalar::UInt64: return v >= 0;
+    default: return true;
+    }
 }
 
 std::string type_list(const std::vector<Value> &args) {
@@ -198,7 +213,8 @@ std::optional<ir::ConstantValue> Checker::evaluate_constant(const Expr &e, Value
     switch (e.kind) {
     case Expr::Kind::Int:
         literal = Value::Literal::Int;
-        return scalar_constant(Scalar::Int32, static_cast<double>(e.int_value), e.int_value);
+        return scalar_constant(fits(e.int_value, Scalar::Int32) ? Scalar::Int32 : Scalar::Int64,
+                               static_cast<double>(e.int_value), e.int_value);
     case Expr::Kind::Float:
         literal = Value::Literal::Float;
         return scalar_constant(Scalar::Float32, e.float_value, 0);
@@ -219,6 +235,12 @@ std::optional<ir::ConstantValue> Checker::evaluate_constant(const Expr &e, Value
         Value::Literal inner;
         auto v = evaluate_constant(*e.children[0], inner);
         if (!v) return std::nullopt;
+        if (e.text == "~" && v->type.is_integer()) {
+            v->int_components[0] = ~v->int_components[0];
+            v->components[0] = static_cast<double>(v->int_components[0]);
+            literal = inner;
+            return v;
+        }
         if (e.text == "-" || e.text == "+") {
             if (!v->type.is_scalar() || v->type.is_bool()) break;
             const double sign = e.text == "-" ? -1 : 1;
@@ -234,8 +256,11 @@ std::optional<ir::ConstantValue> Checker::evaluate_constant(const Expr &e, Value
         auto a = evaluate_constant(*e.children[0], la);
         auto b = evaluate_constant(*e.children[1], lb);
         if (!a || !b || !a->type.is_scalar() || !b->type.is_scalar() || a->type.is_bool() || b->type.is_bool()) break;
-        // Module level is Python: DT / SUBSTEPS with SUBSTEPS = wp.constant(4) is a float.
-        const bool is_float = a->type.is_float() || b->type.is_float() || e.text == "/";
+        // Module level is Python: DT / SUBSTEPS with SUBSTEPS = wp.constant(4) is a float, so is 2 ** -1.
+        const bool is_float = a->type.is_float() || b->type.is_float() || e.text == "/" ||
+                              (e.text == "**" && b->int_components[0] < 0);
+        const bool bitwise = e.text == "&" || e.text == "|" || e.text == "^" || e.text == "<<" || e.text == ">>";
+        if (bitwise && is_float) break;
         const double x = a->components[0], y = b->components[0];
         const std::int64_t xi = a->int_components[0], yi = b->int_components[0];
         double r = 0;
@@ -247,6 +272,11 @@ std::optional<ir::ConstantValue> Checker::evaluate_constant(const Expr &e, Value
         else if (e.text == "//" && y != 0) r = std::floor(x / y), ri = yi ? (xi - ((xi % yi + yi) % yi)) / yi : 0;
         else if (e.text == "%" && y != 0) r = x - y * std::floor(x / y), ri = yi ? ((xi % yi) + yi) % yi : 0;
         else if (e.text == "**") r = std::pow(x, y), ri = static_cast<std::int64_t>(std::pow(x, y));
+        else if (e.text == "&") ri = xi & yi;
+        else if (e.text == "|") ri = xi | yi;
+        else if (e.text == "^") ri = xi ^ yi;
+        else if (e.text == "<<" && yi >= 0 && yi < 63) ri = static_cast<std::int64_t>(static_cast<std::uint64_t>(xi) << yi);
+        else if (e.text == ">>" && yi >= 0 && yi < 64) ri = xi >> yi;
         else break;
         literal = (la != Value::Literal::None && lb != Value::Literal::None)
                       ? (is_float ? Value::Literal::Float : Value::Literal::Int)
@@ -256,7 +286,10 @@ std::optional<ir::ConstantValue> Checker::evaluate_constant(const Expr &e, Value
                                                                                                : Scalar::Float32;
             return scalar_constant(s, r, 0);
         }
-        return scalar_constant(a->type.scalar_type(), static_cast<double>(ri), ri);
+        // Python ints do not overflow: a result beyond int32 becomes int64.
+        Scalar is = a->type.scalar_type();
+        if (literal == Value::Literal::Int && !fits(ri, Scalar::Int32)) is = Scalar::Int64;
+        return scalar_constant(is, static_cast<double>(ri), ri);
     }
     case Expr::Kind::Call: {
         auto callee = dotted(*e.children[0]);

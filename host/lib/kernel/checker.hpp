@@ -36,6 +36,7 @@ struct FunctionScope {
     std::map<std::string, int> locals;
     int loop_depth = 0;
     bool return_inferred = false; // return type taken from the first return
+    bool declared_void = false;   // `-> None`
     int tid_dims_line = 0;
     std::set<std::string> poisoned; // names whose first assignment failed: uses stay silent
 };
@@ -112,6 +113,8 @@ public:
 };
 
 std::string join(const std::vector<std::string> &items, const std::string &sep = ", ");
+/// Whether an integer value is representable in the integer scalar `s`.
+bool fits(std::int64_t value, Scalar s);
 std::string type_list(const std::vector<Value> &args);
 
 } // namespace weft::kernel::detail
