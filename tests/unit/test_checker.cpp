@@ -451,3 +451,71 @@ TEST_CASE("a failed first assignment does not cascade into 'not defined' errors"
     for (const Diagnostic &d : r.diagnostics) errors += d.severity == Diagnostic::Severity::Error;
     CHECK(errors == 1);
 }
+
+TEST_CASE("review fixes: generic arrays, fields named shape, -> None, identity(n, dtype), literal ranges") {
+    const ir::Module m = ok(R"(import warp as wp
+from typing import Any
+
+@wp.func
+def first(a: wp.array(dtype=Any)):
+    return a[0]
+
+@wp.func
+def twice(x: float):
+    return x * 2.0
+
+@wp.func
+def twice(x: Any):
+    return x
+
+@wp.struct
+class Grid:
+    shape: wp.vec3i
+
+@wp.func
+def store(a: wp.array(dtype=float), i: int, x: float) -> None:
+    a[i] = x
+
+MASK = (1 << 8) - 1
+BIG = 3000000000
+
+@wp.kernel
+def k(a: wp.array(dtype=float), b: wp.array(dtype=int), g: Grid):
+    i = wp.tid()
+    x = first(a)
+    y = first(b)
+    t = twice(x)
+    n = g.shape[0] * g.shape.y
+    mat = wp.identity(3, wp.float64)
+    u: wp.uint32 = 4294967295
+    h = u ^ 0x9E3779B9
+    w = wp.max(0.0, 1)
+    big = BIG
+    store(a, i, w + float(MASK))
+)");
+    const ir::Function &k = fn(m, "k");
+    CHECK(local_type(k, "x") == "float32");
+    CHECK(local_type(k, "y") == "int32");
+    CHECK(local_type(k, "n") == "int32");
+    CHECK(local_type(k, "mat") == "mat33d");
+    CHECK(local_type(k, "h") == "uint32");
+    CHECK(local_type(k, "w") == "float32");
+    CHECK(local_type(k, "big") == "int64");
+    CHECK(m.constants[0].value.int_components[0] == 255);
+    CHECK_FALSE(fn(m, "store").return_type.has_value());
+    // The concrete overload wins over the generic one.
+    CHECK(fn(m, "twice").params[0].type.name() == "float32");
+
+    CHECK(first_error("import warp as wp\n@wp.kernel\ndef k(a: int):\n    u: wp.uint32 = -1\n") ==
+          "4:5: cannot assign 'integer literal -1' to 'u', declared uint32");
+    CHECK(first_error("import warp as wp\n@wp.kernel\ndef k(a: int):\n    v = wp.vec3()\n    q = v[3]\n") ==
+          "5:11: index 3 is out of range for 'vec3' (0 to 2)");
+    CHECK(first_error("import warp as wp\n@wp.kernel\ndef k(a: int):\n    m = wp.identity(3, 1.0, 7, a)\n") ==
+          "4:9: identity() takes 2 arguments (n, dtype), got 4");
+    CHECK(first_error("import warp as wp\n@wp.func\ndef f(x: int) -> None:\n    return x\n") ==
+          "4:12: function 'f' is declared '-> None' but returns a value");
+}
+
+TEST_CASE("a UTF-8 byte-order mark at the start is not source") {
+    ok("\xEF\xBB\xBFimport warp as wp\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    a[wp.tid()] = 1.0\n");
+}

@@ -231,6 +231,7 @@ bool accepts(const Annotation &a, const Type &t) {
     case Annotation::Kind::Scalar: return t.is_scalar() && !t.is_bool();
     case Annotation::Kind::Float: return t.is_float();
     case Annotation::Kind::Int: return t.is_integer();
+    case Annotation::Kind::ArrayAny: return t.kind() == Type::Kind::Array && t.ndim() == a.ndim;
     }
     return false;
 }

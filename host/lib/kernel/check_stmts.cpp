@@ -73,7 +73,7 @@ void Checker::assign(const Expr &target, Value value, SourceLocation at, std::ve
         if (auto it = scope_->locals.find(name); it != scope_->locals.end()) {
             const ir::Variable &var = scope_->function->locals[static_cast<std::size_t>(it->second)];
             if (!coerce(value, var.type)) {
-                diags_.error(at, "cannot assign '" + value.type().name() + "' to '" + name + "', which is " +
+                diags_.error(at, "cannot assign '" + shown(value) + "' to '" + name + "', which is " +
                                      var.type.name() + " (its type is fixed by its first assignment, line " +
                                      std::to_string(var.location.line) + ")");
                 return;
@@ -87,7 +87,7 @@ void Checker::assign(const Expr &target, Value value, SourceLocation at, std::ve
         if (auto it = scope_->params.find(name); it != scope_->params.end()) {
             const ir::Variable &p = scope_->function->params[static_cast<std::size_t>(it->second)];
             if (!coerce(value, p.type)) {
-                diags_.error(at, "cannot assign '" + value.type().name() + "' to parameter '" + name + "', which is " +
+                diags_.error(at, "cannot assign '" + shown(value) + "' to parameter '" + name + "', which is " +
                                      p.type.name());
                 return;
             }
@@ -126,7 +126,9 @@ void Checker::assign(const Expr &target, Value value, SourceLocation at, std::ve
             return;
         }
         if (!coerce(value, lhs.type())) {
-            diags_.error(at, "cannot store '" + value.type().name() + "' into an element of type '" + lhs.type().name() + "'");
+            diags_.error(at, "cannot store '" + shown(value) + "' into " +
+                                 (target.kind == Expr::Kind::Attribute ? "field '" + target.text + "'" : std::string("an element")) +
+                                 " of type '" + lhs.type().name() + "'");
             return;
         }
         auto s = make_stmt(S::Store, at);
@@ -277,7 +279,7 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
         }
         if (!coerce(v, *type)) {
             scope_->poisoned.insert(target.text);
-            diags_.error(s.location, "cannot assign '" + v.type().name() + "' to '" + target.text + "', declared " + type->name());
+            diags_.error(s.location, "cannot assign '" + shown(v) + "' to '" + target.text + "', declared " + type->name());
             return;
         }
         auto st = make_stmt(S::Declare, s.location);

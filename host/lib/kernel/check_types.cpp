@@ -29,6 +29,14 @@ bool fits(std::int64_t v, Scalar s) {
     }
 }
 
+std::string shown(const Value &v) {
+    if (!v.ok()) return "?";
+    if (v.literal == Value::Literal::Int && v.expr->value && !v.expr->value->int_components.empty())
+        return "integer literal " + std::to_string(v.expr->value->int_components[0]);
+    if (v.literal == Value::Literal::Float) return "float literal";
+    return v.type().name();
+}
+
 std::string type_list(const std::vector<Value> &args) {
     std::vector<std::string> names;
     for (const Value &v : args) {
@@ -144,8 +152,15 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
         auto base = dotted(*e.children[0]);
         const int ndim = base ? array_ndim(strip_warp(*base)) : 0;
         if (ndim) {
-            auto dtype = concrete_type(*e.children[1]);
-            if (!dtype) return std::nullopt;
+            auto inner = annotation(*e.children[1], allow_generic);
+            if (!inner) return std::nullopt;
+            if (inner->kind != Annotation::Kind::Concrete) {
+                Annotation a;
+                a.kind = Annotation::Kind::ArrayAny;
+                a.ndim = ndim;
+                return a;
+            }
+            const std::optional<Type> dtype = inner->type;
             Type t = Type::array(*dtype, ndim);
             note_type(t);
             return Annotation{Annotation::Kind::Concrete, t};
@@ -157,15 +172,21 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
         int ndim = base ? array_ndim(strip_warp(*base)) : 0;
         if (ndim) {
             std::optional<Type> dtype;
+            bool generic_dtype = false;
             if (e.children.size() > 2) {
                 diags_.error(e.location, "'" + *base + "' takes at most one positional argument (the dtype)");
                 return std::nullopt;
             }
-            if (e.children.size() == 2) dtype = concrete_type(*e.children[1]);
+            auto dtype_of = [&](const Expr &d) {
+                auto inner = annotation(d, allow_generic);
+                if (inner && inner->kind != Annotation::Kind::Concrete) generic_dtype = true;
+                else if (inner) dtype = inner->type;
+                return inner.has_value();
+            };
+            if (e.children.size() == 2 && !dtype_of(*e.children[1])) return std::nullopt;
             for (const ast::Keyword &k : e.keywords) {
                 if (k.name == "dtype") {
-                    dtype = concrete_type(*k.value);
-                    if (!dtype) return std::nullopt;
+                    if (!dtype_of(*k.value)) return std::nullopt;
                 } else if (k.name == "ndim") {
                     if (k.value->kind != Expr::Kind::Int || k.value->int_value < 1 || k.value->int_value > 4) {
                         diags_.error(k.value->location, "ndim must be an integer from 1 to 4");
@@ -176,6 +197,12 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
                     diags_.error(k.location, "unknown array argument '" + k.name + "' (expected dtype, ndim)");
                     return std::nullopt;
                 }
+            }
+            if (generic_dtype) { // wp.array(dtype=Any): any array of this many dimensions
+                Annotation a;
+                a.kind = Annotation::Kind::ArrayAny;
+                a.ndim = ndim;
+                return a;
             }
             if (!dtype) {
                 const bool given = e.children.size() == 2 ||

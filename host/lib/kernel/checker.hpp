@@ -25,8 +25,9 @@ struct Value {
 
 /// A parameter annotation: a concrete type, or one of the generic markers.
 struct Annotation {
-    enum class Kind { Concrete, Any, Scalar, Float, Int } kind = Kind::Concrete;
+    enum class Kind { Concrete, Any, Scalar, Float, Int, ArrayAny } kind = Kind::Concrete;
     Type type = Type::scalar(Scalar::Int32);
+    int ndim = 0; // ArrayAny: wp.array(dtype=Any, ndim=k)
 };
 
 /// The function being checked: its scopes and what it has seen.
@@ -116,5 +117,7 @@ std::string join(const std::vector<std::string> &items, const std::string &sep =
 /// Whether an integer value is representable in the integer scalar `s`.
 bool fits(std::int64_t value, Scalar s);
 std::string type_list(const std::vector<Value> &args);
+/// How a value reads in a message: "integer literal -1", "float literal", or its type's name.
+std::string shown(const Value &v);
 
 } // namespace weft::kernel::detail

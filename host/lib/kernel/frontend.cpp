@@ -15,7 +15,11 @@ bool FrontendResult::ok() const {
     return true;
 }
 
-FrontendResult check_module(const SourceFile &file, const Registry &registry, const FrontendOptions &options) {
+FrontendResult check_module(const SourceFile &input, const Registry &registry, const FrontendOptions &options) {
+    // A UTF-8 byte-order mark (Windows editors write one) is not source, as in Python.
+    const bool bom = input.text().rfind("\xEF\xBB\xBF", 0) == 0;
+    const SourceFile stripped(input.name(), bom ? input.text().substr(3) : std::string());
+    const SourceFile &file = bom ? stripped : input;
     DiagnosticEngine diags(file, options.error_limit);
     FrontendResult result;
     result.module.name = std::filesystem::path(file.name()).stem().string();
