@@ -519,3 +519,9 @@ def k(a: wp.array(dtype=float), b: wp.array(dtype=int), g: Grid):
 TEST_CASE("a UTF-8 byte-order mark at the start is not source") {
     ok("\xEF\xBB\xBFimport warp as wp\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    a[wp.tid()] = 1.0\n");
 }
+
+TEST_CASE("a function's tid() unpacking must agree with the kernel's") {
+    CHECK(first_error("import warp as wp\n@wp.func\ndef idx2():\n    i, j = wp.tid()\n    return i\n"
+                      "@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n    a[i] = float(idx2())\n") ==
+          "9:18: function 'idx2' unpacks tid() into 2 values but 'k' into 1");
+}

@@ -308,6 +308,19 @@ Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Val
     if (index < 0) return poison();
     const ir::Function &f = out_.functions[static_cast<std::size_t>(index)];
     if (scope_ && f.uses_tid) scope_->function->uses_tid = true;
+    if (scope_ && f.tid_dims) {
+        // One launch shape per kernel: a function's tid() unpacking must agree with its caller's.
+        ir::Function &caller = *scope_->function;
+        if (caller.tid_dims && caller.tid_dims != f.tid_dims) {
+            diags_.error(e.location, "function '" + f.name + "' unpacks tid() into " + std::to_string(f.tid_dims) +
+                                         " values but '" + caller.name + "' into " + std::to_string(caller.tid_dims));
+            return poison();
+        }
+        if (!caller.tid_dims) {
+            caller.tid_dims = f.tid_dims;
+            scope_->tid_dims_line = static_cast<int>(e.location.line);
+        }
+    }
     auto x = make(K::Call, f.return_type ? *f.return_type : Type::scalar(Scalar::Int32), e.location);
     x->is_void = !f.return_type;
     x->index = index;
