@@ -199,6 +199,8 @@ private:
     void compound_statement(std::vector<StmtPtr> &out, BlockKind kind);
     bool reject_unsupported_compound();
     void reject_decorated(BlockKind kind);
+    /// After a simple statement: true when a ';' puts another on the same line.
+    bool more_on_line();
     void simple_statements(std::vector<StmtPtr> &out, BlockKind kind);
     StmtPtr simple_statement(BlockKind kind);
     StmtPtr expression_statement();
@@ -921,27 +923,29 @@ void Parser::reject_decorated(BlockKind kind) {
     if (!definition) failed_ = false;
 }
 
+bool Parser::more_on_line() {
+    if (check_op(";")) {
+        advance();
+        if (check(TokenKind::Newline)) {
+            advance();
+            return false;
+        }
+        return !check(TokenKind::EndOfFile);
+    }
+    if (check(TokenKind::Newline)) {
+        advance();
+        return false;
+    }
+    if (!check(TokenKind::EndOfFile)) unexpected("the end of the statement");
+    return false;
+}
+
 void Parser::simple_statements(std::vector<StmtPtr> &out, BlockKind kind) {
     for (;;) {
         StmtPtr s = simple_statement(kind);
         if (failed_) return;
         if (s) out.push_back(std::move(s));
-        if (check_op(";")) {
-            advance();
-            if (check(TokenKind::Newline)) {
-                advance();
-                return;
-            }
-            if (check(TokenKind::EndOfFile)) return;
-            continue;
-        }
-        if (check(TokenKind::Newline)) {
-            advance();
-            return;
-        }
-        if (check(TokenKind::EndOfFile)) return;
-        unexpected("the end of the statement");
-        return;
+        if (!more_on_line()) return;
     }
 }
 
@@ -1239,22 +1243,7 @@ void Parser::top_level_simple() {
             if (!failed_) add_top_level(std::move(s));
         }
         if (failed_) return;
-        if (check_op(";")) {
-            advance();
-            if (check(TokenKind::Newline)) {
-                advance();
-                return;
-            }
-            if (check(TokenKind::EndOfFile)) return;
-            continue;
-        }
-        if (check(TokenKind::Newline)) {
-            advance();
-            return;
-        }
-        if (check(TokenKind::EndOfFile)) return;
-        unexpected("the end of the statement");
-        return;
+        if (!more_on_line()) return;
     }
 }
 
