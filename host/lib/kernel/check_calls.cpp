@@ -269,7 +269,6 @@ Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Val
                 if (!(a->type.is_scalar() && !a->type.is_bool() && (v.literal == Value::Literal::Int || a->type.is_float())))
                     all = false;
             } else {
-                Value probe{nullptr, v.literal};
                 const Type def_type = Type::scalar(v.literal == Value::Literal::Float ? Scalar::Float32 : Scalar::Int32);
                 if (!accepts(*a, def_type)) all = false;
             }

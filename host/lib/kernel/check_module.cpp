@@ -11,8 +11,6 @@ using ast::Expr;
 
 namespace {
 
-bool is_cpp_identifier(const std::string &s) { return is_identifier(s); }
-
 std::string decorator_text(const ast::Decorator &d) { return "@" + d.qualified; }
 
 } // namespace
@@ -126,7 +124,7 @@ void Checker::check_kernel(const ast::FunctionDef &def) {
                 diags_.error(k.value->location,
                              "entry_point_abi must be 'warp' or 'external_constant_params', got '" + abi + "'");
         } else if (k.name == "name") {
-            if (k.value->kind != Expr::Kind::String || !is_cpp_identifier(k.value->text)) {
+            if (k.value->kind != Expr::Kind::String || !is_identifier(k.value->text)) {
                 diags_.error(k.value->location, "name= must be a valid C++ identifier, got " +
                                                     (k.value->kind == Expr::Kind::String ? "'" + k.value->text + "'"
                                                                                           : std::string("a non-string")));

@@ -11,13 +11,6 @@ using S = ir::Stmt::Kind;
 namespace {
 ir::StmtPtr make_stmt(S kind, SourceLocation at) { return std::make_unique<ir::Stmt>(kind, at); }
 
-const char *aug_name(const std::string &op) {
-    static const std::map<std::string, const char *> names{{"+", "+"},   {"-", "-"},  {"*", "*"},   {"/", "/"},
-                                                           {"//", "//"}, {"%", "%"},  {"**", "**"}, {"&", "&"},
-                                                           {"|", "|"},   {"^", "^"},  {"<<", "<<"}, {">>", ">>"}};
-    auto it = names.find(op);
-    return it == names.end() ? nullptr : it->second;
-}
 } // namespace
 
 Value Checker::tuple(const Expr &e, const std::vector<std::optional<Type>> &hints) {
@@ -289,11 +282,7 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
         return;
     }
     case Stmt::Kind::AugAssign: {
-        const char *op = aug_name(s.text);
-        if (!op) {
-            diags_.error(s.location, "augmented assignment '" + s.text + "=' is not supported");
-            return;
-        }
+        // The operator resolves like its binary form (binary() rejects unknown ones).
         const Expr &target = *s.targets[0];
         if (target.kind == Expr::Kind::Name && !scope_->locals.count(target.text) && !scope_->params.count(target.text)) {
             diags_.error(target.location, "name '" + target.text + "' is not defined");
@@ -301,7 +290,7 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
         }
         Value current = expr(target);
         Value rhs = expr(*s.value);
-        Value combined = binary(op, std::move(current), std::move(rhs), s.location);
+        Value combined = binary(s.text, std::move(current), std::move(rhs), s.location);
         assign(target, std::move(combined), s.location, out);
         return;
     }
