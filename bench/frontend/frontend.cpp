@@ -4,7 +4,7 @@
 //
 //   build/bin/bench_frontend [--lines N] [--repeat K]
 #include "weft/kernel/frontend.hpp"
-#include "weft/registry.hpp"
+#include "weft/registry/registry.hpp"
 
 #include <sys/resource.h>
 

@@ -6,9 +6,9 @@
 //     against reading the same file and hashing it.
 //
 //   build/bin/bench_hash [--repeat K]
-#include "weft/cache.hpp"
-#include "weft/host.hpp"
-#include "weft/sha256.hpp"
+#include "weft/build/cache.hpp"
+#include "weft/host/host.hpp"
+#include "weft/support/sha256.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -70,8 +70,10 @@ int main(int argc, char **argv) {
     ho.use_environment = false;
     ho.cache_dir = dir / "cache";
     weft::Host host(ho);
-    weft::ModuleBuildInputs inputs;
+    weft::ModuleHashInputs inputs;
     inputs.generated_source = std::string(20000, 'x');
+    inputs.runtime_header_digest = std::string(64, 'r');
+    inputs.toolchain = "clang 19";
     {
         auto tx = host.registry().begin("bench");
         for (int i = 0; i < 50; ++i)

@@ -3,7 +3,7 @@
 // libraries, measured side by side in one run.
 //
 //   build/bin/bench_plugin_load [--repeat K]
-#include "weft/host.hpp"
+#include "weft/host/host.hpp"
 
 #include <dlfcn.h>
 

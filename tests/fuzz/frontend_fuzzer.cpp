@@ -1,7 +1,7 @@
 // libFuzzer target for the whole kernel front end: lexer, parser, checker.
 // Any input must end in diagnostics or a module: no crash, hang or leak.
 #include "weft/kernel/frontend.hpp"
-#include "weft/registry.hpp"
+#include "weft/registry/registry.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,8 +1,8 @@
 // A second (and third) real process for the cache tests: waits for a start
 // signal, then gets-or-builds COUNT entries, each a deterministic artifact.
 //   cache_writer ROOT MODULE COUNT GO_FILE
-#include "weft/cache.hpp"
-#include "weft/sha256.hpp"
+#include "weft/build/cache.hpp"
+#include "weft/support/sha256.hpp"
 
 #include <chrono>
 #include <cstdio>

@@ -1,7 +1,7 @@
 #include "test_support.hpp"
 
-#include "weft/build_options.hpp"
-#include "weft/error.hpp"
+#include "weft/build/build_options.hpp"
+#include "weft/support/error.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
 #include "test_support.hpp"
 
-#include "weft/cache.hpp"
-#include "weft/error.hpp"
-#include "weft/sha256.hpp"
+#include "weft/build/cache.hpp"
+#include "weft/support/error.hpp"
+#include "weft/support/sha256.hpp"
 
 #include <catch2/catch.hpp>
 

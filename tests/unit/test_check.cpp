@@ -1,6 +1,6 @@
 #include "test_support.hpp"
 
-#include "weft/check.hpp"
+#include "weft/host/check.hpp"
 
 #include <catch2/catch.hpp>
 

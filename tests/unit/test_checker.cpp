@@ -1,7 +1,8 @@
 // The type checker: concrete types on the IR, per construct and per rule.
 #include "test_support.hpp"
 
-#include "weft/host.hpp"
+#include "weft/codegen/build_inputs.hpp"
+#include "weft/host/host.hpp"
 #include "weft/kernel/frontend.hpp"
 
 #include <catch2/catch.hpp>
@@ -404,15 +405,21 @@ TEST_CASE("the referenced contracts feed the module hash; unreferenced plugins c
                              "    i = wp.tid()\n    c[i] = wp._test_native_scale(c[i], 2.0)\n";
     const std::string plain = "import warp as wp\n@wp.kernel\ndef k(c: wp.array(dtype=float)):\n"
                               "    i = wp.tid()\n    c[i] = c[i] * 2.0\n";
-    const ModuleBuildInputs a = build_inputs(ok(uses, host.registry()));
-    const ModuleBuildInputs b = build_inputs(ok(plain, host.registry()));
+    auto inputs = [](const ir::Module &module) {
+        ModuleHashInputs in = codegen::contract_inputs(module);
+        in.runtime_header_digest = "rt";
+        in.toolchain = "clang";
+        return in;
+    };
+    const ModuleHashInputs a = inputs(ok(uses, host.registry()));
+    const ModuleHashInputs b = inputs(ok(plain, host.registry()));
     REQUIRE(a.referenced_native_types.size() == 1);
     CHECK(a.referenced_native_types[0].native_name == "warp_test::Color");
     Module &m = host.module("m");
     CHECK(m.hash(a) != m.hash(b));
 
     // The same plain module under a registry without wt_color hashes alike.
-    const ModuleBuildInputs b2 = build_inputs(ok(plain));
+    const ModuleHashInputs b2 = inputs(ok(plain));
     CHECK(m.hash(b) == m.hash(b2));
 }
 

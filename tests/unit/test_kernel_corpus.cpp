@@ -5,7 +5,7 @@
 // Either kind may name the test plugins it needs: `# plugins: wt_color wt_pixel`.
 #include "test_support.hpp"
 
-#include "weft/host.hpp"
+#include "weft/host/host.hpp"
 #include "weft/kernel/frontend.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,7 +1,7 @@
 #include "test_support.hpp"
 
-#include "weft/error.hpp"
-#include "weft/host.hpp"
+#include "weft/support/error.hpp"
+#include "weft/host/host.hpp"
 
 #include <catch2/catch.hpp>
 

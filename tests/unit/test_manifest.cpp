@@ -1,7 +1,7 @@
 #include "test_support.hpp"
 
-#include "weft/error.hpp"
-#include "weft/manifest.hpp"
+#include "weft/support/error.hpp"
+#include "weft/manifest/manifest.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
 #include "test_support.hpp"
 
-#include "weft/error.hpp"
-#include "weft/host.hpp"
-#include "weft/module.hpp"
+#include "weft/support/error.hpp"
+#include "weft/host/host.hpp"
+#include "weft/build/module.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -26,15 +26,17 @@ struct TempDir {
     ~TempDir() { fs::remove_all(path); }
 };
 
-ModuleBuildInputs inputs(std::string source = "void k() {}") {
-    ModuleBuildInputs in;
+ModuleHashInputs inputs(std::string source = "void k() {}") {
+    ModuleHashInputs in;
     in.generated_source = std::move(source);
     in.target = Target::cpu();
+    in.runtime_header_digest = "rt-digest";
+    in.toolchain = "clang 19";
     return in;
 }
 
 std::string hash_with(Host &host, const std::string &name, ModuleBuildOptions options,
-                      const ModuleBuildInputs &in = inputs()) {
+                      const ModuleHashInputs &in = inputs()) {
     Module &m = host.module(name);
     m.set_build_options(std::move(options));
     return m.hash(in);
@@ -49,13 +51,13 @@ TEST_CASE("a module hash is a full-width SHA-256 and depends on the source, targ
     CHECK(h.find_first_not_of("0123456789abcdef") == std::string::npos);
     CHECK(host.module("m").hash(inputs()) == h);
     CHECK(host.module("m").hash(inputs("void k() { }")) != h);
-    ModuleBuildInputs cuda = inputs();
+    ModuleHashInputs cuda = inputs();
     cuda.target = Target::cuda_ptx(90);
     CHECK(host.module("m").hash(cuda) != h);
-    ModuleBuildInputs cubin = cuda;
+    ModuleHashInputs cubin = cuda;
     cubin.target = Target::cuda_cubin(90);
     CHECK(host.module("m").hash(cubin) != host.module("m").hash(cuda));
-    ModuleBuildInputs fast = inputs();
+    ModuleHashInputs fast = inputs();
     fast.codegen_options["fast_math"] = "1";
     CHECK(host.module("m").hash(fast) != h);
 }
@@ -119,19 +121,19 @@ TEST_CASE("an external builtin's native target is part of the hash of modules th
     const auto second = registry_with("external::square_v2");
     Host host(test_host_options());
 
-    ModuleBuildInputs uses_a = inputs(), uses_b = inputs(), plain = inputs();
+    ModuleHashInputs uses_a = inputs(), uses_b = inputs(), plain = inputs();
     uses_a.referenced_builtins = first->overloads("ext_square");
     uses_b.referenced_builtins = second->overloads("ext_square");
     Module &m = host.module("m");
     CHECK(m.hash(uses_a) != m.hash(uses_b));
     CHECK(m.hash(uses_a) != m.hash(plain));
     // A module that does not reference it: no change, whichever registry.
-    ModuleBuildInputs plain2 = inputs();
+    ModuleHashInputs plain2 = inputs();
     CHECK(m.hash(plain) == m.hash(plain2));
     // Core builtins are covered by weft's version, not by identity.
     Registry core;
     register_core_builtins(core);
-    ModuleBuildInputs with_core = inputs();
+    ModuleHashInputs with_core = inputs();
     with_core.referenced_builtins = core.overloads("add");
     CHECK(m.hash(with_core) == m.hash(plain));
 }
@@ -139,15 +141,15 @@ TEST_CASE("an external builtin's native target is part of the hash of modules th
 TEST_CASE("native type codes of referenced types are part of the hash") {
     Host host(test_host_options());
     host.load(plugin_dir("wt_color"));
-    ModuleBuildInputs in = inputs();
+    ModuleHashInputs in = inputs();
     in.referenced_native_types = {*host.registry().native_type("warp_test::Color")};
     Module &m = host.module("m");
     CHECK(m.hash(in) != m.hash(inputs()));
-    ModuleBuildInputs image = inputs();
+    ModuleHashInputs image = inputs();
     image.referenced_native_types = {*host.registry().native_type("warp_test::Image")};
     CHECK(m.hash(in) != m.hash(image));
     // Order of discovery does not matter.
-    ModuleBuildInputs both1 = inputs(), both2 = inputs();
+    ModuleHashInputs both1 = inputs(), both2 = inputs();
     both1.referenced_native_types = {*host.registry().native_type("warp_test::Color"), *host.registry().native_type("warp_test::Image")};
     both2.referenced_native_types = {both1.referenced_native_types[1], both1.referenced_native_types[0]};
     CHECK(m.hash(both1) == m.hash(both2));
@@ -176,7 +178,7 @@ TEST_CASE("effective options: own first, then each used plugin's; plugins the mo
     own.extra_cpu_preamble = "#define OWN 1";
     Module &uses = host.module("uses");
     uses.set_build_options(own);
-    uses.set_plugins({"wt_color"});
+    host.set_module_plugins(uses, {"wt_color"});
     Module &plain = host.module("plain");
     plain.set_build_options(own);
 
@@ -199,9 +201,9 @@ TEST_CASE("effective options: own first, then each used plugin's; plugins the mo
 TEST_CASE("a module that uses a plugin which is not loaded is a clear error") {
     Host host(test_host_options());
     Module &m = host.module("m");
-    m.set_plugins({"wt_color"});
-    CHECK_THAT(message_of<UserError>([&] { m.hash(inputs()); }),
+    CHECK_THAT(message_of<UserError>([&] { host.set_module_plugins(m, {"wt_color"}); }),
                Catch::Contains("module 'm' uses plugin 'wt_color', which is not loaded in this host"));
+    CHECK(m.plugins().empty()); // nothing half-set
     ModuleBuildOptions bad;
     bad.extra_cpu_include_dirs = {"not/absolute"};
     m.set_plugins({});

@@ -1,7 +1,7 @@
 #include "test_support.hpp"
 
-#include "weft/error.hpp"
-#include "weft/registry.hpp"
+#include "weft/support/error.hpp"
+#include "weft/registry/registry.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
-#include "weft/error.hpp"
-#include "weft/semver.hpp"
+#include "weft/support/error.hpp"
+#include "weft/manifest/semver.hpp"
 
 #include <catch2/catch.hpp>
 

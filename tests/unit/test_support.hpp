@@ -1,6 +1,6 @@
 #pragma once
 
-#include "weft/host.hpp"
+#include "weft/host/host.hpp"
 
 #include <filesystem>
 #include <string>

@@ -1,4 +1,4 @@
-#include "weft/types.hpp"
+#include "weft/registry/types.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // `weft cache path|list|stats|clear`.
 #include "commands.hpp"
 
-#include "weft/cache.hpp"
+#include "weft/build/cache.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 // `weft check FILE.py [--plugin PATH]...`: runs the kernel front end on a file.
 #include "commands.hpp"
 
-#include "weft/host.hpp"
+#include "weft/host/host.hpp"
 #include "weft/kernel/frontend.hpp"
 
 #include <fmt/core.h>

@@ -1,8 +1,8 @@
 // The `weft` command-line tool. Results go to stdout, diagnostics to stderr.
 #include "commands.hpp"
 
-#include "weft/error.hpp"
-#include "weft/version.hpp"
+#include "weft/support/error.hpp"
+#include "weft/support/version.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>

@@ -1,10 +1,10 @@
 // `weft plugin list|inspect|check`.
 #include "commands.hpp"
 
-#include "weft/check.hpp"
-#include "weft/error.hpp"
-#include "weft/host.hpp"
-#include "weft/version.hpp"
+#include "weft/host/check.hpp"
+#include "weft/support/error.hpp"
+#include "weft/host/host.hpp"
+#include "weft/support/version.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>

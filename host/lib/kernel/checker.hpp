@@ -5,7 +5,7 @@
 #include "weft/kernel/ast.hpp"
 #include "weft/kernel/diagnostics.hpp"
 #include "weft/kernel/ir.hpp"
-#include "weft/registry.hpp"
+#include "weft/registry/registry.hpp"
 
 #include <map>
 #include <optional>

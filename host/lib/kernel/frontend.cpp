@@ -48,11 +48,4 @@ FrontendResult check_file(const std::string &path, const Registry &registry, con
     return check_module(SourceFile(path, text.str()), registry, options);
 }
 
-ModuleBuildInputs build_inputs(const ir::Module &module) {
-    ModuleBuildInputs in;
-    in.referenced_builtins = module.references.builtins;
-    in.referenced_native_types = module.references.native_types;
-    return in;
-}
-
 } // namespace weft::kernel

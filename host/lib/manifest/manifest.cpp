@@ -1,6 +1,6 @@
-#include "weft/manifest.hpp"
+#include "weft/manifest/manifest.hpp"
 
-#include "weft/error.hpp"
+#include "weft/support/error.hpp"
 
 #include <toml++/toml.h>
 

@@ -1,6 +1,6 @@
-#include "weft/semver.hpp"
+#include "weft/manifest/semver.hpp"
 
-#include "weft/error.hpp"
+#include "weft/support/error.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,7 +1,7 @@
-#include "weft/registry.hpp"
+#include "weft/registry/registry.hpp"
 
-#include "weft/error.hpp"
-#include "weft/sha256.hpp"
+#include "weft/support/error.hpp"
+#include "weft/support/sha256.hpp"
 
 #include <algorithm>
 #include <array>

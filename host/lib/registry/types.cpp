@@ -1,6 +1,6 @@
-#include "weft/types.hpp"
+#include "weft/registry/types.hpp"
 
-#include "weft/error.hpp"
+#include "weft/support/error.hpp"
 
 #include <array>
 

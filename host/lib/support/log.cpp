@@ -1,4 +1,4 @@
-#include "weft/log.hpp"
+#include "weft/support/log.hpp"
 
 #include <cstdlib>
 #include <cstdio>

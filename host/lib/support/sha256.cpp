@@ -1,6 +1,6 @@
-#include "weft/sha256.hpp"
+#include "weft/support/sha256.hpp"
 
-#include "weft/error.hpp"
+#include "weft/support/error.hpp"
 
 #include <openssl/evp.h>
 

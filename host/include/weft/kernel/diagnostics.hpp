@@ -3,7 +3,7 @@
 // the first.
 #pragma once
 
-#include "weft/error.hpp"
+#include "weft/support/error.hpp"
 #include "weft/kernel/source.hpp"
 
 #include <string>

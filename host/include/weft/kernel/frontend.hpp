@@ -4,8 +4,7 @@
 
 #include "weft/kernel/diagnostics.hpp"
 #include "weft/kernel/ir.hpp"
-#include "weft/module.hpp"
-#include "weft/registry.hpp"
+#include "weft/registry/registry.hpp"
 
 #include <string>
 #include <vector>
@@ -31,9 +30,5 @@ ir::Module compile_module(const SourceFile &file, const Registry &registry, cons
 
 /// Reads a file and checks it; the module is named after the file's stem.
 FrontendResult check_file(const std::string &path, const Registry &registry, const FrontendOptions &options = {});
-
-/// The hash inputs a checked module contributes: its referenced contracts.
-/// Codegen fills in the generated source, options and target.
-ModuleBuildInputs build_inputs(const ir::Module &module);
 
 } // namespace weft::kernel

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "weft/kernel/source.hpp"
-#include "weft/registry.hpp"
-#include "weft/types.hpp"
+#include "weft/registry/registry.hpp"
+#include "weft/registry/types.hpp"
 
 #include <cstdint>
 #include <map>

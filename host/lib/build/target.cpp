@@ -1,6 +1,6 @@
-#include "weft/target.hpp"
+#include "weft/build/target.hpp"
 
-#include "weft/error.hpp"
+#include "weft/support/error.hpp"
 
 #include <charconv>
 

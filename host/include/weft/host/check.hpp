@@ -7,7 +7,7 @@
 // child process, so a plugin that crashes is reported instead of fatal.
 #pragma once
 
-#include "weft/host.hpp"
+#include "weft/host/host.hpp"
 
 #include <filesystem>
 #include <string>

@@ -14,8 +14,8 @@
 // returned, so the caller rebuilds it.
 #pragma once
 
-#include "weft/log.hpp"
-#include "weft/target.hpp"
+#include "weft/support/log.hpp"
+#include "weft/build/target.hpp"
 
 #include <cstdint>
 #include <filesystem>

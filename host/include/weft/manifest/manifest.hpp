@@ -12,8 +12,8 @@
 //   color = ">=1.0, <2"                     other plugins, loaded first
 #pragma once
 
-#include "weft/registry.hpp"
-#include "weft/semver.hpp"
+#include "weft/registry/registry.hpp"
+#include "weft/manifest/semver.hpp"
 
 #include <filesystem>
 #include <string>

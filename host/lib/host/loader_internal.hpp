@@ -1,10 +1,10 @@
 // Pieces of the loader shared between its source files; not installed.
 #pragma once
 
-#include "weft/build_options.hpp"
-#include "weft/host.hpp"
-#include "weft/log.hpp"
-#include "weft/registry.hpp"
+#include "weft/build/build_options.hpp"
+#include "weft/host/host.hpp"
+#include "weft/support/log.hpp"
+#include "weft/registry/registry.hpp"
 
 #include <weft/plugin.h>
 

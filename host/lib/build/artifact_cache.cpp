@@ -1,8 +1,8 @@
-#include "weft/cache.hpp"
+#include "weft/build/cache.hpp"
 
-#include "weft/error.hpp"
-#include "weft/sha256.hpp"
-#include "weft/version.hpp"
+#include "weft/support/error.hpp"
+#include "weft/support/sha256.hpp"
+#include "weft/support/version.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
-#include "weft/check.hpp"
+#include "weft/host/check.hpp"
 
-#include "weft/error.hpp"
+#include "weft/support/error.hpp"
 
 #include <algorithm>
 #include <cerrno>

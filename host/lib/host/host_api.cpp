@@ -4,8 +4,8 @@
 // crosses the ABI.
 #include "loader_internal.hpp"
 
-#include "weft/error.hpp"
-#include "weft/version.hpp"
+#include "weft/support/error.hpp"
+#include "weft/support/version.hpp"
 
 #include <algorithm>
 #include <cstring>

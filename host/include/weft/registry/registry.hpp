@@ -7,7 +7,7 @@
 // which is what makes plugin loading all-or-nothing.
 #pragma once
 
-#include "weft/types.hpp"
+#include "weft/registry/types.hpp"
 
 #include <cstdint>
 #include <map>

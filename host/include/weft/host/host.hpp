@@ -3,12 +3,12 @@
 // unloads its plugins (last loaded first).
 #pragma once
 
-#include "weft/build_options.hpp"
-#include "weft/cache.hpp"
-#include "weft/log.hpp"
-#include "weft/manifest.hpp"
-#include "weft/module.hpp"
-#include "weft/registry.hpp"
+#include "weft/build/build_options.hpp"
+#include "weft/build/cache.hpp"
+#include "weft/build/module.hpp"
+#include "weft/manifest/manifest.hpp"
+#include "weft/registry/registry.hpp"
+#include "weft/support/log.hpp"
 
 #include <filesystem>
 #include <memory>
@@ -95,6 +95,9 @@ public:
     /// Applies build options to a module (by name or object): the one invalidation point.
     void set_module_options(std::string_view module, ModuleBuildOptions options);
     void set_module_options(Module &module, ModuleBuildOptions options);
+    /// Sets the plugins a module uses, by name, taking each one's build options
+    /// as they are now. Throws UserError when one is not loaded.
+    void set_module_plugins(Module &module, const std::vector<std::string> &plugins);
 
     /// The artifact cache (its root is resolved on first use).
     const ArtifactCache &cache() const;

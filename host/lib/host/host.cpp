@@ -1,8 +1,8 @@
-#include "weft/host.hpp"
+#include "weft/host/host.hpp"
 
 #include "loader_internal.hpp"
-#include "weft/error.hpp"
-#include "weft/version.hpp"
+#include "weft/support/error.hpp"
+#include "weft/support/version.hpp"
 
 #include <boost/dll/shared_library.hpp>
 
@@ -373,7 +373,7 @@ std::vector<const LoadedPlugin *> Host::plugins() const {
 Module &Host::module(std::string_view name) {
     auto it = impl_->modules.find(name);
     if (it == impl_->modules.end())
-        it = impl_->modules.emplace(std::string(name), std::make_unique<Module>(*this, std::string(name))).first;
+        it = impl_->modules.emplace(std::string(name), std::make_unique<Module>(std::string(name))).first;
     return *it->second;
 }
 
@@ -387,6 +387,16 @@ void Host::set_module_options(std::string_view name, ModuleBuildOptions options)
 }
 
 void Host::set_module_options(Module &m, ModuleBuildOptions options) { m.set_build_options(std::move(options)); }
+
+void Host::set_module_plugins(Module &m, const std::vector<std::string> &plugins) {
+    std::vector<PluginBuildOptions> values;
+    for (const std::string &name : plugins) {
+        const LoadedPlugin *p = plugin(name);
+        if (!p) throw UserError("module '" + m.name() + "' uses plugin '" + name + "', which is not loaded in this host");
+        values.push_back({name, p->build_options});
+    }
+    m.set_plugins(std::move(values));
+}
 
 const ArtifactCache &Host::cache() const {
     if (!impl_->cache) impl_->cache.emplace(impl_->options.cache_dir, &impl_->logger);

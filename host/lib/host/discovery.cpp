@@ -1,6 +1,6 @@
-#include "weft/host.hpp"
+#include "weft/host/host.hpp"
 
-#include "weft/error.hpp"
+#include "weft/support/error.hpp"
 
 #include <algorithm>
 #include <map>

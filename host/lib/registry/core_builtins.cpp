@@ -8,7 +8,7 @@
 // Builtins whose types depend on their arguments in ways no finite overload
 // list covers (tid, len, atomics over any array, select, print, expect_*)
 // are registered as generic: the checker types them, the registry documents them.
-#include "weft/registry.hpp"
+#include "weft/registry/registry.hpp"
 
 #include <string>
 #include <vector>

@@ -1,0 +1,145 @@
+// CPU backend: C++ source -> in-memory ELF object (Clang/LLVM 19 in process,
+// no subprocess) -> ORC LLJIT.
+//
+// Thread safety: compile_to_object, build_pch and toolchain_identity may run
+// on several threads at once (each compile owns its CompilerInstance and
+// LLVMContext). CpuJit and JitModule are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace weft::backend {
+
+// One diagnostic from the compiler. Locations are Clang's *presumed*
+// locations: a `#line 12 "kernel.py"` directive in the generated source makes
+// file "kernel.py", line 12. file is empty (line/column 0) when the
+// diagnostic has no location (e.g. a bad command-line flag or an unreadable PCH).
+struct CpuDiagnostic {
+    enum class Severity { Note, Warning, Error };
+    std::string file;
+    unsigned line = 0;
+    unsigned column = 0;
+    Severity severity = Severity::Error;
+    std::string message;
+};
+
+// "file:line:col: error: message" (or "error: message" without a location).
+std::string format_diagnostic(const CpuDiagnostic &d);
+
+struct CpuCompileOptions {
+    int opt_level = 2;                                      // 0..3 -> -O0..-O3
+    bool fast_math = false;                                 // -ffast-math
+    bool native_cpu = false;                                // -march=native; otherwise -march=x86-64
+    std::vector<std::filesystem::path> weft_include_dirs;   // weft's runtime headers: searched first
+    std::vector<std::filesystem::path> include_dirs;        // then these (plugin / user dirs), in order
+    std::vector<std::string> defines;                       // "NAME" or "NAME=VALUE" (-D)
+    std::filesystem::path pch;                              // optional: a PCH from build_pch with the same options
+    std::string source_name = "module.cpp";                 // name the in-memory source is known by
+};
+
+// A compile that failed. what() lists the error diagnostics (with their
+// notes) as "file:line:col: error: message" lines, at most 20 errors, never
+// the generated source. diagnostics() holds everything the compiler said.
+class CompileError : public std::runtime_error {
+public:
+    CompileError(std::string message, std::vector<CpuDiagnostic> diagnostics);
+    const std::vector<CpuDiagnostic> &diagnostics() const noexcept { return diagnostics_; }
+
+private:
+    std::vector<CpuDiagnostic> diagnostics_;
+};
+
+// A problem that is not in the source: no usable clang, target or JIT
+// failure, missing symbol.
+class BackendError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Compiles one C++17 translation unit (-fno-exceptions -fno-rtti -fPIC) to a
+// relocatable ELF object for the host, in memory. Throws CompileError on
+// source errors. Warnings, if any, are appended to *warnings when given.
+std::vector<char> compile_to_object(std::string_view source, const CpuCompileOptions &options,
+                                    std::vector<CpuDiagnostic> *warnings = nullptr);
+
+// Writes a precompiled header for header_source to `out` (atomically). Its
+// users must compile with the same options (opt level, fast math, CPU,
+// include dirs, defines); options.pch is ignored here. Throws CompileError.
+void build_pch(std::string_view header_source, const CpuCompileOptions &options,
+               const std::filesystem::path &out);
+
+// Everything about the compiler and its flags that changes the object for a
+// given source, as one line for a cache key: clang version (with the vendor
+// build), target triple, CPU (for native: host CPU name and its sorted
+// feature string), -O level, fast math, language flags. Include dirs,
+// defines and the PCH are not in it (they are hashed with the module).
+std::string toolchain_identity(const CpuCompileOptions &options);
+
+// Absolute path of the clang++ the in-process driver pretends to be (it
+// decides the resource dir and the libstdc++ headers). Throws BackendError
+// when none is found.
+const std::filesystem::path &clang_executable();
+
+class CpuJit;
+
+// Code of one loaded object, in its own JITDylib. Destroying it removes the
+// JITDylib and frees the code: pointers from lookup() dangle afterwards.
+class JitModule {
+public:
+    JitModule(const JitModule &) = delete;
+    JitModule &operator=(const JitModule &) = delete;
+    ~JitModule();
+
+    // Address of an `extern "C"` symbol of this module (or of anything it
+    // links against). Throws BackendError when it is absent.
+    void *lookup(std::string_view symbol) const;
+    template <class Fn> Fn *lookup_function(std::string_view symbol) const {
+        return reinterpret_cast<Fn *>(lookup(symbol));
+    }
+    const std::string &name() const noexcept { return name_; }
+
+private:
+    friend class CpuJit;
+    JitModule(CpuJit &jit, void *dylib, std::string name);
+    CpuJit &jit_;
+    void *dylib_; // llvm::orc::JITDylib*
+    std::string name_;
+};
+
+// The process-wide ORC LLJIT (created on first use, never destroyed).
+class CpuJit {
+public:
+    static CpuJit &instance();
+
+    // Links `object` (from compile_to_object) into a new JITDylib named after
+    // `name` (made unique). Undefined symbols resolve against the host
+    // symbols defined through define_host_symbols, then the process (libc,
+    // libm, libstdc++ and any symbol the executable exports). Throws
+    // BackendError when the object is not valid; unresolved symbols are
+    // reported by the first lookup that needs them.
+    std::unique_ptr<JitModule> load(std::vector<char> object, std::string name);
+
+    // Makes host functions / data visible to every module loaded afterwards
+    // (for symbols the executable does not export dynamically).
+    void define_host_symbols(const std::vector<std::pair<std::string, void *>> &symbols);
+
+    CpuJit(const CpuJit &) = delete;
+    CpuJit &operator=(const CpuJit &) = delete;
+
+    struct Impl;
+
+private:
+    CpuJit();
+    ~CpuJit();
+    friend class JitModule;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace weft::backend

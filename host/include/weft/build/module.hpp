@@ -1,0 +1,62 @@
+// A consuming module: the unit that is hashed and compiled (a kernel source
+// file, or a named module created through the API). It has its own build
+// options and an ordered list of the plugins it uses, each given as the
+// plugin's name and build options (values: this layer knows no Host).
+//
+// Setting options or plugins is the one invalidation point: the module keeps
+// a copy, so editing an options value afterwards changes nothing until it is
+// set again. Dependency files are read when the options are resolved (the
+// first build after a set, or a new process), not at every launch.
+#pragma once
+
+#include "weft/build/build_options.hpp"
+#include "weft/build/module_hash.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace weft {
+
+/// A plugin as a consuming module sees it: its name and the build options it contributed.
+struct PluginBuildOptions {
+    std::string plugin;
+    std::vector<ModuleBuildOptions> options; // one per add_build_options call, in call order
+};
+
+class Module {
+public:
+    explicit Module(std::string name);
+
+    const std::string &name() const { return name_; }
+
+    void set_build_options(ModuleBuildOptions options);
+    const ModuleBuildOptions &build_options() const { return options_; }
+
+    /// The plugins whose build options this module uses, in order.
+    void set_plugins(std::vector<PluginBuildOptions> plugins);
+    std::vector<std::string> plugins() const;
+
+    /// Own options first, then each used plugin's, merged with provenance.
+    EffectiveBuildOptions effective_options() const;
+
+    /// Checked options with dependency digests, resolved once per set.
+    /// Throws UserError naming the module and every bad path.
+    const ResolvedBuildOptions &resolved_options();
+
+    /// The module hash for these inputs (options resolved as above).
+    std::string hash(const ModuleHashInputs &inputs);
+
+    /// Bumped by every set_*; lets callers notice an invalidation.
+    std::uint64_t generation() const { return generation_; }
+
+private:
+    std::string name_;
+    ModuleBuildOptions options_;
+    std::vector<PluginBuildOptions> plugins_;
+    std::uint64_t generation_ = 0;
+    std::optional<ResolvedBuildOptions> resolved_;
+};
+
+} // namespace weft

@@ -1,0 +1,67 @@
+// Private to weft_backend_cpu: the pieces the compiler, PCH and JIT files share.
+#pragma once
+
+#include "weft/backend/cpu_compiler.hpp"
+
+#include <clang/Basic/Diagnostic.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace clang {
+class CompilerInstance;
+class CompilerInvocation;
+class SourceManager;
+} // namespace clang
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
+
+namespace weft::backend::cpu {
+
+// toolchain.cpp: registers the native target, asm printer and asm parser (once, thread-safe).
+void initialize_native_target();
+
+// diagnostics.cpp: collects everything Clang says, at presumed locations.
+class DiagnosticCollector final : public clang::DiagnosticConsumer {
+public:
+    void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic &info) override;
+
+    void add(CpuDiagnostic d) { diagnostics_.push_back(std::move(d)); }
+    bool has_errors() const;
+    const std::vector<CpuDiagnostic> &diagnostics() const noexcept { return diagnostics_; }
+    std::vector<CpuDiagnostic> take() { return std::move(diagnostics_); }
+    std::vector<CpuDiagnostic> warnings() const;
+
+private:
+    std::vector<CpuDiagnostic> diagnostics_;
+};
+
+// The CompileError for a failed compile: errors (and their notes) listed,
+// at most max_listed_errors of them. `what` names the failing unit when no
+// diagnostic says anything.
+CompileError make_compile_error(std::vector<CpuDiagnostic> diagnostics, std::string_view what);
+inline constexpr std::size_t max_listed_errors = 20;
+
+// invocation.cpp: one CompilerInstance set up from driver arguments, with
+// `source` remapped in memory under `source_name`; the same flags for
+// sources and for PCH headers (a PCH must match its users exactly).
+enum class InputKind { Source, Header };
+std::vector<std::string> driver_arguments(const CpuCompileOptions &options, InputKind kind,
+                                          const std::string &input_name);
+std::unique_ptr<clang::CompilerInstance> make_compiler(std::string_view source, const CpuCompileOptions &options,
+                                                       InputKind kind, const std::string &input_name,
+                                                       DiagnosticCollector &collector);
+
+// codegen.cpp: optimized IR -> relocatable ELF object for the invocation's
+// target (triple, CPU, features, relocation model, FP options). Backend
+// errors (inline asm) are collected, located through `sources` when given.
+std::vector<char> emit_object(llvm::Module &module, const clang::CompilerInvocation &invocation,
+                              const clang::SourceManager *sources, DiagnosticCollector &collector);
+
+} // namespace weft::backend::cpu

@@ -1,0 +1,88 @@
+// Driver arguments -> CompilerInvocation (clang::createInvocation, no
+// subprocess) -> CompilerInstance with the source remapped in memory.
+#include "internal.hpp"
+
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/Utils.h>
+#include <clang/Lex/PreprocessorOptions.h>
+#include <llvm/Support/MemoryBuffer.h>
+
+namespace weft::backend::cpu {
+
+std::vector<std::string> driver_arguments(const CpuCompileOptions &options, InputKind kind,
+                                          const std::string &input_name) {
+    if (options.opt_level < 0 || options.opt_level > 3)
+        throw std::invalid_argument("CpuCompileOptions::opt_level must be 0..3, not " +
+                                    std::to_string(options.opt_level));
+    std::vector<std::string> a{
+        clang_executable().string(),
+        // The canonical path may be named clang-19: be the C++ driver anyway.
+        "--driver-mode=g++",
+        "-c",
+        "-x",
+        kind == InputKind::Header ? "c++-header" : "c++",
+        "-std=c++17",
+        "-O" + std::to_string(options.opt_level),
+        "-fno-exceptions",
+        "-fno-rtti",
+        // JITLink handles GOT/PLT relocations and maps code anywhere in the
+        // address space: position-independent code never needs a 32-bit
+        // absolute relocation.
+        "-fPIC",
+        options.native_cpu ? "-march=native" : "-march=x86-64",
+    };
+    if (options.fast_math) a.emplace_back("-ffast-math");
+    // A PCH stays usable when a header it read was touched but not changed.
+    a.emplace_back("-fvalidate-ast-input-files-content");
+    for (const auto &dir : options.weft_include_dirs) a.push_back("-I" + dir.string());
+    for (const auto &dir : options.include_dirs) a.push_back("-I" + dir.string());
+    for (const auto &d : options.defines) a.push_back("-D" + d);
+    if (kind == InputKind::Source && !options.pch.empty()) {
+        a.emplace_back("-include-pch");
+        a.push_back(options.pch.string());
+    }
+    a.push_back(input_name);
+    return a;
+}
+
+std::unique_ptr<clang::CompilerInstance> make_compiler(std::string_view source, const CpuCompileOptions &options,
+                                                       InputKind kind, const std::string &input_name,
+                                                       DiagnosticCollector &collector) {
+    initialize_native_target();
+    const std::vector<std::string> args = driver_arguments(options, kind, input_name);
+    std::vector<const char *> argv;
+    argv.reserve(args.size());
+    for (const auto &s : args) argv.push_back(s.c_str());
+
+    // Driver diagnostics (unknown flags, ...) go to the collector too.
+    llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> driver_diag_options(new clang::DiagnosticOptions());
+    llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> driver_diags =
+        clang::CompilerInstance::createDiagnostics(driver_diag_options.get(), &collector, /*ShouldOwnClient=*/false);
+    clang::CreateInvocationOptions cio;
+    cio.Diags = driver_diags;
+    cio.RecoverOnError = false;
+    std::shared_ptr<clang::CompilerInvocation> invocation = clang::createInvocation(argv, cio);
+    if (!invocation || collector.has_errors())
+        throw make_compile_error(collector.take(), input_name + " (driver)");
+
+    // The driver passes -disable-free (fine for a process that exits right
+    // after): in a long-lived host every compile would leak ~1.6 MB.
+    invocation->getFrontendOpts().DisableFree = false;
+    invocation->getCodeGenOpts().DisableFree = false;
+    // Carets off also stops ExecuteAction printing "N errors generated." to stderr.
+    invocation->getDiagnosticOpts().ShowCarets = false;
+    invocation->getDiagnosticOpts().ShowColors = false;
+    // The source lives in memory; the SourceManager owns the buffer.
+    invocation->getPreprocessorOpts().RetainRemappedFileBuffers = false;
+    invocation->getPreprocessorOpts().addRemappedFile(
+        input_name, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(source.data(), source.size()), input_name)
+                        .release());
+
+    auto ci = std::make_unique<clang::CompilerInstance>();
+    ci->setInvocation(std::move(invocation));
+    ci->createDiagnostics(&collector, /*ShouldOwnClient=*/false);
+    return ci;
+}
+
+} // namespace weft::backend::cpu

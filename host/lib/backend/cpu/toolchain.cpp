@@ -1,0 +1,79 @@
+// Which clang the in-process driver is, target initialization, and the
+// toolchain identity that enters cache keys.
+#include "internal.hpp"
+
+#include <clang/Basic/Version.h>
+#include <llvm/Support/Program.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/TargetParser/Host.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#ifndef WEFT_CLANG_EXECUTABLE
+#define WEFT_CLANG_EXECUTABLE "/usr/lib/llvm-19/bin/clang++"
+#endif
+
+namespace fs = std::filesystem;
+
+namespace weft::backend {
+
+namespace {
+fs::path find_clang() {
+    std::vector<fs::path> candidates;
+    if (const char *env = std::getenv("WEFT_CLANG")) candidates.emplace_back(env);
+    candidates.emplace_back(WEFT_CLANG_EXECUTABLE);
+    candidates.emplace_back("/usr/lib/llvm-" CLANG_VERSION_MAJOR_STRING "/bin/clang++");
+    if (auto found = llvm::sys::findProgramByName("clang++-" CLANG_VERSION_MAJOR_STRING)) candidates.emplace_back(*found);
+    std::string tried;
+    for (const fs::path &c : candidates) {
+        std::error_code ec;
+        // Canonical: the driver derives the resource dir (<bin>/../lib/clang/N)
+        // from this path's directory without resolving links itself.
+        fs::path real = fs::canonical(c, ec);
+        if (!ec && fs::is_regular_file(real, ec)) return real;
+        tried += (tried.empty() ? "" : ", ") + c.string();
+    }
+    throw BackendError("no clang++ " CLANG_VERSION_STRING " found (tried " + tried +
+                       "; set WEFT_CLANG to its path): the in-process compiler needs its resource directory");
+}
+} // namespace
+
+const fs::path &clang_executable() {
+    static const fs::path path = find_clang(); // a throw leaves it unset: retried next call
+    return path;
+}
+
+namespace cpu {
+void initialize_native_target() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        llvm::InitializeNativeTarget();
+        llvm::InitializeNativeTargetAsmPrinter();
+        llvm::InitializeNativeTargetAsmParser();
+    });
+}
+} // namespace cpu
+
+std::string toolchain_identity(const CpuCompileOptions &options) {
+    // The flags are those the compiler gets, minus paths and defines.
+    CpuCompileOptions flags_only;
+    flags_only.opt_level = options.opt_level;
+    flags_only.fast_math = options.fast_math;
+    flags_only.native_cpu = options.native_cpu;
+    std::vector<std::string> args = cpu::driver_arguments(flags_only, cpu::InputKind::Source, "");
+    std::string id = "clang " CLANG_VERSION_STRING " (" + clang::getClangFullVersion() + ") " +
+                     llvm::sys::getDefaultTargetTriple();
+    for (std::size_t i = 1; i + 1 < args.size(); ++i) id += ' ' + args[i]; // skip argv0 and the input
+    if (options.native_cpu) {
+        id += " cpu=" + llvm::sys::getHostCPUName().str() + " features=";
+        std::vector<std::string> features;
+        for (const auto &f : llvm::sys::getHostCPUFeatures())
+            features.push_back((f.getValue() ? "+" : "-") + f.getKey().str());
+        std::sort(features.begin(), features.end());
+        for (std::size_t i = 0; i < features.size(); ++i) id += (i ? "," : "") + features[i];
+    }
+    return id;
+}
+
+} // namespace weft::backend

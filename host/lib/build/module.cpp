@@ -1,0 +1,48 @@
+#include "weft/build/module.hpp"
+
+#include "weft/support/error.hpp"
+
+namespace weft {
+
+Module::Module(std::string name) : name_(std::move(name)) {}
+
+void Module::set_build_options(ModuleBuildOptions options) {
+    options_ = std::move(options);
+    ++generation_;
+    resolved_.reset();
+}
+
+void Module::set_plugins(std::vector<PluginBuildOptions> plugins) {
+    plugins_ = std::move(plugins);
+    ++generation_;
+    resolved_.reset();
+}
+
+std::vector<std::string> Module::plugins() const {
+    std::vector<std::string> names;
+    for (const PluginBuildOptions &p : plugins_) names.push_back(p.plugin);
+    return names;
+}
+
+EffectiveBuildOptions Module::effective_options() const {
+    std::vector<BuildOptionsSource> sources;
+    sources.push_back({"module '" + name_ + "'", options_});
+    for (const PluginBuildOptions &p : plugins_)
+        for (const ModuleBuildOptions &o : p.options) sources.push_back({"plugin '" + p.plugin + "'", o});
+    return EffectiveBuildOptions::merge(sources);
+}
+
+const ResolvedBuildOptions &Module::resolved_options() {
+    if (!resolved_) {
+        try {
+            resolved_ = resolve(effective_options());
+        } catch (const UserError &e) {
+            throw UserError("module '" + name_ + "': " + e.what());
+        }
+    }
+    return *resolved_;
+}
+
+std::string Module::hash(const ModuleHashInputs &inputs) { return compute_module_hash(inputs, resolved_options()); }
+
+} // namespace weft

@@ -1,0 +1,42 @@
+# Fails when a source or header of one layer of libweft includes a header of
+# a layer above it. Run: cmake -DROOT=<repo>/host -P check_layers.cmake
+#
+# A layer may include its own headers and those of the layers listed for it.
+set(allowed_support  support)
+set(allowed_registry support registry)
+set(allowed_manifest support registry manifest)
+set(allowed_kernel   support registry kernel)
+set(allowed_build    support registry build)
+set(allowed_codegen  support registry kernel build codegen rt)
+set(allowed_backend  support backend)
+set(allowed_runtime  support registry runtime rt)
+set(allowed_host     support registry manifest kernel build codegen backend runtime host rt)
+set(layers support registry manifest kernel build codegen backend runtime host)
+
+set(violations "")
+foreach(layer ${layers})
+  file(GLOB_RECURSE files
+    ${ROOT}/lib/${layer}/*.cpp ${ROOT}/lib/${layer}/*.hpp
+    ${ROOT}/include/weft/${layer}/*.hpp)
+  foreach(f ${files})
+    file(STRINGS ${f} includes REGEX "^#include [\"<]weft/")
+    foreach(line ${includes})
+      string(REGEX REPLACE "^#include [\"<]weft/([^/\">]+)[/\">].*" "\\1" target "${line}")
+      if(target STREQUAL "plugin.h" OR target STREQUAL "plugin.hpp")
+        set(target plugin-sdk)
+      endif()
+      if(target STREQUAL "plugin-sdk" AND layer STREQUAL "host")
+        continue()
+      endif()
+      list(FIND allowed_${layer} ${target} found)
+      if(found EQUAL -1)
+        file(RELATIVE_PATH rel ${ROOT} ${f})
+        string(APPEND violations "  ${rel}: layer '${layer}' includes '${line}' (layer '${target}' is not below it)\n")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+if(violations)
+  message(FATAL_ERROR "layering violations:\n${violations}")
+endif()
+message(STATUS "layering: ok")
