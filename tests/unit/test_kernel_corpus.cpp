@@ -1,8 +1,9 @@
-// The kernel-language corpus and error suite (tests/kernels/):
-//   corpus/NAME.py  realistic Warp-style modules; each must check without errors.
-//   errors/NAME.py  one module per error, with `# expect: LINE:COL: fragment`
-//                   lines; each must be reported as an error at exactly LINE:COL.
-// Either kind may name the test plugins it needs: `# plugins: wt_color wt_pixel`.
+// Facts of the typed IR for modules of the kernel-language corpus
+// (tests/kernels/corpus/). That every corpus module checks without errors, and
+// that every tests/kernels/errors/ module reports exactly its expected errors,
+// are CTest entries of their own: kernels.corpus.* and kernels.errors.*
+// (tests/tools/kernel_suite.cpp).
+// A module may name the test plugins it needs: `# plugins: wt_color wt_pixel`.
 #include "test_support.hpp"
 
 #include "weft/host/host.hpp"
@@ -25,14 +26,6 @@ namespace {
 
 const fs::path kernel_dir = WEFT_KERNEL_TEST_DIR;
 
-std::vector<fs::path> py_files(const std::string &subdir) {
-    std::vector<fs::path> out;
-    for (const fs::directory_entry &e : fs::directory_iterator(kernel_dir / subdir))
-        if (e.is_regular_file() && e.path().extension() == ".py") out.push_back(e.path());
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
 std::vector<std::string> lines_of(const fs::path &path) {
     std::ifstream in(path);
     std::vector<std::string> lines;
@@ -50,32 +43,6 @@ std::vector<std::string> plugins_of(const std::vector<std::string> &lines) {
             for (std::string w; words >> w;) names.push_back(w);
         }
     return names;
-}
-
-struct Expectation {
-    std::uint32_t line = 0, column = 0;
-    std::string fragment;
-};
-
-/// `# expect: LINE:COL: fragment` lines.
-std::vector<Expectation> expectations_of(const std::vector<std::string> &lines) {
-    const std::string tag = "# expect: ";
-    std::vector<Expectation> out;
-    for (const std::string &line : lines) {
-        if (line.rfind(tag, 0) != 0) continue;
-        Expectation e;
-        char colon1 = 0, colon2 = 0;
-        std::istringstream in(line.substr(tag.size()));
-        in >> e.line >> colon1 >> e.column >> colon2;
-        std::getline(in >> std::ws, e.fragment);
-        INFO(line);
-        REQUIRE(colon1 == ':');
-        REQUIRE(colon2 == ':');
-        REQUIRE(e.line > 0);
-        REQUIRE_FALSE(e.fragment.empty());
-        out.push_back(e);
-    }
-    return out;
 }
 
 /// Checks one file in a fresh host with the plugins it names.
@@ -107,19 +74,6 @@ std::vector<std::string> param_types(const ir::Function &f) {
 }
 
 } // namespace
-
-TEST_CASE("every corpus module passes the front end") {
-    const std::vector<fs::path> files = py_files("corpus");
-    CHECK(files.size() >= 30);
-    for (const fs::path &path : files) {
-        DYNAMIC_SECTION(path.filename().string()) {
-            const FrontendResult r = check_with_plugins(path);
-            INFO(r.formatted);
-            CHECK(r.ok());
-            CHECK_FALSE(r.module.functions.empty());
-        }
-    }
-}
 
 TEST_CASE("corpus: facts of the typed IR") {
     SECTION("saxpy") {
@@ -206,29 +160,7 @@ TEST_CASE("corpus: facts of the typed IR") {
                                                 "INV_SQRT2"});
         for (const ir::Constant &c : r.module.constants) {
             if (c.name == "UP") CHECK(c.value.type.name() == "vec3");
-            if (c.name == "HALF_N") CHECK(c.value.int_components == std::vector<std::int64_t>{8});
-        }
-    }
-}
-
-TEST_CASE("every error module reports its expected errors") {
-    const std::vector<fs::path> files = py_files("errors");
-    CHECK(files.size() >= 30);
-    for (const fs::path &path : files) {
-        DYNAMIC_SECTION(path.filename().string()) {
-            const std::vector<Expectation> expected = expectations_of(lines_of(path));
-            REQUIRE_FALSE(expected.empty());
-            const FrontendResult r = check_with_plugins(path);
-            INFO(r.formatted);
-            CHECK_FALSE(r.ok());
-            for (const Expectation &e : expected) {
-                const bool found = std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [&](const Diagnostic &d) {
-                    return d.severity == Diagnostic::Severity::Error && d.location.line == e.line &&
-                           d.location.column == e.column && d.message.find(e.fragment) != std::string::npos;
-                });
-                INFO("expected " << e.line << ":" << e.column << ": " << e.fragment);
-                CHECK(found);
-            }
+            if (c.name == "HALF_N") CHECK(c.value.int_components == std::vector<ir::IntValue>{8});
         }
     }
 }

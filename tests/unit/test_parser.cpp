@@ -558,7 +558,7 @@ TEST_CASE("literals: integers in every base, floats, booleans, None and strings"
     REQUIRE_FALSE(p.diags.has_errors());
     const auto &v = p.module.assignments[0].value->children;
     REQUIRE(v.size() == 16);
-    const std::vector<std::int64_t> ints{0, 42, 1000000, 255, 15, 10, INT64_MAX};
+    const std::vector<std::uint64_t> ints{0, 42, 1000000, 255, 15, 10, INT64_MAX};
     for (std::size_t i = 0; i < ints.size(); ++i) {
         CHECK(v[i]->kind == Expr::Kind::Int);
         CHECK(v[i]->int_value == ints[i]);
@@ -787,9 +787,12 @@ TEST_CASE("indentation errors") {
 
 TEST_CASE("lexical errors are reported at their location") {
     auto in_kernel = [](const std::string &line) { return only_error("def f():\n    " + line + "\n"); };
-    CHECK(in_kernel("x = 99999999999999999999") == "2:9: integer literal 99999999999999999999 is too large for int64");
-    CHECK(in_kernel("x = 9223372036854775808") == "2:9: integer literal 9223372036854775808 is too large for int64");
-    CHECK(in_kernel("x = 0x8000000000000000") == "2:9: integer literal 0x8000000000000000 is too large for int64");
+    CHECK(in_kernel("x = 99999999999999999999") ==
+          "2:9: integer literal 99999999999999999999 is too large for a 64-bit integer (max 2**64 - 1)");
+    CHECK(in_kernel("x = 0x10000000000000000") ==
+          "2:9: integer literal 0x10000000000000000 is too large for a 64-bit integer (max 2**64 - 1)");
+    // uint64's range is a literal's: the checker decides which types can hold it.
+    CHECK(error_list("def f():\n    x = 18446744073709551615\n    y = 0xcbf29ce484222325\n").empty());
     CHECK(in_kernel("x = 012") ==
           "2:9: leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers");
     CHECK(in_kernel("x = 0b102") == "2:13: invalid digit '2' in binary literal");

@@ -3,6 +3,7 @@
 
 #include "weft/host/host.hpp"
 #include "weft/kernel/frontend.hpp"
+#include "weft/kernel/lower.hpp"
 
 #include <fmt/core.h>
 
@@ -16,7 +17,7 @@ int kernel_check(const KernelCheckOptions &o) {
 
     kernel::FrontendOptions fo;
     fo.error_limit = o.error_limit;
-    const kernel::FrontendResult r = kernel::check_file(o.file, host.registry(), fo);
+    kernel::FrontendResult r = kernel::check_file(o.file, host.registry(), fo);
     fmt::print(stderr, "{}", r.formatted);
     std::size_t errors = 0, warnings = 0;
     for (const kernel::Diagnostic &d : r.diagnostics) {
@@ -27,6 +28,17 @@ int kernel_check(const KernelCheckOptions &o) {
         fmt::print(stderr, "{}: {} error{}, {} warning{}\n", o.file, errors, errors == 1 ? "" : "s", warnings,
                    warnings == 1 ? "" : "s");
         return 1;
+    }
+    if (!o.dump_ir.empty()) {
+        if (o.dump_ir == "lowered") {
+            kernel::lower(r.module);
+            if (const auto problems = kernel::verify_lowered(r.module); !problems.empty()) {
+                for (const std::string &p : problems) fmt::print(stderr, "internal error: {}\n", p);
+                return 2;
+            }
+        }
+        fmt::print("{}", kernel::print_ir(r.module));
+        return 0;
     }
     std::size_t kernels = 0, functions = 0;
     for (const kernel::ir::Function &f : r.module.functions) (f.is_kernel ? kernels : functions)++;

@@ -31,6 +31,7 @@ struct KernelCheckOptions {
     std::vector<std::string> plugins;
     std::vector<std::string> search_path;
     std::size_t error_limit = 50;
+    std::string dump_ir; // "", "lowered" or "typed": print the module's IR on stdout
 };
 
 int kernel_check(const KernelCheckOptions &options);

@@ -50,6 +50,10 @@ int main(int argc, char **argv) {
     kcheck->add_option("--plugin", check_opts.plugins, "Plugin to load first (manifest, directory or library; repeatable)");
     kcheck->add_option("--plugin-path", check_opts.search_path, "Directory to search for plugin requirements");
     kcheck->add_option("--error-limit", check_opts.error_limit, "Stop after this many errors (default 50)");
+    kcheck->add_option("--dump-ir", check_opts.dump_ir, "Print the IR: 'lowered' (what codegen consumes) or 'typed'")
+        ->expected(0, 1)
+        ->default_str("lowered")
+        ->check(CLI::IsMember({"lowered", "typed"}));
 
     try {
         app.parse(argc, argv);

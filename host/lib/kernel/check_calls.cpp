@@ -33,10 +33,15 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
                      "builtin '" + name + "' takes no keyword arguments (got '" + e.keywords.front().name + "')");
         return poison();
     }
-    auto result = [&](const Type &t, bool is_void) {
-        auto x = make(K::Generic, t, at);
+    const std::optional<ir::Intrinsic> intrinsic = ir::parse_intrinsic(name);
+    if (!intrinsic) {
+        diags_.error(at, "builtin '" + name + "' is not available in this version");
+        return poison();
+    }
+    auto result = [&](const Type &t) {
+        auto x = make(K::Intrinsic, t, at);
         x->name = name;
-        x->is_void = is_void;
+        x->intrinsic = *intrinsic;
         for (Value &v : args) x->args.push_back(std::move(v.expr));
         return Value{std::move(x)};
     };
@@ -80,12 +85,12 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
             diags_.error(at, "identity() needs n=2, 3 or 4 and dtype=float32 or float64");
             return poison();
         }
-        return result(Type::matrix(dtype->scalar_type(), n, n), false);
+        return result(Type::matrix(dtype->scalar_type(), n, n));
     }
 
     for (const Expr *a : arg_ast) {
         if (name == "print" && a->kind == Expr::Kind::String) {
-            auto s = make(K::Literal, Type::scalar(Scalar::Int8), a->location);
+            auto s = make(K::String, Type::string(), a->location);
             s->name = a->text; // the string; codegen prints it verbatim
             args.push_back(Value{std::move(s)});
             continue;
@@ -106,7 +111,7 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
     if (name == "tid") {
         if (!want(0)) return poison();
         if (scope_) scope_->function->uses_tid = true;
-        return result(Type::scalar(Scalar::Int32), false); // unpacking widens it (see assign)
+        return result(Type::scalar(Scalar::Int32)); // unpacking widens it (see assign)
     }
     if (name == "len") {
         if (!want(1)) return poison();
@@ -116,7 +121,7 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
             diags_.error(at, "len() needs an array, vector or matrix, got '" + t.name() + "'");
             return poison();
         }
-        return result(Type::scalar(Scalar::Int32), false);
+        return result(Type::scalar(Scalar::Int32));
     }
     if (name == "select" || name == "where") {
         if (!want(3)) return poison();
@@ -126,8 +131,7 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
                                                    args[0].type().name() + "'");
             return poison();
         }
-        if (args[1].literal != Value::Literal::None) coerce(args[1], args[2].type());
-        if (args[2].literal != Value::Literal::None) coerce(args[2], args[1].type());
+        unify_literals(args[1], args[2]);
         settle(args[1]);
         settle(args[2]);
         if (args[1].type() != args[2].type()) {
@@ -136,7 +140,7 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
             return poison();
         }
         const Type t = args[1].type();
-        return result(t, false);
+        return result(t);
     }
     if (name.rfind("atomic_", 0) == 0) {
         if (args.empty() || args[0].type().kind() != Type::Kind::Array) {
@@ -172,18 +176,18 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
                                                        args.back().type().name() + "'");
             return poison();
         }
-        return result(dtype, false);
+        return result(dtype);
     }
     if (name == "print") {
         for (std::size_t i = 0; i < args.size(); ++i) {
-            if (!args[i].expr->name.empty() && args[i].expr->kind == K::Literal) continue; // a string
+            if (args[i].expr->kind == K::String) continue;
             settle(args[i]);
             if (!is_printable(args[i].type())) {
                 diags_.error(arg_ast[i]->location, "print() cannot print '" + args[i].type().name() + "'");
                 return poison();
             }
         }
-        return result(Type::scalar(Scalar::Int32), true);
+        return result(Type::void_type());
     }
     if (name == "expect_eq" || name == "expect_neq" || name == "expect_near") {
         const std::size_t max = name == "expect_near" ? 3 : 2;
@@ -192,8 +196,7 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
                                  std::to_string(args.size()));
             return poison();
         }
-        if (args[0].literal != Value::Literal::None) coerce(args[0], args[1].type());
-        if (args[1].literal != Value::Literal::None) coerce(args[1], args[0].type());
+        unify_literals(args[0], args[1]);
         settle(args[0]);
         settle(args[1]);
         if (args[0].type() != args[1].type()) {
@@ -215,7 +218,7 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
                 return poison();
             }
         }
-        return result(Type::scalar(Scalar::Int32), true);
+        return result(Type::void_type());
     }
     diags_.error(at, "builtin '" + name + "' is not available in this version");
     return poison();
@@ -266,8 +269,7 @@ Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Val
                 if (!accepts(*a, v.type())) all = false;
             } else if (a->kind == Annotation::Kind::Concrete) {
                 if (a->type != v.type()) exact = false;
-                if (!(a->type.is_scalar() && !a->type.is_bool() && (v.literal == Value::Literal::Int || a->type.is_float())))
-                    all = false;
+                if (a->type != v.type() && !literal_converts(v, a->type)) all = false;
             } else {
                 const Type def_type = Type::scalar(v.literal == Value::Literal::Float ? Scalar::Float32 : Scalar::Int32);
                 if (!accepts(*a, def_type)) all = false;
@@ -320,8 +322,7 @@ Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Val
             scope_->tid_dims_line = static_cast<int>(e.location.line);
         }
     }
-    auto x = make(K::Call, f.return_type ? *f.return_type : Type::scalar(Scalar::Int32), e.location);
-    x->is_void = !f.return_type;
+    auto x = make(K::Call, f.return_type ? *f.return_type : Type::void_type(), e.location);
     x->index = index;
     x->name = f.mangled_name;
     for (Value &v : args) x->args.push_back(std::move(v.expr));

@@ -19,13 +19,8 @@ const std::map<std::string, std::string> binary_names{
 
 Type default_literal_type(const Value &v) {
     if (v.literal == Value::Literal::Float) return Type::scalar(Scalar::Float32);
-    const bool small = !v.expr || !v.expr->value || v.expr->value->int_components.empty() ||
-                       fits(v.expr->value->int_components[0], Scalar::Int32);
-    return Type::scalar(small ? Scalar::Int32 : Scalar::Int64);
-}
-
-Type default_literal_type(Value::Literal l) {
-    return Type::scalar(l == Value::Literal::Float ? Scalar::Float32 : Scalar::Int32);
+    if (!v.expr || !v.expr->value || v.expr->value->int_components.empty()) return Type::scalar(Scalar::Int32);
+    return Type::scalar(Checker::literal_int_type(v.expr->value->int_components[0]));
 }
 
 /// The scalar a literal next to `t` should become: t's own scalar or its components'.
@@ -68,16 +63,42 @@ std::shared_ptr<const BuiltinOverload> Checker::note_builtin(const BuiltinOverlo
     return it->second;
 }
 
+// The one literal conversion rule: an int literal converts to any float type
+// and to every integer type that can hold its value; a float literal to any
+// float type; nothing converts to bool or to a non-scalar.
+bool Checker::literal_converts(const Value &v, const Type &target) {
+    if (v.literal == Value::Literal::None || !target.is_scalar() || target.is_bool()) return false;
+    if (v.literal == Value::Literal::Float) return target.is_float();
+    if (target.is_integer() && v.expr && v.expr->value && !v.expr->value->int_components.empty())
+        return fits(v.expr->value->int_components[0], target.scalar_type());
+    return true;
+}
+
+void Checker::unify_literals(Value &a, Value &b) {
+    if (!a.ok() || !b.ok()) return;
+    // A literal takes the scalar type of the other operand (its components' for vectors).
+    if (a.literal != Value::Literal::None && b.literal == Value::Literal::None) {
+        if (auto partner = literal_partner(b.type())) coerce(a, *partner);
+    } else if (b.literal != Value::Literal::None && a.literal == Value::Literal::None) {
+        if (auto partner = literal_partner(a.type())) coerce(b, *partner);
+    } else if (a.literal != Value::Literal::None && b.literal != Value::Literal::None) {
+        // Two literals: float if either is, else the integer type that holds both.
+        Type joint = Type::scalar(Scalar::Float32);
+        if (a.literal == Value::Literal::Int && b.literal == Value::Literal::Int) {
+            const Type ta = default_literal_type(a), tb = default_literal_type(b);
+            joint = scalar_size(ta.scalar_type()) >= scalar_size(tb.scalar_type()) ? ta : tb;
+            if (ta.scalar_type() == Scalar::UInt64 || tb.scalar_type() == Scalar::UInt64)
+                joint = Type::scalar(Scalar::UInt64);
+        }
+        coerce(a, joint);
+        coerce(b, joint);
+    }
+}
+
 bool Checker::coerce(Value &v, const Type &target) {
     if (!v.ok()) return false;
     if (v.literal == Value::Literal::None) return v.type() == target;
-    const bool convertible = target.is_scalar() && !target.is_bool() &&
-                             (v.literal == Value::Literal::Int || target.is_float());
-    if (!convertible) return false;
-    // An integer literal converts only to an integer type that can hold it.
-    if (v.literal == Value::Literal::Int && target.is_integer() && v.expr->value &&
-        !v.expr->value->int_components.empty() && !fits(v.expr->value->int_components[0], target.scalar_type()))
-        return false;
+    if (!literal_converts(v, target)) return false;
     v.expr->type = target;
     if (v.expr->value) v.expr->value->type = target;
     v.literal = Value::Literal::None;
@@ -93,8 +114,8 @@ void Checker::settle(Value &v) {
 Value Checker::expr(const Expr &e) {
     switch (e.kind) {
     case Expr::Kind::Int: {
-        // Too large for the default int32: int64 by default, still converting like a literal.
-        const Type t = Type::scalar(fits(e.int_value, Scalar::Int32) ? Scalar::Int32 : Scalar::Int64);
+        // Too large for the default int32: int64, then uint64, still converting like a literal.
+        const Type t = Type::scalar(literal_int_type(e.int_value));
         Value v{make(K::Literal, t, e.location), Value::Literal::Int};
         v.expr->value = ir::ConstantValue{t, {static_cast<double>(e.int_value)}, {e.int_value}};
         return v;
@@ -141,6 +162,7 @@ Value Checker::expr(const Expr &e) {
             return Value{std::move(x)};
         }
         if (scope_ && scope_->poisoned.count(e.text)) return poison(); // its assignment failed, already reported
+        if (failed_constants_.count(e.text)) return poison();
         if (e.text == "None") {
             diags_.error(e.location, "None is not supported in kernels");
             return poison();
@@ -235,8 +257,8 @@ Value Checker::expr(const Expr &e) {
         }
         if (shape_of) {
             Value arr = std::move(*shape_of);
-            if (e.children.size() != 2 || e.children[1]->kind != Expr::Kind::Int || e.children[1]->int_value < 0 ||
-                e.children[1]->int_value >= arr.type().ndim()) {
+            if (e.children.size() != 2 || e.children[1]->kind != Expr::Kind::Int ||
+                e.children[1]->int_value >= static_cast<std::uint64_t>(arr.type().ndim())) {
                 diags_.error(e.location, "shape index must be an integer literal from 0 to " +
                                              std::to_string(arr.type().ndim() - 1));
                 return poison();
@@ -282,9 +304,9 @@ Value Checker::expr(const Expr &e) {
             for (std::size_t i = 0; i < indices.size() && i < 2; ++i) {
                 const ir::Expr &ix = *indices[i].expr;
                 if (ix.kind == K::Literal && ix.value && !ix.value->int_components.empty()) {
-                    const std::int64_t v = ix.value->int_components[0];
+                    const ir::IntValue v = ix.value->int_components[0];
                     if (v < 0 || v >= bounds[i]) {
-                        diags_.error(ix.location, "index " + std::to_string(v) + " is out of range for '" + t.name() +
+                        diags_.error(ix.location, "index " + ir::to_string(v) + " is out of range for '" + t.name() +
                                                       "' (0 to " + std::to_string(bounds[i] - 1) + ")");
                         return poison();
                     }
@@ -331,8 +353,19 @@ Value Checker::expr(const Expr &e) {
             // Keep literals literal: -1 still converts like 1.
             if (e.text == "-" && a.expr->value) {
                 for (double &c : a.expr->value->components) c = -c;
-                for (std::int64_t &c : a.expr->value->int_components) c = -c;
+                for (ir::IntValue &c : a.expr->value->int_components) c = -c;
+                if (a.literal == Value::Literal::Int) {
+                    const ir::IntValue v = a.expr->value->int_components[0];
+                    if (!fits(v, Scalar::Int64) && !fits(v, Scalar::UInt64)) {
+                        diags_.error(e.location, "integer literal " + ir::to_string(v) + " does not fit a 64-bit integer");
+                        return poison();
+                    }
+                    const Type t = Type::scalar(literal_int_type(v));
+                    a.expr->type = t;
+                    a.expr->value->type = t;
+                }
             }
+            a.expr->location = e.location;
             return a;
         }
         const std::string name = e.text == "-" ? "neg" : e.text == "+" ? "pos" : "invert";
@@ -346,23 +379,22 @@ Value Checker::expr(const Expr &e) {
                 diags_.error(e.location, "comparison '" + op + "' is not supported in kernels");
                 return poison();
             }
-        // a < b < c == (a < b) and (b < c); b is evaluated twice (side-effect free in practice).
-        Value result;
+        // a < f() < c: every operand evaluated once, in order; c only when a < f()
+        // holds (lowering makes that explicit). One node, one overload per pair.
+        std::vector<Value> operands;
+        for (const auto &c : e.children) operands.push_back(expr(*c));
+        for (const Value &v : operands)
+            if (!v.ok()) return poison();
+        auto x = make(K::Compare, Type::scalar(Scalar::Bool), e.location);
         for (std::size_t i = 0; i < e.ops.size(); ++i) {
-            Value l = expr(*e.children[i]);
-            Value r = expr(*e.children[i + 1]);
-            Value cmp = binary(e.ops[i], std::move(l), std::move(r), e.location);
-            if (!cmp.ok()) return poison();
-            if (!result.ok()) {
-                result = std::move(cmp);
-                continue;
-            }
-            auto x = make(K::And, Type::scalar(Scalar::Bool), e.location);
-            x->args.push_back(std::move(result.expr));
-            x->args.push_back(std::move(cmp.expr));
-            result = Value{std::move(x)};
+            std::vector<Value *> pair{&operands[i], &operands[i + 1]};
+            unify_literals(*pair[0], *pair[1]);
+            const BuiltinOverload *o = resolve_builtin(binary_names.at(e.ops[i]), pair, e.location, "operator " + e.ops[i]);
+            if (!o) return poison();
+            x->chain.push_back(note_builtin(*o));
         }
-        return result;
+        for (Value &v : operands) x->args.push_back(std::move(v.expr));
+        return Value{std::move(x)};
     }
     case Expr::Kind::BoolOp: {
         auto x = make(e.text == "and" ? K::And : K::Or, Type::scalar(Scalar::Bool), e.location);
@@ -394,8 +426,7 @@ Value Checker::expr(const Expr &e) {
             diags_.error(e.children[0]->location, "condition must be bool or a scalar, got '" + cond.type().name() + "'");
             return poison();
         }
-        if (body.literal != Value::Literal::None && orelse.literal == Value::Literal::None) coerce(body, orelse.type());
-        if (orelse.literal != Value::Literal::None && body.literal == Value::Literal::None) coerce(orelse, body.type());
+        unify_literals(body, orelse);
         settle(body);
         settle(orelse);
         if (body.type() != orelse.type()) {
@@ -423,31 +454,20 @@ Value Checker::binary(const std::string &op, Value a, Value b, SourceLocation at
         diags_.error(at, "operator '" + op + "' is not supported in kernels");
         return poison();
     }
-    // Literal conversion: a literal takes the scalar type of the other operand.
-    if (a.literal != Value::Literal::None && b.literal == Value::Literal::None) {
-        if (auto partner = literal_partner(b.type())) coerce(a, *partner);
-    } else if (b.literal != Value::Literal::None && a.literal == Value::Literal::None) {
-        if (auto partner = literal_partner(a.type())) coerce(b, *partner);
-    } else if (a.literal != Value::Literal::None && b.literal != Value::Literal::None) {
-        const Value::Literal joint =
-            (a.literal == Value::Literal::Float || b.literal == Value::Literal::Float) ? Value::Literal::Float
-                                                                                     : Value::Literal::Int;
-        coerce(a, default_literal_type(joint));
-        coerce(b, default_literal_type(joint));
-    }
+    unify_literals(a, b);
     std::vector<Value> args;
     args.push_back(std::move(a));
     args.push_back(std::move(b));
     return builtin_call(it->second, std::move(args), at, "operator " + op);
 }
 
-Value Checker::builtin_call(const std::string &name, std::vector<Value> args, SourceLocation at,
-                            const std::string &what) {
-    for (const Value &v : args)
-        if (!v.ok()) return poison();
-    if (std::any_of(args.begin(), args.end(), [](const Value &v) { return v.literal == Value::Literal::Float; }))
-        for (Value &v : args)
-            if (v.literal == Value::Literal::Int) v.literal = Value::Literal::Float; // max(0.0, 1) is a float call
+const BuiltinOverload *Checker::resolve_builtin(const std::string &name, std::vector<Value *> &args, SourceLocation at,
+                                                const std::string &what) {
+    for (const Value *v : args)
+        if (!v->ok()) return nullptr;
+    if (std::any_of(args.begin(), args.end(), [](const Value *v) { return v->literal == Value::Literal::Float; }))
+        for (Value *v : args)
+            if (v->literal == Value::Literal::Int) v->literal = Value::Literal::Float; // max(0.0, 1) is a float call
     const std::vector<BuiltinOverload> &all = registry_.overloads(name);
     std::vector<const BuiltinOverload *> exact, converting;
     for (const BuiltinOverload &o : all) {
@@ -455,17 +475,9 @@ Value Checker::builtin_call(const std::string &name, std::vector<Value> args, So
         bool same = true, convertible = true;
         for (std::size_t i = 0; i < args.size(); ++i) {
             const Type &p = o.params[i].type;
-            const Value &v = args[i];
-            if (v.literal == Value::Literal::None) {
-                if (v.type() != p) same = convertible = false;
-            } else {
-                if (v.type() != p) same = false;
-                bool ok = p.is_scalar() && !p.is_bool() && (v.literal == Value::Literal::Int || p.is_float());
-                if (ok && v.literal == Value::Literal::Int && p.is_integer() && v.expr->value &&
-                    !v.expr->value->int_components.empty())
-                    ok = fits(v.expr->value->int_components[0], p.scalar_type());
-                if (!ok) convertible = false;
-            }
+            const Value &v = *args[i];
+            if (v.type() != p) same = false;
+            if (v.type() != p && !literal_converts(v, p)) convertible = false;
         }
         if (same) exact.push_back(&o);
         else if (convertible) converting.push_back(&o);
@@ -477,17 +489,21 @@ Value Checker::builtin_call(const std::string &name, std::vector<Value> args, So
         for (const BuiltinOverload *o : chosen) {
             bool defaults = true;
             for (std::size_t i = 0; i < args.size(); ++i)
-                if (args[i].literal != Value::Literal::None && o->params[i].type != default_literal_type(args[i]))
+                if (args[i]->literal != Value::Literal::None && o->params[i].type != default_literal_type(*args[i]))
                     defaults = false;
             if (defaults) preferred.push_back(o);
         }
         if (preferred.size() == 1) chosen = preferred;
     }
     if (chosen.size() != 1) {
+        std::vector<Value> shown_args;
+        for (const Value *v : args) {
+            Value copy{v->expr->clone(), v->literal};
+            shown_args.push_back(std::move(copy));
+        }
         std::vector<std::string> candidates;
         std::size_t shown = 0;
-        const std::vector<const BuiltinOverload *> &pool = chosen.empty() ? std::vector<const BuiltinOverload *>{} : chosen;
-        std::vector<const BuiltinOverload *> listing = pool;
+        std::vector<const BuiltinOverload *> listing = chosen;
         if (listing.empty())
             for (const BuiltinOverload &o : all) {
                 // Closest first: the same arity and sharing a parameter type with the arguments.
@@ -495,7 +511,7 @@ Value Checker::builtin_call(const std::string &name, std::vector<Value> args, So
                 if (related) {
                     related = false;
                     for (std::size_t i = 0; i < args.size(); ++i)
-                        if (o.params[i].type == args[i].type()) related = true;
+                        if (o.params[i].type == args[i]->type()) related = true;
                 }
                 if (related) listing.push_back(&o);
             }
@@ -510,20 +526,28 @@ Value Checker::builtin_call(const std::string &name, std::vector<Value> args, So
             diags_.error(at, "unknown function '" + name + "'");
         } else if (chosen.empty()) {
             diags_.error(at, "no overload of " + (what.empty() ? "'" + name + "'" : what + " ('" + name + "')") +
-                                 " matches the argument types " + type_list(args) + "; candidates:\n" +
+                                 " matches the argument types " + type_list(shown_args) + "; candidates:\n" +
                                  join(candidates, "\n"));
         } else {
-            diags_.error(at, "ambiguous call to '" + name + "' with argument types " + type_list(args) +
+            diags_.error(at, "ambiguous call to '" + name + "' with argument types " + type_list(shown_args) +
                                  "; candidates:\n" + join(candidates, "\n"));
         }
-        return poison();
+        return nullptr;
     }
     const BuiltinOverload &o = *chosen.front();
-    for (std::size_t i = 0; i < args.size(); ++i) coerce(args[i], o.params[i].type);
-    auto x = make(K::Builtin, o.result ? *o.result : Type::scalar(Scalar::Int32), at);
-    x->is_void = !o.result;
+    for (std::size_t i = 0; i < args.size(); ++i) coerce(*args[i], o.params[i].type);
+    return &o;
+}
+
+Value Checker::builtin_call(const std::string &name, std::vector<Value> args, SourceLocation at,
+                            const std::string &what) {
+    std::vector<Value *> refs;
+    for (Value &v : args) refs.push_back(&v);
+    const BuiltinOverload *o = resolve_builtin(name, refs, at, what);
+    if (!o) return poison();
+    auto x = make(K::Builtin, o->result ? *o->result : Type::void_type(), at);
     x->name = name;
-    x->overload = note_builtin(o);
+    x->overload = note_builtin(*o);
     for (Value &v : args) x->args.push_back(std::move(v.expr));
     return Value{std::move(x)};
 }

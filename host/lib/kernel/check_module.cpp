@@ -37,6 +37,13 @@ int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &a
         diags_.error(call_site, "recursion is not supported in kernels: " + chain + def.name);
         return -1;
     }
+    if (instantiating_.size() >= max_call_depth) {
+        // Instantiation recurses through the checker: bound it before the stack is.
+        diags_.error(call_site, "@wp.func calls nest more than " + std::to_string(max_call_depth) +
+                                    " deep (" + instantiating_.front()->name + " -> ... -> " + def.name +
+                                    "); flatten the call chain");
+        return -1;
+    }
     instances_[key] = -2;
     instantiating_.push_back(&def);
 
@@ -53,23 +60,8 @@ int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &a
         else if (a->kind == Annotation::Kind::Concrete) declared = a->type;
     }
     f.return_type = declared;
-    int generic_count = 0;
-    for (const ast::Param &p : def.params)
-        if (p.annotation) {
-            auto a = annotation(*p.annotation, true);
-            if (a && a->kind != Annotation::Kind::Concrete) ++generic_count;
-        }
-    f.mangled_name = def.name;
-    const auto &overloads = funcs_[def.name];
-    if (overloads.size() > 1 || generic_count > 0) {
-        // Overloads and generic instances need distinct C++ names.
-        for (const Type &t : arg_types) {
-            std::string code = t.code();
-            for (char &c : code)
-                if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-            f.mangled_name += "_" + code;
-        }
-    }
+    // Overloads and generic instances get distinct C++ names by construction.
+    f.mangled_name = ir::mangle_function(def.name, arg_types);
 
     // Checked detached: bodies instantiate further functions, which grow
     // out_.functions; this one is appended after its callees (dependency order).
@@ -98,7 +90,7 @@ int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &a
 void Checker::check_kernel(const ast::FunctionDef &def) {
     ir::Function f;
     f.name = def.name;
-    f.mangled_name = def.name;
+    f.mangled_name = ir::mangle_kernel(def.name);
     f.is_kernel = true;
     f.location = def.location;
     const ast::Decorator &d = *std::find_if(def.decorators.begin(), def.decorators.end(),
@@ -215,6 +207,7 @@ void Checker::run() {
             const std::size_t errors = diags_.error_count();
             auto c = value ? evaluate_constant(*value, literal) : std::nullopt;
             if (!c) {
+                failed_constants_.insert(a.name); // reported: later uses stay silent
                 if (diags_.error_count() == errors)
                     diags_.error(a.location, "module-level '" + a.name + "' must be a constant expression (a literal, "
                                              "wp.constant(...), or arithmetic on constants)");
@@ -239,8 +232,7 @@ void Checker::run() {
                 continue;
             }
             if (!c.bases.empty()) diags_.error(c.bases[0]->location, "@wp.struct classes cannot have base classes");
-            auto layout = std::make_shared<StructLayout>();
-            layout->name = c.name;
+            std::vector<StructLayout::Field> fields;
             bool ok = true;
             for (const ast::StmtPtr &s : c.body) {
                 if (s->kind == ast::Stmt::Kind::Pass ||
@@ -258,15 +250,16 @@ void Checker::run() {
                     ok = false;
                     continue;
                 }
-                if (layout->field(s->targets[0]->text)) {
+                if (std::any_of(fields.begin(), fields.end(),
+                                [&](const StructLayout::Field &f) { return f.name == s->targets[0]->text; })) {
                     diags_.error(s->location, "field '" + s->targets[0]->text + "' is declared twice");
                     continue;
                 }
-                layout->fields.push_back({s->targets[0]->text, *t});
+                fields.push_back({s->targets[0]->text, *t, 0});
             }
             if (structs_.count(c.name)) diags_.error(c.location, "struct '" + c.name + "' is defined twice");
             if (!ok) continue;
-            Type t = Type::structure(layout);
+            Type t = Type::structure(StructLayout::make(c.name, std::move(fields)));
             structs_.emplace(c.name, t);
             out_.structs.push_back({c.name, t, c.location});
         } else if (kind == 'f') {

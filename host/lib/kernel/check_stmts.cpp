@@ -11,6 +11,16 @@ using S = ir::Stmt::Kind;
 namespace {
 ir::StmtPtr make_stmt(S kind, SourceLocation at) { return std::make_unique<ir::Stmt>(kind, at); }
 
+/// Only storage can be written: arrays, locals, parameters, and their parts.
+bool writable(const ir::Expr &lvalue) {
+    const ir::Expr *root = &lvalue;
+    while ((root->kind == K::Field || root->kind == K::Index) && !root->args.empty()) {
+        if (root->kind == K::Index && root->args[0]->type.kind() == Type::Kind::Array) return true;
+        root = root->args[0].get();
+    }
+    return root->kind == K::Local || root->kind == K::Param;
+}
+
 } // namespace
 
 Value Checker::tuple(const Expr &e, const std::vector<std::optional<Type>> &hints) {
@@ -26,6 +36,12 @@ Value Checker::tuple(const Expr &e, const std::vector<std::optional<Type>> &hint
     }
     x->type = Type::tuple(std::move(types));
     return Value{std::move(x)};
+}
+
+std::string Checker::callee_name(const ir::Expr &call) const {
+    // A user function's node carries its mangled name; the user wrote the plain one.
+    if (call.kind == K::Call && call.index >= 0) return out_.functions[static_cast<std::size_t>(call.index)].name;
+    return call.name;
 }
 
 int Checker::declare_local(const std::string &name, const Type &type, SourceLocation at) {
@@ -52,8 +68,8 @@ void Checker::assign(const Expr &target, Value value, SourceLocation at, std::ve
             scope_->poisoned.insert(target.text);
         return;
     }
-    if (value.expr->is_void) {
-        diags_.error(value.expr->location, "cannot assign the result of '" + value.expr->name + "', which returns nothing");
+    if (value.type().is_void()) {
+        diags_.error(value.expr->location, "cannot assign the result of '" + callee_name(*value.expr) + "', which returns nothing");
         return;
     }
     if (value.type().kind() == Type::Kind::Tuple) {
@@ -106,15 +122,7 @@ void Checker::assign(const Expr &target, Value value, SourceLocation at, std::ve
     if (target.kind == Expr::Kind::Subscript || target.kind == Expr::Kind::Attribute) {
         Value lhs = expr(target);
         if (!lhs.ok()) return;
-        // Only storage can be written: arrays, locals, parameters, and their parts.
-        const ir::Expr *root = lhs.expr.get();
-        while ((root->kind == K::Field || root->kind == K::Index) && !root->args.empty()) {
-            if (root->kind == K::Index && root->args[0]->type.kind() == Type::Kind::Array) break;
-            root = root->args[0].get();
-        }
-        const bool writable = root->kind == K::Local || root->kind == K::Param ||
-                              (root->kind == K::Index && root->args[0]->type.kind() == Type::Kind::Array);
-        if (!writable) {
+        if (!writable(*lhs.expr)) {
             diags_.error(target.location, "this expression cannot be assigned to");
             return;
         }
@@ -140,7 +148,7 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
         if (s.value->kind == Expr::Kind::String) return; // a docstring
         Value v = expr(*s.value);
         if (!v.ok()) return;
-        if (v.expr->kind != K::Builtin && v.expr->kind != K::Generic && v.expr->kind != K::Call)
+        if (v.expr->kind != K::Builtin && v.expr->kind != K::Intrinsic && v.expr->kind != K::Call)
             diags_.warning(s.location, "expression statement has no effect");
         auto st = make_stmt(S::Eval, s.location);
         st->value = std::move(v.expr);
@@ -183,7 +191,7 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
             }
             if (!v.ok()) return;
             std::vector<Type> types;
-            if (v.expr->kind == K::Generic && v.expr->name == "tid") {
+            if (v.expr->kind == K::Intrinsic && v.expr->intrinsic == ir::Intrinsic::Tid) {
                 if (n < 1 || n > 4) {
                     diags_.error(s.location, "tid() unpacks into 1 to 4 values, not " + std::to_string(n));
                     return;
@@ -231,7 +239,7 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
             return;
         }
         Value v = expr(*s.value);
-        if (v.ok() && v.expr->kind == K::Generic && v.expr->name == "tid") {
+        if (v.ok() && v.expr->kind == K::Intrinsic && v.expr->intrinsic == ir::Intrinsic::Tid) {
             ir::Function &f = *scope_->function;
             if (f.tid_dims > 1) {
                 diags_.error(s.location, "tid() is assigned to one value here but unpacked into " +
@@ -282,16 +290,46 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
         return;
     }
     case Stmt::Kind::AugAssign: {
-        // The operator resolves like its binary form (binary() rejects unknown ones).
+        // target op= value: the target is evaluated once (lowering keeps it so);
+        // the operator resolves like its binary form.
         const Expr &target = *s.targets[0];
         if (target.kind == Expr::Kind::Name && !scope_->locals.count(target.text) && !scope_->params.count(target.text)) {
-            diags_.error(target.location, "name '" + target.text + "' is not defined");
+            diags_.error(target.location, constants_.count(target.text)
+                                              ? "cannot assign to the module constant '" + target.text + "'"
+                                              : "name '" + target.text + "' is not defined");
+            return;
+        }
+        if (target.kind != Expr::Kind::Name && target.kind != Expr::Kind::Subscript &&
+            target.kind != Expr::Kind::Attribute) {
+            diags_.error(target.location, "cannot assign to this expression");
             return;
         }
         Value current = expr(target);
         Value rhs = expr(*s.value);
+        if (!current.ok() || !rhs.ok()) return;
+        if (!writable(*current.expr)) {
+            diags_.error(target.location, "this expression cannot be assigned to");
+            return;
+        }
+        ir::ExprPtr lvalue = current.expr->clone();
         Value combined = binary(s.text, std::move(current), std::move(rhs), s.location);
-        assign(target, std::move(combined), s.location, out);
+        if (!combined.ok()) return;
+        if (combined.type() != lvalue->type) {
+            diags_.error(s.location, "'" + s.text + "=' gives '" + combined.type().name() + "', which cannot be stored in '" +
+                                         lvalue->type.name() + "'");
+            return;
+        }
+        auto st = make_stmt(S::AugAssign, s.location);
+        st->overload = combined.expr->overload;
+        st->value = std::move(combined.expr->args[1]);
+        // Warp's semantics: += and -= on an array element are atomic.
+        const Type &dtype = lvalue->type;
+        const bool array_element = lvalue->kind == K::Index && lvalue->args[0]->type.kind() == Type::Kind::Array;
+        const bool atomic_dtype = (dtype.is_scalar() && !dtype.is_bool()) || dtype.kind() == Type::Kind::Vector;
+        if (array_element && atomic_dtype && (s.text == "+" || s.text == "-"))
+            st->atomic = s.text == "+" ? ir::Intrinsic::AtomicAdd : ir::Intrinsic::AtomicSub;
+        st->target = std::move(lvalue);
+        out.push_back(std::move(st));
         return;
     }
     case Stmt::Kind::If:
@@ -397,8 +435,8 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
         }
         Value v = s.value->kind == Expr::Kind::Tuple ? tuple(*s.value, {}) : expr(*s.value);
         if (!v.ok()) return;
-        if (v.expr->is_void) {
-            diags_.error(s.value->location, "cannot return the result of '" + v.expr->name + "', which returns nothing");
+        if (v.type().is_void()) {
+            diags_.error(s.value->location, "cannot return the result of '" + callee_name(*v.expr) + "', which returns nothing");
             return;
         }
         if (!f.return_type && !scope_->return_inferred) {

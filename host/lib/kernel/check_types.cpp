@@ -16,23 +16,10 @@ std::string join(const std::vector<std::string> &items, const std::string &sep) 
     return out;
 }
 
-bool fits(std::int64_t v, Scalar s) {
-    switch (s) {
-    case Scalar::Int8: return v >= INT8_MIN && v <= INT8_MAX;
-    case Scalar::Int16: return v >= INT16_MIN && v <= INT16_MAX;
-    case Scalar::Int32: return v >= INT32_MIN && v <= INT32_MAX;
-    case Scalar::UInt8: return v >= 0 && v <= UINT8_MAX;
-    case Scalar::UInt16: return v >= 0 && v <= UINT16_MAX;
-    case Scalar::UInt32: return v >= 0 && v <= static_cast<std::int64_t>(UINT32_MAX);
-    case Scalar::UInt64: return v >= 0;
-    default: return true;
-    }
-}
-
 std::string shown(const Value &v) {
     if (!v.ok()) return "?";
     if (v.literal == Value::Literal::Int && v.expr->value && !v.expr->value->int_components.empty())
-        return "integer literal " + std::to_string(v.expr->value->int_components[0]);
+        return "integer literal " + ir::to_string(v.expr->value->int_components[0]);
     if (v.literal == Value::Literal::Float) return "float literal";
     return v.type().name();
 }
@@ -188,7 +175,7 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
                 if (k.name == "dtype") {
                     if (!dtype_of(*k.value)) return std::nullopt;
                 } else if (k.name == "ndim") {
-                    if (k.value->kind != Expr::Kind::Int || k.value->int_value < 1 || k.value->int_value > 4) {
+                    if (k.value->kind != Expr::Kind::Int || k.value->int_value < 1 || k.value->int_value > 4) { // unsigned
                         diags_.error(k.value->location, "ndim must be an integer from 1 to 4");
                         return std::nullopt;
                     }
@@ -228,20 +215,57 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
 
 namespace {
 
-ir::ConstantValue scalar_constant(Scalar s, double v, std::int64_t i) {
+ir::ConstantValue scalar_constant(Scalar s, double v, ir::IntValue i) {
     ir::ConstantValue c{Type::scalar(s), {v}, {i}};
     return c;
 }
 
+ir::ConstantValue int_constant(Scalar s, ir::IntValue i) { return scalar_constant(s, static_cast<double>(i), i); }
+
+ir::IntValue floor_div(ir::IntValue a, ir::IntValue b) {
+    ir::IntValue q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    return q;
+}
+
+/// a ** b for b >= 0, or nullopt when it leaves the 128-bit range.
+std::optional<ir::IntValue> int_pow(ir::IntValue base, ir::IntValue exp) {
+    ir::IntValue result = 1;
+    while (exp > 0) {
+        if (exp & 1)
+            if (__builtin_mul_overflow(result, base, &result)) return std::nullopt;
+        exp >>= 1;
+        if (exp > 0 && __builtin_mul_overflow(base, base, &base)) return std::nullopt;
+    }
+    return result;
+}
+
 } // namespace
 
+Scalar Checker::literal_int_type(ir::IntValue v) {
+    if (fits(v, Scalar::Int32)) return Scalar::Int32;
+    if (fits(v, Scalar::Int64)) return Scalar::Int64;
+    return Scalar::UInt64;
+}
+
 std::optional<ir::ConstantValue> Checker::evaluate_constant(const Expr &e, Value::Literal &literal) {
+    pending_overflow_.reset();
+    auto v = fold_constant(e, literal);
+    // An intermediate beyond int64 is fine (Python ints); a final value is not.
+    if (v && v->type.is_integer() && !fits(v->int_components[0], v->type.scalar_type())) {
+        if (pending_overflow_) diags_.error(pending_overflow_->first, pending_overflow_->second);
+        else diags_.error(e.location, "integer constant " + ir::to_string(v->int_components[0]) + " does not fit " + v->type.name());
+        return std::nullopt;
+    }
+    return v;
+}
+
+std::optional<ir::ConstantValue> Checker::fold_constant(const Expr &e, Value::Literal &literal) {
     literal = Value::Literal::None;
     switch (e.kind) {
     case Expr::Kind::Int:
         literal = Value::Literal::Int;
-        return scalar_constant(fits(e.int_value, Scalar::Int32) ? Scalar::Int32 : Scalar::Int64,
-                               static_cast<double>(e.int_value), e.int_value);
+        return int_constant(literal_int_type(e.int_value), e.int_value);
     case Expr::Kind::Float:
         literal = Value::Literal::Float;
         return scalar_constant(Scalar::Float32, e.float_value, 0);
@@ -260,19 +284,21 @@ std::optional<ir::ConstantValue> Checker::evaluate_constant(const Expr &e, Value
     }
     case Expr::Kind::Unary: {
         Value::Literal inner;
-        auto v = evaluate_constant(*e.children[0], inner);
+        auto v = fold_constant(*e.children[0], inner);
         if (!v) return std::nullopt;
         if (e.text == "~" && v->type.is_integer()) {
-            v->int_components[0] = ~v->int_components[0];
-            v->components[0] = static_cast<double>(v->int_components[0]);
-            literal = inner;
-            return v;
+            const ir::IntValue r = ~v->int_components[0];
+            return fold_int_result(e, *v, std::nullopt, inner, inner, r, "~" + ir::to_string(v->int_components[0]),
+                                   literal);
         }
         if (e.text == "-" || e.text == "+") {
             if (!v->type.is_scalar() || v->type.is_bool()) break;
-            const double sign = e.text == "-" ? -1 : 1;
-            for (double &c : v->components) c *= sign;
-            for (std::int64_t &c : v->int_components) c = e.text == "-" ? -c : c;
+            if (v->type.is_integer()) {
+                const ir::IntValue r = e.text == "-" ? -v->int_components[0] : v->int_components[0];
+                return fold_int_result(e, *v, std::nullopt, inner, inner, r,
+                                       e.text + "(" + ir::to_string(v->int_components[0]) + ")", literal);
+            }
+            if (e.text == "-") v->components[0] = -v->components[0];
             literal = inner;
             return v;
         }
@@ -280,43 +306,75 @@ std::optional<ir::ConstantValue> Checker::evaluate_constant(const Expr &e, Value
     }
     case Expr::Kind::Binary: {
         Value::Literal la, lb;
-        auto a = evaluate_constant(*e.children[0], la);
-        auto b = evaluate_constant(*e.children[1], lb);
+        auto a = fold_constant(*e.children[0], la);
+        auto b = fold_constant(*e.children[1], lb);
         if (!a || !b || !a->type.is_scalar() || !b->type.is_scalar() || a->type.is_bool() || b->type.is_bool()) break;
+        const std::string &op = e.text;
         // Module level is Python: DT / SUBSTEPS with SUBSTEPS = wp.constant(4) is a float, so is 2 ** -1.
-        const bool is_float = a->type.is_float() || b->type.is_float() || e.text == "/" ||
-                              (e.text == "**" && b->int_components[0] < 0);
-        const bool bitwise = e.text == "&" || e.text == "|" || e.text == "^" || e.text == "<<" || e.text == ">>";
+        const bool is_float = a->type.is_float() || b->type.is_float() || op == "/" ||
+                              (op == "**" && b->int_components[0] < 0);
+        const bool bitwise = op == "&" || op == "|" || op == "^" || op == "<<" || op == ">>";
         if (bitwise && is_float) break;
-        const double x = a->components[0], y = b->components[0];
-        const std::int64_t xi = a->int_components[0], yi = b->int_components[0];
-        double r = 0;
-        std::int64_t ri = 0;
-        if (e.text == "+") r = x + y, ri = xi + yi;
-        else if (e.text == "-") r = x - y, ri = xi - yi;
-        else if (e.text == "*") r = x * y, ri = xi * yi;
-        else if (e.text == "/") r = x / y;
-        else if (e.text == "//" && y != 0) r = std::floor(x / y), ri = yi ? (xi - ((xi % yi + yi) % yi)) / yi : 0;
-        else if (e.text == "%" && y != 0) r = x - y * std::floor(x / y), ri = yi ? ((xi % yi) + yi) % yi : 0;
-        else if (e.text == "**") r = std::pow(x, y), ri = static_cast<std::int64_t>(std::pow(x, y));
-        else if (e.text == "&") ri = xi & yi;
-        else if (e.text == "|") ri = xi | yi;
-        else if (e.text == "^") ri = xi ^ yi;
-        else if (e.text == "<<" && yi >= 0 && yi < 63) ri = static_cast<std::int64_t>(static_cast<std::uint64_t>(xi) << yi);
-        else if (e.text == ">>" && yi >= 0 && yi < 64) ri = xi >> yi;
-        else break;
-        literal = (la != Value::Literal::None && lb != Value::Literal::None)
-                      ? (is_float ? Value::Literal::Float : Value::Literal::Int)
-                      : Value::Literal::None;
         if (is_float) {
-            const Scalar s = a->type.is_float() ? a->type.scalar_type() : b->type.is_float() ? b->type.scalar_type()
-                                                                                               : Scalar::Float32;
-            return scalar_constant(s, r, 0);
+            const double x = a->components[0], y = b->components[0];
+            double r = 0;
+            if ((op == "/" || op == "//" || op == "%") && y == 0) {
+                diags_.error(e.location, "division by zero in a constant expression");
+                return std::nullopt;
+            }
+            if (op == "+") r = x + y;
+            else if (op == "-") r = x - y;
+            else if (op == "*") r = x * y;
+            else if (op == "/") r = x / y;
+            else if (op == "//") r = std::floor(x / y);
+            else if (op == "%") r = x - y * std::floor(x / y);
+            else if (op == "**") r = std::pow(x, y);
+            else break;
+            literal = (la != Value::Literal::None && lb != Value::Literal::None) ? Value::Literal::Float
+                                                                                 : Value::Literal::None;
+            const Scalar fs = a->type.is_float() ? a->type.scalar_type()
+                              : b->type.is_float() ? b->type.scalar_type()
+                                                   : Scalar::Float32;
+            return scalar_constant(fs, r, 0);
         }
-        // Python ints do not overflow: a result beyond int32 becomes int64.
-        Scalar is = a->type.scalar_type();
-        if (literal == Value::Literal::Int && !fits(ri, Scalar::Int32)) is = Scalar::Int64;
-        return scalar_constant(is, static_cast<double>(ri), ri);
+        // Exact integer arithmetic; the result must fit its type (below).
+        const ir::IntValue x = a->int_components[0], y = b->int_components[0];
+        const std::string shown_op = ir::to_string(x) + " " + op + " " + ir::to_string(y);
+        ir::IntValue r = 0;
+        if ((op == "//" || op == "%") && y == 0) {
+            diags_.error(e.location, "division by zero in a constant expression: " + shown_op);
+            return std::nullopt;
+        }
+        if (op == "+") r = x + y; // operands are within 65 bits: no 128-bit overflow
+        else if (op == "-") r = x - y;
+        else if (op == "*") r = x * y;
+        else if (op == "//") r = floor_div(x, y);
+        else if (op == "%") r = x - y * floor_div(x, y);
+        else if (op == "**") {
+            auto p = int_pow(x, y);
+            if (!p) {
+                diags_.error(e.location, "integer overflow in a constant expression: " + shown_op +
+                                             " does not fit a 64-bit integer");
+                return std::nullopt;
+            }
+            r = *p;
+        } else if (op == "&") r = x & y;
+        else if (op == "|") r = x | y;
+        else if (op == "^") r = x ^ y;
+        else if (op == "<<" || op == ">>") {
+            if (y < 0) {
+                diags_.error(e.location, "negative shift count in a constant expression: " + shown_op);
+                return std::nullopt;
+            }
+            if (op == ">>") r = y >= 127 ? (x < 0 ? -1 : 0) : x >> static_cast<int>(y);
+            else if (x != 0 && y >= 64) {
+                diags_.error(e.location, "integer overflow in a constant expression: " + shown_op +
+                                             " does not fit a 64-bit integer");
+                return std::nullopt;
+            } else r = x * (static_cast<ir::IntValue>(1) << static_cast<int>(y));
+        } else
+            break;
+        return fold_int_result(e, *a, *b, la, lb, r, shown_op, literal);
     }
     case Expr::Kind::Call: {
         auto callee = dotted(*e.children[0]);
@@ -326,7 +384,7 @@ std::optional<ir::ConstantValue> Checker::evaluate_constant(const Expr &e, Value
         std::vector<ir::ConstantValue> args;
         for (std::size_t i = 1; i < e.children.size(); ++i) {
             Value::Literal l;
-            auto v = evaluate_constant(*e.children[i], l);
+            auto v = fold_constant(*e.children[i], l);
             if (!v) return std::nullopt;
             args.push_back(*v);
         }
@@ -343,7 +401,7 @@ std::optional<ir::ConstantValue> Checker::evaluate_constant(const Expr &e, Value
                     return std::nullopt;
                 }
                 Value::Literal l;
-                auto v = evaluate_constant(*k.value, l);
+                auto v = fold_constant(*k.value, l);
                 if (!v) return std::nullopt;
                 slots[static_cast<std::size_t>(f - n->exposed.begin())] = *v;
             }
@@ -360,9 +418,23 @@ std::optional<ir::ConstantValue> Checker::evaluate_constant(const Expr &e, Value
         ir::ConstantValue out{*type, {}, {}};
         if (type->is_scalar()) {
             if (args.size() != 1 || !args[0].type.is_scalar()) break;
-            const double v = args[0].components[0];
-            const double converted = type->is_float() ? v : type->is_bool() ? (v != 0) : std::trunc(v);
-            return scalar_constant(type->scalar_type(), converted, static_cast<std::int64_t>(converted));
+            if (type->is_float())
+                return scalar_constant(type->scalar_type(), args[0].components[0], 0);
+            if (type->is_bool()) {
+                const bool b = args[0].type.is_float() ? args[0].components[0] != 0 : args[0].int_components[0] != 0;
+                return scalar_constant(Scalar::Bool, b ? 1 : 0, b ? 1 : 0);
+            }
+            const ir::IntValue converted = args[0].type.is_float()
+                                               ? static_cast<ir::IntValue>(std::trunc(args[0].components[0]))
+                                               : args[0].int_components[0];
+            if ((args[0].type.is_float() && !(std::fabs(args[0].components[0]) < 1.8e19)) ||
+                !fits(converted, type->scalar_type())) {
+                diags_.error(e.location, "constant " + (args[0].type.is_float() ? std::to_string(args[0].components[0])
+                                                                                 : ir::to_string(converted)) +
+                                             " does not fit " + type->name());
+                return std::nullopt;
+            }
+            return int_constant(type->scalar_type(), converted);
         }
         std::size_t count = 0;
         if (type->kind() == Type::Kind::Vector || type->kind() == Type::Kind::Quaternion) count = type->rows();
@@ -400,13 +472,44 @@ std::optional<ir::ConstantValue> Checker::evaluate_constant(const Expr &e, Value
                                          " components, got " + std::to_string(args.size()));
             return std::nullopt;
         }
-        for (double c : out.components) out.int_components.push_back(static_cast<std::int64_t>(c));
+        for (double c : out.components) out.int_components.push_back(static_cast<ir::IntValue>(c));
         note_type(*type);
         return out;
     }
     default: break;
     }
     return std::nullopt;
+}
+
+std::optional<ir::ConstantValue> Checker::fold_int_result(const Expr &e, const ir::ConstantValue &a,
+                                                          const std::optional<ir::ConstantValue> &b,
+                                                          Value::Literal la, Value::Literal lb, ir::IntValue r,
+                                                          const std::string &shown_op, Value::Literal &literal) {
+    // The result's type: uint64 when an operand is; else, for literals only, the
+    // smallest of int32/int64 that holds it (Python ints grow); else the typed operand's.
+    const bool literals = la != Value::Literal::None && (!b || lb != Value::Literal::None);
+    const bool unsigned64 = a.type.scalar_type() == Scalar::UInt64 || (b && b->type.scalar_type() == Scalar::UInt64);
+    Scalar type;
+    if (unsigned64 && (literals || a.type.scalar_type() == Scalar::UInt64)) type = Scalar::UInt64;
+    else if (literals) type = fits(r, Scalar::Int32) ? Scalar::Int32 : Scalar::Int64;
+    else type = la == Value::Literal::None ? a.type.scalar_type() : b->type.scalar_type();
+    if (literals && unsigned64 && !fits(r, Scalar::UInt64) && fits(r, Scalar::Int64)) type = Scalar::Int64;
+    if (literals && !fits(r, type) && fits(r, Scalar::UInt64) && fits(r, Scalar::Int64) == false) {
+        // Python ints: an intermediate may leave int64 (-2**63 computes 2**63 first).
+        // Only the value of the whole expression must fit; remember why it would not.
+        pending_overflow_ = {e.location, "integer overflow in a constant expression: " + shown_op + " = " +
+                                             ir::to_string(r) + " does not fit " + std::string(scalar_name(type))};
+        literal = Value::Literal::Int;
+        ir::ConstantValue v = int_constant(type, r);
+        return v;
+    }
+    if (!fits(r, type)) {
+        diags_.error(e.location, "integer overflow in a constant expression: " + shown_op + " = " + ir::to_string(r) +
+                                     " does not fit " + std::string(scalar_name(type)));
+        return std::nullopt;
+    }
+    literal = literals ? Value::Literal::Int : Value::Literal::None;
+    return int_constant(type, r);
 }
 
 } // namespace weft::kernel::detail

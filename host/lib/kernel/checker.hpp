@@ -63,7 +63,17 @@ public:
     std::string strip_warp(const std::string &dotted) const;
     static std::optional<std::string> dotted(const ast::Expr &e);
     void note_type(const Type &t); // records native types and structs in References
+    /// A module-level constant expression's value; its integer result must fit its type.
     std::optional<ir::ConstantValue> evaluate_constant(const ast::Expr &e, Value::Literal &literal);
+    std::optional<ir::ConstantValue> fold_constant(const ast::Expr &e, Value::Literal &literal);
+    std::optional<std::pair<SourceLocation, std::string>> pending_overflow_; // why a literal left int64
+    /// Types an integer result of constant folding, reporting overflow of that type.
+    std::optional<ir::ConstantValue> fold_int_result(const ast::Expr &e, const ir::ConstantValue &a,
+                                                     const std::optional<ir::ConstantValue> &b, Value::Literal la,
+                                                     Value::Literal lb, ir::IntValue r, const std::string &shown_op,
+                                                     Value::Literal &literal);
+    /// The type an integer literal of this value has by default: int32, int64, else uint64.
+    static Scalar literal_int_type(ir::IntValue v);
 
     // --- expressions (check_exprs.cpp) ---
     Value expr(const ast::Expr &e);
@@ -73,6 +83,14 @@ public:
     Value user_call(const std::string &name, const ast::Expr &call, std::vector<Value> args);
     Value builtin_call(const std::string &name, std::vector<Value> args, SourceLocation at,
                        const std::string &what);
+    /// Overload resolution (exact match, then literal conversion); on success the
+    /// arguments are converted to the chosen parameter types. Reports and returns null on failure.
+    const BuiltinOverload *resolve_builtin(const std::string &name, std::vector<Value *> &args, SourceLocation at,
+                                           const std::string &what);
+    /// The one literal conversion rule (see check_exprs.cpp).
+    static bool literal_converts(const Value &v, const Type &target);
+    /// Literal operands next to each other or to a typed value take one type.
+    void unify_literals(Value &a, Value &b);
     Value binary(const std::string &op, Value a, Value b, SourceLocation at);
     /// Converts a literal to `target`; true when the value already has that type.
     bool coerce(Value &v, const Type &target);
@@ -88,6 +106,8 @@ public:
     void statement(const ast::Stmt &s, std::vector<ir::StmtPtr> &out);
     void assign(const ast::Expr &target, Value value, SourceLocation at, std::vector<ir::StmtPtr> &out);
     int declare_local(const std::string &name, const Type &type, SourceLocation at);
+    /// The name a user wrote for the callee of a call node.
+    std::string callee_name(const ir::Expr &call) const;
     /// A tuple of values, each evaluated in order (a literal takes its hint's type).
     Value tuple(const ast::Expr &e, const std::vector<std::optional<Type>> &hints);
     int instantiate(const ast::FunctionDef &def, const std::vector<Type> &arg_types, SourceLocation call_site);
@@ -105,17 +125,18 @@ public:
     std::map<std::string, ModuleConstant> constants_;
     std::map<std::string, ModuleConstant> warp_constants_; // wp.pi, wp.inf, ...: only with the prefix
     std::map<std::string, std::vector<const ast::FunctionDef *>> funcs_;
-    std::set<std::string> invalid_functions_; // defined but rejected (no decorator): calls stay silent
+    std::set<std::string> invalid_functions_;
+    std::set<std::string> failed_constants_; // module constants whose value was rejected // defined but rejected (no decorator): calls stay silent
     std::map<std::string, int> instances_; // def address + arg codes -> function index
     std::vector<const ast::FunctionDef *> instantiating_;
+    static constexpr std::size_t max_call_depth = 256;
     FunctionScope *scope_ = nullptr;
     std::map<std::string, std::shared_ptr<const BuiltinOverload>> noted_builtins_; // by identity
     std::set<std::string> noted_types_, noted_structs_, noted_constants_;
 };
 
 std::string join(const std::vector<std::string> &items, const std::string &sep = ", ");
-/// Whether an integer value is representable in the integer scalar `s`.
-bool fits(std::int64_t value, Scalar s);
+using ir::fits;
 std::string type_list(const std::vector<Value> &args);
 /// How a value reads in a message: "integer literal -1", "float literal", or its type's name.
 std::string shown(const Value &v);

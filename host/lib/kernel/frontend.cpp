@@ -23,6 +23,7 @@ FrontendResult check_module(const SourceFile &input, const Registry &registry, c
     DiagnosticEngine diags(file, options.error_limit);
     FrontendResult result;
     result.module.name = std::filesystem::path(file.name()).stem().string();
+    result.module.source_path = file.name();
     const ast::Module tree = parse_module(file, diags);
     // A module that does not parse is not checked: its errors would be guesses.
     if (!diags.has_errors()) {

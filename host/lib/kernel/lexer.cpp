@@ -322,16 +322,16 @@ Token Lexer::number() {
         Token t = make(TokenKind::Int, at, std::string(text_.substr(start, pos_ - start)));
         if (bad) return error_token(at);
         std::uint64_t value = 0;
-        const auto max = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+        const auto max = std::numeric_limits<std::uint64_t>::max();
         for (char c : digits) {
             const auto d = static_cast<std::uint64_t>(digit_value(c));
             if (value > (max - d) / static_cast<std::uint64_t>(base)) {
-                diags_.error(at, "integer literal " + t.text + " is too large for int64");
+                diags_.error(at, "integer literal " + t.text + " is too large for a 64-bit integer (max 2**64 - 1)");
                 return error_token(at);
             }
             value = value * static_cast<std::uint64_t>(base) + d;
         }
-        t.int_value = static_cast<std::int64_t>(value);
+        t.int_value = value;
         return t;
     }
 
@@ -381,7 +381,7 @@ Token Lexer::number() {
     Token t = make(TokenKind::Int, at, spelling);
     const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), t.int_value);
     if (r.ec != std::errc()) {
-        diags_.error(at, "integer literal " + spelling + " is too large for int64");
+        diags_.error(at, "integer literal " + spelling + " is too large for a 64-bit integer (max 2**64 - 1)");
         return error_token(at);
     }
     return t;

@@ -36,7 +36,7 @@ struct Token {
     // Name, keyword and operator spelling; a number's spelling; a string's
     // decoded value (escapes applied, prefix and quotes removed).
     std::string text;
-    std::int64_t int_value = 0;
+    std::uint64_t int_value = 0; // 0 to 2^64-1: a literal is never negative
     double float_value = 0.0;
     bool is_bytes = false; // String only: a b'' literal
     // Error only: stands at the end of the input for a bracket that was never

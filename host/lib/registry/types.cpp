@@ -121,6 +121,18 @@ Type Type::tuple(std::vector<Type> elements) {
     return t;
 }
 
+Type Type::void_type() {
+    Type t;
+    t.kind_ = Kind::Void;
+    return t;
+}
+
+Type Type::string() {
+    Type t;
+    t.kind_ = Kind::String;
+    return t;
+}
+
 bool Type::is_float() const {
     return kind_ == Kind::Scalar && (scalar_ == Scalar::Float16 || scalar_ == Scalar::Float32 || scalar_ == Scalar::Float64);
 }
@@ -154,6 +166,8 @@ std::string Type::name() const {
         for (std::size_t i = 0; i < elements_->size(); ++i) out += (i ? ", " : "") + (*elements_)[i].name();
         return out + ")";
     }
+    case Kind::Void: return "void";
+    case Kind::String: return "str";
     }
     throw InternalError("Type::name: unknown kind");
 }
@@ -178,31 +192,10 @@ std::string Type::code() const {
         for (const Type &e : *elements_) out += e.code() + ",";
         return out + ")";
     }
+    case Kind::Void: return "V";
+    case Kind::String: return "S";
     }
     throw InternalError("Type::code: unknown kind");
-}
-
-std::uint64_t Type::size() const {
-    switch (kind_) {
-    case Kind::Native: return native_size_;
-    case Kind::Scalar:
-    case Kind::Vector:
-    case Kind::Matrix:
-    case Kind::Quaternion:
-        return scalar_size(scalar_) * static_cast<std::uint64_t>(rows_) * static_cast<std::uint64_t>(cols_);
-    default: return 0; // laid out by codegen, never a native field's storage
-    }
-}
-
-std::uint64_t Type::alignment() const {
-    switch (kind_) {
-    case Kind::Native: return native_alignment_;
-    case Kind::Scalar:
-    case Kind::Vector:
-    case Kind::Matrix:
-    case Kind::Quaternion: return scalar_size(scalar_);
-    default: return 0;
-    }
 }
 
 std::optional<Type> parse_builtin_type(std::string_view name) {

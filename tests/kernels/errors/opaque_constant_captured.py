@@ -8,3 +8,4 @@ IMAGE = wp.constant(warp_test.Image())
 @wp.kernel
 def k(out: wp.array(dtype=wp.uint64)):
     out[0] = wp._test_image_handle(IMAGE)
+

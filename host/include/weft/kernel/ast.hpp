@@ -46,7 +46,7 @@ struct Expr {
     Kind kind;
     SourceLocation location;
     std::string text;
-    std::int64_t int_value = 0;
+    std::uint64_t int_value = 0; // 0 to 2^64-1: a literal is never negative
     double float_value = 0.0;
     bool bool_value = false;
     std::vector<ExprPtr> children;

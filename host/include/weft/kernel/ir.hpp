@@ -1,6 +1,16 @@
-// The typed IR of a checked kernel module: every expression has a type, every
-// call is bound to one overload, every node keeps its source location. This
-// is what codegen consumes and what the module hash's contract set comes from.
+// The IR of a kernel module, in two forms that share these types:
+//
+//  - typed: what the checker produces. Every expression has a type, every
+//    call is bound to one overload, every node keeps its source location.
+//    Expressions nest; chained comparisons, and/or, conditional expressions
+//    and augmented assignments keep their source structure.
+//  - lowered (lower.hpp): what codegen consumes. Every subexpression is
+//    evaluated once, in Python's order, into a named temporary; operands are
+//    atoms (locals, parameters, literals, constants); short-circuit and
+//    conditional evaluation are explicit control flow; `arr[i] += v` on an
+//    array element is an atomic add. verify_lowered() checks these rules.
+//
+// The module hash's contract set comes from `references`.
 #pragma once
 
 #include "weft/kernel/source.hpp"
@@ -8,67 +18,103 @@
 #include "weft/registry/types.hpp"
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace weft::kernel::ir {
+
+/// Exact integer constants: every int64 and uint64 value, and room to detect
+/// overflow while folding (Python ints do not wrap; weft reports instead).
+__extension__ typedef __int128 IntValue;
+std::string to_string(IntValue v);
+/// Whether `v` is representable in the integer (or bool) scalar `s`.
+bool fits(IntValue v, Scalar s);
+
+/// A compile-time value: a scalar, or the components of a vector, matrix,
+/// quaternion or aggregate native type (flattened, in field order). Float
+/// components are in `components`; integer and bool ones are exact in
+/// `int_components` (`components` holds them as doubles for convenience).
+struct ConstantValue {
+    Type type;
+    std::vector<double> components;
+    std::vector<IntValue> int_components;
+};
+
+/// The core builtins whose typing no finite overload list covers; the
+/// checker types them and codegen emits each its own way.
+enum class Intrinsic : std::uint8_t {
+    Tid,
+    Len,
+    Select, // select(cond, a, b): a when cond is false (Warp's order)
+    Where,  // where(cond, a, b): a when cond is true
+    AtomicAdd,
+    AtomicSub,
+    AtomicMin,
+    AtomicMax,
+    Print,
+    ExpectEq,
+    ExpectNeq,
+    ExpectNear,
+    Identity,
+};
+std::string_view intrinsic_name(Intrinsic i);
+std::optional<Intrinsic> parse_intrinsic(std::string_view name);
+bool is_atomic(Intrinsic i);
 
 struct Expr;
 struct Stmt;
 using ExprPtr = std::unique_ptr<Expr>;
 using StmtPtr = std::unique_ptr<Stmt>;
 
-/// A compile-time value: a scalar, or the components of a vector, matrix,
-/// quaternion or aggregate native type (flattened, in field order).
-struct ConstantValue {
-    Type type;
-    std::vector<double> components; // ints are exact up to 2^53
-    std::vector<std::int64_t> int_components; // exact integers, same length, for integer scalars
-};
-
 struct Expr {
-    enum class Kind {
-        Literal,     // constant: value
-        Local,       // index = local slot in the function
-        Param,       // index = parameter position
-        Constant,    // module constant; name
-        Builtin,     // call of `overload` with args (operators included)
-        Generic,     // call of a generic core builtin (tid, len, atomic_add, ...): name, args
-        Call,        // call of a user function instance; index = Module::functions index
-        Construct,   // type constructor: `type` with args (empty: default construction)
-        Cast,        // scalar conversion of args[0] to `type`
-        Field,       // args[0].name (struct, native type or vector component x/y/z/w); index = field index
-        Index,       // args[0][args[1..]]: array element, vector component, matrix row/element
-        Shape,       // args[0].shape[index]
-        Select,      // args[0] ? args[1] : args[2]   (from `b if c else a`)
-        And,         // short-circuit, bool
+    enum class Kind : std::uint8_t {
+        Literal,   // constant: value
+        String,    // string literal (print arguments): text in `name`, type str
+        Local,     // index = local slot in the function
+        Param,     // index = parameter position
+        Constant,  // module constant; name, value
+        Builtin,   // call of `overload` with args (operators included)
+        Intrinsic, // call of the core intrinsic `intrinsic` with args
+        Call,      // call of a user function instance; index = Module::functions index
+        Construct, // type constructor: `type` with args (empty: default construction)
+        Cast,      // conversion of args[0] to `type` (scalars; vectors/matrices component-wise)
+        Field,     // args[0].name (struct, native type or vector component x/y/z/w); index = field index
+        Index,     // args[0][args[1..]]: array element, vector component, matrix row/element
+        Shape,     // args[0].shape[index]
+        // Typed form only (lowering turns them into control flow):
+        Select,    // args[1] if args[0] else args[2]   (from `b if c else a`)
+        And,       // short-circuit over args, bool
         Or,
+        Compare,   // chained comparison: args are the n+1 operands, `chain` the n comparison overloads
         Not,
-        TupleGet,    // element `index` of args[0] (a tuple-returning call)
     };
 
     Kind kind;
-    Type type = Type::scalar(Scalar::Int32);
-    bool is_void = false; // a call with no result
+    Type type = Type::void_type();
     SourceLocation location;
     std::string name;
     int index = -1;
+    Intrinsic intrinsic = Intrinsic::Tid;
     std::optional<ConstantValue> value;
     std::shared_ptr<const BuiltinOverload> overload; // Builtin: one copy per distinct overload in the module
+    std::vector<std::shared_ptr<const BuiltinOverload>> chain; // Compare
     std::vector<ExprPtr> args;
 
     Expr(Kind k, SourceLocation at) : kind(k), location(at) {}
+    /// A deep copy (lowering copies atoms and lvalue paths, never calls).
+    ExprPtr clone() const;
+    /// Locals, parameters, literals, strings and constants: nothing to evaluate.
+    bool is_atom() const;
 };
 
 struct Stmt {
-    enum class Kind {
+    enum class Kind : std::uint8_t {
         Declare,   // local `index` = value (first assignment)
         Assign,    // local `index` = value
-        Store,     // target = value; target is an Index/Field/Local lvalue expression
+        Store,     // target = value; target is an lvalue path (Local/Param, then Field/Index)
         Unpack,    // locals `targets` = elements of a tuple value
         Eval,      // value evaluated for effect
         If,        // cond; body; orelse
@@ -77,6 +123,8 @@ struct Stmt {
         Break,
         Continue,
         Return,    // value may be null
+        // Typed form only:
+        AugAssign, // target op= value: `overload` is the operator; `atomic` set for array elements
     };
 
     Kind kind;
@@ -89,6 +137,8 @@ struct Stmt {
     std::vector<ExprPtr> args;
     std::vector<StmtPtr> body;
     std::vector<StmtPtr> orelse;
+    std::shared_ptr<const BuiltinOverload> overload; // AugAssign
+    std::optional<Intrinsic> atomic;                 // AugAssign on an array element: AtomicAdd/AtomicSub
 
     Stmt(Kind k, SourceLocation at) : kind(k), location(at) {}
 };
@@ -97,13 +147,14 @@ struct Variable {
     std::string name;
     Type type;
     SourceLocation location; // first assignment or parameter
+    bool temporary = false;  // introduced by lowering; named "_t<N>"
 };
 
 enum class EntryPointAbi { Warp, ExternalConstantParams };
 
 struct Function {
     std::string name;         // as written
-    std::string mangled_name; // unique in the module: overloads and generic instances differ
+    std::string mangled_name; // unique in the module by construction (see mangle())
     bool is_kernel = false;
     std::vector<Variable> params;
     std::optional<Type> return_type; // nullopt: void
@@ -120,9 +171,15 @@ struct Function {
     int tid_dims = 0; // values tid() is unpacked into; 0 when not used
 };
 
+/// C++ names for user functions and kernels, unique by construction: the
+/// name and each argument type code are length-prefixed, so no two
+/// (name, argument types) pairs mangle alike, whatever the names.
+std::string mangle_function(std::string_view name, const std::vector<Type> &arg_types);
+std::string mangle_kernel(std::string_view name);
+
 struct Struct {
     std::string name;
-    Type type; // Kind::Struct
+    Type type; // Kind::Struct; its layout carries the offsets
     SourceLocation location;
 };
 
@@ -143,7 +200,9 @@ struct References {
 
 struct Module {
     std::string name;
-    std::string warp_alias; // "wp" when `import warp as wp`
+    std::string source_path; // the .py file as given (for #line); "" for API strings without one
+    std::string warp_alias;  // "wp" when `import warp as wp`
+    bool lowered = false;    // set by lower()
     std::vector<Struct> structs;
     std::vector<Constant> constants;
     std::vector<Function> functions; // user function instances, then kernels, in dependency order

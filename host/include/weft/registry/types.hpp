@@ -36,7 +36,7 @@ struct StructLayout;
 
 class Type {
 public:
-    enum class Kind : std::uint8_t { Scalar, Vector, Matrix, Quaternion, Native, Array, Struct, Tuple };
+    enum class Kind : std::uint8_t { Scalar, Vector, Matrix, Quaternion, Native, Array, Struct, Tuple, Void, String };
 
     static Type scalar(Scalar s);
     static Type vector(Scalar s, int length);
@@ -50,6 +50,10 @@ public:
     static Type structure(std::shared_ptr<const StructLayout> layout);
     /// Several values returned by one function.
     static Type tuple(std::vector<Type> elements);
+    /// The result of a call that returns nothing.
+    static Type void_type();
+    /// A string literal (print() arguments only).
+    static Type string();
 
     Kind kind() const { return kind_; }
     Scalar scalar_type() const { return scalar_; }
@@ -60,6 +64,7 @@ public:
     bool is_float() const;   // a float scalar
     bool is_integer() const; // an integer scalar (bool excluded)
     bool is_bool() const { return kind_ == Kind::Scalar && scalar_ == Scalar::Bool; }
+    bool is_void() const { return kind_ == Kind::Void; }
     /// Array dtype; tuple elements.
     const Type &element() const { return elements_->front(); }
     const std::vector<Type> &elements() const { return *elements_; }
@@ -72,6 +77,9 @@ public:
     /// Identity for hashing and comparison: native types by schema code, so a
     /// reloaded plugin's identical type is the same type.
     std::string code() const;
+    /// The layout every consumer uses (codegen, argument packing, static_asserts):
+    /// C rules for structs and tuples; an array is weft's 64-byte array view
+    /// (see ArrayViewLayout); void and string literals have none (0).
     std::uint64_t size() const;
     std::uint64_t alignment() const;
 
@@ -91,19 +99,43 @@ private:
     std::shared_ptr<const StructLayout> layout_;
 };
 
+/// A user struct's fields with their C layout (offsets in declaration order,
+/// each aligned to its type; the size rounded up to the largest alignment).
 struct StructLayout {
     struct Field {
         std::string name;
         Type type;
+        std::uint64_t offset = 0;
     };
     std::string name;
     std::vector<Field> fields;
+    std::uint64_t size = 0;
+    std::uint64_t alignment = 1;
+
+    /// Lays out `fields` (their offsets are computed here) by C rules.
+    static std::shared_ptr<const StructLayout> make(std::string name, std::vector<Field> fields);
+
     const Field *field(std::string_view n) const {
         for (const Field &f : fields)
             if (f.name == n) return &f;
         return nullptr;
     }
 };
+
+/// weft's array view as generated code sees it (weft::array_t<T> in the
+/// runtime headers): { T *data; int32 shape[4]; int64 strides[4] (bytes); int32 ndim; }.
+struct ArrayViewLayout {
+    static constexpr std::uint64_t data_offset = 0;
+    static constexpr std::uint64_t shape_offset = 8;
+    static constexpr std::uint64_t strides_offset = 24;
+    static constexpr std::uint64_t ndim_offset = 56;
+    static constexpr std::uint64_t size = 64;
+    static constexpr std::uint64_t alignment = 8;
+    static constexpr int max_dims = 4;
+};
+
+/// Element offsets of a tuple laid out as a C struct of its elements.
+std::vector<std::uint64_t> tuple_offsets(const Type &tuple);
 
 /// Parses a built-in kernel type name ("float32", "float", "wp.vec3", "mat44d", "quat").
 /// Returns nullopt for anything else, native names included (the registry resolves those).

@@ -1,0 +1,128 @@
+#include "weft/kernel/ir.hpp"
+
+#include "weft/support/error.hpp"
+
+#include <array>
+#include <utility>
+
+namespace weft::kernel::ir {
+
+std::string to_string(IntValue v) {
+    if (v == 0) return "0";
+    const bool negative = v < 0;
+    // Magnitude as unsigned: -(min) would overflow in the signed type.
+    __extension__ typedef unsigned __int128 Magnitude;
+    Magnitude m = negative ? static_cast<Magnitude>(-(v + 1)) + 1 : static_cast<Magnitude>(v);
+    std::string digits;
+    while (m) {
+        digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(m % 10)));
+        m /= 10;
+    }
+    return negative ? "-" + digits : digits;
+}
+
+bool fits(IntValue v, Scalar s) {
+    auto in = [&](IntValue lo, IntValue hi) { return v >= lo && v <= hi; };
+    const IntValue i64_min = -(static_cast<IntValue>(1) << 63);
+    switch (s) {
+    case Scalar::Bool: return in(0, 1);
+    case Scalar::Int8: return in(-128, 127);
+    case Scalar::Int16: return in(-32768, 32767);
+    case Scalar::Int32: return in(-2147483648LL, 2147483647LL);
+    case Scalar::Int64: return in(i64_min, -(i64_min + 1));
+    case Scalar::UInt8: return in(0, 255);
+    case Scalar::UInt16: return in(0, 65535);
+    case Scalar::UInt32: return in(0, 4294967295LL);
+    case Scalar::UInt64: return in(0, (static_cast<IntValue>(1) << 64) - 1);
+    case Scalar::Float16:
+    case Scalar::Float32:
+    case Scalar::Float64: return true;
+    }
+    return false;
+}
+
+namespace {
+constexpr std::array<std::pair<Intrinsic, std::string_view>, 13> intrinsic_names{{
+    {Intrinsic::Tid, "tid"},
+    {Intrinsic::Len, "len"},
+    {Intrinsic::Select, "select"},
+    {Intrinsic::Where, "where"},
+    {Intrinsic::AtomicAdd, "atomic_add"},
+    {Intrinsic::AtomicSub, "atomic_sub"},
+    {Intrinsic::AtomicMin, "atomic_min"},
+    {Intrinsic::AtomicMax, "atomic_max"},
+    {Intrinsic::Print, "print"},
+    {Intrinsic::ExpectEq, "expect_eq"},
+    {Intrinsic::ExpectNeq, "expect_neq"},
+    {Intrinsic::ExpectNear, "expect_near"},
+    {Intrinsic::Identity, "identity"},
+}};
+} // namespace
+
+std::string_view intrinsic_name(Intrinsic i) {
+    for (const auto &[k, name] : intrinsic_names)
+        if (k == i) return name;
+    throw InternalError("intrinsic_name: unknown intrinsic");
+}
+
+std::optional<Intrinsic> parse_intrinsic(std::string_view name) {
+    for (const auto &[k, n] : intrinsic_names)
+        if (n == name) return k;
+    return std::nullopt;
+}
+
+bool is_atomic(Intrinsic i) {
+    return i == Intrinsic::AtomicAdd || i == Intrinsic::AtomicSub || i == Intrinsic::AtomicMin ||
+           i == Intrinsic::AtomicMax;
+}
+
+ExprPtr Expr::clone() const {
+    auto e = std::make_unique<Expr>(kind, location);
+    e->type = type;
+    e->name = name;
+    e->index = index;
+    e->intrinsic = intrinsic;
+    e->value = value;
+    e->overload = overload;
+    e->chain = chain;
+    for (const ExprPtr &a : args) e->args.push_back(a->clone());
+    return e;
+}
+
+bool Expr::is_atom() const {
+    return kind == Kind::Local || kind == Kind::Param || kind == Kind::Literal || kind == Kind::String ||
+           kind == Kind::Constant;
+}
+
+namespace {
+/// Type codes hold characters C++ names cannot ('{', ':', ...): escape them
+/// (and '_' itself) as _XX so the mapping stays injective.
+std::string identifier_safe(std::string_view code) {
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    for (char c : code) {
+        const auto u = static_cast<unsigned char>(c);
+        if ((u >= '0' && u <= '9') || (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z')) {
+            out += c;
+        } else {
+            out += '_';
+            out += hex[u >> 4];
+            out += hex[u & 15];
+        }
+    }
+    return out;
+}
+} // namespace
+
+std::string mangle_function(std::string_view name, const std::vector<Type> &arg_types) {
+    std::string out = "wf" + std::to_string(name.size()) + std::string(name);
+    for (const Type &t : arg_types) {
+        const std::string code = identifier_safe(t.code());
+        out += "_" + std::to_string(code.size()) + code;
+    }
+    return out;
+}
+
+std::string mangle_kernel(std::string_view name) { return "wk" + std::to_string(name.size()) + std::string(name); }
+
+} // namespace weft::kernel::ir

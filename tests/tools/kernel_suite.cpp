@@ -1,0 +1,158 @@
+// One file of the kernel corpus or error suite, as one CTest entry.
+//   kernel_suite corpus FILE.py  exit 0 iff FILE checks without errors and its
+//                                lowered IR passes the verifier.
+//   kernel_suite ir FILE.py GOLDEN  exit 0 iff the lowered IR printed equals
+//                                the GOLDEN file (WEFT_UPDATE_GOLDEN=1 rewrites it).
+//   kernel_suite errors FILE.py  exit 0 iff FILE has `# expect: LINE:COL: fragment`
+//                                lines, each matched by an error at exactly
+//                                LINE:COL whose message contains the fragment,
+//                                and every error matches some expectation.
+// Warnings are ignored. A file may name the test plugins it needs:
+// `# plugins: wt_color wt_pixel`.
+#include "weft/host/host.hpp"
+#include "weft/kernel/frontend.hpp"
+#include "weft/kernel/lower.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace weft;
+using namespace weft::kernel;
+
+namespace {
+
+struct Expectation {
+    std::uint32_t line = 0, column = 0;
+    std::string fragment;
+};
+
+std::string describe(const Expectation &e) {
+    return std::to_string(e.line) + ":" + std::to_string(e.column) + ": " + e.fragment;
+}
+
+std::string describe(const Diagnostic &d) {
+    return std::to_string(d.location.line) + ":" + std::to_string(d.location.column) + ": " + d.message;
+}
+
+bool matches(const Diagnostic &d, const Expectation &e) {
+    return d.severity == Diagnostic::Severity::Error && d.location.line == e.line && d.location.column == e.column &&
+           d.message.find(e.fragment) != std::string::npos;
+}
+
+/// The text after `tag` on every line that starts with it.
+std::vector<std::string> tagged(const std::string &path, const std::string &tag) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(tag, 0) == 0) out.push_back(line.substr(tag.size()));
+    return out;
+}
+
+/// `LINE:COL: fragment`, or throws.
+Expectation parse_expectation(const std::string &text) {
+    Expectation e;
+    char colon1 = 0, colon2 = 0;
+    std::istringstream in(text);
+    in >> e.line >> colon1 >> e.column >> colon2;
+    std::getline(in >> std::ws, e.fragment);
+    if (colon1 != ':' || colon2 != ':' || e.line == 0 || e.fragment.empty())
+        throw std::runtime_error("malformed '# expect: " + text + "' (want LINE:COL: fragment)");
+    return e;
+}
+
+/// Checks `path` in a fresh host with the plugins it names.
+FrontendResult check_with_plugins(const std::string &path) {
+    HostOptions options;
+    options.use_environment = false;
+    options.search_path = {WEFT_TEST_PLUGIN_DIR};
+    Host host(options);
+    for (const std::string &words : tagged(path, "# plugins:")) {
+        std::istringstream in(words);
+        for (std::string name; in >> name;)
+            if (!host.plugin(name)) host.load(std::string(WEFT_TEST_PLUGIN_DIR) + "/" + name);
+    }
+    return check_file(path, host.registry());
+}
+
+int run_corpus(const std::string &path) {
+    FrontendResult r = check_with_plugins(path);
+    if (!r.ok()) {
+        std::cout << r.formatted << std::flush;
+        std::cerr << path << ": expected no errors\n";
+        return 1;
+    }
+    lower(r.module);
+    const std::vector<std::string> problems = verify_lowered(r.module);
+    for (const std::string &p : problems) std::cerr << path << ": lowered IR: " << p << "\n";
+    return problems.empty() ? 0 : 1;
+}
+
+int run_golden(const std::string &path, const std::string &golden) {
+    FrontendResult r = check_with_plugins(path);
+    if (!r.ok()) {
+        std::cout << r.formatted << std::flush;
+        return 1;
+    }
+    lower(r.module);
+    const std::string text = print_ir(r.module);
+    if (const char *update = std::getenv("WEFT_UPDATE_GOLDEN"); update && std::string(update) == "1") {
+        std::ofstream(golden, std::ios::binary) << text;
+        return 0;
+    }
+    std::ifstream in(golden, std::ios::binary);
+    std::ostringstream expected;
+    expected << in.rdbuf();
+    if (in && expected.str() == text) return 0;
+    std::cout << text << std::flush;
+    std::cerr << path << ": the lowered IR above differs from " << golden
+              << " (WEFT_UPDATE_GOLDEN=1 rewrites it after a deliberate change)\n";
+    return 1;
+}
+
+int run_errors(const std::string &path) {
+    std::vector<Expectation> expected;
+    for (const std::string &text : tagged(path, "# expect: ")) expected.push_back(parse_expectation(text));
+    if (expected.empty()) {
+        std::cerr << path << ": no '# expect: LINE:COL: fragment' lines\n";
+        return 1;
+    }
+    const FrontendResult r = check_with_plugins(path);
+    std::vector<std::string> failures;
+    for (const Expectation &e : expected)
+        if (std::none_of(r.diagnostics.begin(), r.diagnostics.end(), [&](const Diagnostic &d) { return matches(d, e); }))
+            failures.push_back("missing expected error " + describe(e));
+    for (const Diagnostic &d : r.diagnostics)
+        if (d.severity == Diagnostic::Severity::Error &&
+            std::none_of(expected.begin(), expected.end(), [&](const Expectation &e) { return matches(d, e); }))
+            failures.push_back("unexpected error " + describe(d));
+    if (failures.empty()) return 0;
+    std::cout << r.formatted << std::flush;
+    for (const std::string &f : failures) std::cerr << path << ": " << f << "\n";
+    return 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    const std::string mode = argc >= 3 ? argv[1] : "";
+    if (!((mode == "corpus" || mode == "errors") && argc == 3) && !(mode == "ir" && argc == 4)) {
+        std::cerr << "usage: kernel_suite corpus|errors FILE.py\n       kernel_suite ir FILE.py GOLDEN.ir\n";
+        return 2;
+    }
+    try {
+        if (mode == "ir") return run_golden(argv[2], argv[3]);
+        return mode == "corpus" ? run_corpus(argv[2]) : run_errors(argv[2]);
+    } catch (const std::exception &e) {
+        std::cerr << argv[2] << ": " << e.what() << "\n";
+        return 1;
+    }
+}
