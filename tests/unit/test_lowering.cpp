@@ -288,7 +288,7 @@ TEST_CASE("deep call chains are bounded with a clear error instead of overflowin
     source += "@wp.kernel\ndef k(out: wp.array(dtype=int)):\n    out[0] = f1(1)\n";
     const std::vector<std::string> e = errors(source);
     REQUIRE_FALSE(e.empty());
-    CHECK_THAT(e[0], Catch::Contains("@wp.func calls nest more than 256 deep"));
+    CHECK_THAT(e[0], Catch::Contains("@wp.func calls nest more than 64 deep"));
 }
 
 TEST_CASE("the module records its source path for #line") {

@@ -129,7 +129,7 @@ public:
     std::set<std::string> failed_constants_; // module constants whose value was rejected // defined but rejected (no decorator): calls stay silent
     std::map<std::string, int> instances_; // def address + arg codes -> function index
     std::vector<const ast::FunctionDef *> instantiating_;
-    static constexpr std::size_t max_call_depth = 256;
+    static constexpr std::size_t max_call_depth = 64; // sanitizer builds have big frames
     FunctionScope *scope_ = nullptr;
     std::map<std::string, std::shared_ptr<const BuiltinOverload>> noted_builtins_; // by identity
     std::set<std::string> noted_types_, noted_structs_, noted_constants_;
