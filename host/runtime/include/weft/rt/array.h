@@ -1,0 +1,129 @@
+// weft runtime: array views, element access, len, select/where and atomics.
+#pragma once
+
+#include "weft/rt/linalg.h"
+
+namespace weft {
+
+/// A kernel array view. The host packs it byte by byte, so this layout is a
+/// contract (weft::ArrayViewLayout on the host): data @0, shape @8,
+/// strides @24 (in BYTES), ndim @56; size 64, alignment 8.
+template <typename T> struct array_t {
+    T *data;
+    int32 shape[4];
+    int64 strides[4];
+    int32 ndim;
+};
+static_assert(sizeof(array_t<float32>) == 64 && alignof(array_t<float32>) == 8, "weft: array_t layout");
+
+/// a[i], a[i, j], ...: the element at data + sum(index * stride) bytes (no bounds check).
+template <typename T> WEFT_RT_FN T &index(const array_t<T> &a, int32 i) {
+    return *reinterpret_cast<T *>(reinterpret_cast<char *>(a.data) + i * a.strides[0]);
+}
+template <typename T> WEFT_RT_FN T &index(const array_t<T> &a, int32 i, int32 j) {
+    return *reinterpret_cast<T *>(reinterpret_cast<char *>(a.data) + i * a.strides[0] + j * a.strides[1]);
+}
+template <typename T> WEFT_RT_FN T &index(const array_t<T> &a, int32 i, int32 j, int32 k) {
+    return *reinterpret_cast<T *>(reinterpret_cast<char *>(a.data) + i * a.strides[0] + j * a.strides[1] +
+                                  k * a.strides[2]);
+}
+template <typename T> WEFT_RT_FN T &index(const array_t<T> &a, int32 i, int32 j, int32 k, int32 l) {
+    return *reinterpret_cast<T *>(reinterpret_cast<char *>(a.data) + i * a.strides[0] + j * a.strides[1] +
+                                  k * a.strides[2] + l * a.strides[3]);
+}
+
+/// Length of an array's first dimension; the component count of a vector or quaternion, a matrix's rows.
+template <typename T> WEFT_RT_FN int32 len(const array_t<T> &a) { return a.shape[0]; }
+template <int N, typename T> WEFT_RT_FN int32 len(const vec_t<N, T> &) { return N; }
+template <int R, int C, typename T> WEFT_RT_FN int32 len(const mat_t<R, C, T> &) { return R; }
+template <typename T> WEFT_RT_FN int32 len(const quat_t<T> &) { return 4; }
+
+/// Warp's order: a when cond is false, else b.
+template <typename C, typename T> WEFT_RT_FN T select(const C &cond, const T &a, const T &b) { return cond ? b : a; }
+/// a when cond is true, else b.
+template <typename C, typename T> WEFT_RT_FN T where(const C &cond, const T &a, const T &b) { return cond ? a : b; }
+
+namespace rt {
+enum { op_add = 0, op_min = 1, op_max = 2 };
+template <int OP, typename T> WEFT_RT_FN T apply(T a, T b) {
+    if constexpr (OP == op_add) return add(a, b);
+    else if constexpr (OP == op_min) return min(a, b);
+    else return max(a, b);
+}
+/// Applies OP to *p atomically; returns the old value.
+template <int OP, typename T, WEFT_RT_IF(is_scalar<T>)> WEFT_RT_FN T atomic(T *p, T v) {
+#if defined(__CUDA_ARCH__)
+    constexpr bool i32 = same<T, int32>::value || same<T, uint32>::value;
+    constexpr bool i64 = same<T, int64>::value || same<T, uint64>::value;
+    if constexpr (OP == op_add && (i32 || same<T, uint64>::value || same<T, float32>::value || same<T, float64>::value)) {
+        return atomicAdd(p, v);
+    } else if constexpr (OP == op_add && same<T, int64>::value) {
+        return int64(atomicAdd(reinterpret_cast<uint64 *>(p), uint64(v)));
+    } else if constexpr (OP != op_add && (i32 || i64)) {
+        if constexpr (OP == op_min) return atomicMin(p, v);
+        else return atomicMax(p, v);
+    } else if constexpr (sizeof(T) >= 4) {
+        typedef bits_of<T> U;
+        U *up = reinterpret_cast<U *>(p);
+        U old = *up, assumed;
+        do {
+            assumed = old;
+            old = atomicCAS(up, assumed, __builtin_bit_cast(U, apply<OP>(__builtin_bit_cast(T, assumed), v)));
+        } while (old != assumed);
+        return __builtin_bit_cast(T, old);
+    } else { // 1 or 2 bytes: CAS on the aligned 32-bit word that holds them
+        typedef bits_of<T> U;
+        const uint64 addr = reinterpret_cast<uint64>(p);
+        uint32 *w = reinterpret_cast<uint32 *>(addr & ~uint64(3));
+        const uint32 shift = uint32(addr & 3u) * 8u, mask = uint32(U(~U(0))) << shift;
+        uint32 old = *w, assumed;
+        do {
+            assumed = old;
+            const T cur = __builtin_bit_cast(T, U((assumed & mask) >> shift));
+            old = atomicCAS(w, assumed, (assumed & ~mask) | (uint32(__builtin_bit_cast(U, apply<OP>(cur, v))) << shift));
+        } while (old != assumed);
+        return __builtin_bit_cast(T, U((assumed & mask) >> shift));
+    }
+#else
+    if constexpr (OP == op_add && is_int<T>) {
+        return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+    } else {
+        T old, next;
+        __atomic_load(p, &old, __ATOMIC_RELAXED);
+        do next = apply<OP>(old, v);
+        while (!__atomic_compare_exchange(p, &old, &next, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+        return old;
+    }
+#endif
+}
+/// Vectors (and matrices, quaternions): per component, each atomic on its own.
+template <int OP, typename V, WEFT_RT_IF(comp<V>::is)> WEFT_RT_FN V atomic(V *p, const V &v) {
+    V old;
+    for (int i = 0; i < comp<V>::n; ++i) at(old, i) = atomic<OP>(&at(*p, i), at(v, i));
+    return old;
+}
+} // namespace rt
+
+// atomic_add(arr, i[, j[, k[, l]]], value) and friends: return the old value.
+#define WEFT_RT_ATOMIC(name, OP, VALUE)                                                                                \
+    template <typename T> WEFT_RT_FN T name(const array_t<T> &a, int32 i, typename rt::nodeduce<T>::type v) {          \
+        return rt::atomic<OP>(&index(a, i), VALUE);                                                                    \
+    }                                                                                                                  \
+    template <typename T> WEFT_RT_FN T name(const array_t<T> &a, int32 i, int32 j, typename rt::nodeduce<T>::type v) { \
+        return rt::atomic<OP>(&index(a, i, j), VALUE);                                                                 \
+    }                                                                                                                  \
+    template <typename T>                                                                                              \
+    WEFT_RT_FN T name(const array_t<T> &a, int32 i, int32 j, int32 k, typename rt::nodeduce<T>::type v) {              \
+        return rt::atomic<OP>(&index(a, i, j, k), VALUE);                                                              \
+    }                                                                                                                  \
+    template <typename T>                                                                                              \
+    WEFT_RT_FN T name(const array_t<T> &a, int32 i, int32 j, int32 k, int32 l, typename rt::nodeduce<T>::type v) {     \
+        return rt::atomic<OP>(&index(a, i, j, k, l), VALUE);                                                           \
+    }
+WEFT_RT_ATOMIC(atomic_add, rt::op_add, v)
+WEFT_RT_ATOMIC(atomic_sub, rt::op_add, neg(v)) // a - v == a + (-v), exactly, for every type
+WEFT_RT_ATOMIC(atomic_min, rt::op_min, v)
+WEFT_RT_ATOMIC(atomic_max, rt::op_max, v)
+#undef WEFT_RT_ATOMIC
+
+} // namespace weft

@@ -1,0 +1,125 @@
+// weft runtime: print() and expect_eq / expect_neq / expect_near.
+#pragma once
+
+#include "weft/rt/linalg.h"
+
+#ifndef __CUDACC_RTC__ // NVRTC declares it; nvcc and the CPU do not without <cstdio>
+extern "C" int printf(const char *, ...);
+#endif
+
+// Failed expectations of a module, counted atomically. The generated translation
+// unit expands WEFT_DEFINE_RUNTIME_GLOBALS once to define it (a __device__
+// variable under CUDA, read by the host through the module's globals).
+extern "C" {
+#if defined(__CUDA_ARCH__)
+extern __device__ int weft_expect_failures;
+#elif !defined(WEFT_RT_CUDA)
+extern int weft_expect_failures;
+#endif
+}
+#ifdef WEFT_RT_CUDA
+#define WEFT_DEFINE_RUNTIME_GLOBALS extern "C" { __device__ int weft_expect_failures = 0; }
+#else
+#define WEFT_DEFINE_RUNTIME_GLOBALS extern "C" { int weft_expect_failures = 0; }
+#endif
+
+namespace weft {
+namespace rt {
+// One value, without a newline. `exact` prints floats with enough digits to tell them apart.
+WEFT_RT_FN void pv(bool v, bool) { printf(v ? "True" : "False"); }
+WEFT_RT_FN void pv(int8 v, bool) { printf("%d", int(v)); }
+WEFT_RT_FN void pv(int16 v, bool) { printf("%d", int(v)); }
+WEFT_RT_FN void pv(int32 v, bool) { printf("%d", v); }
+WEFT_RT_FN void pv(int64 v, bool) { printf("%lld", v); }
+WEFT_RT_FN void pv(uint8 v, bool) { printf("%u", unsigned(v)); }
+WEFT_RT_FN void pv(uint16 v, bool) { printf("%u", unsigned(v)); }
+WEFT_RT_FN void pv(uint32 v, bool) { printf("%u", v); }
+WEFT_RT_FN void pv(uint64 v, bool) { printf("%llu", v); }
+WEFT_RT_FN void pv(float16 v, bool exact) { printf(exact ? "%.5g" : "%g", double(float(v))); }
+WEFT_RT_FN void pv(float32 v, bool exact) { printf(exact ? "%.9g" : "%g", double(v)); }
+WEFT_RT_FN void pv(float64 v, bool exact) { printf(exact ? "%.17g" : "%g", v); }
+WEFT_RT_FN void pv(const char *s, bool) { printf("%s", s); }
+template <int N, typename T> WEFT_RT_FN void pv(const vec_t<N, T> &v, bool exact) {
+    for (int i = 0; i < N; ++i) {
+        printf(i ? ", " : "[");
+        pv(v.c[i], exact);
+    }
+    printf("]");
+}
+template <typename T> WEFT_RT_FN void pv(const quat_t<T> &q, bool exact) {
+    for (int i = 0; i < 4; ++i) {
+        printf(i ? ", " : "[");
+        pv(q.c[i], exact);
+    }
+    printf("]");
+}
+template <int R, int C, typename T> WEFT_RT_FN void pv(const mat_t<R, C, T> &m, bool exact) {
+    for (int i = 0; i < R; ++i) {
+        printf(i ? ", " : "[");
+        pv(m.c[i], exact);
+    }
+    printf("]");
+}
+
+WEFT_RT_FN void count_failure() {
+#if defined(__CUDA_ARCH__)
+    atomicAdd(&weft_expect_failures, 1);
+#elif !defined(WEFT_RT_CUDA)
+    __atomic_fetch_add(&weft_expect_failures, 1, __ATOMIC_SEQ_CST);
+#endif
+}
+template <typename T>
+WEFT_RT_FN void report(const char *what, const T &a, const char *rel, const T &b, const char *kernel, const char *file,
+                       int32 line) {
+    printf("%s failed in kernel '%s' at %s:%d: ", what, kernel, file, line);
+    pv(a, true);
+    printf(" %s ", rel);
+    pv(b, true);
+}
+template <typename T, WEFT_RT_IF(is_scalar<T>)> WEFT_RT_FN bool near(T a, T b, float32 tolerance) {
+    const double d = double(a) - double(b);
+    return d <= double(tolerance) && -d <= double(tolerance); // NaN is never near
+}
+template <typename V, WEFT_RT_IF(comp<V>::is)> WEFT_RT_FN bool near(const V &a, const V &b, float32 tolerance) {
+    for (int i = 0; i < comp<V>::n; ++i)
+        if (!near(at(a, i), at(b, i), tolerance)) return false;
+    return true;
+}
+} // namespace rt
+
+/// print(a, b, ...): the values separated by spaces, then a newline. Strings
+/// are C string literals; floats print with %g; bools as True/False;
+/// vectors, quaternions and matrices as [x, y, z] and [[...], [...]].
+template <typename... A> WEFT_RT_FN void print(const A &...a) {
+    int k = 0;
+    ((k++ ? (void)printf(" ") : (void)0, rt::pv(a, false)), ...);
+    (void)k;
+    printf("\n");
+}
+
+/// expect_*(..., kernel_name, file, line): on failure print one line naming the
+/// kernel, the source position and both values, and count the failure.
+template <typename T> WEFT_RT_FN void expect_eq(const T &a, const T &b, const char *kernel, const char *file, int32 line) {
+    if (eq(a, b)) return;
+    rt::report("expect_eq", a, "!=", b, kernel, file, line);
+    printf("\n");
+    rt::count_failure();
+}
+template <typename T>
+WEFT_RT_FN void expect_neq(const T &a, const T &b, const char *kernel, const char *file, int32 line) {
+    if (!eq(a, b)) return;
+    rt::report("expect_neq", a, "==", b, kernel, file, line);
+    printf("\n");
+    rt::count_failure();
+}
+/// Every component within tolerance (Warp's default is 1e-6; the generator passes it).
+template <typename T>
+WEFT_RT_FN void expect_near(const T &a, const T &b, float32 tolerance, const char *kernel, const char *file,
+                            int32 line) {
+    if (rt::near(a, b, tolerance)) return;
+    rt::report("expect_near", a, "!=", b, kernel, file, line);
+    printf(" (tolerance %g)\n", double(tolerance));
+    rt::count_failure();
+}
+
+} // namespace weft

@@ -1,0 +1,297 @@
+// weft runtime: vectors, matrices, quaternions and their core builtins.
+// Layouts match Warp: vec_t<N,T> is N packed T (vec3 is 12 bytes, align 4),
+// mat_t<R,C,T> is R rows of vec_t<C,T> (row-major), quat_t<T> is x, y, z, w.
+#pragma once
+
+#include "weft/rt/scalar.h"
+
+namespace weft {
+
+template <int N, typename T> struct vec_t {
+    T c[N];
+    WEFT_RT_HD constexpr vec_t() : c{} {}
+    WEFT_RT_HD constexpr explicit vec_t(T s) : c{} {
+        for (int i = 0; i < N; ++i) c[i] = s;
+    }
+    template <typename... A, WEFT_RT_IF(sizeof...(A) == N && N > 1 && rt::all_scalar<A...>)>
+    WEFT_RT_HD constexpr vec_t(A... a) : c{static_cast<T>(a)...} {}
+    template <typename U> WEFT_RT_HD constexpr explicit vec_t(const vec_t<N, U> &o) : c{} {
+        for (int i = 0; i < N; ++i) c[i] = static_cast<T>(o.c[i]);
+    }
+    WEFT_RT_HD constexpr T &operator[](int i) { return c[i]; }
+    WEFT_RT_HD constexpr const T &operator[](int i) const { return c[i]; }
+};
+
+template <int R, int C, typename T> struct mat_t {
+    vec_t<C, T> c[R]; // rows
+    WEFT_RT_HD constexpr mat_t() : c{} {}
+    WEFT_RT_HD constexpr explicit mat_t(T s) : c{} {
+        for (int i = 0; i < R; ++i) c[i] = vec_t<C, T>(s);
+    }
+    /// R*C elements, row by row.
+    template <typename... A, WEFT_RT_IF(sizeof...(A) == R * C && rt::all_scalar<A...>)>
+    WEFT_RT_HD constexpr mat_t(A... a) : c{} {
+        const T v[] = {static_cast<T>(a)...};
+        for (int i = 0; i < R; ++i)
+            for (int j = 0; j < C; ++j) c[i].c[j] = v[i * C + j];
+    }
+    /// R rows.
+    template <typename... V, WEFT_RT_IF(sizeof...(V) == R && rt::all_same<vec_t<C, T>, V...>)>
+    WEFT_RT_HD constexpr mat_t(const V &...rows) : c{rows...} {}
+    template <typename U> WEFT_RT_HD constexpr explicit mat_t(const mat_t<R, C, U> &o) : c{} {
+        for (int i = 0; i < R; ++i) c[i] = vec_t<C, T>(o.c[i]);
+    }
+    WEFT_RT_HD constexpr vec_t<C, T> &operator[](int i) { return c[i]; }
+    WEFT_RT_HD constexpr const vec_t<C, T> &operator[](int i) const { return c[i]; }
+};
+
+/// Default construction is all zeros (as Warp's quat()); quat_identity<T>() is (0, 0, 0, 1).
+template <typename T> struct quat_t {
+    T c[4]; // x, y, z, w
+    WEFT_RT_HD constexpr quat_t() : c{} {}
+    template <typename... A, WEFT_RT_IF(sizeof...(A) == 4 && rt::all_scalar<A...>)>
+    WEFT_RT_HD constexpr quat_t(A... a) : c{static_cast<T>(a)...} {}
+    template <typename U> WEFT_RT_HD constexpr explicit quat_t(const quat_t<U> &o) : c{} {
+        for (int i = 0; i < 4; ++i) c[i] = static_cast<T>(o.c[i]);
+    }
+    WEFT_RT_HD constexpr T &operator[](int i) { return c[i]; }
+    WEFT_RT_HD constexpr const T &operator[](int i) const { return c[i]; }
+};
+
+// Kernel type names (parse_builtin_type): suffix "" or f float32, d float64, h float16,
+// i int32 (vectors only).
+#define WEFT_RT_VECS(S, T) typedef vec_t<2, T> vec2##S; typedef vec_t<3, T> vec3##S; typedef vec_t<4, T> vec4##S;
+#define WEFT_RT_MATS(S, T)                                                                                             \
+    typedef mat_t<2, 2, T> mat22##S; typedef mat_t<2, 3, T> mat23##S; typedef mat_t<2, 4, T> mat24##S;                 \
+    typedef mat_t<3, 2, T> mat32##S; typedef mat_t<3, 3, T> mat33##S; typedef mat_t<3, 4, T> mat34##S;                 \
+    typedef mat_t<4, 2, T> mat42##S; typedef mat_t<4, 3, T> mat43##S; typedef mat_t<4, 4, T> mat44##S;                 \
+    typedef quat_t<T> quat##S;
+WEFT_RT_VECS(, float32) WEFT_RT_VECS(f, float32) WEFT_RT_VECS(d, float64) WEFT_RT_VECS(h, float16)
+WEFT_RT_VECS(i, int32)
+WEFT_RT_MATS(, float32) WEFT_RT_MATS(f, float32) WEFT_RT_MATS(d, float64) WEFT_RT_MATS(h, float16)
+#undef WEFT_RT_VECS
+#undef WEFT_RT_MATS
+static_assert(sizeof(vec3) == 12 && alignof(vec3) == 4 && sizeof(mat33) == 36 && sizeof(quat) == 16, "weft: layouts");
+
+namespace rt {
+// Composite types seen as flat component lists.
+template <typename V> struct comp { static constexpr bool is = false; };
+template <int N, typename T> struct comp<vec_t<N, T>> {
+    static constexpr bool is = true;
+    static constexpr int n = N;
+    typedef T scalar;
+};
+template <int R, int C, typename T> struct comp<mat_t<R, C, T>> {
+    static constexpr bool is = true;
+    static constexpr int n = R * C;
+    typedef T scalar;
+};
+template <typename T> struct comp<quat_t<T>> {
+    static constexpr bool is = true;
+    static constexpr int n = 4;
+    typedef T scalar;
+};
+template <int N, typename T> WEFT_RT_HD constexpr T &at(vec_t<N, T> &v, int i) { return v.c[i]; }
+template <int N, typename T> WEFT_RT_HD constexpr const T &at(const vec_t<N, T> &v, int i) { return v.c[i]; }
+template <int R, int C, typename T> WEFT_RT_HD constexpr T &at(mat_t<R, C, T> &m, int i) { return m.c[i / C].c[i % C]; }
+template <int R, int C, typename T> WEFT_RT_HD constexpr const T &at(const mat_t<R, C, T> &m, int i) {
+    return m.c[i / C].c[i % C];
+}
+template <typename T> WEFT_RT_HD constexpr T &at(quat_t<T> &q, int i) { return q.c[i]; }
+template <typename T> WEFT_RT_HD constexpr const T &at(const quat_t<T> &q, int i) { return q.c[i]; }
+template <typename V> using scalar_of = typename comp<V>::scalar;
+} // namespace rt
+
+// -- component-wise builtins of vectors, matrices and quaternions -------------
+#define WEFT_RT_COMP template <typename V, WEFT_RT_IF(::weft::rt::comp<V>::is)> WEFT_RT_FN
+#define WEFT_RT_MAP1(name, op)                                                                                         \
+    WEFT_RT_COMP V name(const V &a) {                                                                                  \
+        V r;                                                                                                           \
+        for (int i = 0; i < rt::comp<V>::n; ++i) rt::at(r, i) = op(rt::at(a, i));                                      \
+        return r;                                                                                                      \
+    }
+#define WEFT_RT_MAP2(name, op)                                                                                         \
+    WEFT_RT_COMP V name(const V &a, const V &b) {                                                                      \
+        V r;                                                                                                           \
+        for (int i = 0; i < rt::comp<V>::n; ++i) rt::at(r, i) = op(rt::at(a, i), rt::at(b, i));                        \
+        return r;                                                                                                      \
+    }
+WEFT_RT_MAP1(neg, neg)
+WEFT_RT_MAP1(pos, pos)
+WEFT_RT_MAP1(abs, abs)
+WEFT_RT_MAP2(add, add)
+WEFT_RT_MAP2(sub, sub)
+WEFT_RT_MAP2(min, min)
+WEFT_RT_MAP2(max, max)
+WEFT_RT_MAP2(cw_mul, mul)
+WEFT_RT_MAP2(cw_div, div)
+#undef WEFT_RT_MAP1
+#undef WEFT_RT_MAP2
+
+WEFT_RT_COMP V mul(const V &a, rt::scalar_of<V> s) {
+    V r;
+    for (int i = 0; i < rt::comp<V>::n; ++i) rt::at(r, i) = mul(rt::at(a, i), s);
+    return r;
+}
+WEFT_RT_COMP V mul(rt::scalar_of<V> s, const V &a) {
+    V r;
+    for (int i = 0; i < rt::comp<V>::n; ++i) rt::at(r, i) = mul(s, rt::at(a, i));
+    return r;
+}
+WEFT_RT_COMP V div(const V &a, rt::scalar_of<V> s) {
+    V r;
+    for (int i = 0; i < rt::comp<V>::n; ++i) rt::at(r, i) = div(rt::at(a, i), s);
+    return r;
+}
+/// True when every component is equal.
+WEFT_RT_COMP bool eq(const V &a, const V &b) {
+    for (int i = 0; i < rt::comp<V>::n; ++i)
+        if (!eq(rt::at(a, i), rt::at(b, i))) return false;
+    return true;
+}
+WEFT_RT_COMP bool ne(const V &a, const V &b) { return !eq(a, b); }
+
+// -- vectors ------------------------------------------------------------------
+namespace rt {
+/// Sum of products in the accumulation type (float32 for float16; wrapping for integers).
+template <int N, typename T> WEFT_RT_FN acc<T> dot_acc(const T *a, const T *b) {
+    acc<T> s = acc<T>(0);
+    for (int i = 0; i < N; ++i) s = add(s, mul(acc<T>(a[i]), acc<T>(b[i])));
+    return s;
+}
+} // namespace rt
+template <int N, typename T> WEFT_RT_FN T dot(const vec_t<N, T> &a, const vec_t<N, T> &b) {
+    return T(rt::dot_acc<N>(a.c, b.c));
+}
+template <int N, typename T> WEFT_RT_FN T length_sq(const vec_t<N, T> &a) { return T(rt::dot_acc<N>(a.c, a.c)); }
+template <int N, typename T> WEFT_RT_FN T length(const vec_t<N, T> &a) { return T(sqrt(rt::dot_acc<N>(a.c, a.c))); }
+/// a / |a|; the zero vector stays zero.
+template <int N, typename T> WEFT_RT_FN vec_t<N, T> normalize(const vec_t<N, T> &a) {
+    const rt::acc<T> l = sqrt(rt::dot_acc<N>(a.c, a.c));
+    vec_t<N, T> r;
+    if (l > rt::acc<T>(0))
+        for (int i = 0; i < N; ++i) r.c[i] = T(rt::acc<T>(a.c[i]) / l);
+    return r;
+}
+template <typename T> WEFT_RT_FN vec_t<3, T> cross(const vec_t<3, T> &a, const vec_t<3, T> &b) {
+    typedef rt::acc<T> A;
+    return vec_t<3, T>(T(A(a.c[1]) * A(b.c[2]) - A(a.c[2]) * A(b.c[1])), T(A(a.c[2]) * A(b.c[0]) - A(a.c[0]) * A(b.c[2])),
+                       T(A(a.c[0]) * A(b.c[1]) - A(a.c[1]) * A(b.c[0])));
+}
+
+// -- matrices -----------------------------------------------------------------
+template <int R, int K, int C, typename T>
+WEFT_RT_FN mat_t<R, C, T> mul(const mat_t<R, K, T> &a, const mat_t<K, C, T> &b) {
+    mat_t<R, C, T> r;
+    for (int i = 0; i < R; ++i)
+        for (int j = 0; j < C; ++j) {
+            rt::acc<T> s = rt::acc<T>(0);
+            for (int k = 0; k < K; ++k) s += rt::acc<T>(a.c[i].c[k]) * rt::acc<T>(b.c[k].c[j]);
+            r.c[i].c[j] = T(s);
+        }
+    return r;
+}
+/// Matrix times column vector.
+template <int R, int C, typename T> WEFT_RT_FN vec_t<R, T> mul(const mat_t<R, C, T> &m, const vec_t<C, T> &v) {
+    vec_t<R, T> r;
+    for (int i = 0; i < R; ++i) r.c[i] = T(rt::dot_acc<C>(m.c[i].c, v.c));
+    return r;
+}
+/// Row vector times matrix.
+template <int R, int C, typename T> WEFT_RT_FN vec_t<C, T> mul(const vec_t<R, T> &v, const mat_t<R, C, T> &m) {
+    vec_t<C, T> r;
+    for (int j = 0; j < C; ++j) {
+        rt::acc<T> s = rt::acc<T>(0);
+        for (int i = 0; i < R; ++i) s += rt::acc<T>(v.c[i]) * rt::acc<T>(m.c[i].c[j]);
+        r.c[j] = T(s);
+    }
+    return r;
+}
+template <int R, int C, typename T> WEFT_RT_FN mat_t<C, R, T> transpose(const mat_t<R, C, T> &m) {
+    mat_t<C, R, T> r;
+    for (int i = 0; i < R; ++i)
+        for (int j = 0; j < C; ++j) r.c[j].c[i] = m.c[i].c[j];
+    return r;
+}
+/// a b^T.
+template <int R, int C, typename T> WEFT_RT_FN mat_t<R, C, T> outer(const vec_t<R, T> &a, const vec_t<C, T> &b) {
+    mat_t<R, C, T> r;
+    for (int i = 0; i < R; ++i)
+        for (int j = 0; j < C; ++j) r.c[i].c[j] = T(rt::acc<T>(a.c[i]) * rt::acc<T>(b.c[j]));
+    return r;
+}
+template <int N, typename T> WEFT_RT_FN T trace(const mat_t<N, N, T> &m) {
+    rt::acc<T> s = rt::acc<T>(0);
+    for (int i = 0; i < N; ++i) s += rt::acc<T>(m.c[i].c[i]);
+    return T(s);
+}
+template <typename T> WEFT_RT_FN T determinant(const mat_t<2, 2, T> &m) {
+    typedef rt::acc<T> A;
+    return T(A(m.c[0].c[0]) * A(m.c[1].c[1]) - A(m.c[0].c[1]) * A(m.c[1].c[0]));
+}
+template <typename T> WEFT_RT_FN T determinant(const mat_t<3, 3, T> &m) {
+    typedef rt::acc<T> A;
+    const vec_t<3, T> *r = m.c;
+    return T(A(r[0].c[0]) * (A(r[1].c[1]) * A(r[2].c[2]) - A(r[1].c[2]) * A(r[2].c[1])) -
+             A(r[0].c[1]) * (A(r[1].c[0]) * A(r[2].c[2]) - A(r[1].c[2]) * A(r[2].c[0])) +
+             A(r[0].c[2]) * (A(r[1].c[0]) * A(r[2].c[1]) - A(r[1].c[1]) * A(r[2].c[0])));
+}
+template <typename T> WEFT_RT_FN T determinant(const mat_t<4, 4, T> &m) {
+    typedef rt::acc<T> A;
+    A d = A(0);
+    for (int j = 0; j < 4; ++j) { // expansion along the first row
+        mat_t<3, 3, A> sub3;
+        for (int i = 1; i < 4; ++i)
+            for (int k = 0, col = 0; k < 4; ++k)
+                if (k != j) sub3.c[i - 1].c[col++] = A(m.c[i].c[k]);
+        const A t = A(m.c[0].c[j]) * determinant(sub3);
+        d = (j & 1) ? d - t : d + t;
+    }
+    return T(d);
+}
+/// identity<N, T>(): the N x N identity (the generic builtin identity(n, dtype)).
+template <int N, typename T> WEFT_RT_FN mat_t<N, N, T> identity() {
+    mat_t<N, N, T> r;
+    for (int i = 0; i < N; ++i) r.c[i].c[i] = T(1);
+    return r;
+}
+
+// -- quaternions ----------------------------------------------------------------
+template <typename T> WEFT_RT_FN quat_t<T> quat_identity() { return quat_t<T>(T(0), T(0), T(0), T(1)); }
+/// Hamilton product a b.
+template <typename T> WEFT_RT_FN quat_t<T> mul(const quat_t<T> &a, const quat_t<T> &b) {
+    typedef rt::acc<T> A;
+    const A ax = A(a.c[0]), ay = A(a.c[1]), az = A(a.c[2]), aw = A(a.c[3]);
+    const A bx = A(b.c[0]), by = A(b.c[1]), bz = A(b.c[2]), bw = A(b.c[3]);
+    return quat_t<T>(T(aw * bx + bw * ax + ay * bz - by * az), T(aw * by + bw * ay + az * bx - bz * ax),
+                     T(aw * bz + bw * az + ax * by - bx * ay), T(aw * bw - ax * bx - ay * by - az * bz));
+}
+template <typename T> WEFT_RT_FN T length(const quat_t<T> &q) { return T(sqrt(rt::dot_acc<4>(q.c, q.c))); }
+/// q / |q|; the zero quaternion becomes the identity (as Warp).
+template <typename T> WEFT_RT_FN quat_t<T> normalize(const quat_t<T> &q) {
+    const rt::acc<T> l = sqrt(rt::dot_acc<4>(q.c, q.c));
+    if (!(l > rt::acc<T>(0))) return quat_identity<T>();
+    quat_t<T> r;
+    for (int i = 0; i < 4; ++i) r.c[i] = T(rt::acc<T>(q.c[i]) / l);
+    return r;
+}
+/// The conjugate: the inverse of a unit quaternion.
+template <typename T> WEFT_RT_FN quat_t<T> quat_inverse(const quat_t<T> &q) {
+    return quat_t<T>(neg(q.c[0]), neg(q.c[1]), neg(q.c[2]), q.c[3]);
+}
+template <typename T> WEFT_RT_FN vec_t<3, T> quat_rotate(const quat_t<T> &q, const vec_t<3, T> &p) {
+    typedef rt::acc<T> A;
+    const A x = A(q.c[0]), y = A(q.c[1]), z = A(q.c[2]), w = A(q.c[3]);
+    const A px = A(p.c[0]), py = A(p.c[1]), pz = A(p.c[2]);
+    const A c = A(2) * w * w - A(1), d = A(2) * (x * px + y * py + z * pz), w2 = A(2) * w;
+    return vec_t<3, T>(T(px * c + x * d + (y * pz - z * py) * w2), T(py * c + y * d + (z * px - x * pz) * w2),
+                       T(pz * c + z * d + (x * py - y * px) * w2));
+}
+/// Rotation by angle (radians) about axis (used as given; pass a unit axis).
+template <typename T> WEFT_RT_FN quat_t<T> quat_from_axis_angle(const vec_t<3, T> &axis, T angle) {
+    typedef rt::acc<T> A;
+    const A h = A(angle) * A(0.5), s = sin(h);
+    return quat_t<T>(T(A(axis.c[0]) * s), T(A(axis.c[1]) * s), T(A(axis.c[2]) * s), T(cos(h)));
+}
+
+} // namespace weft
