@@ -6,7 +6,8 @@
 // LLVMContext). CpuJit and JitModule are thread-safe.
 #pragma once
 
-#include <cstdint>
+#include "weft/support/error.hpp"
+
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
@@ -44,23 +45,30 @@ struct CpuCompileOptions {
     std::string source_name = "module.cpp";                 // name the in-memory source is known by
 };
 
-// A compile that failed. what() lists the error diagnostics (with their
+// A compile that failed: the generated source, a plugin preamble or header,
+// or a PCH that does not fit. what() lists the error diagnostics (with their
 // notes) as "file:line:col: error: message" lines, at most 20 errors, never
 // the generated source. diagnostics() holds everything the compiler said.
-class CompileError : public std::runtime_error {
+class CompileError : public UserError {
 public:
-    CompileError(std::string message, std::vector<CpuDiagnostic> diagnostics);
+    CompileError(std::string message, std::vector<CpuDiagnostic> diagnostics, bool pch_rejected = false);
     const std::vector<CpuDiagnostic> &diagnostics() const noexcept { return diagnostics_; }
+    // The PCH in CpuCompileOptions::pch could not be used: missing, not a
+    // PCH, corrupt, built with other flags or by another clang, or a header
+    // it read has changed (Clang checks their size and mtime). Rebuild it,
+    // or compile without it; the source itself was not compiled.
+    bool pch_rejected() const noexcept { return pch_rejected_; }
 
 private:
     std::vector<CpuDiagnostic> diagnostics_;
+    bool pch_rejected_;
 };
 
-// A problem that is not in the source: no usable clang, target or JIT
-// failure, missing symbol.
-class BackendError : public std::runtime_error {
+// A problem that is not in the source: no usable clang, a target or JIT
+// failure, an object that does not link, a missing symbol.
+class BackendError : public Error {
 public:
-    using std::runtime_error::runtime_error;
+    using Error::Error;
 };
 
 // Compiles one C++17 translation unit (-fno-exceptions -fno-rtti -fPIC) to a
@@ -97,8 +105,8 @@ public:
     JitModule &operator=(const JitModule &) = delete;
     ~JitModule();
 
-    // Address of an `extern "C"` symbol of this module (or of anything it
-    // links against). Throws BackendError when it is absent.
+    // Address of a symbol defined in this module, by its linker name (plain
+    // C name for `extern "C"`). Throws BackendError when it is absent.
     void *lookup(std::string_view symbol) const;
     template <class Fn> Fn *lookup_function(std::string_view symbol) const {
         return reinterpret_cast<Fn *>(lookup(symbol));
@@ -109,7 +117,8 @@ private:
     friend class CpuJit;
     JitModule(CpuJit &jit, void *dylib, std::string name);
     CpuJit &jit_;
-    void *dylib_; // llvm::orc::JITDylib*
+    void *dylib_;               // llvm::orc::JITDylib*
+    void *dso_handle_ = nullptr; // the module's __dso_handle, when it has static destructors
     std::string name_;
 };
 
@@ -119,23 +128,24 @@ public:
     static CpuJit &instance();
 
     // Links `object` (from compile_to_object) into a new JITDylib named after
-    // `name` (made unique). Undefined symbols resolve against the host
+    // `name` (made unique), now: undefined symbols resolve against the host
     // symbols defined through define_host_symbols, then the process (libc,
-    // libm, libstdc++ and any symbol the executable exports). Throws
-    // BackendError when the object is not valid; unresolved symbols are
-    // reported by the first lookup that needs them.
+    // libm, libstdc++ and any symbol the executable exports dynamically).
+    // Then runs the module's static constructors; its static destructors
+    // run when the JitModule is destroyed. Throws BackendError when the
+    // object is not valid or a symbol is unresolved ("Symbols not found").
     std::unique_ptr<JitModule> load(std::vector<char> object, std::string name);
 
-    // Makes host functions / data visible to every module loaded afterwards
-    // (for symbols the executable does not export dynamically).
+    // Makes host functions / data visible to modules loaded afterwards (for
+    // symbols the executable does not export dynamically). A name can be
+    // defined once per process: defining it again throws BackendError.
     void define_host_symbols(const std::vector<std::pair<std::string, void *>> &symbols);
 
     CpuJit(const CpuJit &) = delete;
     CpuJit &operator=(const CpuJit &) = delete;
 
-    struct Impl;
-
 private:
+    struct Impl;
     CpuJit();
     ~CpuJit();
     friend class JitModule;

@@ -66,7 +66,8 @@ bool locate_cookie(uint64_t cookie, const clang::SourceManager *sources, CpuDiag
 
 // LLVM's default handler prints and calls exit(1) on an error (an inline asm
 // typo would end the host): collect instead.
-void collect_backend_diagnostic(const llvm::DiagnosticInfo &info, void *context) {
+void collect_backend_diagnostic(const llvm::DiagnosticInfo *diagnostic, void *context) {
+    const llvm::DiagnosticInfo &info = *diagnostic;
     auto &ctx = *static_cast<BackendDiagnosticContext *>(context);
     CpuDiagnostic d;
     switch (info.getSeverity()) {
@@ -89,13 +90,6 @@ void collect_backend_diagnostic(const llvm::DiagnosticInfo &info, void *context)
         info.print(printer);
     }
     d.message = os.str();
-    auto *with_loc = llvm::dyn_cast<llvm::DiagnosticInfoWithLocationBase>(&info);
-    if (d.file.empty() && with_loc && with_loc->isLocationAvailable()) {
-        const llvm::DiagnosticLocation loc = with_loc->getLocation();
-        d.file = loc.getRelativePath().str();
-        d.line = loc.getLine();
-        d.column = loc.getColumn();
-    }
     ctx.collector.add(std::move(d));
 }
 

@@ -2,6 +2,7 @@
 // errors back to the kernel file or plugin preamble) -> CompileError.
 #include "internal.hpp"
 
+#include <clang/Basic/DiagnosticFrontend.h>
 #include <clang/Basic/SourceManager.h>
 #include <llvm/ADT/SmallString.h>
 
@@ -36,13 +37,20 @@ std::string format_diagnostic(const CpuDiagnostic &d) {
     return out;
 }
 
-CompileError::CompileError(std::string message, std::vector<CpuDiagnostic> diagnostics)
-    : std::runtime_error(std::move(message)), diagnostics_(std::move(diagnostics)) {}
+CompileError::CompileError(std::string message, std::vector<CpuDiagnostic> diagnostics, bool pch_rejected)
+    : UserError(std::move(message)), diagnostics_(std::move(diagnostics)), pch_rejected_(pch_rejected) {}
 
 namespace cpu {
 
 void DiagnosticCollector::HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic &info) {
     DiagnosticConsumer::HandleDiagnostic(level, info); // keeps NumErrors / NumWarnings
+    // Every way a PCH can fail to load is a serialization diagnostic, except
+    // the frontend's summary "unable to load PCH file".
+    const unsigned id = info.getID();
+    if (level >= clang::DiagnosticsEngine::Error &&
+        ((id >= clang::diag::DIAG_START_SERIALIZATION && id < clang::diag::DIAG_START_LEX) ||
+         id == clang::diag::err_fe_unable_to_load_pch))
+        pch_problem_ = true;
     CpuDiagnostic d;
     switch (level) {
     case clang::DiagnosticsEngine::Ignored:
@@ -82,7 +90,7 @@ std::vector<CpuDiagnostic> DiagnosticCollector::warnings() const {
     return out;
 }
 
-CompileError make_compile_error(std::vector<CpuDiagnostic> diagnostics, std::string_view what) {
+CompileError make_compile_error(std::vector<CpuDiagnostic> diagnostics, std::string_view what, bool pch_rejected) {
     std::string message;
     std::size_t errors = 0, listed = 0;
     bool listing = false; // whether the notes that follow belong to a listed error
@@ -101,7 +109,7 @@ CompileError make_compile_error(std::vector<CpuDiagnostic> diagnostics, std::str
     if (errors > listed)
         message += "\n... and " + std::to_string(errors - listed) + " more error" + (errors - listed == 1 ? "" : "s");
     if (message.empty()) message = "error: compiling " + std::string(what) + " failed (the compiler reported no error)";
-    return CompileError(std::move(message), std::move(diagnostics));
+    return CompileError(std::move(message), std::move(diagnostics), pch_rejected);
 }
 
 } // namespace cpu

@@ -37,15 +37,19 @@ public:
     const std::vector<CpuDiagnostic> &diagnostics() const noexcept { return diagnostics_; }
     std::vector<CpuDiagnostic> take() { return std::move(diagnostics_); }
     std::vector<CpuDiagnostic> warnings() const;
+    // An error said the PCH could not be loaded.
+    bool pch_problem() const noexcept { return pch_problem_; }
 
 private:
     std::vector<CpuDiagnostic> diagnostics_;
+    bool pch_problem_ = false;
 };
 
 // The CompileError for a failed compile: errors (and their notes) listed,
 // at most max_listed_errors of them. `what` names the failing unit when no
 // diagnostic says anything.
-CompileError make_compile_error(std::vector<CpuDiagnostic> diagnostics, std::string_view what);
+CompileError make_compile_error(std::vector<CpuDiagnostic> diagnostics, std::string_view what,
+                                bool pch_rejected = false);
 inline constexpr std::size_t max_listed_errors = 20;
 
 // invocation.cpp: one CompilerInstance set up from driver arguments, with
@@ -63,5 +67,11 @@ std::unique_ptr<clang::CompilerInstance> make_compiler(std::string_view source, 
 // errors (inline asm) are collected, located through `sources` when given.
 std::vector<char> emit_object(llvm::Module &module, const clang::CompilerInvocation &invocation,
                               const clang::SourceManager *sources, DiagnosticCollector &collector);
+
+// static_init.cpp: llvm.global_ctors -> one function named static_init_symbol
+// (nothing else would run them: there is no ORC platform runtime), and a
+// module-local __dso_handle for static destructors.
+inline constexpr const char *static_init_symbol = "weft.static_init";
+void lower_static_constructors(llvm::Module &module);
 
 } // namespace weft::backend::cpu

@@ -33,8 +33,6 @@ std::vector<std::string> driver_arguments(const CpuCompileOptions &options, Inpu
         options.native_cpu ? "-march=native" : "-march=x86-64",
     };
     if (options.fast_math) a.emplace_back("-ffast-math");
-    // A PCH stays usable when a header it read was touched but not changed.
-    a.emplace_back("-fvalidate-ast-input-files-content");
     for (const auto &dir : options.weft_include_dirs) a.push_back("-I" + dir.string());
     for (const auto &dir : options.include_dirs) a.push_back("-I" + dir.string());
     for (const auto &d : options.defines) a.push_back("-D" + d);

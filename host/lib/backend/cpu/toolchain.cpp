@@ -64,7 +64,9 @@ std::string toolchain_identity(const CpuCompileOptions &options) {
     std::vector<std::string> args = cpu::driver_arguments(flags_only, cpu::InputKind::Source, "");
     std::string id = "clang " CLANG_VERSION_STRING " (" + clang::getClangFullVersion() + ") " +
                      llvm::sys::getDefaultTargetTriple();
-    for (std::size_t i = 1; i + 1 < args.size(); ++i) id += ' ' + args[i]; // skip argv0 and the input
+    // From -std= on: argv0, the driver mode, -c -x c++ and the input say nothing.
+    auto first = std::find_if(args.begin(), args.end(), [](const std::string &a) { return a.rfind("-std=", 0) == 0; });
+    for (auto it = first; it != args.end() && it + 1 != args.end(); ++it) id += ' ' + *it;
     if (options.native_cpu) {
         id += " cpu=" + llvm::sys::getHostCPUName().str() + " features=";
         std::vector<std::string> features;

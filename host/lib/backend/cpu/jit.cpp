@@ -1,0 +1,185 @@
+// ORC LLJIT: one per process, one JITDylib per loaded module. A module's
+// undefined symbols resolve against (1) its own hook __cxa_atexit (static
+// destructors run at unload), (2) the host symbols defined through
+// define_host_symbols (the LLJIT main dylib), (3) the process (LLJIT's
+// process-symbols dylib: libc, libm, libstdc++, exported executable symbols).
+#include "internal.hpp"
+
+#include <llvm/ExecutionEngine/Orc/Core.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ObjectFileInterface.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+
+namespace weft::backend {
+
+namespace {
+std::string message_of(llvm::Error e) { return llvm::toString(std::move(e)); }
+
+// Exit handlers registered by JIT'd code, per module (keyed by the module's
+// __dso_handle); run when the module unloads, not at process exit when its
+// code would be gone.
+struct ExitHandlers {
+    std::mutex mutex;
+    std::map<void *, std::vector<std::pair<void (*)(void *), void *>>> by_module;
+
+    void add(void *dso, void (*fn)(void *), void *arg) {
+        std::lock_guard<std::mutex> lock(mutex);
+        by_module[dso].emplace_back(fn, arg);
+    }
+    void run(void *dso) {
+        std::vector<std::pair<void (*)(void *), void *>> handlers;
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            auto it = by_module.find(dso);
+            if (it == by_module.end()) return;
+            handlers = std::move(it->second);
+            by_module.erase(it);
+        }
+        for (auto h = handlers.rbegin(); h != handlers.rend(); ++h) h->first(h->second);
+    }
+};
+ExitHandlers &exit_handlers() {
+    static auto *handlers = new ExitHandlers(); // lives as long as the (never destroyed) JIT
+    return *handlers;
+}
+
+int jit_cxa_atexit(void (*fn)(void *), void *arg, void *dso) {
+    exit_handlers().add(dso, fn, arg);
+    return 0;
+}
+
+// The ExecutionSession reports link errors (unresolved symbols, bad
+// relocations) to one process-wide reporter; a load collects those raised on
+// its own thread (materialization runs in place, on the thread that looks up).
+thread_local std::vector<std::string> *session_errors = nullptr;
+
+struct CaptureSessionErrors {
+    std::vector<std::string> errors;
+    CaptureSessionErrors() { session_errors = &errors; }
+    ~CaptureSessionErrors() { session_errors = nullptr; }
+    CaptureSessionErrors(const CaptureSessionErrors &) = delete;
+    CaptureSessionErrors &operator=(const CaptureSessionErrors &) = delete;
+};
+
+void report_session_error(llvm::Error e) {
+    std::string message = message_of(std::move(e));
+    if (session_errors)
+        session_errors->push_back(std::move(message));
+    else
+        llvm::errs() << "weft: JIT: " << message << "\n";
+}
+} // namespace
+
+struct CpuJit::Impl {
+    std::unique_ptr<llvm::orc::LLJIT> jit;
+    std::atomic<std::uint64_t> next_id{0};
+};
+
+CpuJit::CpuJit() : impl_(std::make_unique<Impl>()) {
+    cpu::initialize_native_target();
+    // No ORC platform: this library runs static constructors and destructors
+    // itself (static_init.cpp, __cxa_atexit above), and the generic IR
+    // platform would compile IR runtime modules lazily, on whichever thread
+    // first needs them.
+    auto jit = llvm::orc::LLJITBuilder().setPlatformSetUp(llvm::orc::setUpInactivePlatform).create();
+    if (!jit) throw BackendError("could not create the ORC JIT: " + message_of(jit.takeError()));
+    impl_->jit = std::move(*jit);
+    impl_->jit->getExecutionSession().setErrorReporter(report_session_error);
+}
+
+CpuJit::~CpuJit() = default;
+
+CpuJit &CpuJit::instance() {
+    // Never destroyed: modules may outlive static destruction order, and
+    // LLVM's own statics go away at exit. A failed creation is retried.
+    static CpuJit *const jit = new CpuJit();
+    return *jit;
+}
+
+void CpuJit::define_host_symbols(const std::vector<std::pair<std::string, void *>> &symbols) {
+    llvm::orc::LLJIT &jit = *impl_->jit;
+    llvm::orc::SymbolMap map;
+    for (const auto &[name, address] : symbols)
+        map[jit.mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
+    if (llvm::Error e = jit.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(map))))
+        throw BackendError("defining host symbols for JIT'd code: " + message_of(std::move(e)));
+}
+
+std::unique_ptr<JitModule> CpuJit::load(std::vector<char> object, std::string name) {
+    llvm::orc::LLJIT &jit = *impl_->jit;
+    llvm::orc::ExecutionSession &es = jit.getExecutionSession();
+    const std::string dylib_name = name + "#" + std::to_string(++impl_->next_id); // names must be unique
+    // Bare: LLJIT::createJITDylib would have the generic IR platform define
+    // its own __dso_handle in it (an IR module compiled on first use).
+    llvm::orc::JITDylib &jd = es.createBareJITDylib(dylib_name);
+    // From here on, a failure removes the dylib again (the JitModule does).
+    std::unique_ptr<JitModule> module(new JitModule(*this, &jd, std::move(name)));
+    CaptureSessionErrors session;
+    auto fail = [&](const std::string &what, llvm::Error e) -> BackendError {
+        std::string message = message_of(std::move(e));
+        // The session's own report says what went wrong ("Symbols not found:
+        // [ f ]"); the lookup's error only that materialization failed.
+        if (!session.errors.empty()) {
+            message.clear();
+            for (const std::string &m : session.errors) message += (message.empty() ? "" : "; ") + m;
+        }
+        return BackendError("JIT module '" + module->name() + "': " + what + ": " + message);
+    };
+
+    llvm::orc::JITDylibSearchOrder order{{&jit.getMainJITDylib(), llvm::orc::JITDylibLookupFlags::MatchExportedSymbolsOnly}};
+    for (const auto &link : jit.defaultLinkOrder()) order.push_back(link);
+    jd.setLinkOrder(std::move(order), /*LinkAgainstThisJITDylibFirst=*/true);
+
+    // Static destructors register here, keyed by the module's own
+    // __dso_handle (static_init.cpp defines it), and run at unload.
+    llvm::orc::SymbolMap hooks;
+    hooks[jit.mangleAndIntern("__cxa_atexit")] = {llvm::orc::ExecutorAddr::fromPtr(&jit_cxa_atexit),
+                                                  llvm::JITSymbolFlags::Callable};
+    if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(std::move(hooks)))) throw fail("runtime hooks", std::move(e));
+
+    std::unique_ptr<llvm::MemoryBuffer> buffer =
+        llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()), module->name());
+    object = {};
+    auto interface = llvm::orc::getObjectFileInterface(es, buffer->getMemBufferRef());
+    if (!interface) throw fail("not a loadable object", interface.takeError());
+    if (llvm::Error e = jit.addObjectFile(jd, std::move(buffer))) throw fail("adding the object", std::move(e));
+
+    // Link now rather than at the first lookup, so unresolved symbols are
+    // reported here, then run the static constructors.
+    llvm::orc::SymbolLookupSet defined;
+    for (const auto &[symbol, flags] : interface->SymbolFlags)
+        if (symbol != interface->InitSymbol) defined.add(symbol, llvm::orc::SymbolLookupFlags::WeaklyReferencedSymbol);
+    auto linked = es.lookup(llvm::orc::makeJITDylibSearchOrder(&jd, llvm::orc::JITDylibLookupFlags::MatchAllSymbols),
+                            std::move(defined));
+    if (!linked) throw fail("linking", linked.takeError());
+    if (const auto dso = linked->find(jit.mangleAndIntern("__dso_handle")); dso != linked->end())
+        module->dso_handle_ = dso->second.getAddress().toPtr<void *>();
+    const auto init = linked->find(jit.mangleAndIntern(cpu::static_init_symbol));
+    if (init != linked->end()) init->second.getAddress().toPtr<void (*)()>()();
+    return module;
+}
+
+JitModule::JitModule(CpuJit &jit, void *dylib, std::string name) : jit_(jit), dylib_(dylib), name_(std::move(name)) {}
+
+JitModule::~JitModule() {
+    if (dso_handle_) exit_handlers().run(dso_handle_); // static destructors, while the code is still there
+    auto &jd = *static_cast<llvm::orc::JITDylib *>(dylib_);
+    if (llvm::Error e = jit_.impl_->jit->getExecutionSession().removeJITDylib(jd))
+        llvm::errs() << "weft: unloading JIT module '" << name_ << "': " << message_of(std::move(e)) << "\n";
+}
+
+void *JitModule::lookup(std::string_view symbol) const {
+    auto &jd = *static_cast<llvm::orc::JITDylib *>(dylib_);
+    auto address = jit_.impl_->jit->lookup(jd, llvm::StringRef(symbol.data(), symbol.size()));
+    if (!address)
+        throw BackendError("JIT module '" + name_ + "' has no symbol '" + std::string(symbol) +
+                           "': " + message_of(address.takeError()));
+    return address->toPtr<void *>();
+}
+
+} // namespace weft::backend

@@ -1,0 +1,54 @@
+// Static constructors of a JIT'd module. Without an ORC platform runtime
+// nothing runs an object's .init_array, so before code generation the
+// llvm.global_ctors list becomes one function, static_init_symbol, that
+// CpuJit::load calls. Destructors go through __cxa_atexit, which the JIT
+// interposes per module (jit.cpp), with a __dso_handle defined here.
+#include "internal.hpp"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <algorithm>
+
+namespace weft::backend::cpu {
+
+void lower_static_constructors(llvm::Module &module) {
+    // __cxa_atexit(dtor, object, &__dso_handle) registers static destructors
+    // for this module: give it its own __dso_handle, in its own (JIT) memory,
+    // close enough for the PC-relative access hidden symbols get.
+    if (llvm::GlobalVariable *dso = module.getNamedGlobal("__dso_handle"); dso && dso->isDeclaration()) {
+        dso->setInitializer(llvm::Constant::getNullValue(dso->getValueType()));
+        dso->setVisibility(llvm::GlobalValue::HiddenVisibility);
+        dso->setConstant(true);
+    }
+    llvm::GlobalVariable *list = module.getNamedGlobal("llvm.global_ctors");
+    if (!list) return;
+    struct Ctor {
+        uint64_t priority;
+        llvm::Function *fn;
+    };
+    std::vector<Ctor> ctors;
+    if (auto *array = llvm::dyn_cast_or_null<llvm::ConstantArray>(list->getInitializer())) {
+        for (llvm::Value *op : array->operands()) {
+            auto *entry = llvm::dyn_cast<llvm::ConstantStruct>(op);
+            if (!entry || entry->getNumOperands() < 2) continue;
+            auto *priority = llvm::dyn_cast<llvm::ConstantInt>(entry->getOperand(0));
+            auto *fn = llvm::dyn_cast<llvm::Function>(entry->getOperand(1)->stripPointerCasts());
+            if (priority && fn) ctors.push_back({priority->getZExtValue(), fn});
+        }
+    }
+    list->eraseFromParent();
+    if (ctors.empty()) return;
+    std::stable_sort(ctors.begin(), ctors.end(), [](const Ctor &a, const Ctor &b) { return a.priority < b.priority; });
+
+    llvm::LLVMContext &context = module.getContext();
+    auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(context), false);
+    auto *init = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, static_init_symbol, module);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", init));
+    for (const Ctor &c : ctors) b.CreateCall(c.fn->getFunctionType(), c.fn);
+    b.CreateRetVoid();
+}
+
+} // namespace weft::backend::cpu
