@@ -4,10 +4,19 @@
 #include "weft/host/host.hpp"
 #include "weft/kernel/frontend.hpp"
 #include "weft/kernel/lower.hpp"
+#include "weft/codegen/cpp_emitter.hpp"
 
 #include <fmt/core.h>
 
 namespace weft::cli {
+
+namespace {
+std::vector<std::string> loaded_names(const Host &host) {
+    std::vector<std::string> names;
+    for (const LoadedPlugin *p : host.plugins()) names.push_back(p->name());
+    return names;
+}
+} // namespace
 
 int kernel_check(const KernelCheckOptions &o) {
     HostOptions ho;
@@ -28,6 +37,13 @@ int kernel_check(const KernelCheckOptions &o) {
         fmt::print(stderr, "{}: {} error{}, {} warning{}\n", o.file, errors, errors == 1 ? "" : "s", warnings,
                    warnings == 1 ? "" : "s");
         return 1;
+    }
+    if (o.emit_cpp) {
+        Module &m = host.module(r.module.name);
+        host.set_module_plugins(m, loaded_names(host));
+        kernel::lower(r.module);
+        fmt::print("{}", codegen::generate_cpp(r.module, m.resolved_options(), codegen::Backend::Cpu).text);
+        return 0;
     }
     if (!o.dump_ir.empty()) {
         if (o.dump_ir == "lowered") {

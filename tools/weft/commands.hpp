@@ -32,6 +32,7 @@ struct KernelCheckOptions {
     std::vector<std::string> search_path;
     std::size_t error_limit = 50;
     std::string dump_ir; // "", "lowered" or "typed": print the module's IR on stdout
+    bool emit_cpp = false; // print the generated C++ (CPU) on stdout
 };
 
 int kernel_check(const KernelCheckOptions &options);

@@ -54,6 +54,7 @@ int main(int argc, char **argv) {
         ->expected(0, 1)
         ->default_str("lowered")
         ->check(CLI::IsMember({"lowered", "typed"}));
+    kcheck->add_flag("--emit-cpp", check_opts.emit_cpp, "Print the C++ source generated for the CPU backend");
 
     try {
         app.parse(argc, argv);

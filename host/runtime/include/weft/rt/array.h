@@ -16,6 +16,19 @@ template <typename T> struct array_t {
 };
 static_assert(sizeof(array_t<float32>) == 64 && alignof(array_t<float32>) == 8, "weft: array_t layout");
 
+/// The launch grid a CPU entry point receives (C layout; the host's
+/// weft_runtime fills it): ndim @0, shape @4 (unused dimensions 0),
+/// size @24 = the product of the used shape; size 32, alignment 8.
+/// A module's CPU entry for a kernel is
+///   extern "C" void ENTRY(const weft::launch_t *launch, void *const *args, long long begin, long long end);
+/// and runs the linear thread indices [begin, end) of [0, size), row-major.
+struct launch_t {
+    int32 ndim;
+    int32 shape[4];
+    int64 size;
+};
+static_assert(sizeof(launch_t) == 32 && alignof(launch_t) == 8, "weft: launch_t layout");
+
 /// a[i], a[i, j], ...: the element at data + sum(index * stride) bytes (no bounds check).
 template <typename T> WEFT_RT_FN T &index(const array_t<T> &a, int32 i) {
     return *reinterpret_cast<T *>(reinterpret_cast<char *>(a.data) + i * a.strides[0]);

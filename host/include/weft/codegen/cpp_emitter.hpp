@@ -1,0 +1,41 @@
+// C++ source from a lowered kernel module: one translation unit holding
+// weft's runtime headers, the plugins' preambles (each behind a #line marker
+// naming its provenance), the ABI contract of every referenced native type,
+// user structs with layout checks, functions and kernel entry points. Kernel
+// bodies carry #line back to the .py source, so compiler errors point there.
+#pragma once
+
+#include "weft/build/build_options.hpp"
+#include "weft/kernel/ir.hpp"
+
+#include <string>
+#include <vector>
+
+namespace weft::codegen {
+
+enum class Backend { Cpu, Cuda };
+
+/// A kernel as the runtime launches it.
+struct KernelEntry {
+    std::string name;   // as written in the .py file
+    std::string symbol; // extern "C" entry point in the generated source
+    std::vector<std::pair<std::string, Type>> params;
+    int tid_dims = 0; // 0: tid() unused or not unpacked
+    kernel::ir::EntryPointAbi abi = kernel::ir::EntryPointAbi::Warp;
+};
+
+struct GeneratedSource {
+    std::string text;
+    std::string file_name; // the name the source is compiled as (diagnostics)
+    std::vector<KernelEntry> kernels;
+};
+
+/// Generates the translation unit for `module` (which must be lowered).
+/// Throws UserError for kernels the backend cannot compile (for example an
+/// external_constant_params entry on the CPU), naming the kernel.
+GeneratedSource generate_cpp(const kernel::ir::Module &module, const ResolvedBuildOptions &options, Backend backend);
+
+/// The C++ spelling of a kernel type in generated code ("weft::vec3", "weft::array_t<weft::float32>").
+std::string cpp_type(const Type &type);
+
+} // namespace weft::codegen
