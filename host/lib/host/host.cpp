@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 
@@ -66,6 +67,9 @@ struct Host::Impl {
     std::vector<std::unique_ptr<Entry>> entries; // load order
     std::map<std::string, std::unique_ptr<Module>, std::less<>> modules;
     mutable std::optional<ArtifactCache> cache;
+    std::unique_ptr<ThreadPool> pool;
+    std::mutex compiled_mutex;
+    std::vector<std::unique_ptr<CompiledModule>> compiled; // JIT code: freed before any plugin unloads
 
     explicit Impl(HostOptions o)
         : options(std::move(o)), logger(options.log_sink, options.log_categories), search_path(options.search_path) {
@@ -74,6 +78,7 @@ struct Host::Impl {
     }
 
     ~Impl() {
+        compiled.clear();
         // Registrations first: nothing may refer to a plugin once its code is gone.
         registry.clear();
         while (!entries.empty()) {
@@ -402,6 +407,21 @@ const ArtifactCache &Host::cache() const {
     if (!impl_->cache) impl_->cache.emplace(impl_->options.cache_dir, &impl_->logger);
     return *impl_->cache;
 }
+
+ThreadPool &Host::thread_pool() {
+    std::lock_guard<std::mutex> lock(impl_->compiled_mutex);
+    if (!impl_->pool) impl_->pool = impl_->options.threads ? std::make_unique<ThreadPool>(impl_->options.threads)
+                                                           : std::make_unique<ThreadPool>();
+    return *impl_->pool;
+}
+
+CompiledModule &Host::keep(std::unique_ptr<CompiledModule> module) {
+    std::lock_guard<std::mutex> lock(impl_->compiled_mutex);
+    impl_->compiled.push_back(std::move(module));
+    return *impl_->compiled.back();
+}
+
+bool Host::quiet() const { return impl_->options.quiet; }
 
 const Registry &Host::registry() const { return impl_->registry; }
 Registry &Host::registry() { return impl_->registry; }

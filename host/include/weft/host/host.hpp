@@ -6,8 +6,10 @@
 #include "weft/build/build_options.hpp"
 #include "weft/build/cache.hpp"
 #include "weft/build/module.hpp"
+#include "weft/host/compiled_module.hpp"
 #include "weft/manifest/manifest.hpp"
 #include "weft/registry/registry.hpp"
+#include "weft/runtime/thread_pool.hpp"
 #include "weft/support/log.hpp"
 
 #include <filesystem>
@@ -28,6 +30,10 @@ struct HostOptions {
     bool core_builtins = true;
     /// Artifact cache root; empty: WEFT_CACHE_DIR, else $XDG_CACHE_HOME/weft, else ~/.cache/weft.
     std::filesystem::path cache_dir;
+    /// Threads CPU launches use; 0: one per hardware thread.
+    unsigned threads = 0;
+    /// No "Module <name> <hash> load on device 'cpu' took N ms" line on stderr.
+    bool quiet = false;
 };
 
 /// A plugin whose registrations are committed to a host's registry.
@@ -102,6 +108,18 @@ public:
     /// The artifact cache (its root is resolved on first use).
     const ArtifactCache &cache() const;
 
+    /// Checks, compiles (or takes from the cache) and loads a kernel module
+    /// for the CPU. The module is named after the file's stem. Throws
+    /// KernelSourceError (file:line:col diagnostics), UserError (build options,
+    /// plugins) or a compile error naming the .py or preamble line; the host
+    /// stays usable. The module lives as long as the host.
+    CompiledModule &load_module(const std::filesystem::path &file, ModuleLoadOptions options = {});
+    /// The same for source text; `name` names the module (and its "<name>.py" in diagnostics).
+    CompiledModule &load_module_source(const std::string &name, const std::string &source,
+                                       ModuleLoadOptions options = {});
+    /// The pool CPU launches run on (sized by HostOptions::threads).
+    ThreadPool &thread_pool();
+
     const Registry &registry() const;
     /// For embedding applications that register their own builtins (owner names are theirs).
     Registry &registry();
@@ -110,6 +128,10 @@ public:
     struct Impl;
 
 private:
+    CompiledModule &compile_module(const std::string &path, const std::string &name, const std::string &source,
+                                   ModuleLoadOptions options);
+    CompiledModule &keep(std::unique_ptr<CompiledModule> module);
+    bool quiet() const;
     std::unique_ptr<Impl> impl_;
 };
 

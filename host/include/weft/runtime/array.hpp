@@ -1,0 +1,93 @@
+// weft::Array: a kernel array in host memory. Its dtype is a weft::Type, its
+// elements are that type's bytes in weft's layout (the registry's sizes, the
+// same bytes generated code sees through weft::array_t<T>).
+#pragma once
+
+#include "weft/registry/types.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace weft {
+
+/// A 1-4 dimensional array of `dtype` elements in host memory.
+///
+/// Storage is owned, 64-byte aligned, zero-filled when created and shared
+/// between an array and its views (copying an Array copies the reference, not
+/// the elements). Strides are in bytes; a new array is contiguous row-major.
+/// Each dimension fits int32 (weft::array_t stores int32 shapes).
+///
+/// A dtype is a scalar, vector, matrix, quaternion, @wp.struct or native type
+/// (opaque ones too); elements are copied as raw bytes, so padding bytes are
+/// kept exactly as given.
+class Array {
+public:
+    /// A contiguous array of zero bytes.
+    static Array zeros(Type dtype, std::vector<std::int64_t> shape);
+    /// A contiguous array holding a copy of `bytes` bytes at `data`, row-major;
+    /// `bytes` must be the element count times dtype.size().
+    static Array from_host(Type dtype, std::vector<std::int64_t> shape, const void *data, std::size_t bytes);
+    /// A 1-D array holding the elements of `v`; sizeof(T) must be dtype.size().
+    template <class T> static Array from_vector(Type dtype, const std::vector<T> &v) {
+        static_assert(std::is_trivially_copyable_v<T>, "Array::from_vector: T must be trivially copyable");
+        check_host_element(dtype, sizeof(T), "from_vector");
+        return from_host(std::move(dtype), {static_cast<std::int64_t>(v.size())}, v.data(), v.size() * sizeof(T));
+    }
+
+    /// Copies the elements, row-major and packed (strided views included), to
+    /// `dst`; `bytes` must be size() * dtype().size().
+    void copy_to_host(void *dst, std::size_t bytes) const;
+    /// Overwrites the elements (row-major, packed at `src`) through this view's strides.
+    void copy_from_host(const void *src, std::size_t bytes);
+    /// The elements, row-major; sizeof(T) must be dtype().size().
+    template <class T> std::vector<T> to_vector() const {
+        static_assert(std::is_trivially_copyable_v<T>, "Array::to_vector: T must be trivially copyable");
+        check_host_element(dtype_, sizeof(T), "to_vector");
+        std::vector<T> out(static_cast<std::size_t>(size_));
+        copy_to_host(out.data(), out.size() * sizeof(T));
+        return out;
+    }
+
+    /// A view of the same storage: `shape` with `byte_strides` (one per
+    /// dimension, may be negative or 0), element 0 at `byte_offset` bytes from
+    /// this array's element 0. Every element must lie within the storage and be
+    /// aligned for the dtype.
+    Array view(std::vector<std::int64_t> shape, std::vector<std::int64_t> byte_strides,
+               std::int64_t byte_offset = 0) const;
+
+    const Type &dtype() const { return dtype_; }
+    int ndim() const { return static_cast<int>(shape_.size()); }
+    const std::vector<std::int64_t> &shape() const { return shape_; }
+    /// Byte strides, one per dimension.
+    const std::vector<std::int64_t> &strides() const { return strides_; }
+    /// The number of elements.
+    std::int64_t size() const { return size_; }
+    /// The packed size of the elements: size() * dtype().size().
+    std::size_t nbytes() const { return static_cast<std::size_t>(size_) * static_cast<std::size_t>(dtype_.size()); }
+    /// Element 0 (for an empty array, where it would be).
+    void *data() const { return storage_.get() + offset_; }
+    /// Contiguous row-major (strides as a new array of this shape has them).
+    bool is_contiguous() const;
+    /// This array's kernel type: Type::array(dtype(), ndim()).
+    Type type() const { return Type::array(dtype_, ndim()); }
+    /// The bytes of the storage this array (and its views) share.
+    std::size_t storage_bytes() const { return storage_bytes_; }
+
+private:
+    Array() = default;
+    static void check_host_element(const Type &dtype, std::size_t host_size, const char *what);
+
+    Type dtype_;
+    std::vector<std::int64_t> shape_;
+    std::vector<std::int64_t> strides_;
+    std::int64_t size_ = 0;
+    std::shared_ptr<std::byte> storage_;
+    std::size_t storage_bytes_ = 0;
+    std::size_t offset_ = 0; // of element 0 in the storage
+};
+
+} // namespace weft

@@ -1,0 +1,66 @@
+// weft::KernelArg: one argument of a kernel launch, an array or a value.
+#pragma once
+
+#include "weft/registry/types.hpp"
+#include "weft/runtime/array.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+namespace weft {
+
+/// One launch argument: an Array (sharing its storage) or a value of a kernel
+/// type held as its bytes in weft's layout. The scalar constructors give the
+/// types float -> float32, double -> float64, int -> int32, std::int64_t (and
+/// long long) -> int64, std::uint32_t -> uint32, std::uint64_t (and unsigned
+/// long long) -> uint64, bool -> bool. Packing checks types exactly: no
+/// promotion, so pass 2.0 (not 2.0f) for a float64 parameter, or use of().
+class KernelArg {
+public:
+    KernelArg(Array array);
+    KernelArg(float v);
+    KernelArg(double v);
+    KernelArg(int v);
+    KernelArg(std::int64_t v);
+    KernelArg(std::uint32_t v);
+    KernelArg(std::uint64_t v);
+    KernelArg(bool v);
+    /// Not a kernel argument (without this, a pointer would become a bool).
+    template <class T> KernelArg(T *) = delete;
+    // long long / unsigned long long where they are not std::int64_t / std::uint64_t.
+    template <class T, std::enable_if_t<(std::is_same_v<T, long long> && !std::is_same_v<long long, std::int64_t>) ||
+                                            (std::is_same_v<T, unsigned long long> &&
+                                             !std::is_same_v<unsigned long long, std::uint64_t>),
+                                        int> = 0>
+    KernelArg(T v)
+        : KernelArg(value(Type::scalar(std::is_signed_v<T> ? Scalar::Int64 : Scalar::UInt64), &v, sizeof v)) {}
+
+    /// A value of `type` (a scalar, vector, matrix, quaternion, struct or native
+    /// type) given as its `size` bytes; `size` must be type.size().
+    static KernelArg value(Type type, const void *bytes, std::size_t size);
+    /// A value of `type` from a host object with the same bytes (sizeof(T) == type.size()).
+    template <class T> static KernelArg of(Type type, const T &v) {
+        static_assert(std::is_trivially_copyable_v<T>, "KernelArg::of: T must be trivially copyable");
+        return value(std::move(type), &v, sizeof(T));
+    }
+
+    bool is_array() const { return array_.has_value(); }
+    /// The array (UserError when this is a value).
+    const Array &array() const;
+    /// The argument's kernel type: Type::array(dtype, ndim) for an array.
+    const Type &type() const { return type_; }
+    /// A value's bytes (empty for an array).
+    const std::vector<std::byte> &bytes() const { return bytes_; }
+
+private:
+    KernelArg() = default;
+
+    std::optional<Array> array_;
+    Type type_;
+    std::vector<std::byte> bytes_;
+};
+
+} // namespace weft

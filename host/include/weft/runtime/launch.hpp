@@ -1,0 +1,78 @@
+// Argument packing and CPU launches of generated kernels.
+//
+// A module's CPU entry point for a kernel has the C signature
+//   extern "C" void ENTRY(const weft::launch_t *launch, void *const *args, long long begin, long long end);
+// launch_t (weft/rt/array.h) holds the launch grid; args[i] points to the
+// bytes of parameter i: a weft::array_t<T> view (weft::ArrayViewLayout) for an
+// array parameter, else the value's bytes in weft's layout. The entry runs the
+// linear thread indices [begin, end) (row-major over the grid) and must treat
+// the argument bytes as read-only: chunks run concurrently on the same bytes.
+#pragma once
+
+#include "weft/registry/types.hpp"
+#include "weft/runtime/kernel_arg.hpp"
+#include "weft/runtime/thread_pool.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace weft {
+
+struct launch_t; // weft/rt/array.h
+
+/// A kernel's CPU entry point.
+using CpuEntry = void (*)(const launch_t *launch, void *const *args, long long begin, long long end);
+
+/// One kernel parameter: its name and type (Type::array(dtype, ndim) for arrays).
+struct KernelParam {
+    std::string name;
+    Type type;
+};
+
+/// The packed arguments of one launch: each parameter's bytes, aligned for its
+/// type, in one buffer, and the pointer table an entry point takes. Holds
+/// references to the arrays' storage, so they outlive it. Move-only (the
+/// pointers point into its own buffer).
+class PackedArgs {
+public:
+    PackedArgs(PackedArgs &&) noexcept;
+    PackedArgs &operator=(PackedArgs &&) noexcept;
+    PackedArgs(const PackedArgs &) = delete;
+    PackedArgs &operator=(const PackedArgs &) = delete;
+    ~PackedArgs();
+
+    /// The number of parameters.
+    std::size_t size() const { return pointers_.size(); }
+    /// args[i] for the entry point: parameter i's bytes.
+    void *const *pointers() const { return pointers_.data(); }
+    /// Parameter i's bytes (array parameters: the 64-byte array view).
+    const void *arg(std::size_t i) const { return pointers_.at(i); }
+
+private:
+    friend PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &params,
+                                const std::vector<KernelArg> &args);
+    PackedArgs() = default;
+    struct Buffer;
+
+    std::unique_ptr<Buffer> buffer_;
+    std::vector<void *> pointers_;
+    std::vector<Array> arrays_; // keeps the storage alive
+};
+
+/// Checks `args` against `params` of kernel `kernel` and packs them. UserError,
+/// naming the kernel and parameter, on a wrong argument count, an array of
+/// another dtype or ndim, a value for an array parameter (or the reverse), or a
+/// value of another type (types must be equal: no promotion).
+PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &params,
+                     const std::vector<KernelArg> &args);
+
+/// Runs `entry` over the grid `dim` (1 to 4 dimensions, each 0 to INT32_MAX)
+/// with `args`, split over `pool` with parallel_for over [0, product of dim).
+/// A grid with a 0 dimension calls nothing. Exceptions from the entry are rethrown.
+void launch_cpu(CpuEntry entry, const std::vector<std::int64_t> &dim, const PackedArgs &args, ThreadPool &pool);
+
+} // namespace weft

@@ -1,0 +1,270 @@
+// Host::load_module: check -> lower -> generate C++ -> hash -> (cache hit |
+// compile in process) -> JIT load -> kernels. The module hash covers the
+// generated source, the resolved build options, codegen options, the target,
+// referenced contracts, the runtime headers and the toolchain.
+#include "weft/host/compiled_module.hpp"
+
+#include "weft/backend/cpu_compiler.hpp"
+#include "weft/build/module_hash.hpp"
+#include "weft/codegen/build_inputs.hpp"
+#include "weft/codegen/cpp_emitter.hpp"
+#include "weft/codegen/runtime_headers.hpp"
+#include "weft/host/host.hpp"
+#include "weft/kernel/frontend.hpp"
+#include "weft/kernel/lower.hpp"
+#include "weft/runtime/launch.hpp"
+#include "weft/support/sha256.hpp"
+
+#include <weft/rt/array.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+namespace weft {
+
+namespace fs = std::filesystem;
+
+struct Kernel::Impl {
+    std::string name;
+    std::string module;
+    CpuEntry entry = nullptr;
+    std::vector<KernelParam> params;
+    int tid_dims = 0;
+    kernel::ir::EntryPointAbi abi = kernel::ir::EntryPointAbi::Warp;
+    int *expect_failures = nullptr; // the module's counter (weft_expect_failures)
+    ThreadPool *pool = nullptr;
+    std::mutex *launch_mutex = nullptr; // expect_* accounting is per launch
+};
+
+struct CompiledModule::Impl {
+    std::string name;
+    std::string hash;
+    bool from_cache = false;
+    double load_ms = 0;
+    fs::path artifact_path;
+    fs::path generated_source_path;
+    std::unique_ptr<backend::JitModule> jit;
+    std::vector<std::shared_ptr<Kernel::Impl>> kernels;
+    std::mutex launch_mutex;
+};
+
+const std::string &Kernel::name() const { return impl_->name; }
+const std::vector<KernelParam> &Kernel::params() const { return impl_->params; }
+
+void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args) const {
+    const Impl &k = *impl_;
+    if (k.abi == kernel::ir::EntryPointAbi::ExternalConstantParams)
+        throw LaunchError("kernel '" + k.name + "' uses entry_point_abi='external_constant_params' and cannot be launched by weft");
+    if (k.tid_dims > 1 && dim.size() != static_cast<std::size_t>(k.tid_dims))
+        throw LaunchError("kernel '" + k.name + "' unpacks tid() into " + std::to_string(k.tid_dims) +
+                          " values; launch it with a " + std::to_string(k.tid_dims) + "-D dimension, not " +
+                          std::to_string(dim.size()) + "-D");
+    const PackedArgs packed = pack_args(k.name, k.params, args);
+    // One launch of a module at a time reads and resets its expect_* counter.
+    std::lock_guard<std::mutex> lock(*k.launch_mutex);
+    auto *counter = reinterpret_cast<std::atomic<int> *>(k.expect_failures);
+    counter->store(0);
+    launch_cpu(k.entry, dim, packed, *k.pool);
+    const int failed = counter->exchange(0);
+    if (failed)
+        throw LaunchError("kernel '" + k.name + "' (module '" + k.module + "'): " + std::to_string(failed) + " expect_* check" +
+                          (failed == 1 ? "" : "s") + " failed (the messages above give kernel, line and values)");
+}
+
+CompiledModule::CompiledModule(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CompiledModule::~CompiledModule() = default;
+const std::string &CompiledModule::name() const { return impl_->name; }
+const std::string &CompiledModule::hash() const { return impl_->hash; }
+bool CompiledModule::from_cache() const { return impl_->from_cache; }
+double CompiledModule::load_ms() const { return impl_->load_ms; }
+const fs::path &CompiledModule::artifact_path() const { return impl_->artifact_path; }
+const fs::path &CompiledModule::generated_source_path() const { return impl_->generated_source_path; }
+
+std::vector<std::string> CompiledModule::kernel_names() const {
+    std::vector<std::string> names;
+    for (const auto &k : impl_->kernels) names.push_back(k->name);
+    return names;
+}
+
+Kernel CompiledModule::kernel(std::string_view name) const {
+    for (const auto &k : impl_->kernels)
+        if (k->name == name) {
+            Kernel out;
+            out.impl_ = k;
+            return out;
+        }
+    std::string known;
+    for (const auto &k : impl_->kernels) known += (known.empty() ? "" : ", ") + k->name;
+    throw UserError("module '" + impl_->name + "' has no kernel '" + std::string(name) + "' (its kernels: " +
+                    (known.empty() ? "none" : known) + ")");
+}
+
+namespace {
+
+fs::path runtime_pch(const fs::path &root, const backend::CpuCompileOptions &options);
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Writes `text` to `path` atomically (temp + rename): concurrent writers of
+/// the same content never leave a torn file.
+void write_atomically(const fs::path &path, const std::string &text) {
+    fs::create_directories(path.parent_path());
+    const fs::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary);
+        out << text;
+        if (!out) throw UserError("cannot write " + tmp.string());
+    }
+    fs::rename(tmp, path);
+}
+
+/// The plugins that own what a module references (its default plugin list).
+std::vector<std::string> referenced_plugins(const kernel::ir::Module &m, const Host &host) {
+    std::set<std::string> owners;
+    for (const BuiltinOverload &b : m.references.builtins)
+        if (b.external)
+            for (const std::string &o : b.owners) owners.insert(o);
+    for (const NativeTypeInfo &t : m.references.native_types)
+        for (const std::string &o : t.owners) owners.insert(o);
+    std::vector<std::string> out;
+    for (const LoadedPlugin *p : host.plugins()) // load order: requirements first
+        if (owners.count(p->name())) out.push_back(p->name());
+    return out;
+}
+
+} // namespace
+
+CompiledModule &Host::load_module(const fs::path &file, ModuleLoadOptions options) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in || fs::is_directory(file)) throw UserError(file.string() + ": cannot read kernel source");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return compile_module(file.string(), file.stem().string(), text.str(), std::move(options));
+}
+
+CompiledModule &Host::load_module_source(const std::string &name, const std::string &source, ModuleLoadOptions options) {
+    return compile_module(name + ".py", name, source, std::move(options));
+}
+
+CompiledModule &Host::compile_module(const std::string &path, const std::string &name, const std::string &source,
+                                     ModuleLoadOptions options) {
+    const auto t0 = std::chrono::steady_clock::now();
+    kernel::FrontendResult checked = kernel::check_module(kernel::SourceFile(path, source), registry());
+    if (!checked.ok()) throw kernel::KernelSourceError(checked.formatted, checked.diagnostics);
+    kernel::ir::Module ir = std::move(checked.module);
+    ir.name = name;
+    kernel::lower(ir);
+
+    Module &module = this->module(name);
+    if (options.build_options) module.set_build_options(*options.build_options);
+    const std::vector<std::string> plugins = options.plugins ? *options.plugins : referenced_plugins(ir, *this);
+    if (module.plugins() != plugins) set_module_plugins(module, plugins);
+    const ResolvedBuildOptions &resolved = module.resolved_options();
+
+    codegen::GeneratedSource generated = codegen::generate_cpp(ir, resolved, codegen::Backend::Cpu);
+
+    backend::CpuCompileOptions copts;
+    copts.opt_level = options.opt_level;
+    copts.fast_math = options.fast_math;
+    copts.native_cpu = options.native_cpu;
+    const fs::path root = cache().root();
+    copts.weft_include_dirs = {codegen::materialize_runtime_headers(root / "v1" / "runtime-headers")};
+    copts.include_dirs = resolved.cpu_include_dirs;
+
+    ModuleHashInputs inputs = codegen::contract_inputs(ir);
+    inputs.generated_source = generated.text;
+    inputs.target = Target::cpu();
+    inputs.codegen_options = {{"opt", std::to_string(options.opt_level)},
+                              {"fast_math", options.fast_math ? "1" : "0"},
+                              {"native_cpu", options.native_cpu ? "1" : "0"}};
+    inputs.runtime_header_digest = codegen::runtime_header_digest();
+    inputs.toolchain = backend::toolchain_identity(copts);
+    const std::string hash = module.hash(inputs);
+
+    auto impl = std::make_unique<CompiledModule::Impl>();
+    impl->name = name;
+    impl->hash = hash;
+    impl->generated_source_path = root / "v1" / "generated" / (name + "-" + hash.substr(0, 16) + ".cpp");
+    write_atomically(impl->generated_source_path, generated.text);
+
+    std::vector<char> object;
+    if (auto hit = cache().find(name, hash, Target::cpu())) {
+        object.assign(hit->content.begin(), hit->content.end());
+        impl->artifact_path = hit->path;
+        impl->from_cache = true;
+    } else {
+        copts.source_name = impl->generated_source_path.string();
+        if (options.use_pch) copts.pch = runtime_pch(root, copts);
+        try {
+            object = backend::compile_to_object(generated.text, copts);
+        } catch (const backend::CompileError &e) {
+            if (!e.pch_rejected()) {
+                throw backend::CompileError(std::string("module '") + name + "' does not compile:\n" + e.what() +
+                                                "\n(generated source, for reference: " +
+                                                impl->generated_source_path.string() + ")",
+                                            e.diagnostics());
+            }
+            // A PCH that does not fit (corrupt, or from other headers): rebuild it once.
+            logger().log(LogLevel::Warning, "cache", "rebuilding the precompiled runtime header " + copts.pch.string() +
+                                                          ": " + e.what());
+            fs::remove(copts.pch);
+            copts.pch = runtime_pch(root, copts);
+            object = backend::compile_to_object(generated.text, copts);
+        }
+        const CachedArtifact stored =
+            cache().store(name, hash, Target::cpu(), generated.text, std::string(object.begin(), object.end()));
+        impl->artifact_path = stored.path;
+    }
+
+    impl->jit = backend::CpuJit::instance().load(std::move(object), name + "-" + hash.substr(0, 8));
+    int *expect_failures = static_cast<int *>(impl->jit->lookup("weft_expect_failures"));
+    for (const codegen::KernelEntry &e : generated.kernels) {
+        auto k = std::make_shared<Kernel::Impl>();
+        k->name = e.name;
+        k->module = name;
+        k->entry = impl->jit->lookup_function<std::remove_pointer_t<CpuEntry>>(e.symbol);
+        for (const auto &[pname, ptype] : e.params) k->params.push_back({pname, ptype});
+        k->tid_dims = e.tid_dims;
+        k->abi = e.abi;
+        k->expect_failures = expect_failures;
+        k->pool = &thread_pool();
+        k->launch_mutex = &impl->launch_mutex;
+        impl->kernels.push_back(std::move(k));
+    }
+    impl->load_ms = ms_since(t0);
+    if (!quiet()) {
+        char line[256];
+        std::snprintf(line, sizeof line, "Module %s %s load on device 'cpu' took %.2f ms (%s)\n", name.c_str(),
+                      hash.substr(0, 8).c_str(), impl->load_ms, impl->from_cache ? "cached" : "compiled");
+        std::fputs(line, stderr);
+    }
+    return keep(std::make_unique<CompiledModule>(std::move(impl)));
+}
+
+namespace {
+fs::path runtime_pch(const fs::path &root, const backend::CpuCompileOptions &options) {
+    // One PCH per (runtime headers, toolchain and flags); several processes may race to build it.
+    Sha256 key;
+    key.field("weft.pch.v1").field(codegen::runtime_header_digest()).field(backend::toolchain_identity(options));
+    for (const fs::path &d : options.weft_include_dirs) key.field(d.string());
+    const fs::path pch = root / "v1" / "pch" / (key.hex().substr(0, 24) + ".pch");
+    if (!fs::exists(pch)) {
+        fs::create_directories(pch.parent_path());
+        backend::CpuCompileOptions o = options;
+        o.pch.clear();
+        o.source_name = (pch.parent_path() / "runtime.pch.cpp").string();
+        backend::build_pch("#include <weft/rt/runtime.h>\n", o, pch); // atomic
+    }
+    return pch;
+}
+} // namespace
+
+} // namespace weft

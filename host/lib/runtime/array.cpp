@@ -1,0 +1,222 @@
+#include "weft/runtime/array.hpp"
+
+#include "weft/support/error.hpp"
+
+#include <cstring>
+#include <limits>
+#include <new>
+#include <string>
+
+namespace weft {
+namespace {
+
+constexpr std::size_t storage_alignment = 64;
+
+std::string shape_text(const std::vector<std::int64_t> &shape) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+    return out + "]";
+}
+
+/// A dtype an array can hold; throws UserError otherwise.
+void check_dtype(const Type &dtype, const char *what) {
+    switch (dtype.kind()) {
+    case Type::Kind::Scalar:
+    case Type::Kind::Vector:
+    case Type::Kind::Matrix:
+    case Type::Kind::Quaternion:
+    case Type::Kind::Native:
+    case Type::Kind::Struct: break;
+    default:
+        throw UserError(std::string("Array::") + what + ": " + dtype.name() + " is not an array dtype");
+    }
+    if (dtype.size() == 0)
+        throw UserError(std::string("Array::") + what + ": dtype " + dtype.name() + " has size 0");
+    const std::uint64_t a = dtype.alignment();
+    if (a == 0 || (a & (a - 1)) != 0 || a > storage_alignment)
+        throw UserError(std::string("Array::") + what + ": dtype " + dtype.name() + " has alignment " +
+                        std::to_string(a) + " (arrays support powers of two up to " +
+                        std::to_string(storage_alignment) + ")");
+}
+
+/// Checks a shape (1-4 dimensions, each 0 to INT32_MAX) and returns its element count.
+std::int64_t check_shape(const Type &dtype, const std::vector<std::int64_t> &shape, const char *what) {
+    const std::string where = std::string("Array::") + what + ": ";
+    if (shape.empty() || shape.size() > static_cast<std::size_t>(ArrayViewLayout::max_dims))
+        throw UserError(where + "an array has 1 to " + std::to_string(ArrayViewLayout::max_dims) +
+                        " dimensions, got " + std::to_string(shape.size()));
+    std::int64_t count = 1;
+    bool overflow = false;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        if (shape[d] < 0)
+            throw UserError(where + "dimension " + std::to_string(d) + " of shape " + shape_text(shape) +
+                            " is negative");
+        if (shape[d] > std::numeric_limits<std::int32_t>::max())
+            throw UserError(where + "dimension " + std::to_string(d) + " of shape " + shape_text(shape) +
+                            " is more than " + std::to_string(std::numeric_limits<std::int32_t>::max()) +
+                            " (array shapes are int32)");
+        overflow = overflow || __builtin_mul_overflow(count, shape[d], &count);
+    }
+    for (std::int64_t s : shape)
+        if (s == 0) return 0;
+    std::size_t bytes = 0;
+    if (overflow || __builtin_mul_overflow(static_cast<std::size_t>(count), static_cast<std::size_t>(dtype.size()), &bytes) ||
+        bytes > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()))
+        throw UserError(where + "shape " + shape_text(shape) + " of " + dtype.name() + " is too large");
+    return count;
+}
+
+std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t> &shape, std::int64_t elem) {
+    std::vector<std::int64_t> strides(shape.size());
+    std::int64_t s = elem;
+    for (std::size_t d = shape.size(); d-- > 0;) {
+        strides[d] = s;
+        s *= shape[d] > 0 ? shape[d] : 1;
+    }
+    return strides;
+}
+
+std::shared_ptr<std::byte> allocate(std::size_t bytes) {
+    const std::size_t n = bytes == 0 ? storage_alignment : (bytes + storage_alignment - 1) / storage_alignment * storage_alignment;
+    void *p = ::operator new(n, std::align_val_t{storage_alignment});
+    std::memset(p, 0, n);
+    return std::shared_ptr<std::byte>(static_cast<std::byte *>(p),
+                                      [](std::byte *q) { ::operator delete(q, std::align_val_t{storage_alignment}); });
+}
+
+/// Copies between an array's strided elements and a packed row-major buffer.
+void strided_copy(std::byte *elements, const std::vector<std::int64_t> &shape, const std::vector<std::int64_t> &strides,
+                  std::int64_t elem, std::byte *packed, bool to_packed) {
+    const int nd = static_cast<int>(shape.size());
+    // The innermost dimension is one run of bytes when its elements are adjacent.
+    const bool inner_run = strides[static_cast<std::size_t>(nd - 1)] == elem;
+    const int outer = inner_run ? nd - 1 : nd;
+    const std::size_t run = static_cast<std::size_t>(inner_run ? shape[static_cast<std::size_t>(nd - 1)] * elem : elem);
+    std::int64_t count = 1;
+    for (int d = 0; d < outer; ++d) count *= shape[static_cast<std::size_t>(d)];
+    std::int64_t idx[4] = {0, 0, 0, 0};
+    for (std::int64_t k = 0; k < count; ++k) {
+        std::int64_t off = 0;
+        for (int d = 0; d < outer; ++d) off += idx[d] * strides[static_cast<std::size_t>(d)];
+        if (to_packed)
+            std::memcpy(packed, elements + off, run);
+        else
+            std::memcpy(elements + off, packed, run);
+        packed += run;
+        for (int d = outer - 1; d >= 0; --d) {
+            if (++idx[d] < shape[static_cast<std::size_t>(d)]) break;
+            idx[d] = 0;
+        }
+    }
+}
+
+} // namespace
+
+void Array::check_host_element(const Type &dtype, std::size_t host_size, const char *what) {
+    if (host_size != dtype.size())
+        throw UserError(std::string("Array::") + what + ": the host element type has " + std::to_string(host_size) +
+                        " bytes, dtype " + dtype.name() + " has " + std::to_string(dtype.size()));
+}
+
+Array Array::zeros(Type dtype, std::vector<std::int64_t> shape) {
+    check_dtype(dtype, "zeros");
+    Array a;
+    a.size_ = check_shape(dtype, shape, "zeros");
+    a.strides_ = contiguous_strides(shape, static_cast<std::int64_t>(dtype.size()));
+    a.shape_ = std::move(shape);
+    a.dtype_ = std::move(dtype);
+    a.storage_bytes_ = a.nbytes();
+    a.storage_ = allocate(a.storage_bytes_);
+    return a;
+}
+
+Array Array::from_host(Type dtype, std::vector<std::int64_t> shape, const void *data, std::size_t bytes) {
+    check_dtype(dtype, "from_host");
+    const std::int64_t count = check_shape(dtype, shape, "from_host");
+    const std::size_t expected = static_cast<std::size_t>(count) * static_cast<std::size_t>(dtype.size());
+    if (bytes != expected)
+        throw UserError("Array::from_host: shape " + shape_text(shape) + " of " + dtype.name() + " is " +
+                        std::to_string(count) + " elements, " + std::to_string(expected) + " bytes, but " +
+                        std::to_string(bytes) + " bytes were given");
+    if (bytes != 0 && data == nullptr) throw UserError("Array::from_host: data is null");
+    Array a = zeros(std::move(dtype), std::move(shape));
+    if (bytes != 0) std::memcpy(a.storage_.get(), data, bytes);
+    return a;
+}
+
+bool Array::is_contiguous() const { return strides_ == contiguous_strides(shape_, static_cast<std::int64_t>(dtype_.size())); }
+
+void Array::copy_to_host(void *dst, std::size_t bytes) const {
+    if (bytes != nbytes())
+        throw UserError("Array::copy_to_host: the array (" + type().name() + ", shape " + shape_text(shape_) +
+                        ") has " + std::to_string(nbytes()) + " bytes, the destination " + std::to_string(bytes));
+    if (bytes == 0) return;
+    if (dst == nullptr) throw UserError("Array::copy_to_host: destination is null");
+    if (is_contiguous()) {
+        std::memcpy(dst, data(), bytes);
+        return;
+    }
+    strided_copy(static_cast<std::byte *>(data()), shape_, strides_, static_cast<std::int64_t>(dtype_.size()),
+                 static_cast<std::byte *>(dst), true);
+}
+
+void Array::copy_from_host(const void *src, std::size_t bytes) {
+    if (bytes != nbytes())
+        throw UserError("Array::copy_from_host: the array (" + type().name() + ", shape " + shape_text(shape_) +
+                        ") has " + std::to_string(nbytes()) + " bytes, the source " + std::to_string(bytes));
+    if (bytes == 0) return;
+    if (src == nullptr) throw UserError("Array::copy_from_host: source is null");
+    if (is_contiguous()) {
+        std::memcpy(data(), src, bytes);
+        return;
+    }
+    // strided_copy only reads the packed side when copying into the elements.
+    strided_copy(static_cast<std::byte *>(data()), shape_, strides_, static_cast<std::int64_t>(dtype_.size()),
+                 const_cast<std::byte *>(static_cast<const std::byte *>(src)), false);
+}
+
+Array Array::view(std::vector<std::int64_t> shape, std::vector<std::int64_t> byte_strides,
+                  std::int64_t byte_offset) const {
+    const std::int64_t count = check_shape(dtype_, shape, "view");
+    if (byte_strides.size() != shape.size())
+        throw UserError("Array::view: shape " + shape_text(shape) + " has " + std::to_string(shape.size()) +
+                        " dimensions but " + std::to_string(byte_strides.size()) + " strides were given");
+    const std::int64_t elem = static_cast<std::int64_t>(dtype_.size());
+    const std::int64_t align = static_cast<std::int64_t>(dtype_.alignment());
+    const std::int64_t limit = static_cast<std::int64_t>(storage_bytes_);
+    const std::string what = "Array::view: shape " + shape_text(shape) + ", byte strides " + shape_text(byte_strides) +
+                             ", byte offset " + std::to_string(byte_offset);
+    std::int64_t start = 0;
+    if (__builtin_add_overflow(static_cast<std::int64_t>(offset_), byte_offset, &start) || start < 0 || start > limit)
+        throw UserError(what + ": element 0 is outside the array's storage of " + std::to_string(limit) + " bytes");
+    if (start % align != 0)
+        throw UserError(what + ": element 0 is not aligned to " + std::to_string(align) + " bytes for " + dtype_.name());
+    for (std::int64_t s : byte_strides)
+        if (s % align != 0)
+            throw UserError(what + ": stride " + std::to_string(s) + " is not a multiple of " + dtype_.name() +
+                            "'s alignment " + std::to_string(align));
+    if (count > 0) {
+        // The lowest and highest byte any element touches.
+        std::int64_t lo = start, hi = start;
+        bool overflow = false;
+        for (std::size_t d = 0; d < shape.size(); ++d) {
+            std::int64_t reach = 0;
+            overflow = overflow || __builtin_mul_overflow(shape[d] - 1, byte_strides[d], &reach);
+            if (reach < 0)
+                overflow = overflow || __builtin_add_overflow(lo, reach, &lo);
+            else
+                overflow = overflow || __builtin_add_overflow(hi, reach, &hi);
+        }
+        if (overflow || lo < 0 || __builtin_add_overflow(hi, elem, &hi) || hi > limit)
+            throw UserError(what + ": its elements reach outside the array's storage of " + std::to_string(limit) +
+                            " bytes");
+    }
+    Array a = *this;
+    a.shape_ = std::move(shape);
+    a.strides_ = std::move(byte_strides);
+    a.size_ = count;
+    a.offset_ = static_cast<std::size_t>(start);
+    return a;
+}
+
+} // namespace weft

@@ -1,0 +1,158 @@
+#include "weft/runtime/launch.hpp"
+
+#include "weft/rt/array.h"
+#include "weft/support/error.hpp"
+
+#include <cstddef>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <string>
+
+namespace weft {
+
+// The host's layouts are the runtime headers' layouts.
+static_assert(sizeof(array_t<float32>) == ArrayViewLayout::size);
+static_assert(alignof(array_t<float32>) == ArrayViewLayout::alignment);
+static_assert(offsetof(array_t<float32>, data) == ArrayViewLayout::data_offset);
+static_assert(offsetof(array_t<float32>, shape) == ArrayViewLayout::shape_offset);
+static_assert(offsetof(array_t<float32>, strides) == ArrayViewLayout::strides_offset);
+static_assert(offsetof(array_t<float32>, ndim) == ArrayViewLayout::ndim_offset);
+static_assert(offsetof(launch_t, ndim) == 0 && offsetof(launch_t, shape) == 4 && offsetof(launch_t, size) == 24);
+static_assert(sizeof(launch_t) == 32);
+
+/// The packed bytes: one allocation aligned for every parameter.
+struct PackedArgs::Buffer {
+    std::byte *bytes = nullptr;
+    std::size_t alignment = 0;
+    Buffer(std::size_t size, std::size_t align) : alignment(align) {
+        bytes = static_cast<std::byte *>(::operator new(size == 0 ? 1 : size, std::align_val_t{align}));
+        std::memset(bytes, 0, size == 0 ? 1 : size);
+    }
+    ~Buffer() { ::operator delete(bytes, std::align_val_t{alignment}); }
+    Buffer(const Buffer &) = delete;
+    Buffer &operator=(const Buffer &) = delete;
+};
+
+PackedArgs::PackedArgs(PackedArgs &&) noexcept = default;
+PackedArgs &PackedArgs::operator=(PackedArgs &&) noexcept = default;
+PackedArgs::~PackedArgs() = default;
+
+namespace {
+
+bool is_value_type(const Type &t) {
+    switch (t.kind()) {
+    case Type::Kind::Scalar:
+    case Type::Kind::Vector:
+    case Type::Kind::Matrix:
+    case Type::Kind::Quaternion:
+    case Type::Kind::Native:
+    case Type::Kind::Struct: return t.size() != 0;
+    default: return false;
+    }
+}
+
+std::string prefix(std::string_view kernel, const KernelParam &p) {
+    return "kernel '" + std::string(kernel) + "', parameter '" + p.name + "': ";
+}
+
+/// The 64-byte weft::array_t view of `a` (weft::ArrayViewLayout).
+void write_view(std::byte *out, const Array &a) {
+    void *data = a.data();
+    std::int32_t shape[ArrayViewLayout::max_dims] = {0, 0, 0, 0};
+    std::int64_t strides[ArrayViewLayout::max_dims] = {0, 0, 0, 0};
+    for (int d = 0; d < a.ndim(); ++d) {
+        shape[d] = static_cast<std::int32_t>(a.shape()[static_cast<std::size_t>(d)]);
+        strides[d] = a.strides()[static_cast<std::size_t>(d)];
+    }
+    const std::int32_t ndim = a.ndim();
+    std::memcpy(out + ArrayViewLayout::data_offset, &data, sizeof data);
+    std::memcpy(out + ArrayViewLayout::shape_offset, shape, sizeof shape);
+    std::memcpy(out + ArrayViewLayout::strides_offset, strides, sizeof strides);
+    std::memcpy(out + ArrayViewLayout::ndim_offset, &ndim, sizeof ndim);
+}
+
+} // namespace
+
+PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &params,
+                     const std::vector<KernelArg> &args) {
+    if (args.size() != params.size()) {
+        std::string names;
+        for (std::size_t i = 0; i < params.size(); ++i) names += (i ? ", " : "") + params[i].name;
+        throw UserError("kernel '" + std::string(kernel) + "' takes " + std::to_string(params.size()) +
+                        (params.size() == 1 ? " argument (" : " arguments (") + names + "), got " +
+                        std::to_string(args.size()));
+    }
+    // Check every argument and lay the parameters out, each aligned for its type.
+    std::vector<std::size_t> offsets(params.size());
+    std::size_t total = 0, max_align = 64;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        const KernelParam &p = params[i];
+        const KernelArg &a = args[i];
+        if (p.type.kind() == Type::Kind::Array) {
+            if (!a.is_array() || a.type() != p.type)
+                throw UserError(prefix(kernel, p) + "expected " + p.type.name() + ", got " + a.type().name());
+        } else {
+            if (!is_value_type(p.type))
+                throw UserError(prefix(kernel, p) + "type " + p.type.name() + " cannot be a kernel parameter");
+            if (a.is_array() || a.type() != p.type)
+                throw UserError(prefix(kernel, p) + "expected " + p.type.name() + ", got " + a.type().name());
+        }
+        const std::size_t align = static_cast<std::size_t>(p.type.alignment());
+        if (align == 0 || (align & (align - 1)) != 0)
+            throw UserError(prefix(kernel, p) + "type " + p.type.name() + " has alignment " + std::to_string(align) +
+                            ", not a power of two");
+        if (align > max_align) max_align = align;
+        offsets[i] = (total + align - 1) / align * align;
+        total = offsets[i] + static_cast<std::size_t>(p.type.size());
+    }
+
+    PackedArgs packed;
+    packed.buffer_ = std::make_unique<PackedArgs::Buffer>(total, max_align);
+    packed.pointers_.resize(params.size());
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        std::byte *at = packed.buffer_->bytes + offsets[i];
+        packed.pointers_[i] = at;
+        const KernelArg &a = args[i];
+        if (a.is_array()) {
+            write_view(at, a.array());
+            packed.arrays_.push_back(a.array());
+        } else {
+            std::memcpy(at, a.bytes().data(), a.bytes().size());
+        }
+    }
+    return packed;
+}
+
+void launch_cpu(CpuEntry entry, const std::vector<std::int64_t> &dim, const PackedArgs &args, ThreadPool &pool) {
+    if (entry == nullptr) throw UserError("launch_cpu: the entry point is null");
+    if (dim.empty() || dim.size() > static_cast<std::size_t>(ArrayViewLayout::max_dims))
+        throw UserError("launch_cpu: a launch has 1 to 4 dimensions, got " + std::to_string(dim.size()));
+    launch_t launch{};
+    launch.ndim = static_cast<int32>(dim.size());
+    bool empty = false;
+    for (std::size_t d = 0; d < dim.size(); ++d) {
+        if (dim[d] < 0 || dim[d] > std::numeric_limits<std::int32_t>::max())
+            throw UserError("launch_cpu: dimension " + std::to_string(d) + " is " + std::to_string(dim[d]) +
+                            "; launch dimensions are 0 to " +
+                            std::to_string(std::numeric_limits<std::int32_t>::max()));
+        launch.shape[d] = static_cast<int32>(dim[d]);
+        empty = empty || dim[d] == 0;
+    }
+    std::int64_t size = 1;
+    if (empty)
+        size = 0;
+    else
+        for (std::int64_t n : dim)
+            if (__builtin_mul_overflow(size, n, &size))
+                throw UserError("launch_cpu: the launch's thread count overflows int64");
+    launch.size = size;
+    if (size == 0) return;
+    void *const *ptrs = args.pointers();
+    const launch_t *l = &launch;
+    pool.parallel_for(size, [entry, l, ptrs](std::int64_t begin, std::int64_t end) {
+        entry(l, ptrs, static_cast<long long>(begin), static_cast<long long>(end));
+    });
+}
+
+} // namespace weft

@@ -1,0 +1,221 @@
+// Kernels that run: front end -> codegen -> in-process Clang -> ORC JIT ->
+// launch on the CPU, with concrete results, the cache and the errors a user hits.
+#include "test_support.hpp"
+
+#include "weft/host/host.hpp"
+#include "weft/kernel/diagnostics.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+using namespace weft;
+using weft::test::message_of;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempCache {
+    fs::path path;
+    explicit TempCache(const std::string &name) : path(fs::temp_directory_path() / ("weft_cpu_" + name)) {
+        fs::remove_all(path);
+    }
+    ~TempCache() { fs::remove_all(path); }
+};
+
+HostOptions options_for(const TempCache &cache, unsigned threads = 0) {
+    HostOptions o = weft::test::test_host_options();
+    o.cache_dir = cache.path;
+    o.quiet = true;
+    o.threads = threads;
+    return o;
+}
+
+const Type f32 = Type::scalar(Scalar::Float32);
+const Type i32 = Type::scalar(Scalar::Int32);
+
+const char *saxpy = R"(import warp as wp
+
+@wp.kernel
+def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+)";
+
+} // namespace
+
+TEST_CASE("saxpy compiles in process, runs on the CPU, and a second host takes it from the cache") {
+    TempCache cache("saxpy");
+    std::string hash;
+    {
+        Host host(options_for(cache));
+        CompiledModule &m = host.load_module_source("saxpy", saxpy);
+        CHECK_FALSE(m.from_cache());
+        CHECK(m.kernel_names() == std::vector<std::string>{"saxpy"});
+        hash = m.hash();
+        std::vector<float> xs(10000), ys(10000);
+        for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<float>(i), ys[i] = 1.0f;
+        Array x = Array::from_vector(f32, xs), y = Array::from_vector(f32, ys);
+        m.kernel("saxpy").launch({10000}, {x, y, 2.0f});
+        const std::vector<float> out = y.to_vector<float>();
+        CHECK(out[0] == 1.0f);
+        CHECK(out[1] == 3.0f);
+        CHECK(out[9999] == 19999.0f);
+        CHECK(fs::exists(m.artifact_path()));
+        std::ifstream src(m.generated_source_path());
+        std::string text((std::istreambuf_iterator<char>(src)), std::istreambuf_iterator<char>());
+        CHECK_THAT(text, Catch::Contains("extern \"C\" void wk5saxpy_cpu("));
+    }
+    Host again(options_for(cache));
+    CompiledModule &m = again.load_module_source("saxpy", saxpy);
+    CHECK(m.from_cache());
+    CHECK(m.hash() == hash);
+    Array x = Array::from_vector(f32, std::vector<float>{1, 2}), y = Array::from_vector(f32, std::vector<float>{10, 20});
+    m.kernel("saxpy").launch({2}, {x, y, 3.0f});
+    CHECK(y.to_vector<float>() == std::vector<float>{13, 26});
+}
+
+TEST_CASE("control flow, functions, tuples, structs, vectors and 2-D launches give exact results") {
+    TempCache cache("mixed");
+    Host host(options_for(cache));
+    CompiledModule &m = host.load_module_source("mixed", R"(import warp as wp
+
+@wp.struct
+class Params:
+    scale: float
+    offset: wp.vec3
+
+@wp.func
+def collatz(n: int) -> int:
+    steps = 0
+    x = n
+    while x != 1:
+        if x % 2 == 0:
+            x = x // 2
+        else:
+            x = 3 * x + 1
+        steps += 1
+    return steps
+
+@wp.func
+def min_max(a: float, b: float):
+    if a < b:
+        return a, b
+    return b, a
+
+@wp.kernel
+def steps(out: wp.array(dtype=int)):
+    i = wp.tid()
+    out[i] = collatz(i + 1)
+
+@wp.kernel
+def grid(out: wp.array2d(dtype=int)):
+    i, j = wp.tid()
+    out[i, j] = i * 10 + j
+
+@wp.kernel
+def transform(p: Params, v: wp.array(dtype=wp.vec3), lo: wp.array(dtype=float)):
+    i = wp.tid()
+    v[i] = v[i] * p.scale + p.offset
+    a, b = min_max(v[i][0], v[i][1])
+    lo[i] = a
+    n = float(0.0)
+    for k in range(3):
+        if k == 1:
+            continue
+        n += v[i][k]
+    lo[i] = lo[i] + n * 0.0 + wp.select(0 < i < 2, 0.0, 100.0)
+)");
+    Array out = Array::zeros(i32, {6});
+    m.kernel("steps").launch({6}, {out});
+    CHECK(out.to_vector<int>() == std::vector<int>{0, 1, 7, 2, 5, 8});
+
+    Array g = Array::zeros(i32, {3, 4});
+    m.kernel("grid").launch({3, 4}, {g});
+    CHECK(g.to_vector<int>() == std::vector<int>{0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23});
+    CHECK_THAT(message_of<LaunchError>([&] { m.kernel("grid").launch({12}, {g}); }),
+               Catch::Contains("kernel 'grid' unpacks tid() into 2 values; launch it with a 2-D dimension, not 1-D"));
+
+    struct P {
+        float scale;
+        float offset[3];
+    } params{2.0f, {1.0f, -1.0f, 0.5f}};
+    std::vector<float> vs{1, 2, 3, 4, 0, 6, -1, -2, -3};
+    Array v = Array::from_host(Type::vector(Scalar::Float32, 3), {3}, vs.data(), vs.size() * sizeof(float));
+    Array lo = Array::zeros(f32, {3});
+    const Kernel transform = m.kernel("transform");
+    const Type ptype = transform.params()[0].type;
+    CHECK(ptype.name() == "Params");
+    CHECK(ptype.size() == sizeof(P));
+    CHECK_THAT(message_of<UserError>([&] { transform.launch({3}, {KernelArg(1.0f), v, lo}); }),
+               Catch::Contains("kernel 'transform'") && Catch::Contains("'p'"));
+    transform.launch({3}, {KernelArg::value(ptype, &params, sizeof params), v, lo});
+    std::vector<float> vout(9);
+    v.copy_to_host(vout.data(), vout.size() * sizeof(float));
+    CHECK(vout == std::vector<float>{3, 3, 6.5f, 9, -1, 12.5f, -1, -5, -5.5f});
+    CHECK(lo.to_vector<float>() == std::vector<float>{3, 99, -5});
+}
+
+TEST_CASE("compile errors in a plugin-free module name the .py line; the host stays usable") {
+    TempCache cache("errors");
+    Host host(options_for(cache));
+    const std::string bad_kernel = "import warp as wp\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    a[0] = undefined\n";
+    CHECK_THAT(message_of<kernel::KernelSourceError>([&] { host.load_module_source("bad", bad_kernel); }),
+               Catch::Contains("bad.py:4:12: error: name 'undefined' is not defined"));
+    // A preamble that does not compile: the error names the module's preamble line, not generated code.
+    ModuleLoadOptions o;
+    o.build_options = ModuleBuildOptions{};
+    o.build_options->extra_cpu_preamble = "int broken(\n";
+    const std::string message = message_of<UserError>([&] { host.load_module_source("pre", saxpy, o); });
+    CHECK_THAT(message, Catch::Contains("module 'pre' preamble:1:"));
+    CHECK_THAT(message, Catch::Contains("generated source, for reference: "));
+    // Still usable.
+    CompiledModule &m = host.load_module_source("saxpy", saxpy);
+    Array x = Array::from_vector(f32, std::vector<float>{1}), y = Array::from_vector(f32, std::vector<float>{1});
+    m.kernel("saxpy").launch({1}, {x, y, 1.0f});
+    CHECK(y.to_vector<float>() == std::vector<float>{2});
+    CHECK_THAT(message_of<UserError>([&] { m.kernel("nope"); }),
+               Catch::Contains("module 'saxpy' has no kernel 'nope' (its kernels: saxpy)"));
+}
+
+TEST_CASE("a failing expect_* reports and fails the launch") {
+    TempCache cache("expect");
+    Host host(options_for(cache));
+    CompiledModule &m = host.load_module_source("checks", R"(import warp as wp
+@wp.kernel
+def check(a: wp.array(dtype=int)):
+    i = wp.tid()
+    wp.expect_eq(a[i], 1)
+)");
+    Array ok = Array::from_vector(i32, std::vector<int>{1, 1, 1});
+    m.kernel("check").launch({3}, {ok});
+    Array bad = Array::from_vector(i32, std::vector<int>{1, 5, 1});
+    CHECK_THAT(message_of<LaunchError>([&] { m.kernel("check").launch({3}, {bad}); }),
+               Catch::Contains("kernel 'check' (module 'checks'): 1 expect_* check failed"));
+    m.kernel("check").launch({3}, {ok}); // the counter was reset
+}
+
+TEST_CASE("results without atomics do not depend on the thread count; atomics are exact under threads") {
+    const char *source = R"(import warp as wp
+@wp.kernel
+def work(x: wp.array(dtype=float), total: wp.array(dtype=int)):
+    i = wp.tid()
+    x[i] = wp.sin(float(i) * 0.001) * 3.0 + x[i]
+    total[0] += 1
+)";
+    std::vector<std::vector<float>> results;
+    for (unsigned threads : {1u, 2u, 7u}) {
+        TempCache cache("threads" + std::to_string(threads));
+        Host host(options_for(cache, threads));
+        CompiledModule &m = host.load_module_source("work", source);
+        Array x = Array::zeros(f32, {100000});
+        Array total = Array::zeros(i32, {1});
+        m.kernel("work").launch({100000}, {x, total});
+        CHECK(total.to_vector<int>()[0] == 100000);
+        results.push_back(x.to_vector<float>());
+    }
+    CHECK(results[0] == results[1]);
+    CHECK(results[0] == results[2]);
+}
