@@ -1,6 +1,8 @@
 // One file of the kernel corpus or error suite, as one CTest entry.
 //   kernel_suite corpus FILE.py  exit 0 iff FILE checks without errors and its
 //                                lowered IR passes the verifier.
+//   kernel_suite compile FILE.py  exit 0 iff FILE compiles and loads on the CPU
+//                                (a fresh cache in WEFT_CACHE_DIR or a temp dir).
 //   kernel_suite ir FILE.py GOLDEN  exit 0 iff the lowered IR printed equals
 //                                the GOLDEN file (WEFT_UPDATE_GOLDEN=1 rewrites it).
 //   kernel_suite errors FILE.py  exit 0 iff FILE has `# expect: LINE:COL: fragment`
@@ -17,6 +19,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -96,6 +99,31 @@ int run_corpus(const std::string &path) {
     return problems.empty() ? 0 : 1;
 }
 
+int run_compile(const std::string &path) {
+    HostOptions options;
+    options.use_environment = false;
+    options.search_path = {WEFT_TEST_PLUGIN_DIR};
+    options.quiet = true;
+    const std::filesystem::path cache = std::filesystem::temp_directory_path() /
+                                        ("weft_suite_" + std::filesystem::path(path).stem().string());
+    std::filesystem::remove_all(cache);
+    options.cache_dir = cache;
+    Host host(options);
+    for (const std::string &words : tagged(path, "# plugins:")) {
+        std::istringstream in(words);
+        for (std::string name; in >> name;)
+            if (!host.plugin(name)) host.load(std::string(WEFT_TEST_PLUGIN_DIR) + "/" + name);
+    }
+    try {
+        host.load_module(path);
+    } catch (...) {
+        std::filesystem::remove_all(cache);
+        throw;
+    }
+    std::filesystem::remove_all(cache);
+    return 0;
+}
+
 int run_golden(const std::string &path, const std::string &golden) {
     FrontendResult r = check_with_plugins(path);
     if (!r.ok()) {
@@ -144,12 +172,13 @@ int run_errors(const std::string &path) {
 
 int main(int argc, char **argv) {
     const std::string mode = argc >= 3 ? argv[1] : "";
-    if (!((mode == "corpus" || mode == "errors") && argc == 3) && !(mode == "ir" && argc == 4)) {
-        std::cerr << "usage: kernel_suite corpus|errors FILE.py\n       kernel_suite ir FILE.py GOLDEN.ir\n";
+    if (!((mode == "corpus" || mode == "errors" || mode == "compile") && argc == 3) && !(mode == "ir" && argc == 4)) {
+        std::cerr << "usage: kernel_suite corpus|errors|compile FILE.py\n       kernel_suite ir FILE.py GOLDEN.ir\n";
         return 2;
     }
     try {
         if (mode == "ir") return run_golden(argv[2], argv[3]);
+        if (mode == "compile") return run_compile(argv[2]);
         return mode == "corpus" ? run_corpus(argv[2]) : run_errors(argv[2]);
     } catch (const std::exception &e) {
         std::cerr << argv[2] << ": " << e.what() << "\n";

@@ -37,4 +37,17 @@ struct KernelCheckOptions {
 
 int kernel_check(const KernelCheckOptions &options);
 
+struct KernelBuildOptions {
+    std::string file;
+    std::vector<std::string> plugins;
+    std::vector<std::string> search_path;
+    std::vector<std::string> targets; // in order; default: cpu
+    std::string cache_dir;
+    int opt_level = 2;
+    bool fast_math = false;
+    bool json = false;
+};
+
+int kernel_build(const KernelBuildOptions &options);
+
 } // namespace weft::cli

@@ -56,6 +56,17 @@ int main(int argc, char **argv) {
         ->check(CLI::IsMember({"lowered", "typed"}));
     kcheck->add_flag("--emit-cpp", check_opts.emit_cpp, "Print the C++ source generated for the CPU backend");
 
+    weft::cli::KernelBuildOptions build_opts;
+    CLI::App *kbuild = app.add_subcommand("build", "Compile a kernel module ahead of time; print each target's artifact path");
+    kbuild->add_option("file", build_opts.file, "Kernel source (.py)")->required();
+    kbuild->add_option("--plugin", build_opts.plugins, "Plugin to load first (repeatable)");
+    kbuild->add_option("--plugin-path", build_opts.search_path, "Directory to search for plugin requirements");
+    kbuild->add_option("--target", build_opts.targets, "Target (repeatable, in order): cpu");
+    kbuild->add_option("--cache-dir", build_opts.cache_dir, "Cache root (default: WEFT_CACHE_DIR, $XDG_CACHE_HOME/weft)");
+    kbuild->add_option("-O,--opt-level", build_opts.opt_level, "Optimization level 0-3 (default 2)")->check(CLI::Range(0, 3));
+    kbuild->add_flag("--fast-math", build_opts.fast_math, "Compile with fast math");
+    kbuild->add_flag("--json", build_opts.json, "Machine-readable output on stdout");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError &e) {
@@ -67,6 +78,7 @@ int main(int argc, char **argv) {
         if (inspect->parsed()) return weft::cli::plugin_inspect(plugin_opts);
         if (check->parsed()) return weft::cli::plugin_check(plugin_opts);
         if (kcheck->parsed()) return weft::cli::kernel_check(check_opts);
+        if (kbuild->parsed()) return weft::cli::kernel_build(build_opts);
         if (cache_path->parsed()) return weft::cli::cache_path(cache_opts);
         if (cache_list->parsed()) return weft::cli::cache_list(cache_opts);
         if (cache_stats->parsed()) return weft::cli::cache_stats(cache_opts);
