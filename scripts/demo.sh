@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# The main job, as far as weft goes today: discover the bundled plugins
-# (manifests only), inspect one, and check them together for conflicts.
+# The main job: discover the bundled plugins (manifests only), inspect one,
+# check them together for conflicts, then run an application that composes
+# them: weft_demo loads colors and philox, compiles two kernel modules that use
+# them and launches them on the CPU. It runs twice over one artifact cache:
+# the first run compiles every module, the second takes every one from the cache.
 set -euo pipefail
 build=${1:-build}
 weft="$build/bin/weft"
+demo="$build/bin/weft_demo"
 plugins="$build/bundled-plugins"
+cache="$build/demo-cache"
 
 step() { printf '\n== %s\n' "$*"; }
 
@@ -16,3 +21,10 @@ step "weft plugin inspect colors"
 
 step "weft plugin check (every plugin on the search path: alone, pairwise, then together)"
 "$weft" plugin check --plugin-path "$plugins"
+
+step "weft_demo, first run (fresh artifact cache $cache: every module compiles)"
+rm -rf "$cache"
+"$demo" --plugins "$plugins" --cache "$cache"
+
+step "weft_demo, second run (same cache: every module is cached, nothing compiles)"
+"$demo" --plugins "$plugins" --cache "$cache" --expect-cached

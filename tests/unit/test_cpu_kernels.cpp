@@ -167,7 +167,7 @@ TEST_CASE("compile errors in a plugin-free module name the .py line; the host st
     // A preamble that does not compile: the error names the module's preamble line, not generated code.
     ModuleLoadOptions o;
     o.build_options = ModuleBuildOptions{};
-    o.build_options->extra_cpu_preamble = "int broken(\n";
+    o.build_options->extra_cpu_preamble = "int broken = ;\n";
     const std::string message = message_of<UserError>([&] { host.load_module_source("pre", saxpy, o); });
     CHECK_THAT(message, Catch::Contains("module 'pre' preamble:1:"));
     CHECK_THAT(message, Catch::Contains("generated source, for reference: "));

@@ -280,16 +280,30 @@ private:
         f_ = &f;
         loop_counter_ = 0;
         const std::string name = f.is_kernel ? f.mangled_name + "_body" : f.mangled_name;
-        o << "\nstatic inline " << (f.return_type ? type(*f.return_type) : "void") << " " << name
-          << "(const weft::launch_t &weft_launch_, long long weft_idx_";
+        // Every function is specialized on whether the kernel's arrays are dense in
+        // their last dimension (weft_contig_): then element addresses vectorize.
+        o << "\ntemplate <bool weft_contig_>\nstatic inline " << (f.return_type ? type(*f.return_type) : "void") << " "
+          << name << "(const weft::tid_t &weft_t_";
         for (std::size_t i = 0; i < f.params.size(); ++i) o << ", " << type(f.params[i].type) << " " << param(static_cast<int>(i));
         o << ") {\n";
-        o << "    (void)weft_launch_;\n    (void)weft_idx_;\n";
+        o << "    (void)weft_t_;\n";
         for (std::size_t i = 0; i < f.locals.size(); ++i)
             o << "    " << type(f.locals[i].type) << " " << local(static_cast<int>(i)) << "{};\n";
         block(o, f.body, 1);
         o << "}\n";
         if (f.is_kernel) entry(o, f);
+    }
+
+    /// Whether a type holds an array inside a struct or tuple (such arrays are
+    /// not checked for density, so their kernel gets no dense specialization).
+    static bool nests_array(const Type &t) {
+        if (t.kind() == Type::Kind::Struct)
+            for (const auto &f : t.layout().fields)
+                if (f.type.kind() == Type::Kind::Array || nests_array(f.type)) return true;
+        if (t.kind() == Type::Kind::Tuple)
+            for (const Type &e : t.elements())
+                if (e.kind() == Type::Kind::Array || nests_array(e)) return true;
+        return false;
     }
 
     void entry(std::ostringstream &o, const ir::Function &f) {
@@ -299,16 +313,50 @@ private:
         k.tid_dims = f.tid_dims;
         k.abi = f.abi;
         for (const ir::Variable &p : f.params) k.params.emplace_back(p.name, p.type);
+        std::string params_decl, params_pass, dense = "true";
+        bool specializable = true;
+        for (std::size_t i = 0; i < f.params.size(); ++i) {
+            const std::string t = type(f.params[i].type);
+            params_decl += ", const " + t + " a" + std::to_string(i) + "_"; // by value: no alias with stores
+            params_pass += ", a" + std::to_string(i) + "_";
+            if (f.params[i].type.kind() == Type::Kind::Array) dense += " && weft::innermost_dense(a" + std::to_string(i) + "_)";
+            if (nests_array(f.params[i].type)) specializable = false;
+        }
+        // Rows of the launch grid: the last dimension is a counted inner loop
+        // (vectorizable); the outer components are computed once per row.
+        o << "template <bool weft_contig_>\nstatic void " << f.mangled_name
+          << "_run(const weft::launch_t &weft_launch_, long long weft_begin_, long long weft_end_" << params_decl << ") {\n"
+          << "    const int weft_n_ = weft_launch_.ndim;\n"
+          << "    const long long weft_inner_ = weft_launch_.shape[weft_n_ - 1];\n"
+          << "    weft::tid_t weft_t_{};\n"
+          << "    for (long long weft_idx_ = weft_begin_; weft_idx_ < weft_end_;) {\n"
+          << "        const long long weft_row_ = weft_idx_ / weft_inner_;\n"
+          << "        long long weft_rest_ = weft_row_;\n"
+          << "        for (int k = weft_n_ - 2; k >= 0; --k) {\n"
+          << "            weft_t_.c[k] = weft::int32(weft_rest_ % weft_launch_.shape[k]);\n"
+          << "            weft_rest_ /= weft_launch_.shape[k];\n"
+          << "        }\n"
+          << "        const long long weft_base_ = weft_row_ * weft_inner_;\n"
+          << "        const long long weft_stop_ = weft_base_ + weft_inner_ < weft_end_ ? weft_base_ + weft_inner_ : weft_end_;\n"
+          << "        const int weft_j0_ = int(weft_idx_ - weft_base_), weft_j1_ = int(weft_stop_ - weft_base_);\n"
+          << "        for (int weft_j_ = weft_j0_; weft_j_ < weft_j1_; ++weft_j_) {\n"
+          << "            weft_t_.c[weft_n_ - 1] = weft_j_;\n"
+          << "            weft_t_.idx = weft_base_ + weft_j_;\n"
+          << "            " << f.mangled_name << "_body<weft_contig_>(weft_t_" << params_pass << ");\n"
+          << "        }\n"
+          << "        weft_idx_ = weft_stop_;\n"
+          << "    }\n"
+          << "}\n";
         o << "extern \"C\" void " << k.symbol
           << "(const weft::launch_t *weft_launch_, void *const *weft_args_, long long weft_begin_, long long weft_end_) {\n";
         for (std::size_t i = 0; i < f.params.size(); ++i) {
             const std::string t = type(f.params[i].type);
             o << "    const " << t << " a" << i << "_ = *static_cast<const " << t << " *>(weft_args_[" << i << "]);\n";
         }
-        o << "    for (long long weft_idx_ = weft_begin_; weft_idx_ < weft_end_; ++weft_idx_)\n        " << f.mangled_name
-          << "_body(*weft_launch_, weft_idx_";
-        for (std::size_t i = 0; i < f.params.size(); ++i) o << ", a" << i << "_";
-        o << ");\n}\n";
+        if (specializable && dense != "true")
+            o << "    if (" << dense << ")\n        " << f.mangled_name << "_run<true>(*weft_launch_, weft_begin_, weft_end_"
+              << params_pass << ");\n    else\n    ";
+        o << "    " << f.mangled_name << "_run<false>(*weft_launch_, weft_begin_, weft_end_" << params_pass << ");\n}\n";
         result_.kernels.push_back(std::move(k));
     }
 
@@ -325,22 +373,16 @@ private:
         case S::Declare:
         case S::Assign:
             if (s.value->kind == K::Intrinsic && s.value->intrinsic == ir::Intrinsic::Tid)
-                o << in << local(s.index) << " = weft::int32(weft_idx_);\n";
+                o << in << local(s.index) << " = weft::int32(weft_t_.idx);\n";
             else
                 o << in << local(s.index) << " = " << expr(*s.value) << ";\n";
             return;
         case S::Store: o << in << lvalue(*s.target) << " = " << expr(*s.value) << ";\n"; return;
         case S::Unpack: {
             if (s.value->kind == K::Intrinsic && s.value->intrinsic == ir::Intrinsic::Tid) {
-                // Row-major, as Warp: the last index varies fastest.
-                const std::size_t n = s.targets.size();
-                o << in << "{\n" << in << "    long long weft_rest_ = weft_idx_;\n";
-                for (std::size_t k = n; k-- > 0;) {
-                    o << in << "    " << local(s.targets[k]) << " = weft::int32(weft_rest_ % weft_launch_.shape[" << k
-                      << "]);\n";
-                    if (k) o << in << "    weft_rest_ /= weft_launch_.shape[" << k << "];\n";
-                }
-                o << in << "}\n";
+                // Row-major, as Warp: the last index varies fastest (computed by the entry's loop).
+                for (std::size_t k = 0; k < s.targets.size(); ++k)
+                    o << in << local(s.targets[k]) << " = weft_t_.c[" << k << "];\n";
                 return;
             }
             o << in << "{\n" << in << "    const auto weft_tuple_ = " << expr(*s.value) << ";\n";
@@ -404,7 +446,8 @@ private:
         case K::Param: return param(e.index);
         case K::Field: return lvalue(*e.args[0]) + component(e);
         case K::Index:
-            if (e.args[0]->type.kind() == Type::Kind::Array) return "weft::index(" + expr(*e.args[0]) + ", " + args(e, 1) + ")";
+            if (e.args[0]->type.kind() == Type::Kind::Array)
+                return "weft::index_c<weft_contig_>(" + expr(*e.args[0]) + ", " + args(e, 1) + ")";
             if (e.args.size() == 3) return lvalue(*e.args[0]) + ".c[" + expr(*e.args[1]) + "].c[" + expr(*e.args[2]) + "]";
             return lvalue(*e.args[0]) + ".c[" + expr(*e.args[1]) + "]";
         default: throw InternalError("generate_cpp: not an lvalue");
@@ -419,7 +462,7 @@ private:
         case K::Param: return param(e.index);
         case K::Constant: return "c_" + e.name;
         case K::Builtin: return e.overload->native_namespace + e.overload->native_function + "(" + args(e) + ")";
-        case K::Call: return e.name + "(weft_launch_, weft_idx_" + (e.args.empty() ? "" : ", " + args(e)) + ")";
+        case K::Call: return e.name + "<weft_contig_>(weft_t_" + (e.args.empty() ? "" : ", " + args(e)) + ")";
         case K::Construct: {
             const Type &t = e.type;
             if (t.kind() == Type::Kind::Native || t.kind() == Type::Kind::Struct || t.kind() == Type::Kind::Tuple)
@@ -429,7 +472,7 @@ private:
         case K::Cast: return "static_cast<" + type(e.type) + ">(" + expr(*e.args[0]) + ")";
         case K::Field: return expr(*e.args[0]) + component(e);
         case K::Index:
-            if (e.args[0]->type.kind() == Type::Kind::Array) return "weft::index(" + args(e) + ")";
+            if (e.args[0]->type.kind() == Type::Kind::Array) return "weft::index_c<weft_contig_>(" + args(e) + ")";
             if (e.args.size() == 3) return expr(*e.args[0]) + ".c[" + expr(*e.args[1]) + "].c[" + expr(*e.args[2]) + "]";
             return expr(*e.args[0]) + ".c[" + expr(*e.args[1]) + "]";
         case K::Shape: return "weft::int32(" + expr(*e.args[0]) + ".shape[" + std::to_string(e.index) + "])";
@@ -447,7 +490,7 @@ private:
         using I = ir::Intrinsic;
         const std::string where = c_string(f_->name) + ", " + c_string(py_file_) + ", " + std::to_string(e.location.line);
         switch (e.intrinsic) {
-        case I::Tid: return "weft::int32(weft_idx_)";
+        case I::Tid: return "weft::int32(weft_t_.idx)";
         case I::Len: return "weft::len(" + args(e) + ")";
         case I::Select: return "weft::select(" + args(e) + ")";
         case I::Where: return "weft::where(" + args(e) + ")";

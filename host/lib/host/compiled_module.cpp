@@ -176,7 +176,7 @@ CompiledModule &Host::compile_module(const std::string &path, const std::string 
     copts.fast_math = options.fast_math;
     copts.native_cpu = options.native_cpu;
     const fs::path root = cache().root();
-    copts.weft_include_dirs = {codegen::materialize_runtime_headers(root / "v1" / "runtime-headers")};
+    copts.weft_include_dirs = {codegen::materialize_runtime_headers(root / "runtime-headers")};
     copts.include_dirs = resolved.cpu_include_dirs;
 
     ModuleHashInputs inputs = codegen::contract_inputs(ir);
@@ -192,7 +192,7 @@ CompiledModule &Host::compile_module(const std::string &path, const std::string 
     auto impl = std::make_unique<CompiledModule::Impl>();
     impl->name = name;
     impl->hash = hash;
-    impl->generated_source_path = root / "v1" / "generated" / (name + "-" + hash.substr(0, 16) + ".cpp");
+    impl->generated_source_path = root / "generated" / (name + "-" + hash.substr(0, 16) + ".cpp");
     write_atomically(impl->generated_source_path, generated.text);
 
     std::vector<char> object;
@@ -255,7 +255,7 @@ fs::path runtime_pch(const fs::path &root, const backend::CpuCompileOptions &opt
     Sha256 key;
     key.field("weft.pch.v1").field(codegen::runtime_header_digest()).field(backend::toolchain_identity(options));
     for (const fs::path &d : options.weft_include_dirs) key.field(d.string());
-    const fs::path pch = root / "v1" / "pch" / (key.hex().substr(0, 24) + ".pch");
+    const fs::path pch = root / "pch" / (key.hex().substr(0, 24) + ".pch");
     if (!fs::exists(pch)) {
         fs::create_directories(pch.parent_path());
         backend::CpuCompileOptions o = options;

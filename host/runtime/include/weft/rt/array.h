@@ -45,6 +45,40 @@ template <typename T> WEFT_RT_FN T &index(const array_t<T> &a, int32 i, int32 j,
                                   k * a.strides[2] + l * a.strides[3]);
 }
 
+/// index() for code specialized on contiguous arrays: with Contig, the last
+/// dimension's stride is sizeof(T) (the caller checked), a constant the
+/// compiler can vectorize over; without, exactly index().
+template <bool Contig, typename T> WEFT_RT_FN T &index_c(const array_t<T> &a, int32 i) {
+    if constexpr (Contig) return a.data[i];
+    else return index(a, i);
+}
+template <bool Contig, typename T> WEFT_RT_FN T &index_c(const array_t<T> &a, int32 i, int32 j) {
+    if constexpr (Contig) return reinterpret_cast<T *>(reinterpret_cast<char *>(a.data) + i * a.strides[0])[j];
+    else return index(a, i, j);
+}
+template <bool Contig, typename T> WEFT_RT_FN T &index_c(const array_t<T> &a, int32 i, int32 j, int32 k) {
+    if constexpr (Contig)
+        return reinterpret_cast<T *>(reinterpret_cast<char *>(a.data) + i * a.strides[0] + j * a.strides[1])[k];
+    else return index(a, i, j, k);
+}
+template <bool Contig, typename T> WEFT_RT_FN T &index_c(const array_t<T> &a, int32 i, int32 j, int32 k, int32 l) {
+    if constexpr (Contig)
+        return reinterpret_cast<T *>(reinterpret_cast<char *>(a.data) + i * a.strides[0] + j * a.strides[1] +
+                                     k * a.strides[2])[l];
+    else return index(a, i, j, k, l);
+}
+/// Whether an array's last dimension is dense (what index_c<true> assumes).
+template <typename T> WEFT_RT_FN bool innermost_dense(const array_t<T> &a) {
+    return a.ndim == 0 || a.strides[a.ndim - 1] == static_cast<int64>(sizeof(T));
+}
+
+/// The thread index a kernel body sees: the linear index and its components
+/// (row-major, the last varying fastest).
+struct tid_t {
+    int64 idx;
+    int32 c[4];
+};
+
 /// Length of an array's first dimension; the component count of a vector or quaternion, a matrix's rows.
 template <typename T> WEFT_RT_FN int32 len(const array_t<T> &a) { return a.shape[0]; }
 template <int N, typename T> WEFT_RT_FN int32 len(const vec_t<N, T> &) { return N; }

@@ -1,0 +1,145 @@
+// Generated kernels vs hand-written C++ loops compiled by the same in-process
+// Clang with the same flags, on one thread; then the generated kernels from 1
+// thread to all cores. Prints `ratio <name> <value>` lines:
+//   ratio <kernel>_generated_vs_handwritten  hand-written time / generated time (>= 1: weft as fast)
+//   ratio <kernel>_speedup_<N>_threads       1-thread time / N-thread time
+//
+//   build/bin/bench_cpu_kernels [--kernels bench/kernels] [--repeat 9]
+#include "weft/backend/cpu_compiler.hpp"
+#include "weft/host/host.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+template <class F> double median_ms(int repeat, F &&f) {
+    std::vector<double> t;
+    f(); // warm-up
+    for (int i = 0; i < repeat; ++i) {
+        const auto t0 = Clock::now();
+        f();
+        t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+// The hand-written references: what a C++ programmer writes for the same work.
+const char *handwritten = R"(
+#include <math.h>
+extern "C" void ref_saxpy(const float *x, float *y, float a, long long n) {
+    for (long long i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
+}
+extern "C" void ref_stencil(const float *u, float *out, int n, int m) {
+    for (int i = 1; i < n - 1; ++i)
+        for (int j = 1; j < m - 1; ++j)
+            out[i * m + j] = 0.25f * (u[(i - 1) * m + j] + u[(i + 1) * m + j] + u[i * m + j - 1] + u[i * m + j + 1]) - u[i * m + j];
+}
+extern "C" void ref_nbody(const float *pos, float *vel, float dt, int n) {
+    for (int i = 0; i < n; ++i) {
+        float px = pos[3 * i], py = pos[3 * i + 1], pz = pos[3 * i + 2];
+        float ax = 0, ay = 0, az = 0;
+        for (int j = 0; j < n; ++j) {
+            float dx = pos[3 * j] - px, dy = pos[3 * j + 1] - py, dz = pos[3 * j + 2] - pz;
+            float r2 = dx * dx + dy * dy + dz * dz + 0.01f;
+            float s = 1.0f / (r2 * sqrtf(r2));
+            ax += dx * s; ay += dy * s; az += dz * s;
+        }
+        vel[3 * i] += ax * dt; vel[3 * i + 1] += ay * dt; vel[3 * i + 2] += az * dt;
+    }
+}
+)";
+
+} // namespace
+
+int main(int argc, char **argv) {
+    fs::path kernels = "bench/kernels";
+    int repeat = 9;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--kernels") && i + 1 < argc) kernels = argv[++i];
+        else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::atoi(argv[++i]);
+    }
+    const fs::path cache = fs::temp_directory_path() / "weft_bench_cpu_kernels";
+    fs::remove_all(cache);
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+
+    // The reference loops, through the same backend and flags (-O2, generic x86-64).
+    weft::backend::CpuCompileOptions copts;
+    auto ref = weft::backend::CpuJit::instance().load(weft::backend::compile_to_object(handwritten, copts), "handwritten");
+    auto ref_saxpy = ref->lookup_function<void(const float *, float *, float, long long)>("ref_saxpy");
+    auto ref_stencil = ref->lookup_function<void(const float *, float *, int, int)>("ref_stencil");
+    auto ref_nbody = ref->lookup_function<void(const float *, float *, float, int)>("ref_nbody");
+
+    const weft::Type f32 = weft::Type::scalar(weft::Scalar::Float32);
+    const weft::Type v3 = weft::Type::vector(weft::Scalar::Float32, 3);
+    std::printf("bench_cpu_kernels: %u hardware threads; medians of %d runs\n", cores, repeat);
+
+    std::vector<std::pair<std::string, double>> single; // kernel -> generated 1-thread ms
+    auto run_set = [&](unsigned threads, bool compare) {
+        weft::HostOptions ho;
+        ho.use_environment = false;
+        ho.cache_dir = cache;
+        ho.quiet = true;
+        ho.threads = threads;
+        weft::Host host(ho);
+        weft::CompiledModule &m = host.load_module(kernels / "ten_kernels.py");
+
+        const std::int64_t n = 10'000'000;
+        std::vector<float> xs(n, 1.5f), ys(n, 0.5f);
+        weft::Array x = weft::Array::from_vector(f32, xs), y = weft::Array::from_vector(f32, ys);
+        const weft::Kernel saxpy = m.kernel("saxpy");
+        const double gen_saxpy = median_ms(repeat, [&] { saxpy.launch({n}, {x, y, 2.0f}); });
+
+        const int sn = 2048, sm = 2048;
+        std::vector<float> us(static_cast<std::size_t>(sn) * sm);
+        for (std::size_t i = 0; i < us.size(); ++i) us[i] = static_cast<float>(i % 97) * 0.01f;
+        weft::Array u = weft::Array::from_host(f32, {sn, sm}, us.data(), us.size() * 4);
+        weft::Array out = weft::Array::zeros(f32, {sn, sm});
+        const weft::Kernel stencil = m.kernel("stencil");
+        const double gen_stencil = median_ms(repeat, [&] { stencil.launch({sn, sm}, {u, out}); });
+
+        const int bn = 2048;
+        std::vector<float> ps(3 * bn), vs(3 * bn, 0.0f);
+        for (std::size_t i = 0; i < ps.size(); ++i) ps[i] = std::sin(static_cast<float>(i)) * 10.0f;
+        weft::Array pos = weft::Array::from_host(v3, {bn}, ps.data(), ps.size() * 4);
+        weft::Array vel = weft::Array::from_host(v3, {bn}, vs.data(), vs.size() * 4);
+        const weft::Kernel nbody = m.kernel("nbody");
+        const double gen_nbody = median_ms(std::max(3, repeat / 3), [&] { nbody.launch({bn}, {pos, vel, 0.01f}); });
+
+        if (compare) {
+            const double hw_saxpy = median_ms(repeat, [&] { ref_saxpy(xs.data(), ys.data(), 2.0f, n); });
+            std::vector<float> ref_out(us.size());
+            const double hw_stencil = median_ms(repeat, [&] { ref_stencil(us.data(), ref_out.data(), sn, sm); });
+            const double hw_nbody = median_ms(std::max(3, repeat / 3), [&] { ref_nbody(ps.data(), vs.data(), 0.01f, bn); });
+            std::printf("%-10s generated %9.3f ms   hand-written %9.3f ms   (1 thread)\n", "saxpy", gen_saxpy, hw_saxpy);
+            std::printf("%-10s generated %9.3f ms   hand-written %9.3f ms   (1 thread)\n", "stencil", gen_stencil, hw_stencil);
+            std::printf("%-10s generated %9.3f ms   hand-written %9.3f ms   (1 thread)\n", "nbody", gen_nbody, hw_nbody);
+            std::printf("ratio saxpy_generated_vs_handwritten %.3f\n", hw_saxpy / gen_saxpy);
+            std::printf("ratio stencil_generated_vs_handwritten %.3f\n", hw_stencil / gen_stencil);
+            std::printf("ratio nbody_generated_vs_handwritten %.3f\n", hw_nbody / gen_nbody);
+            single = {{"saxpy", gen_saxpy}, {"stencil", gen_stencil}, {"nbody", gen_nbody}};
+        } else {
+            const double t[3] = {gen_saxpy, gen_stencil, gen_nbody};
+            for (std::size_t k = 0; k < single.size(); ++k) {
+                std::printf("%-10s %u threads %9.3f ms\n", single[k].first.c_str(), threads, t[k]);
+                std::printf("ratio %s_speedup_%u_threads %.3f\n", single[k].first.c_str(), threads, single[k].second / t[k]);
+            }
+        }
+    };
+    run_set(1, true);
+    for (unsigned threads = 2; threads <= cores; threads *= 2) run_set(threads, false);
+    if (cores > 2 && (cores & (cores - 1))) run_set(cores, false);
+    fs::remove_all(cache);
+    return 0;
+}
