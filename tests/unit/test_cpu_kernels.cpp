@@ -219,3 +219,51 @@ def work(x: wp.array(dtype=float), total: wp.array(dtype=int)):
     CHECK(results[0] == results[1]);
     CHECK(results[0] == results[2]);
 }
+
+TEST_CASE("a plugin whose declared field offset disagrees with its header fails naming plugin, type and field") {
+    TempCache cache("lying");
+    Host host(options_for(cache));
+    host.load(weft::test::plugin_dir("lying_offset"));
+    const std::string source = R"(import warp as wp
+@wp.kernel
+def k(p: wp.array(dtype=lie.Pair)):
+    i = wp.tid()
+    q = p[i]
+    q.a = 1.0
+    p[i] = q
+)";
+    const std::string message = message_of<UserError>([&] { host.load_module_source("lying", source); });
+    CHECK_THAT(message, Catch::Contains("plugin 'lying_offset': native type lie::Pair, field 'a': the plugin declares "
+                                        "offset 0, the header disagrees"));
+    // The host stays usable.
+    CompiledModule &m = host.load_module_source("saxpy", saxpy);
+    CHECK(m.kernel_names() == std::vector<std::string>{"saxpy"});
+}
+
+TEST_CASE("a corrupt precompiled header is rebuilt with one warning") {
+    TempCache cache("pch");
+    std::vector<std::string> log;
+    {
+        Host host(options_for(cache));
+        host.load_module_source("saxpy", saxpy);
+    }
+    int corrupted = 0;
+    for (const auto &e : fs::recursive_directory_iterator(cache.path))
+        if (e.path().extension() == ".pch") {
+            std::ofstream(e.path(), std::ios::binary | std::ios::trunc) << "not a precompiled header";
+            ++corrupted;
+        }
+    REQUIRE(corrupted == 1);
+    HostOptions o = options_for(cache);
+    o.log_sink = [&](LogLevel level, std::string_view, std::string_view message) {
+        if (level == LogLevel::Warning) log.emplace_back(message);
+    };
+    Host host(o);
+    CompiledModule &m = host.load_module_source("other", std::string(saxpy) + "\n# another module\n");
+    CHECK_FALSE(m.from_cache());
+    REQUIRE(log.size() == 1);
+    CHECK_THAT(log[0], Catch::Contains("rebuilding the precompiled runtime header"));
+    Array x = Array::from_vector(f32, std::vector<float>{1}), y = Array::from_vector(f32, std::vector<float>{1});
+    m.kernel("saxpy").launch({1}, {x, y, 4.0f});
+    CHECK(y.to_vector<float>() == std::vector<float>{5});
+}
