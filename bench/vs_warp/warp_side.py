@@ -239,7 +239,7 @@ def main() -> int:
     ap.add_argument("--kernels", required=True, help="directory holding saxpy.py, ten_kernels.py")
     ap.add_argument("--mode", required=True, choices=["cold", "warm", "run"])
     ap.add_argument("--cache-dir", required=True,
-                    help="Warp kernel cache dir (Warp adds a <warp-version>/ subdir); cold mode clears it")
+                    help="Warp kernel cache dir (Warp adds a <warp-version>/ subdir); cold mode removes the measured files' modules from it")
     ap.add_argument("--files", nargs="+", default=DEFAULT_FILES, help="kernel files for cold/warm")
     ap.add_argument("--repeat", type=int, default=5, help="cold/warm: fresh processes per file (median)")
     ap.add_argument("--n", type=int, default=10_000_000, help="run: saxpy length")

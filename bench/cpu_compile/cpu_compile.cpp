@@ -1,0 +1,135 @@
+// Cold compile and warm load of kernel modules on the CPU backend, side by
+// side with `clang++-19 -O2 -c` run as a subprocess on the identical generated
+// source (with and without a PCH of the runtime headers). Prints `ratio` lines:
+//   ratio cold_<file>_inprocess_vs_subprocess        in-process / subprocess (no PCH either)
+//   ratio cold_<file>_inprocess_pch_vs_subprocess    in-process with PCH / subprocess without
+//   ratio cold_<file>_inprocess_pch_vs_subprocess_pch
+//   ratio warm_<file>_same_process_vs_cold           warm load / cold compile (PCH)
+//   ratio warm_<file>_new_process_vs_cold
+//
+//   build/bin/bench_cpu_compile [--kernels bench/kernels] [--repeat 5]
+#include "weft/backend/cpu_compiler.hpp"
+#include "weft/host/host.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+weft::HostOptions host_options(const fs::path &cache) {
+    weft::HostOptions o;
+    o.use_environment = false;
+    o.cache_dir = cache;
+    o.quiet = true;
+    return o;
+}
+
+/// Removes compiled modules but keeps the PCH and runtime headers.
+void drop_entries(const fs::path &cache) {
+    for (const char *dir : {"v1/entries", "v1/generated", "v1/tmp"}) fs::remove_all(cache / dir);
+}
+
+double shell_ms(const std::string &command) {
+    const auto t0 = Clock::now();
+    if (std::system(command.c_str()) != 0) {
+        std::fprintf(stderr, "bench_cpu_compile: command failed: %s\n", command.c_str());
+        std::exit(1);
+    }
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    fs::path kernels = "bench/kernels";
+    int repeat = 5;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--kernels") && i + 1 < argc) kernels = argv[++i];
+        else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
+        else if (!std::strcmp(argv[i], "--warm-child") && i + 2 < argc) {
+            // A new process loading a cached module: prints its load time.
+            weft::Host host(host_options(argv[i + 2]));
+            weft::CompiledModule &m = host.load_module(argv[i + 1]);
+            std::printf("%.3f %d\n", m.load_ms(), m.from_cache() ? 1 : 0);
+            return 0;
+        }
+    }
+    const fs::path self = fs::canonical("/proc/self/exe");
+    const std::string clang = weft::backend::clang_executable().string();
+    std::printf("bench_cpu_compile: medians of %d; subprocess: %s\n", repeat, clang.c_str());
+
+    for (const char *file : {"saxpy.py", "ten_kernels.py"}) {
+        const fs::path source = kernels / file;
+        const std::string tag = fs::path(file).stem().string();
+        const fs::path cache = fs::temp_directory_path() / ("weft_bench_compile_" + tag);
+        std::vector<double> cold, cold_pch, sub, sub_pch, warm_same, warm_new;
+        fs::path generated, rt_dir;
+        for (int r = 0; r < repeat; ++r) {
+            fs::remove_all(cache);
+            {
+                weft::Host host(host_options(cache));
+                weft::ModuleLoadOptions no_pch;
+                no_pch.use_pch = false;
+                weft::CompiledModule &m = host.load_module(source, no_pch);
+                cold.push_back(m.load_ms());
+                generated = m.generated_source_path();
+            }
+            drop_entries(cache);
+            {
+                weft::Host host(host_options(cache));
+                host.load_module(source); // builds the PCH once
+            }
+            drop_entries(cache);
+            weft::Host host(host_options(cache));
+            weft::CompiledModule &m = host.load_module(source);
+            cold_pch.push_back(m.load_ms());
+            generated = m.generated_source_path();
+            warm_same.push_back(host.load_module(source).load_ms());
+            // A new process with the cache populated.
+            const std::string cmd = "'" + self.string() + "' --warm-child '" + source.string() + "' '" + cache.string() + "'";
+            if (FILE *p = popen(cmd.c_str(), "r")) {
+                double ms = 0;
+                int cached = 0;
+                if (std::fscanf(p, "%lf %d", &ms, &cached) == 2 && cached) warm_new.push_back(ms);
+                pclose(p);
+            }
+            for (const auto &e : fs::directory_iterator(cache / "v1" / "runtime-headers"))
+                if (e.is_directory() && e.path().filename().string()[0] != '.') rt_dir = e.path();
+        }
+        // The same generated source through clang++ as a subprocess, same flags.
+        const std::string flags = "-std=c++17 -O2 -fno-exceptions -fno-rtti -fPIC -march=x86-64 -w -I'" + rt_dir.string() + "'";
+        const fs::path obj = cache / "sub.o", pch = cache / "sub_runtime.pch";
+        shell_ms(clang + " " + flags + " -x c++-header '" + (rt_dir / "weft/rt/runtime.h").string() + "' -o '" + pch.string() + "'");
+        for (int r = 0; r < repeat; ++r) {
+            sub.push_back(shell_ms(clang + " " + flags + " -c '" + generated.string() + "' -o '" + obj.string() + "'"));
+            sub_pch.push_back(shell_ms(clang + " " + flags + " -include-pch '" + pch.string() + "' -c '" + generated.string() +
+                                       "' -o '" + obj.string() + "'"));
+        }
+        const double c = median(cold), cp = median(cold_pch), s = median(sub), sp = median(sub_pch);
+        const double ws = median(warm_same), wn = warm_new.empty() ? -1 : median(warm_new);
+        std::printf("%-16s cold in-process %7.1f ms, with PCH %7.1f ms | clang++ subprocess %7.1f ms, with PCH %7.1f ms\n",
+                    file, c, cp, s, sp);
+        std::printf("%-16s warm load: same process %6.2f ms, new process %6.2f ms\n", file, ws, wn);
+        std::printf("ratio cold_%s_inprocess_vs_subprocess %.3f\n", tag.c_str(), c / s);
+        std::printf("ratio cold_%s_inprocess_pch_vs_subprocess %.3f\n", tag.c_str(), cp / s);
+        std::printf("ratio cold_%s_inprocess_pch_vs_subprocess_pch %.3f\n", tag.c_str(), cp / sp);
+        std::printf("ratio warm_%s_same_process_vs_cold %.4f\n", tag.c_str(), ws / cp);
+        if (wn >= 0) std::printf("ratio warm_%s_new_process_vs_cold %.4f\n", tag.c_str(), wn / cp);
+        fs::remove_all(cache);
+    }
+    return 0;
+}

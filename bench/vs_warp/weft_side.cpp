@@ -1,0 +1,89 @@
+// weft's side of bench/vs_warp: the same measurements warp_side.py makes with
+// NVIDIA Warp, printed with the same keys (`weft <key> [file] <value>`).
+//   weft_side --kernels DIR --mode cold|warm|run --cache-dir DIR
+// cold: compile with an empty cache (this process builds everything, the PCH
+//       of the runtime headers included, as Warp does per process);
+// warm: load with the cache populated, in a new process;
+// run:  saxpy over 10M float32 (all cores, and one thread), launch overhead.
+#include "weft/host/host.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+} // namespace
+
+int main(int argc, char **argv) {
+    fs::path kernels, cache;
+    std::string mode;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!std::strcmp(argv[i], "--kernels")) kernels = argv[i + 1];
+        else if (!std::strcmp(argv[i], "--mode")) mode = argv[i + 1];
+        else if (!std::strcmp(argv[i], "--cache-dir")) cache = argv[i + 1];
+    }
+    if (kernels.empty() || cache.empty() || (mode != "cold" && mode != "warm" && mode != "run")) {
+        std::fprintf(stderr, "usage: weft_side --kernels DIR --mode cold|warm|run --cache-dir DIR\n");
+        return 2;
+    }
+    // One cache per kernel file: a cold compile of one leaves the other's warm entry.
+    auto options = [&](unsigned threads, const std::string &file = "saxpy.py") {
+        weft::HostOptions o;
+        o.use_environment = false;
+        o.cache_dir = cache / fs::path(file).stem();
+        o.quiet = true;
+        o.threads = threads;
+        return o;
+    };
+    if (mode == "cold" || mode == "warm") {
+        for (const char *file : {"saxpy.py", "ten_kernels.py"}) {
+            if (mode == "cold") fs::remove_all(cache / fs::path(file).stem());
+            weft::Host host(options(0, file));
+            weft::CompiledModule &m = host.load_module(kernels / file);
+            if ((mode == "warm") != m.from_cache()) {
+                std::fprintf(stderr, "weft_side: %s was %s, expected %s\n", file, m.from_cache() ? "cached" : "compiled",
+                             mode == "warm" ? "cached" : "compiled");
+                return 1;
+            }
+            std::printf("weft %s %s %.3f\n", mode == "cold" ? "cold_compile_ms" : "warm_load_ms", file, m.load_ms());
+        }
+        return 0;
+    }
+    const weft::Type f32 = weft::Type::scalar(weft::Scalar::Float32);
+    const std::int64_t n = 10'000'000;
+    for (unsigned threads : {0u, 1u}) {
+        weft::Host host(options(threads));
+        const weft::Kernel saxpy = host.load_module(kernels / "saxpy.py").kernel("saxpy");
+        weft::Array x = weft::Array::from_vector(f32, std::vector<float>(n, 1.0f));
+        weft::Array y = weft::Array::from_vector(f32, std::vector<float>(n, 2.0f));
+        std::vector<double> t;
+        for (int r = 0; r < 12; ++r) {
+            const auto t0 = Clock::now();
+            saxpy.launch({n}, {x, y, 3.0f});
+            if (r >= 2) t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+        }
+        std::printf("weft %s %.3f\n", threads ? "saxpy_10M_1thread_ms" : "saxpy_10M_ms", median(t));
+        if (threads) continue;
+        weft::Array x1 = weft::Array::from_vector(f32, std::vector<float>(1, 1.0f));
+        weft::Array y1 = weft::Array::from_vector(f32, std::vector<float>(1, 2.0f));
+        std::vector<double> l;
+        for (int r = 0; r < 1000; ++r) {
+            const auto t0 = Clock::now();
+            saxpy.launch({1}, {x1, y1, 3.0f});
+            l.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+        }
+        std::printf("weft launch_overhead_us %.3f\n", median(l));
+    }
+    return 0;
+}
