@@ -269,8 +269,9 @@ CacheStats ArtifactCache::stats() const {
 std::size_t ArtifactCache::clear() const {
     const std::size_t n = list().size();
     std::error_code ec;
-    fs::remove_all(root_ / "entries", ec);
-    fs::remove_all(root_ / "tmp", ec);
+    // Entries, staging, and what the compile pipeline keeps beside them: generated
+    // sources (for reference), precompiled headers, materialized runtime headers.
+    for (const char *dir : {"entries", "tmp", "generated", "pch", "runtime-headers"}) fs::remove_all(root_ / dir, ec);
     return n;
 }
 

@@ -6,6 +6,7 @@
 //                                         /artifacts/<target>.json            digest, size, file
 //                                         /artifacts/<target>.<digest16>.bin  the artifact
 //   <root>/v1/tmp/                                          staging, one folder per writer
+//   <root>/v1/generated/, pch/, runtime-headers/            kept by Host::load_module (cleared with the rest)
 //
 // Entries are published by renaming a fully written folder into place, and
 // artifacts by renaming the finished file, then its metadata: a reader sees a
@@ -72,7 +73,8 @@ public:
 
     std::vector<CacheEntryInfo> list() const;
     CacheStats stats() const;
-    /// Removes every entry and temporary; returns the number of entries removed.
+    /// Removes every entry and temporary (and the generated sources, PCHs and
+    /// runtime headers beside them); returns the number of entries removed.
     std::size_t clear() const;
     /// Removes temporaries whose writer is gone; returns how many.
     std::size_t remove_stale_temporaries() const;
