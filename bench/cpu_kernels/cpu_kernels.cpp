@@ -61,14 +61,31 @@ extern "C" void ref_nbody(const float *pos, float *vel, float dt, int n) {
 }
 )";
 
+// A plugin builtin: the bundled colors plugin's luminance and scale, from its own header.
+const char *handwritten_colors = R"(
+#include "weft_colors.h"
+extern "C" void ref_luminance(const colors::Color *c, float *out, float f, long long n) {
+    for (long long i = 0; i < n; ++i) out[i] = colors::luminance(colors::scale(c[i], f));
+}
+)";
+
+const char *colors_kernel = R"(import warp as wp
+@wp.kernel
+def scaled_luminance(c: wp.array(dtype=colors.Color), out: wp.array(dtype=float), f: float):
+    i = wp.tid()
+    out[i] = wp.colors_luminance(wp.colors_scale(c[i], f))
+)";
+
 } // namespace
 
 int main(int argc, char **argv) {
     fs::path kernels = "bench/kernels";
+    fs::path plugins = WEFT_BUNDLED_PLUGIN_DIR;
     int repeat = 9;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--kernels") && i + 1 < argc) kernels = argv[++i];
         else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::atoi(argv[++i]);
+        else if (!std::strcmp(argv[i], "--plugins") && i + 1 < argc) plugins = argv[++i];
     }
     const fs::path cache = fs::temp_directory_path() / "weft_bench_cpu_kernels";
     fs::remove_all(cache);
@@ -80,6 +97,11 @@ int main(int argc, char **argv) {
     auto ref_saxpy = ref->lookup_function<void(const float *, float *, float, long long)>("ref_saxpy");
     auto ref_stencil = ref->lookup_function<void(const float *, float *, int, int)>("ref_stencil");
     auto ref_nbody = ref->lookup_function<void(const float *, float *, float, int)>("ref_nbody");
+    weft::backend::CpuCompileOptions colors_opts;
+    colors_opts.include_dirs = {plugins / "colors" / "include"};
+    auto ref_colors =
+        weft::backend::CpuJit::instance().load(weft::backend::compile_to_object(handwritten_colors, colors_opts), "colors_ref");
+    auto ref_luminance = ref_colors->lookup_function<void(const float *, float *, float, long long)>("ref_luminance");
 
     const weft::Type f32 = weft::Type::scalar(weft::Scalar::Float32);
     const weft::Type v3 = weft::Type::vector(weft::Scalar::Float32, 3);
@@ -94,6 +116,9 @@ int main(int argc, char **argv) {
         ho.threads = threads;
         weft::Host host(ho);
         weft::CompiledModule &m = host.load_module(kernels / "ten_kernels.py");
+        const weft::LoadedPlugin &colors = host.load(plugins / "colors");
+        const weft::Type color = colors.native_types.at(0).type();
+        const weft::Kernel lum = host.load_module_source("colors_bench", colors_kernel).kernel("scaled_luminance");
 
         const std::int64_t n = 10'000'000;
         std::vector<float> xs(n, 1.5f), ys(n, 0.5f);
@@ -117,7 +142,20 @@ int main(int argc, char **argv) {
         const weft::Kernel nbody = m.kernel("nbody");
         const double gen_nbody = median_ms(std::max(3, repeat / 3), [&] { nbody.launch({bn}, {pos, vel, 0.01f}); });
 
+        const std::int64_t cn = 4'000'000;
+        std::vector<float> cs(3 * cn);
+        for (std::size_t i = 0; i < cs.size(); ++i) cs[i] = static_cast<float>(i % 255) / 255.0f;
+        weft::Array carr = weft::Array::from_host(color, {cn}, cs.data(), cs.size() * 4);
+        weft::Array lout = weft::Array::zeros(f32, {cn});
+        const double gen_colors = median_ms(repeat, [&] { lum.launch({cn}, {carr, lout, 0.5f}); });
+
         if (compare) {
+            std::vector<float> lref(cn);
+            const double hw_colors = median_ms(repeat, [&] { ref_luminance(cs.data(), lref.data(), 0.5f, cn); });
+            if (lref != lout.to_vector<float>()) {
+                std::fprintf(stderr, "bench_cpu_kernels: the plugin kernel disagrees with the hand-written loop\n");
+                return;
+            }
             const double hw_saxpy = median_ms(repeat, [&] { ref_saxpy(xs.data(), ys.data(), 2.0f, n); });
             std::vector<float> ref_out(us.size());
             const double hw_stencil = median_ms(repeat, [&] { ref_stencil(us.data(), ref_out.data(), sn, sm); });
@@ -127,10 +165,12 @@ int main(int argc, char **argv) {
             std::printf("%-10s generated %9.3f ms   hand-written %9.3f ms   (1 thread)\n", "nbody", gen_nbody, hw_nbody);
             std::printf("ratio saxpy_generated_vs_handwritten %.3f\n", hw_saxpy / gen_saxpy);
             std::printf("ratio stencil_generated_vs_handwritten %.3f\n", hw_stencil / gen_stencil);
+            std::printf("%-10s generated %9.3f ms   hand-written %9.3f ms   (1 thread)\n", "colors", gen_colors, hw_colors);
             std::printf("ratio nbody_generated_vs_handwritten %.3f\n", hw_nbody / gen_nbody);
-            single = {{"saxpy", gen_saxpy}, {"stencil", gen_stencil}, {"nbody", gen_nbody}};
+            std::printf("ratio plugin_colors_generated_vs_handwritten %.3f\n", hw_colors / gen_colors);
+            single = {{"saxpy", gen_saxpy}, {"stencil", gen_stencil}, {"nbody", gen_nbody}, {"plugin_colors", gen_colors}};
         } else {
-            const double t[3] = {gen_saxpy, gen_stencil, gen_nbody};
+            const double t[4] = {gen_saxpy, gen_stencil, gen_nbody, gen_colors};
             for (std::size_t k = 0; k < single.size(); ++k) {
                 std::printf("%-10s %u threads %9.3f ms\n", single[k].first.c_str(), threads, t[k]);
                 std::printf("ratio %s_speedup_%u_threads %.3f\n", single[k].first.c_str(), threads, single[k].second / t[k]);

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 using namespace weft;
 using weft::test::message_of;
@@ -266,4 +267,30 @@ TEST_CASE("a corrupt precompiled header is rebuilt with one warning") {
     Array x = Array::from_vector(f32, std::vector<float>{1}), y = Array::from_vector(f32, std::vector<float>{1});
     m.kernel("saxpy").launch({1}, {x, y, 4.0f});
     CHECK(y.to_vector<float>() == std::vector<float>{5});
+}
+
+TEST_CASE("modules compile on several threads at once") {
+    TempCache cache("threads_compile");
+    Host host(options_for(cache));
+    std::vector<std::string> errors(4);
+    std::vector<CompiledModule *> modules(4, nullptr);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            try {
+                // Different sources: four real compiles, no shared cache entry.
+                modules[static_cast<std::size_t>(t)] = &host.load_module_source(
+                    "m" + std::to_string(t), std::string(saxpy) + "\n# variant " + std::to_string(t) + "\n");
+            } catch (const std::exception &e) {
+                errors[static_cast<std::size_t>(t)] = e.what();
+            }
+        });
+    for (std::thread &th : threads) th.join();
+    for (int t = 0; t < 4; ++t) {
+        INFO(errors[static_cast<std::size_t>(t)]);
+        REQUIRE(modules[static_cast<std::size_t>(t)]);
+        Array x = Array::from_vector(f32, std::vector<float>{1}), y = Array::from_vector(f32, std::vector<float>{0});
+        modules[static_cast<std::size_t>(t)]->kernel("saxpy").launch({1}, {x, y, static_cast<float>(t)});
+        CHECK(y.to_vector<float>()[0] == static_cast<float>(t));
+    }
 }

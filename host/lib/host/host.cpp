@@ -69,6 +69,7 @@ struct Host::Impl {
     mutable std::optional<ArtifactCache> cache;
     std::unique_ptr<ThreadPool> pool;
     std::mutex compiled_mutex;
+    mutable std::mutex modules_mutex; // modules and the cache's lazy creation
     std::vector<std::unique_ptr<CompiledModule>> compiled; // JIT code: freed before any plugin unloads
 
     explicit Impl(HostOptions o)
@@ -376,6 +377,8 @@ std::vector<const LoadedPlugin *> Host::plugins() const {
 }
 
 Module &Host::module(std::string_view name) {
+    // Modules of different names may be loaded from several threads at once.
+    std::lock_guard<std::mutex> lock(impl_->modules_mutex);
     auto it = impl_->modules.find(name);
     if (it == impl_->modules.end())
         it = impl_->modules.emplace(std::string(name), std::make_unique<Module>(std::string(name))).first;
@@ -383,6 +386,7 @@ Module &Host::module(std::string_view name) {
 }
 
 const Module *Host::find_module(std::string_view name) const {
+    std::lock_guard<std::mutex> lock(impl_->modules_mutex);
     auto it = impl_->modules.find(name);
     return it == impl_->modules.end() ? nullptr : it->second.get();
 }
@@ -404,14 +408,16 @@ void Host::set_module_plugins(Module &m, const std::vector<std::string> &plugins
 }
 
 const ArtifactCache &Host::cache() const {
+    std::lock_guard<std::mutex> lock(impl_->modules_mutex);
     if (!impl_->cache) impl_->cache.emplace(impl_->options.cache_dir, &impl_->logger);
     return *impl_->cache;
 }
 
 ThreadPool &Host::thread_pool() {
     std::lock_guard<std::mutex> lock(impl_->compiled_mutex);
-    if (!impl_->pool) impl_->pool = impl_->options.threads ? std::make_unique<ThreadPool>(impl_->options.threads)
-                                                           : std::make_unique<ThreadPool>();
+    // Kernels often do much work per thread index (n-body: a loop over all bodies),
+    // so launches split from 1024 indices on; smaller ones run on the caller.
+    if (!impl_->pool) impl_->pool = std::make_unique<ThreadPool>(impl_->options.threads, 1024);
     return *impl_->pool;
 }
 
