@@ -38,11 +38,13 @@ int kernel_check(const KernelCheckOptions &o) {
                    warnings == 1 ? "" : "s");
         return 1;
     }
-    if (o.emit_cpp) {
+    if (o.emit_cpp || o.emit_cuda) {
         Module &m = host.module(r.module.name);
         host.set_module_plugins(m, loaded_names(host));
         kernel::lower(r.module);
-        fmt::print("{}", codegen::generate_cpp(r.module, m.resolved_options(), codegen::Backend::Cpu).text);
+        fmt::print("{}", codegen::generate_cpp(r.module, m.resolved_options(),
+                                               o.emit_cuda ? codegen::Backend::Cuda : codegen::Backend::Cpu)
+                             .text);
         return 0;
     }
     if (!o.dump_ir.empty()) {

@@ -32,7 +32,8 @@ struct KernelCheckOptions {
     std::vector<std::string> search_path;
     std::size_t error_limit = 50;
     std::string dump_ir; // "", "lowered" or "typed": print the module's IR on stdout
-    bool emit_cpp = false; // print the generated C++ (CPU) on stdout
+    bool emit_cpp = false;  // print the generated C++ (CPU) on stdout
+    bool emit_cuda = false; // print the generated CUDA C++ on stdout
 };
 
 int kernel_check(const KernelCheckOptions &options);

@@ -55,6 +55,7 @@ int main(int argc, char **argv) {
         ->default_str("lowered")
         ->check(CLI::IsMember({"lowered", "typed"}));
     kcheck->add_flag("--emit-cpp", check_opts.emit_cpp, "Print the C++ source generated for the CPU backend");
+    kcheck->add_flag("--emit-cuda", check_opts.emit_cuda, "Print the CUDA C++ source generated for NVRTC");
 
     weft::cli::KernelBuildOptions build_opts;
     CLI::App *kbuild = app.add_subcommand("build", "Compile a kernel module ahead of time; print each target's artifact path");

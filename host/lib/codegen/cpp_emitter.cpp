@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -144,6 +145,24 @@ public:
         }
         append("#line " + std::to_string(lines_ + 2) + " " + c_string(result_.file_name) + "\n");
         append("#define WEFT_GENERATED 1\n");
+        append(backend_ == Backend::Cpu ? "#define WEFT_FN static inline\n" : "#define WEFT_FN static __device__ __forceinline__\n");
+        append("template <typename A, typename B> struct weft_same_ { static constexpr bool value = false; };\n"
+               "template <typename A> struct weft_same_<A, A> { static constexpr bool value = true; };\n");
+        if (backend_ == Backend::Cuda)
+            // NVRTC has no constant offsetof: a constexpr probe writes a field with
+            // nonzero bytes and finds the first nonzero byte of the bit-cast object.
+            append("template <unsigned long N> struct weft_bytes_ { unsigned char b[N]; };\n"
+                   "template <typename F> __device__ constexpr F weft_marker_() {\n"
+                   "    weft_bytes_<sizeof(F)> m{};\n"
+                   "    for (unsigned long i = 0; i < sizeof(F); ++i) m.b[i] = 1;\n"
+                   "    return __builtin_bit_cast(F, m);\n"
+                   "}\n"
+                   "template <typename T> __device__ constexpr long weft_first_set_byte_(const T &v) {\n"
+                   "    const weft_bytes_<sizeof(T)> bytes = __builtin_bit_cast(weft_bytes_<sizeof(T)>, v);\n"
+                   "    for (unsigned long i = 0; i < sizeof(T); ++i)\n"
+                   "        if (bytes.b[i]) return long(i);\n"
+                   "    return -1;\n"
+                   "}\n");
         append(native_contracts());
         append(structs());
         append(tuples());
@@ -163,6 +182,8 @@ private:
     std::map<std::string, Type> tuples_; // code -> type
     const ir::Function *f_ = nullptr;
     int loop_counter_ = 0;
+    int probes_ = 0;
+    std::optional<Type> external_params_;
 
     std::string type(const Type &t) {
         if (t.kind() == Type::Kind::Tuple) tuples_.emplace(t.code(), t);
@@ -191,14 +212,20 @@ private:
                   << c_string(who + ", field '" + f.name + "': the plugin declares size " + std::to_string(f.size) +
                               ", the header disagrees")
                   << ");\n";
-                if (backend_ == Backend::Cpu)
+                const std::string offset_message = c_string(who + ", field '" + f.name + "': the plugin declares offset " +
+                                                            std::to_string(f.offset) + ", the header disagrees");
+                if (backend_ == Backend::Cpu) {
                     o << "static_assert(__builtin_offsetof(" << T << ", " << f.name << ") == " << f.offset << ", "
-                      << c_string(who + ", field '" + f.name + "': the plugin declares offset " + std::to_string(f.offset) +
-                                  ", the header disagrees")
-                      << ");\n";
+                      << offset_message << ");\n";
+                } else {
+                    const std::string fn = "weft_probe_" + std::to_string(probes_++) + "_";
+                    o << "__device__ constexpr long " << fn << "() {\n    " << T << " v{};\n    v." << f.name
+                      << " = weft_marker_<decltype(v." << f.name << ")>();\n    return weft_first_set_byte_(v);\n}\n";
+                    o << "static_assert(" << fn << "() == " << f.offset << ", " << offset_message << ");\n";
+                }
             }
             for (const ExposedField &f : n.exposed)
-                o << "static_assert(__is_same(decltype(((" << T << " *)0)->" << f.name << "), " << type(f.type) << "), "
+                o << "static_assert(weft_same_<decltype(((" << T << " *)0)->" << f.name << "), " << type(f.type) << ">::value, "
                   << c_string(who + ", field '" + f.name + "': the plugin declares type " + f.type.name() +
                               ", the header disagrees")
                   << ");\n";
@@ -218,7 +245,8 @@ private:
             o << "static_assert(sizeof(" << name << ") == " << l.size << " && alignof(" << name << ") == " << l.alignment
               << ", " << c_string(who + ": C++ layout differs from weft's") << ");\n";
             for (const auto &f : l.fields)
-                o << "static_assert(__builtin_offsetof(" << name << ", m_" << f.name << ") == " << f.offset << ", "
+                if (backend_ == Backend::Cpu)
+                    o << "static_assert(__builtin_offsetof(" << name << ", m_" << f.name << ") == " << f.offset << ", "
                   << c_string(who + ", field '" + f.name + "': offset differs from weft's") << ");\n";
         }
         return o.str();
@@ -259,7 +287,7 @@ private:
     std::string constants() {
         std::ostringstream o;
         for (const ir::Constant &c : m_.constants)
-            o << "static const " << type(c.value.type) << " c_" << c.name << " = " << constant_value(c.value) << ";\n";
+            o << "WEFT_FN " << type(c.value.type) << " c_" << c.name << "() { return " << constant_value(c.value) << "; }\n";
         return o.str();
     }
 
@@ -282,7 +310,7 @@ private:
         const std::string name = f.is_kernel ? f.mangled_name + "_body" : f.mangled_name;
         // Every function is specialized on whether the kernel's arrays are dense in
         // their last dimension (weft_contig_): then element addresses vectorize.
-        o << "\ntemplate <bool weft_contig_>\nstatic inline " << (f.return_type ? type(*f.return_type) : "void") << " "
+        o << "\ntemplate <bool weft_contig_>\nWEFT_FN " << (f.return_type ? type(*f.return_type) : "void") << " "
           << name << "(const weft::tid_t &weft_t_";
         for (std::size_t i = 0; i < f.params.size(); ++i) o << ", " << type(f.params[i].type) << " " << param(static_cast<int>(i));
         o << ") {\n";
@@ -306,10 +334,84 @@ private:
         return false;
     }
 
-    void entry(std::ostringstream &o, const ir::Function &f) {
+    std::string where(const ir::Function &f) const {
+        return py_file_ + ":" + std::to_string(f.location.line) + ":" + std::to_string(f.location.column) + ": kernel '" +
+               f.name + "'";
+    }
+
+    /// entry_point_abi='external_constant_params': an entry with no parameters
+    /// that reads its one struct parameter from the module's __constant__ `params`,
+    /// for runtimes such as OptiX that launch it themselves.
+    void external_entry(std::ostringstream &o, const ir::Function &f) {
+        if (f.params.size() != 1 || f.params[0].type.kind() != Type::Kind::Struct)
+            throw UserError(where(f) + " uses entry_point_abi='external_constant_params' and must take exactly one "
+                                       "@wp.struct parameter (it takes " +
+                            std::to_string(f.params.size()) + " parameter" + (f.params.size() == 1 ? "" : "s") +
+                            (f.params.size() == 1 ? " of type " + f.params[0].type.name() : std::string()) + ")");
+        if (f.uses_tid)
+            throw UserError(where(f) + " uses entry_point_abi='external_constant_params' and cannot call tid(): the "
+                                       "external runtime decides the launch");
+        const Type &P = f.params[0].type;
+        if (external_params_ && *external_params_ != P)
+            throw UserError(where(f) + ": every external_constant_params kernel of a module shares one params type; this "
+                                       "one takes " + P.name() + ", another takes " + external_params_->name());
+        const std::string t = type(P);
+        if (!external_params_) {
+            external_params_ = P;
+            o << "extern \"C\" { __constant__ __align__(alignof(" << t << ")) unsigned char params[sizeof(" << t << ")]; }\n";
+        }
         KernelEntry k;
         k.name = f.name;
-        k.symbol = f.mangled_name + (backend_ == Backend::Cpu ? "_cpu" : "_cuda");
+        k.symbol = f.entry_name.empty() ? f.mangled_name : f.entry_name;
+        k.abi = f.abi;
+        k.params.emplace_back(f.params[0].name, P);
+        o << "extern \"C\" __global__ void " << k.symbol << "() {\n"
+          << "    const " << t << " a0_ = *reinterpret_cast<const " << t << " *>(params);\n"
+          << "    const weft::tid_t weft_t_{};\n"
+          << "    " << f.mangled_name << "_body<false>(weft_t_, a0_);\n}\n";
+        result_.kernels.push_back(std::move(k));
+    }
+
+    void cuda_entry(std::ostringstream &o, const ir::Function &f) {
+        if (f.abi == ir::EntryPointAbi::ExternalConstantParams) return external_entry(o, f);
+        KernelEntry k;
+        k.name = f.name;
+        k.symbol = f.mangled_name + "_cuda";
+        k.tid_dims = f.tid_dims;
+        k.abi = f.abi;
+        std::string decl, pass, dense = "true";
+        bool specializable = true;
+        for (std::size_t i = 0; i < f.params.size(); ++i) {
+            k.params.emplace_back(f.params[i].name, f.params[i].type);
+            const std::string t = type(f.params[i].type);
+            decl += ", const " + t + " a" + std::to_string(i) + "_";
+            pass += ", a" + std::to_string(i) + "_";
+            if (f.params[i].type.kind() == Type::Kind::Array) dense += " && weft::innermost_dense(a" + std::to_string(i) + "_)";
+            if (nests_array(f.params[i].type)) specializable = false;
+        }
+        o << "template <bool weft_contig_>\nWEFT_FN void " << f.mangled_name
+          << "_run(const weft::launch_t &weft_launch_, long long weft_idx_" << decl << ") {\n"
+          << "    weft::tid_t weft_t_{};\n    weft_t_.idx = weft_idx_;\n    long long weft_rest_ = weft_idx_;\n"
+          << "    for (int k = weft_launch_.ndim - 1; k >= 0; --k) {\n"
+          << "        weft_t_.c[k] = weft::int32(weft_rest_ % weft_launch_.shape[k]);\n"
+          << "        weft_rest_ /= weft_launch_.shape[k];\n    }\n"
+          << "    " << f.mangled_name << "_body<weft_contig_>(weft_t_" << pass << ");\n}\n";
+        // A grid-stride loop over the launch: any grid covers any dimension.
+        o << "extern \"C\" __global__ void " << k.symbol << "(const weft::launch_t weft_launch_" << decl << ") {\n"
+          << "    const bool weft_dense_ = " << (specializable ? dense : std::string("false")) << ";\n"
+          << "    for (long long weft_idx_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; weft_idx_ < weft_launch_.size;\n"
+          << "         weft_idx_ += (long long)blockDim.x * gridDim.x) {\n"
+          << "        if (weft_dense_) " << f.mangled_name << "_run<true>(weft_launch_, weft_idx_" << pass << ");\n"
+          << "        else " << f.mangled_name << "_run<false>(weft_launch_, weft_idx_" << pass << ");\n"
+          << "    }\n}\n";
+        result_.kernels.push_back(std::move(k));
+    }
+
+    void entry(std::ostringstream &o, const ir::Function &f) {
+        if (backend_ == Backend::Cuda) return cuda_entry(o, f);
+        KernelEntry k;
+        k.name = f.name;
+        k.symbol = f.mangled_name + "_cpu";
         k.tid_dims = f.tid_dims;
         k.abi = f.abi;
         for (const ir::Variable &p : f.params) k.params.emplace_back(p.name, p.type);
@@ -460,7 +562,7 @@ private:
         case K::String: return c_string(e.name);
         case K::Local: return local(e.index);
         case K::Param: return param(e.index);
-        case K::Constant: return "c_" + e.name;
+        case K::Constant: return "c_" + e.name + "()";
         case K::Builtin: return e.overload->native_namespace + e.overload->native_function + "(" + args(e) + ")";
         case K::Call: return e.name + "<weft_contig_>(weft_t_" + (e.args.empty() ? "" : ", " + args(e)) + ")";
         case K::Construct: {
