@@ -194,9 +194,9 @@ TEST_CASE("the plugin's preamble is seed_fixtures.h, and the generated source ch
     const std::string source = read_file(f.module.generated_source_path());
     CHECK_THAT(source, Catch::Contains(header));
     // warp_test::Color::r, and the nested native field warp_test::Pixel::color.
-    CHECK_THAT(source, Catch::Contains("__is_same(decltype(((warp_test::Color *)0)->r), weft::float32)"));
+    CHECK_THAT(source, Catch::Contains("weft_same_<decltype(((warp_test::Color *)0)->r), weft::float32>::value"));
     CHECK_THAT(source, Catch::Contains("native type warp_test::Color, field 'r': the plugin declares type float32"));
-    CHECK_THAT(source, Catch::Contains("__is_same(decltype(((warp_test::Pixel *)0)->color), warp_test::Color)"));
+    CHECK_THAT(source, Catch::Contains("weft_same_<decltype(((warp_test::Pixel *)0)->color), warp_test::Color>::value"));
     CHECK_THAT(source,
                Catch::Contains("native type warp_test::Pixel, field 'color': the plugin declares type warp_test::Color"));
 }

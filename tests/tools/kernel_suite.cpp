@@ -3,6 +3,8 @@
 //                                lowered IR passes the verifier.
 //   kernel_suite compile FILE.py  exit 0 iff FILE compiles and loads on the CPU
 //                                (a fresh cache in WEFT_CACHE_DIR or a temp dir).
+//   kernel_suite cuda FILE.py     exit 0 iff FILE compiles with NVRTC to PTX for
+//                                compute_90 and to CUBIN for sm_90 and sm_80.
 //   kernel_suite ir FILE.py GOLDEN  exit 0 iff the lowered IR printed equals
 //                                the GOLDEN file (WEFT_UPDATE_GOLDEN=1 rewrites it).
 //   kernel_suite errors FILE.py  exit 0 iff FILE has `# expect: LINE:COL: fragment`
@@ -99,13 +101,14 @@ int run_corpus(const std::string &path) {
     return problems.empty() ? 0 : 1;
 }
 
-int run_compile(const std::string &path) {
+int run_compile(const std::string &path, bool cuda) {
     HostOptions options;
     options.use_environment = false;
     options.search_path = {WEFT_TEST_PLUGIN_DIR};
     options.quiet = true;
     const std::filesystem::path cache = std::filesystem::temp_directory_path() /
-                                        ("weft_suite_" + std::filesystem::path(path).stem().string());
+                                        ("weft_suite_" + std::string(cuda ? "cuda_" : "") +
+                                         std::filesystem::path(path).stem().string());
     std::filesystem::remove_all(cache);
     options.cache_dir = cache;
     Host host(options);
@@ -115,7 +118,12 @@ int run_compile(const std::string &path) {
             if (!host.plugin(name)) host.load(std::string(WEFT_TEST_PLUGIN_DIR) + "/" + name);
     }
     try {
-        host.load_module(path);
+        if (cuda) {
+            const auto paths = host.compile_aot(path, {Target::cuda_ptx(90), Target::cuda_cubin(90), Target::cuda_cubin(80)});
+            if (paths.size() != 3) throw std::runtime_error("expected 3 artifacts");
+        } else {
+            host.load_module(path);
+        }
     } catch (...) {
         std::filesystem::remove_all(cache);
         throw;
@@ -172,13 +180,14 @@ int run_errors(const std::string &path) {
 
 int main(int argc, char **argv) {
     const std::string mode = argc >= 3 ? argv[1] : "";
-    if (!((mode == "corpus" || mode == "errors" || mode == "compile") && argc == 3) && !(mode == "ir" && argc == 4)) {
-        std::cerr << "usage: kernel_suite corpus|errors|compile FILE.py\n       kernel_suite ir FILE.py GOLDEN.ir\n";
+    if (!((mode == "corpus" || mode == "errors" || mode == "compile" || mode == "cuda") && argc == 3) &&
+        !(mode == "ir" && argc == 4)) {
+        std::cerr << "usage: kernel_suite corpus|errors|compile|cuda FILE.py\n       kernel_suite ir FILE.py GOLDEN.ir\n";
         return 2;
     }
     try {
         if (mode == "ir") return run_golden(argv[2], argv[3]);
-        if (mode == "compile") return run_compile(argv[2]);
+        if (mode == "compile" || mode == "cuda") return run_compile(argv[2], mode == "cuda");
         return mode == "corpus" ? run_corpus(argv[2]) : run_errors(argv[2]);
     } catch (const std::exception &e) {
         std::cerr << argv[2] << ": " << e.what() << "\n";

@@ -1,5 +1,6 @@
-// `weft build FILE.py [--plugin P]... --target cpu`: compiles a kernel module
-// ahead of time and prints the artifact paths, one per target, in order.
+// `weft build FILE.py [--plugin P]... --target cpu --target sm_90 --target compute_90`:
+// compiles a kernel module ahead of time and prints the artifact paths, one
+// per target, in the order the targets were given.
 #include "commands.hpp"
 
 #include "weft/host/host.hpp"
@@ -7,36 +8,50 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
+
 namespace weft::cli {
+
+namespace {
+/// "cpu", "sm_90" (CUBIN), "compute_90" (PTX), or a cache target name ("cuda-sm_90-cubin").
+Target parse_target(const std::string &t) {
+    auto arch = [&](std::size_t prefix) {
+        const std::string digits = t.substr(prefix);
+        if (digits.empty() || digits.size() > 3 || !std::all_of(digits.begin(), digits.end(), [](char c) {
+                return std::isdigit(static_cast<unsigned char>(c));
+            }))
+            throw UserError("invalid target '" + t + "': expected cpu, sm_XX, compute_XX or cuda-sm_XX-cubin");
+        return std::stoi(digits);
+    };
+    if (t == "cpu") return Target::cpu();
+    if (t.rfind("sm_", 0) == 0) return Target::cuda_cubin(arch(3));
+    if (t.rfind("compute_", 0) == 0) return Target::cuda_ptx(arch(8));
+    return Target::parse(t);
+}
+} // namespace
 
 int kernel_build(const KernelBuildOptions &o) {
     HostOptions ho;
     for (const std::string &p : o.search_path) ho.search_path.emplace_back(p);
     if (!o.cache_dir.empty()) ho.cache_dir = o.cache_dir;
     ho.quiet = true;
+    std::vector<Target> targets;
+    for (const std::string &t : o.targets.empty() ? std::vector<std::string>{"cpu"} : o.targets)
+        targets.push_back(parse_target(t));
     Host host(ho);
     for (const std::string &p : o.plugins) host.load(p);
-    std::vector<std::string> targets = o.targets.empty() ? std::vector<std::string>{"cpu"} : o.targets;
-    for (const std::string &t : targets)
-        if (t != "cpu")
-            throw UserError("target '" + t +
-                            "' is not available: this weft builds for the CPU only (cuda targets come with the CUDA backend)");
-    nlohmann::json artifacts = nlohmann::json::array();
-    std::vector<std::string> lines;
-    for (const std::string &t : targets) {        ModuleLoadOptions mo;
-        mo.opt_level = o.opt_level;
-        mo.fast_math = o.fast_math;
-        CompiledModule &m = host.load_module(o.file, mo);
-        lines.push_back(m.artifact_path().string());
-        artifacts.push_back({{"target", t},
-                             {"path", m.artifact_path().string()},
-                             {"module", m.name()},
-                             {"hash", m.hash()},
-                             {"cached", m.from_cache()}});
+    ModuleLoadOptions mo;
+    mo.opt_level = o.opt_level;
+    mo.fast_math = o.fast_math;
+    const std::vector<std::filesystem::path> paths = host.compile_aot(o.file, targets, mo);
+    if (o.json) {
+        nlohmann::json artifacts = nlohmann::json::array();
+        for (std::size_t i = 0; i < paths.size(); ++i)
+            artifacts.push_back({{"target", targets[i].str()}, {"path", paths[i].string()}});
+        fmt::print("{}\n", nlohmann::json{{"artifacts", artifacts}}.dump(2));
+    } else {
+        for (const std::filesystem::path &p : paths) fmt::print("{}\n", p.string());
     }
-    if (o.json) fmt::print("{}\n", nlohmann::json{{"artifacts", artifacts}}.dump(2));
-    else
-        for (const std::string &l : lines) fmt::print("{}\n", l);
     return 0;
 }
 

@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
     kbuild->add_option("file", build_opts.file, "Kernel source (.py)")->required();
     kbuild->add_option("--plugin", build_opts.plugins, "Plugin to load first (repeatable)");
     kbuild->add_option("--plugin-path", build_opts.search_path, "Directory to search for plugin requirements");
-    kbuild->add_option("--target", build_opts.targets, "Target (repeatable, in order): cpu");
+    kbuild->add_option("--target", build_opts.targets, "Target (repeatable, in order): cpu, sm_XX (CUBIN), compute_XX (PTX)");
     kbuild->add_option("--cache-dir", build_opts.cache_dir, "Cache root (default: WEFT_CACHE_DIR, $XDG_CACHE_HOME/weft)");
     kbuild->add_option("-O,--opt-level", build_opts.opt_level, "Optimization level 0-3 (default 2)")->check(CLI::Range(0, 3));
     kbuild->add_flag("--fast-math", build_opts.fast_math, "Compile with fast math");

@@ -3,6 +3,7 @@
 #include "weft/support/error.hpp"
 #include "weft/support/sha256.hpp"
 
+#include <atomic>
 #include <fstream>
 #include <system_error>
 #include <unistd.h>
@@ -24,7 +25,10 @@ std::filesystem::path materialize_runtime_headers(const std::filesystem::path &r
     const fs::path dir = root / runtime_header_digest().substr(0, 16);
     if (fs::exists(dir / "weft" / "rt" / "runtime.h")) return dir;
     // Written in a private folder, then renamed into place: readers see all or nothing.
-    const fs::path staging = root / (".tmp-" + std::to_string(::getpid()) + "-" + runtime_header_digest().substr(0, 8));
+    // Unique per process and call: threads of one process race here too.
+    static std::atomic<unsigned> counter{0};
+    const fs::path staging = root / (".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
+                                     runtime_header_digest().substr(0, 8));
     std::error_code ec;
     fs::remove_all(staging, ec);
     for (const EmbeddedHeader &e : runtime_headers()) {

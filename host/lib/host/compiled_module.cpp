@@ -5,6 +5,7 @@
 #include "weft/host/compiled_module.hpp"
 
 #include "weft/backend/cpu_compiler.hpp"
+#include "weft/backend/cuda.hpp"
 #include "weft/build/module_hash.hpp"
 #include "weft/codegen/build_inputs.hpp"
 #include "weft/codegen/cpp_emitter.hpp"
@@ -108,6 +109,7 @@ Kernel CompiledModule::kernel(std::string_view name) const {
 namespace {
 
 fs::path runtime_pch(const fs::path &root, const backend::CpuCompileOptions &options);
+std::string read_source(const fs::path &file);
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -117,7 +119,8 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 /// the same content never leave a torn file.
 void write_atomically(const fs::path &path, const std::string &text) {
     fs::create_directories(path.parent_path());
-    const fs::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
+    static std::atomic<unsigned> counter{0};
+    const fs::path tmp = path.string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
     {
         std::ofstream out(tmp, std::ios::binary);
         out << text;
@@ -143,31 +146,57 @@ std::vector<std::string> referenced_plugins(const kernel::ir::Module &m, const H
 } // namespace
 
 CompiledModule &Host::load_module(const fs::path &file, ModuleLoadOptions options) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in || fs::is_directory(file)) throw UserError(file.string() + ": cannot read kernel source");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return compile_module(file.string(), file.stem().string(), text.str(), std::move(options));
+    const std::string source = read_source(file);
+    return compile_module(file.string(), file.stem().string(), source, std::move(options));
 }
 
 CompiledModule &Host::load_module_source(const std::string &name, const std::string &source, ModuleLoadOptions options) {
     return compile_module(name + ".py", name, source, std::move(options));
 }
 
+namespace {
+
+/// What every target of a module starts from: the checked, lowered IR and the
+/// module's resolved build options.
+struct Prepared {
+    kernel::ir::Module ir;
+    Module *module = nullptr;
+    const ResolvedBuildOptions *resolved = nullptr;
+};
+
+Prepared prepare(Host &host, const std::string &path, const std::string &name, const std::string &source,
+                 const ModuleLoadOptions &options) {
+    kernel::FrontendResult checked = kernel::check_module(kernel::SourceFile(path, source), host.registry());
+    if (!checked.ok()) throw kernel::KernelSourceError(checked.formatted, checked.diagnostics);
+    Prepared p;
+    p.ir = std::move(checked.module);
+    p.ir.name = name;
+    kernel::lower(p.ir);
+    p.module = &host.module(name);
+    if (options.build_options) p.module->set_build_options(*options.build_options);
+    const std::vector<std::string> plugins = options.plugins ? *options.plugins : referenced_plugins(p.ir, host);
+    if (p.module->plugins() != plugins) host.set_module_plugins(*p.module, plugins);
+    p.resolved = &p.module->resolved_options();
+    return p;
+}
+
+std::string read_source(const fs::path &file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in || fs::is_directory(file)) throw UserError(file.string() + ": cannot read kernel source");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+} // namespace
+
 CompiledModule &Host::compile_module(const std::string &path, const std::string &name, const std::string &source,
                                      ModuleLoadOptions options) {
     const auto t0 = std::chrono::steady_clock::now();
-    kernel::FrontendResult checked = kernel::check_module(kernel::SourceFile(path, source), registry());
-    if (!checked.ok()) throw kernel::KernelSourceError(checked.formatted, checked.diagnostics);
-    kernel::ir::Module ir = std::move(checked.module);
-    ir.name = name;
-    kernel::lower(ir);
-
-    Module &module = this->module(name);
-    if (options.build_options) module.set_build_options(*options.build_options);
-    const std::vector<std::string> plugins = options.plugins ? *options.plugins : referenced_plugins(ir, *this);
-    if (module.plugins() != plugins) set_module_plugins(module, plugins);
-    const ResolvedBuildOptions &resolved = module.resolved_options();
+    Prepared prepared = prepare(*this, path, name, source, options);
+    kernel::ir::Module &ir = prepared.ir;
+    Module &module = *prepared.module;
+    const ResolvedBuildOptions &resolved = *prepared.resolved;
 
     codegen::GeneratedSource generated = codegen::generate_cpp(ir, resolved, codegen::Backend::Cpu);
 
@@ -266,5 +295,72 @@ fs::path runtime_pch(const fs::path &root, const backend::CpuCompileOptions &opt
     return pch;
 }
 } // namespace
+
+} // namespace weft
+
+namespace weft {
+
+std::vector<fs::path> Host::compile_aot(const fs::path &file, const std::vector<Target> &targets, ModuleLoadOptions options) {
+    const std::string source = read_source(file);
+    const std::string name = file.stem().string();
+    Prepared prepared = prepare(*this, file.string(), name, source, options);
+    const fs::path root = cache().root();
+    const fs::path rt_dir = codegen::materialize_runtime_headers(root / "runtime-headers");
+    std::vector<fs::path> paths;
+    for (const Target &target : targets) {
+        const bool cuda = target.kind == Target::Kind::Cuda;
+        const codegen::GeneratedSource generated =
+            codegen::generate_cpp(prepared.ir, *prepared.resolved, cuda ? codegen::Backend::Cuda : codegen::Backend::Cpu);
+        ModuleHashInputs inputs = codegen::contract_inputs(prepared.ir);
+        inputs.generated_source = generated.text;
+        inputs.target = target;
+        inputs.codegen_options = {{"opt", std::to_string(options.opt_level)},
+                                  {"fast_math", options.fast_math ? "1" : "0"},
+                                  {"native_cpu", options.native_cpu && !cuda ? "1" : "0"}};
+        inputs.runtime_header_digest = codegen::runtime_header_digest();
+        backend::CpuCompileOptions cpu;
+        backend::CudaCompileOptions gpu;
+        if (cuda) {
+            gpu.arch = target.arch;
+            gpu.cubin = target.output == Target::Output::Cubin;
+            gpu.opt_level = std::max(options.opt_level, 0);
+            gpu.fast_math = options.fast_math;
+            gpu.include_dirs = {rt_dir};
+            for (const fs::path &d : prepared.resolved->cuda_include_dirs) gpu.include_dirs.push_back(d);
+            inputs.toolchain = backend::cuda_toolchain_identity(gpu);
+        } else {
+            cpu.opt_level = options.opt_level;
+            cpu.fast_math = options.fast_math;
+            cpu.native_cpu = options.native_cpu;
+            cpu.weft_include_dirs = {rt_dir};
+            cpu.include_dirs = prepared.resolved->cpu_include_dirs;
+            inputs.toolchain = backend::toolchain_identity(cpu);
+        }
+        const std::string hash = prepared.module->hash(inputs);
+        if (auto hit = cache().find(name, hash, target)) {
+            paths.push_back(hit->path); // cached: nothing compiles, nothing is rewritten
+            continue;
+        }
+        const fs::path generated_path = root / "generated" / (name + "-" + hash.substr(0, 16) + (cuda ? ".cu" : ".cpp"));
+        write_atomically(generated_path, generated.text);
+        std::string artifact;
+        try {
+            if (cuda) {
+                gpu.source_name = generated_path.string();
+                artifact = backend::compile_cuda(generated.text, gpu);
+            } else {
+                cpu.source_name = generated_path.string();
+                if (options.use_pch) cpu.pch = runtime_pch(root, cpu);
+                const std::vector<char> object = backend::compile_to_object(generated.text, cpu);
+                artifact.assign(object.begin(), object.end());
+            }
+        } catch (const UserError &e) {
+            throw UserError("module '" + name + "' does not compile for " + target.str() + ":\n" + e.what() +
+                            "\n(generated source, for reference: " + generated_path.string() + ")");
+        }
+        paths.push_back(cache().store(name, hash, target, generated.text, artifact).path);
+    }
+    return paths;
+}
 
 } // namespace weft

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace weft::kernel::detail {
 
@@ -73,8 +74,14 @@ int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &a
     for (std::size_t i = 0; i < def.params.size(); ++i) scope.params[def.params[i].name] = static_cast<int>(i);
     if (ok) {
         std::vector<ir::StmtPtr> body;
+        shadow_rebound_params(def, body);
+        const std::size_t errors_before = diags_.error_count();
         statements(def.body, body);
         f.body = std::move(body);
+        // Only for a body that checked cleanly: a return that failed is reported already.
+        if (f.return_type && diags_.error_count() == errors_before && !always_returns(f.body))
+            diags_.error(def.location, "function '" + def.name + "' must return " + f.return_type->name() +
+                                           " on every path (it can reach its end without a return)");
     }
     out_.functions.push_back(std::move(f));
     const std::size_t index = out_.functions.size() - 1;
@@ -85,6 +92,66 @@ int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &a
                   out_.functions[index].mangled_name) == out_.references.functions.end())
         out_.references.functions.push_back(out_.functions[index].mangled_name);
     return static_cast<int>(index);
+}
+
+namespace {
+/// Names rebound by tuple unpacking or as a for-loop variable anywhere in `body`.
+void rebound_names(const std::vector<ast::StmtPtr> &body, std::set<std::string> &out) {
+    for (const ast::StmtPtr &s : body) {
+        if (s->kind == ast::Stmt::Kind::For && !s->targets.empty() && s->targets[0]->kind == Expr::Kind::Name)
+            out.insert(s->targets[0]->text);
+        if (s->kind == ast::Stmt::Kind::Assign)
+            for (const ast::ExprPtr &t : s->targets)
+                if (t->kind == Expr::Kind::Tuple)
+                    for (const ast::ExprPtr &c : t->children)
+                        if (c->kind == Expr::Kind::Name) out.insert(c->text);
+        rebound_names(s->body, out);
+        rebound_names(s->orelse, out);
+    }
+}
+} // namespace
+
+// A parameter rebound by unpacking or as a loop variable becomes a local that
+// starts as the parameter's value, from the top of the function: every read,
+// before and after the rebinding, then sees the one variable Python has.
+void Checker::shadow_rebound_params(const ast::FunctionDef &def, std::vector<ir::StmtPtr> &out) {
+    std::set<std::string> names;
+    rebound_names(def.body, names);
+    ir::Function &f = *scope_->function;
+    for (std::size_t i = 0; i < f.params.size(); ++i) {
+        const std::string name = f.params[i].name;
+        if (!names.count(name)) continue;
+        const Type type = f.params[i].type;
+        auto value = make(ir::Expr::Kind::Param, type, f.params[i].location);
+        value->index = static_cast<int>(i);
+        value->name = name;
+        const int local = declare_local(name, type, f.params[i].location);
+        scope_->params.erase(name);
+        auto st = std::make_unique<ir::Stmt>(ir::Stmt::Kind::Declare, f.params[i].location);
+        st->index = local;
+        st->value = std::move(value);
+        out.push_back(std::move(st));
+    }
+}
+
+bool Checker::always_returns(const std::vector<ir::StmtPtr> &body) {
+    for (const ir::StmtPtr &s : body) {
+        if (s->kind == ir::Stmt::Kind::Return) return true;
+        if (s->kind == ir::Stmt::Kind::If && always_returns(s->body) && always_returns(s->orelse)) return true;
+        // `while True:` without a break never falls through.
+        if (s->kind == ir::Stmt::Kind::While && s->cond && s->cond->kind == ir::Expr::Kind::Literal && s->cond->value &&
+            !s->cond->value->int_components.empty() && s->cond->value->int_components[0] != 0 && !breaks(s->body))
+            return true;
+    }
+    return false;
+}
+
+bool Checker::breaks(const std::vector<ir::StmtPtr> &body) {
+    for (const ir::StmtPtr &s : body) {
+        if (s->kind == ir::Stmt::Kind::Break) return true;
+        if (s->kind == ir::Stmt::Kind::If && (breaks(s->body) || breaks(s->orelse))) return true;
+    }
+    return false;
 }
 
 void Checker::check_kernel(const ast::FunctionDef &def) {
@@ -156,6 +223,7 @@ void Checker::check_kernel(const ast::FunctionDef &def) {
     scope.function = &f;
     for (std::size_t i = 0; i < f.params.size(); ++i) scope.params[f.params[i].name] = static_cast<int>(i);
     std::vector<ir::StmtPtr> body;
+    shadow_rebound_params(def, body);
     statements(def.body, body);
     f.body = std::move(body);
     f.uses_tid = f.uses_tid || f.tid_dims > 0;
@@ -258,6 +326,10 @@ void Checker::run() {
                 fields.push_back({s->targets[0]->text, *t, 0});
             }
             if (structs_.count(c.name)) diags_.error(c.location, "struct '" + c.name + "' is defined twice");
+            if (ok && fields.empty()) {
+                diags_.error(c.location, "struct '" + c.name + "' has no fields");
+                ok = false;
+            }
             if (!ok) continue;
             Type t = Type::structure(StructLayout::make(c.name, std::move(fields)));
             structs_.emplace(c.name, t);

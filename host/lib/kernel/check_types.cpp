@@ -332,7 +332,12 @@ std::optional<ir::ConstantValue> Checker::fold_constant(const Expr &e, Value::Li
             else break;
             literal = (la != Value::Literal::None && lb != Value::Literal::None) ? Value::Literal::Float
                                                                                  : Value::Literal::None;
-            const Scalar fs = a->type.is_float() ? a->type.scalar_type()
+            // The typed operand decides (3.0 * X with X float64 is float64); a literal only between literals.
+            const bool a_typed = a->type.is_float() && la == Value::Literal::None;
+            const bool b_typed = b->type.is_float() && lb == Value::Literal::None;
+            const Scalar fs = a_typed ? a->type.scalar_type()
+                              : b_typed ? b->type.scalar_type()
+                              : a->type.is_float() ? a->type.scalar_type()
                               : b->type.is_float() ? b->type.scalar_type()
                                                    : Scalar::Float32;
             return scalar_constant(fs, r, 0);

@@ -112,6 +112,9 @@ public:
     Value tuple(const ast::Expr &e, const std::vector<std::optional<Type>> &hints);
     int instantiate(const ast::FunctionDef &def, const std::vector<Type> &arg_types, SourceLocation call_site);
     void check_kernel(const ast::FunctionDef &def);
+    void shadow_rebound_params(const ast::FunctionDef &def, std::vector<ir::StmtPtr> &out);
+    static bool always_returns(const std::vector<ir::StmtPtr> &body);
+    static bool breaks(const std::vector<ir::StmtPtr> &body);
 
     const ast::Module &ast_;
     const Registry &registry_;

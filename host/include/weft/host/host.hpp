@@ -117,6 +117,12 @@ public:
     /// The same for source text; `name` names the module (and its "<name>.py" in diagnostics).
     CompiledModule &load_module_source(const std::string &name, const std::string &source,
                                        ModuleLoadOptions options = {});
+    /// Compiles a kernel module ahead of time for each target, in order (cpu,
+    /// cuda-sm_XX-cubin, cuda-compute_XX-ptx), and returns the artifact paths in
+    /// the artifact cache in the same order. Targets already cached compile
+    /// nothing and their files are left as they are. Nothing is loaded.
+    std::vector<std::filesystem::path> compile_aot(const std::filesystem::path &file, const std::vector<Target> &targets,
+                                                   ModuleLoadOptions options = {});
     /// The pool CPU launches run on (sized by HostOptions::threads).
     ThreadPool &thread_pool();
 

@@ -1,0 +1,166 @@
+// CUDA code generation compiled by NVRTC (no GPU needed): artifacts in target
+// order from the cache, the native-type ABI contract under NVRTC (field
+// offsets included), and the external_constant_params entry ABI as an
+// OptiX-style runtime would see it in the PTX.
+#include "test_support.hpp"
+
+#include "weft/backend/cuda.hpp"
+#include "weft/host/host.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+using namespace weft;
+using weft::test::message_of;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Workspace {
+    fs::path path;
+    explicit Workspace(const std::string &name) : path(fs::temp_directory_path() / ("weft_cuda_" + name)) {
+        fs::remove_all(path);
+        fs::create_directories(path);
+    }
+    ~Workspace() { fs::remove_all(path); }
+    fs::path write(const std::string &file, const std::string &text) const {
+        std::ofstream(path / file, std::ios::binary) << text;
+        return path / file;
+    }
+};
+
+HostOptions options_for(const Workspace &w) {
+    HostOptions o = weft::test::test_host_options();
+    o.cache_dir = w.path / "cache";
+    o.quiet = true;
+    return o;
+}
+
+std::string read(const fs::path &p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+#define REQUIRE_NVRTC()                                                                                               \
+    if (!backend::nvrtc_available()) {                                                                                \
+        WARN("skipped: weft was built without a CUDA toolkit (NVRTC)");                                               \
+        return;                                                                                                       \
+    }
+
+const char *saxpy = R"(import warp as wp
+@wp.kernel
+def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+)";
+
+const char *external = R"(import warp as wp
+
+@wp.struct
+class Params:
+    scale: float
+    out: wp.array(dtype=float)
+
+@wp.kernel(enable_backward=False, entry_point_abi="external_constant_params", name="__raygen__external_params_kernel")
+def raygen(p: Params):
+    p.out[0] = p.scale * 2.0
+
+@wp.kernel(enable_backward=False, entry_point_abi="external_constant_params", name="__miss__external_params_kernel")
+def miss(p: Params):
+    p.out[1] = p.scale
+)";
+
+} // namespace
+
+TEST_CASE("AOT: artifact paths in target order; a second build compiles nothing and leaves the files alone") {
+    REQUIRE_NVRTC();
+    Workspace w("aot");
+    const fs::path file = w.write("saxpy.py", saxpy);
+    const std::vector<Target> targets{Target::cpu(), Target::cuda_cubin(90), Target::cuda_ptx(90), Target::cuda_cubin(80)};
+    std::vector<fs::path> first;
+    {
+        Host host(options_for(w));
+        first = host.compile_aot(file, targets);
+    }
+    REQUIRE(first.size() == 4);
+    CHECK_THAT(first[0].filename().string(), Catch::StartsWith("cpu."));
+    CHECK_THAT(first[1].filename().string(), Catch::StartsWith("cuda-sm_90-cubin."));
+    CHECK_THAT(first[2].filename().string(), Catch::StartsWith("cuda-compute_90-ptx."));
+    CHECK_THAT(first[3].filename().string(), Catch::StartsWith("cuda-sm_80-cubin."));
+    CHECK(read(first[1]).rfind("\x7f" "ELF", 0) == 0);
+    const std::string ptx = read(first[2]);
+    CHECK_THAT(ptx, Catch::Contains(".target sm_90") && Catch::Contains(".visible .entry wk5saxpy_cuda("));
+    std::vector<fs::file_time_type> mtimes;
+    for (const fs::path &p : first) mtimes.push_back(fs::last_write_time(p));
+    Host again(options_for(w));
+    const std::vector<fs::path> second = again.compile_aot(file, targets);
+    CHECK(second == first);
+    for (std::size_t i = 0; i < first.size(); ++i) CHECK(fs::last_write_time(second[i]) == mtimes[i]);
+}
+
+TEST_CASE("external_constant_params: the PTX an OptiX-style runtime looks for") {
+    REQUIRE_NVRTC();
+    Workspace w("external");
+    const fs::path file = w.write("optix_like.py", external);
+    Host host(options_for(w));
+    const std::string ptx = read(host.compile_aot(file, {Target::cuda_ptx(90)})[0]);
+    // Both entries by their name=, without parameters; one params symbol of exactly sizeof(Params)
+    // (float + padding + the 64-byte array view = 72 bytes) with Params' alignment (8).
+    CHECK(std::regex_search(ptx, std::regex(R"(\.visible \.entry __raygen__external_params_kernel\(\s*\))")));
+    CHECK(std::regex_search(ptx, std::regex(R"(\.visible \.entry __miss__external_params_kernel\(\s*\))")));
+    CHECK(std::regex_search(ptx, std::regex(R"((\.visible )?\.const \.align 8 \.b8 params\[72\];)")));
+    // The CPU backend rejects it with the seed's meaning.
+    CHECK_THAT(message_of<UserError>([&] { host.compile_aot(file, {Target::cpu()}); }),
+               Catch::Contains("kernel 'raygen' uses entry_point_abi='external_constant_params', which is not supported by "
+                               "the CPU backend"));
+}
+
+TEST_CASE("external_constant_params kernels that break the entry ABI are codegen errors") {
+    REQUIRE_NVRTC();
+    Workspace w("external_bad");
+    Host host(options_for(w));
+    auto error_of = [&](const std::string &name, const std::string &body) {
+        const fs::path file = w.write(name + ".py", std::string(R"(import warp as wp
+@wp.struct
+class P:
+    a: float
+@wp.struct
+class Q:
+    b: int
+)") + body);
+        return message_of<UserError>([&] { host.compile_aot(file, {Target::cuda_ptx(90)}); });
+    };
+    const std::string decorator = "@wp.kernel(enable_backward=False, entry_point_abi=\"external_constant_params\")\n";
+    CHECK_THAT(error_of("two_params", decorator + "def k(p: P, x: float):\n    pass\n"),
+               Catch::Contains("kernel 'k' uses entry_point_abi='external_constant_params' and must take exactly one "
+                               "@wp.struct parameter (it takes 2 parameters)"));
+    CHECK_THAT(error_of("scalar_param", decorator + "def k(x: float):\n    pass\n"),
+               Catch::Contains("(it takes 1 parameter of type float32)"));
+    CHECK_THAT(error_of("uses_tid", decorator + "def k(p: P):\n    i = wp.tid()\n"),
+               Catch::Contains("kernel 'k' uses entry_point_abi='external_constant_params' and cannot call tid()"));
+    CHECK_THAT(error_of("mixed", decorator + "def k(p: P):\n    pass\n" + decorator + "def m(q: Q):\n    pass\n"),
+               Catch::Contains("every external_constant_params kernel of a module shares one params type; this one "
+                               "takes Q, another takes P"));
+}
+
+TEST_CASE("a lying native-type field offset fails under NVRTC too, naming plugin, type and field") {
+    REQUIRE_NVRTC();
+    Workspace w("lying");
+    Host host(options_for(w));
+    host.load(weft::test::plugin_dir("lying_offset"));
+    const fs::path file = w.write("lying.py", R"(import warp as wp
+@wp.kernel
+def k(p: wp.array(dtype=lie.Pair)):
+    i = wp.tid()
+    q = p[i]
+    q.a = 1.0
+    p[i] = q
+)");
+    const std::string message = message_of<UserError>([&] { host.compile_aot(file, {Target::cuda_ptx(90)}); });
+    CHECK_THAT(message, Catch::Contains("plugin 'lying_offset': native type lie::Pair, field 'a': the plugin declares "
+                                        "offset 0, the header disagrees"));
+    CHECK_THAT(message, Catch::Contains("does not compile for cuda-compute_90-ptx"));
+}
