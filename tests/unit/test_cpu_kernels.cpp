@@ -294,3 +294,84 @@ TEST_CASE("modules compile on several threads at once") {
         CHECK(y.to_vector<float>()[0] == static_cast<float>(t));
     }
 }
+
+TEST_CASE("review regressions: range bounds once, 64-bit loop counters, rebound parameters") {
+    TempCache cache("review");
+    Host host(options_for(cache));
+    CompiledModule &m = host.load_module_source("review", R"(import warp as wp
+
+@wp.func
+def g(y: int):
+    return y * 2, y + 1
+
+@wp.func
+def f(x: int) -> int:
+    for i in range(3):
+        y = x + 1
+        x, z = g(y)
+    return x
+
+@wp.func
+def h(x: int) -> int:
+    for x in range(0):
+        pass
+    return x
+
+@wp.kernel
+def k(out: wp.array(dtype=int), n: int):
+    stop = 3
+    c = 0
+    for i in range(stop):
+        stop = 10
+        c += 1
+    out[0] = c
+    step = 1
+    d = 0
+    for i in range(0, 4, step):
+        step = 3
+        d += 1
+    out[1] = d
+    e = 0
+    for i in range(2147483640, 2147483647, 5):
+        e += 1
+    out[2] = e
+    q = 0
+    for j in range(wp.int8(100), wp.int8(127), wp.int8(20)):
+        q += 1
+    out[3] = q
+    out[4] = f(1)
+    out[5] = h(42)
+    for i in range(n):
+        n = 0
+        out[6] = out[6] + 1
+)");
+    Array out = Array::zeros(i32, {7});
+    m.kernel("k").launch({1}, {out, 5});
+    // f(1): y=2 -> x=4; y=5 -> x=10; y=11 -> x=22.
+    CHECK(out.to_vector<int>() == std::vector<int>{3, 4, 2, 2, 22, 42, 5});
+}
+
+TEST_CASE("review regressions: errors the checker now reports") {
+    TempCache cache("review_errors");
+    Host host(options_for(cache));
+    auto error_of = [&](const std::string &body) {
+        return message_of<kernel::KernelSourceError>(
+            [&] { host.load_module_source("bad", "import warp as wp\n" + body); });
+    };
+    CHECK_THAT(error_of("@wp.func\ndef maybe(x: int) -> int:\n    if x > 0:\n        return x * 3\n"),
+               Catch::Contains("function 'maybe' must return int32 on every path"));
+    CHECK_THAT(error_of("@wp.struct\nclass S:\n    pass\n"), Catch::Contains("struct 'S' has no fields"));
+    CHECK_THAT(error_of("@wp.kernel\ndef k():\n    for i in range(0, 10, 0):\n        pass\n"),
+               Catch::Contains("range() step must not be zero"));
+    // 3.0 * X keeps X's float64.
+    CompiledModule &m = host.load_module_source("precision", R"(import warp as wp
+X = wp.constant(wp.float64(0.1))
+Y = 3.0 * X
+@wp.kernel
+def k(out: wp.array(dtype=wp.float64)):
+    out[0] = Y
+)");
+    Array out = Array::zeros(Type::scalar(Scalar::Float64), {1});
+    m.kernel("k").launch({1}, {out});
+    CHECK(out.to_vector<double>()[0] == 3.0 * 0.1);
+}

@@ -506,12 +506,15 @@ private:
         case S::For: {
             // Python's range: the loop variable is assigned from a hidden counter,
             // so assigning it in the body does not change the iteration.
+            // A 64-bit counter: range(2147483640, 2147483647, 5) and int8 bounds near
+            // their limits must not overflow while stepping past the end.
             const std::string it = "weft_it" + std::to_string(loop_counter_++) + "_";
             const std::string t = type(f_->locals[static_cast<std::size_t>(s.index)].type);
-            const std::string start = expr(*s.args[0]), stop = expr(*s.args[1]), step = expr(*s.args[2]);
-            o << in << "for (" << t << " " << it << " = " << start << "; (" << step << " > 0) ? (" << it << " < " << stop
+            const std::string start = expr(*s.args[0]), stop = "(long long)(" + expr(*s.args[1]) + ")",
+                              step = "(long long)(" + expr(*s.args[2]) + ")";
+            o << in << "for (long long " << it << " = " << start << "; (" << step << " > 0) ? (" << it << " < " << stop
               << ") : (" << it << " > " << stop << "); " << it << " += " << step << ") {\n";
-            o << in << "    " << local(s.index) << " = " << it << ";\n";
+            o << in << "    " << local(s.index) << " = static_cast<" << t << ">(" << it << ");\n";
             block(o, s.body, depth + 1);
             o << in << "}\n";
             return;

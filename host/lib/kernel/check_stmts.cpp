@@ -379,6 +379,11 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
                 return;
             }
         }
+        if (bounds.size() == 3 && bounds[2].expr->kind == K::Literal && bounds[2].expr->value &&
+            !bounds[2].expr->value->int_components.empty() && bounds[2].expr->value->int_components[0] == 0) {
+            diags_.error(iter.children[3]->location, "range() step must not be zero");
+            return;
+        }
         auto st = make_stmt(S::For, s.location);
         if (bounds.size() == 1) {
             auto zero = make(K::Literal, itype, iter.location);

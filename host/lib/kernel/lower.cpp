@@ -278,7 +278,18 @@ private:
             return;
         }
         case S::For: {
-            for (ir::ExprPtr &a : s->args) a = atom(std::move(a)); // once, before the loop
+            // Evaluated once, before the loop, into temporaries: assigning a variable used
+            // as a bound inside the body does not change the iteration (Python's range).
+            for (ir::ExprPtr &a : s->args) {
+                a = atom(std::move(a));
+                if (a->kind != K::Literal && a->kind != K::Constant) {
+                    const SourceLocation at = a->location;
+                    const Type type = a->type;
+                    const int t = new_temp(type, at);
+                    emit_set(S::Declare, t, std::move(a), at);
+                    a = local_ref(t, at);
+                }
+            }
             std::vector<ir::StmtPtr> body = std::move(s->body);
             s->body.clear();
             block(body, s->body);
