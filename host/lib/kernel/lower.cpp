@@ -282,7 +282,8 @@ private:
             // as a bound inside the body does not change the iteration (Python's range).
             for (ir::ExprPtr &a : s->args) {
                 a = atom(std::move(a));
-                if (a->kind != K::Literal && a->kind != K::Constant) {
+                const bool fresh = a->kind == K::Local && f_.locals[static_cast<std::size_t>(a->index)].temporary;
+                if (a->kind != K::Literal && a->kind != K::Constant && !fresh) {
                     const SourceLocation at = a->location;
                     const Type type = a->type;
                     const int t = new_temp(type, at);
