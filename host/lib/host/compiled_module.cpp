@@ -222,14 +222,16 @@ CompiledModule &Host::compile_module(const std::string &path, const std::string 
     impl->name = name;
     impl->hash = hash;
     impl->generated_source_path = root / "generated" / (name + "-" + hash.substr(0, 16) + ".cpp");
-    write_atomically(impl->generated_source_path, generated.text);
 
     std::vector<char> object;
     if (auto hit = cache().find(name, hash, Target::cpu())) {
         object.assign(hit->content.begin(), hit->content.end());
         impl->artifact_path = hit->path;
         impl->from_cache = true;
+        // A warm load writes nothing: the entry keeps the source it was compiled from.
+        impl->generated_source_path = cache().entry_directory(name, hash) / "module.src";
     } else {
+        write_atomically(impl->generated_source_path, generated.text); // for reference in diagnostics
         copts.source_name = impl->generated_source_path.string();
         if (options.use_pch) copts.pch = runtime_pch(root, copts);
         try {
