@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 using namespace weft;
@@ -374,4 +375,41 @@ def k(out: wp.array(dtype=wp.float64)):
     Array out = Array::zeros(Type::scalar(Scalar::Float64), {1});
     m.kernel("k").launch({1}, {out});
     CHECK(out.to_vector<double>()[0] == 3.0 * 0.1);
+}
+
+TEST_CASE("codegen options are in the hash; include dirs reach Clang after weft's own") {
+    TempCache cache("options");
+    Host host(options_for(cache));
+    const std::string base = host.load_module_source("opts", saxpy).hash();
+    ModuleLoadOptions o3;
+    o3.opt_level = 3;
+    ModuleLoadOptions fast;
+    fast.fast_math = true;
+    ModuleLoadOptions native;
+    native.native_cpu = true;
+    const std::string h3 = host.load_module_source("opts", saxpy, o3).hash();
+    const std::string hf = host.load_module_source("opts", saxpy, fast).hash();
+    CompiledModule &mn = host.load_module_source("opts", saxpy, native);
+    CHECK(h3 != base);
+    CHECK(hf != base);
+    CHECK(mn.hash() != base);
+    CHECK(std::set<std::string>{base, h3, hf, mn.hash()}.size() == 4);
+    Array x = Array::from_vector(f32, std::vector<float>{2}), y = Array::from_vector(f32, std::vector<float>{1});
+    mn.kernel("saxpy").launch({1}, {x, y, 3.0f}); // -march=native code runs here
+    CHECK(y.to_vector<float>() == std::vector<float>{7});
+
+    // A module's include dir: its preamble includes a header only found there.
+    const fs::path dir = cache.path / "include";
+    fs::create_directories(dir);
+    std::ofstream(dir / "wt_include_check.h") << "#define WT_INCLUDE_VALUE 7\n";
+    ModuleLoadOptions with_dir;
+    with_dir.build_options = ModuleBuildOptions{};
+    with_dir.build_options->extra_cpu_include_dirs = {dir.string()};
+    with_dir.build_options->extra_cpu_preamble =
+        "#include \"wt_include_check.h\"\nstatic_assert(WT_INCLUDE_VALUE == 7, \"include dir\");\n";
+    CHECK_FALSE(host.load_module_source("with_dir", saxpy, with_dir).kernel_names().empty());
+    ModuleLoadOptions without_dir = with_dir;
+    without_dir.build_options->extra_cpu_include_dirs.clear();
+    CHECK_THAT(message_of<UserError>([&] { host.load_module_source("without_dir", saxpy, without_dir); }),
+               Catch::Contains("module 'without_dir' preamble:1:") && Catch::Contains("wt_include_check.h"));
 }
