@@ -164,3 +164,26 @@ def k(p: wp.array(dtype=lie.Pair)):
                                         "offset 0, the header disagrees"));
     CHECK_THAT(message, Catch::Contains("does not compile for cuda-compute_90-ptx"));
 }
+
+TEST_CASE("AOT into a directory; the artifact a device loads, and a clear error listing what was tried") {
+    REQUIRE_NVRTC();
+    Workspace w("aot_dir");
+    const fs::path file = w.write("saxpy.py", saxpy);
+    const fs::path out = w.path / "aot";
+    Host host(options_for(w));
+    const std::vector<fs::path> paths =
+        host.compile_aot(file, {Target::cuda_cubin(90), Target::cuda_ptx(80)}, {}, out);
+    REQUIRE(paths.size() == 2);
+    CHECK(paths[0] == out / "saxpy.cuda-sm_90-cubin.cubin");
+    CHECK(paths[1] == out / "saxpy.cuda-compute_80-ptx.ptx");
+    const auto mtime = fs::last_write_time(paths[0]);
+    CHECK(host.compile_aot(file, {Target::cuda_cubin(90)}, {}, out)[0] == paths[0]);
+    CHECK(fs::last_write_time(paths[0]) == mtime);
+    // sm_90: its CUBIN; sm_86: no CUBIN, the compute_80 PTX (forward-compatible); sm_75: nothing fits.
+    CHECK(find_aot_artifact(out, "saxpy", 90) == paths[0]);
+    CHECK(find_aot_artifact(out, "saxpy", 86) == paths[1]);
+    const std::string message = message_of<UserError>([&] { find_aot_artifact(out, "saxpy", 75); });
+    CHECK_THAT(message, Catch::Contains("no AOT artifact of module 'saxpy' fits compute capability 7.5; tried:"));
+    CHECK_THAT(message, Catch::Contains((out / "saxpy.cuda-sm_75-cubin.cubin").string()));
+    CHECK_THAT(message, Catch::Contains((out / "saxpy.cuda-compute_75-ptx.ptx").string()));
+}

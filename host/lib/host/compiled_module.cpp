@@ -302,7 +302,49 @@ fs::path runtime_pch(const fs::path &root, const backend::CpuCompileOptions &opt
 
 namespace weft {
 
-std::vector<fs::path> Host::compile_aot(const fs::path &file, const std::vector<Target> &targets, ModuleLoadOptions options) {
+namespace {
+std::string aot_file_name(const std::string &module, const Target &t) {
+    const char *ext = t.kind == Target::Kind::Cpu ? ".o" : t.output == Target::Output::Cubin ? ".cubin" : ".ptx";
+    return module + "." + t.str() + ext;
+}
+
+/// Copies `from` to `to` unless `to` already holds the same bytes (mtime kept).
+fs::path publish_copy(const fs::path &from, const fs::path &to) {
+    std::ifstream a(from, std::ios::binary), b(to, std::ios::binary);
+    if (b) {
+        const std::string x((std::istreambuf_iterator<char>(a)), std::istreambuf_iterator<char>());
+        const std::string y((std::istreambuf_iterator<char>(b)), std::istreambuf_iterator<char>());
+        if (x == y) return to;
+    }
+    std::ifstream in(from, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    write_atomically(to, text.str());
+    return to;
+}
+} // namespace
+
+fs::path find_aot_artifact(const fs::path &dir, const std::string &module, int arch) {
+    std::vector<fs::path> tried;
+    auto candidate = [&](const Target &t) -> std::optional<fs::path> {
+        const fs::path p = dir / aot_file_name(module, t);
+        tried.push_back(p);
+        if (fs::is_regular_file(p)) return p;
+        return std::nullopt;
+    };
+    if (auto p = candidate(Target::cuda_cubin(arch))) return *p;
+    for (int a = arch; a >= 50; --a) // PTX of any lower architecture runs, JIT-compiled by the driver
+        if (a % 10 <= 9 && fs::exists(dir / aot_file_name(module, Target::cuda_ptx(a))))
+            if (auto p = candidate(Target::cuda_ptx(a))) return *p;
+    if (tried.size() == 1) candidate(Target::cuda_ptx(arch)); // name the PTX we looked for
+    std::string list;
+    for (const fs::path &p : tried) list += "\n  " + p.string();
+    throw UserError("no AOT artifact of module '" + module + "' fits compute capability " + std::to_string(arch / 10) + "." +
+                    std::to_string(arch % 10) + "; tried:" + list);
+}
+
+std::vector<fs::path> Host::compile_aot(const fs::path &file, const std::vector<Target> &targets, ModuleLoadOptions options,
+                                        const fs::path &out_dir) {
     const std::string source = read_source(file);
     const std::string name = file.stem().string();
     Prepared prepared = prepare(*this, file.string(), name, source, options);
@@ -328,6 +370,10 @@ std::vector<fs::path> Host::compile_aot(const fs::path &file, const std::vector<
             gpu.opt_level = std::max(options.opt_level, 0);
             gpu.fast_math = options.fast_math;
             gpu.include_dirs = {rt_dir};
+            // NVRTC's PCH pays for heavy plugin headers (about 3x on libcu++/CUB,
+            // bench/cuda_compile) and costs light modules: only when a preamble includes one.
+            for (const SourcedValue &piece : prepared.resolved->cuda_preamble)
+                if (piece.value.find("#include") != std::string::npos) gpu.use_pch = options.use_pch;
             for (const fs::path &d : prepared.resolved->cuda_include_dirs) gpu.include_dirs.push_back(d);
             inputs.toolchain = backend::cuda_toolchain_identity(gpu);
         } else {
@@ -339,8 +385,11 @@ std::vector<fs::path> Host::compile_aot(const fs::path &file, const std::vector<
             inputs.toolchain = backend::toolchain_identity(cpu);
         }
         const std::string hash = prepared.module->hash(inputs);
+        auto publish = [&](const fs::path &cached) {
+            return out_dir.empty() ? cached : publish_copy(cached, out_dir / aot_file_name(name, target));
+        };
         if (auto hit = cache().find(name, hash, target)) {
-            paths.push_back(hit->path); // cached: nothing compiles, nothing is rewritten
+            paths.push_back(publish(hit->path)); // cached: nothing compiles, nothing is rewritten
             continue;
         }
         const fs::path generated_path = root / "generated" / (name + "-" + hash.substr(0, 16) + (cuda ? ".cu" : ".cpp"));
@@ -360,7 +409,7 @@ std::vector<fs::path> Host::compile_aot(const fs::path &file, const std::vector<
             throw UserError("module '" + name + "' does not compile for " + target.str() + ":\n" + e.what() +
                             "\n(generated source, for reference: " + generated_path.string() + ")");
         }
-        paths.push_back(cache().store(name, hash, target, generated.text, artifact).path);
+        paths.push_back(publish(cache().store(name, hash, target, generated.text, artifact).path));
     }
     return paths;
 }

@@ -119,10 +119,13 @@ public:
                                        ModuleLoadOptions options = {});
     /// Compiles a kernel module ahead of time for each target, in order (cpu,
     /// cuda-sm_XX-cubin, cuda-compute_XX-ptx), and returns the artifact paths in
-    /// the artifact cache in the same order. Targets already cached compile
-    /// nothing and their files are left as they are. Nothing is loaded.
+    /// the same order: in the artifact cache, or, with `out_dir`, copies named
+    /// <module>.<target>.<o|cubin|ptx> there (see find_aot_artifact). Targets
+    /// already cached compile nothing; files that are already there and equal
+    /// are left as they are (their mtimes do not change). Nothing is loaded.
     std::vector<std::filesystem::path> compile_aot(const std::filesystem::path &file, const std::vector<Target> &targets,
-                                                   ModuleLoadOptions options = {});
+                                                   ModuleLoadOptions options = {},
+                                                   const std::filesystem::path &out_dir = {});
     /// The pool CPU launches run on (sized by HostOptions::threads).
     ThreadPool &thread_pool();
 
@@ -140,6 +143,12 @@ private:
     bool quiet() const;
     std::unique_ptr<Impl> impl_;
 };
+
+/// The artifact a device of compute capability `arch` (e.g. 90) loads from an
+/// AOT directory: <module>.cuda-sm_<arch>-cubin.cubin, else the PTX of the
+/// highest compute_XX <= arch (the driver JIT-compiles PTX forward). Throws
+/// UserError listing every path it tried when none fits.
+std::filesystem::path find_aot_artifact(const std::filesystem::path &dir, const std::string &module, int arch);
 
 /// Finds the manifest for PATH: PATH itself (*.toml), PATH/plugin.toml, or
 /// the plugin.toml beside a library file. Throws UserError.
