@@ -187,3 +187,24 @@ TEST_CASE("AOT into a directory; the artifact a device loads, and a clear error 
     CHECK_THAT(message, Catch::Contains((out / "saxpy.cuda-sm_75-cubin.cubin").string()));
     CHECK_THAT(message, Catch::Contains((out / "saxpy.cuda-compute_75-ptx.ptx").string()));
 }
+
+TEST_CASE("lying field types and sizes fail on both backends, naming plugin, type and field") {
+    REQUIRE_NVRTC();
+    Workspace w("lying_layout");
+    Host host(options_for(w));
+    host.load(weft::test::plugin_dir("lying_layout"));
+    auto errors = [&](const std::string &name, const std::string &type) {
+        const fs::path file = w.write(name + ".py", "import warp as wp\n@wp.kernel\ndef k(p: wp.array(dtype=" + type +
+                                                        ")):\n    q = p[0]\n    p[0] = q\n");
+        return std::pair{message_of<UserError>([&] { host.compile_aot(file, {Target::cpu()}); }),
+                         message_of<UserError>([&] { host.compile_aot(file, {Target::cuda_ptx(90)}); })};
+    };
+    const auto [typed_cpu, typed_cuda] = errors("typed", "lay.Typed");
+    for (const std::string &m : {typed_cpu, typed_cuda})
+        CHECK_THAT(m, Catch::Contains("plugin 'lying_layout': native type lay::Typed, field 'a': the plugin declares type "
+                                      "float32, the header disagrees"));
+    const auto [sized_cpu, sized_cuda] = errors("sized", "lay.Sized");
+    for (const std::string &m : {sized_cpu, sized_cuda})
+        CHECK_THAT(m, Catch::Contains("plugin 'lying_layout': native type lay::Sized: the plugin declares size 8, the "
+                                      "header disagrees"));
+}
