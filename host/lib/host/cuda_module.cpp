@@ -1,0 +1,687 @@
+// CUDA modules on a device: compile_aot (CUBIN, else PTX) -> cuModuleLoadData
+// in the device's primary context -> kernels launched with cuLaunchKernel.
+// The kernel list (symbols, parameters, ABI) comes from the same front end and
+// emitter compile_aot ran, so it is exactly what the artifact was built from.
+#include "weft/host/cuda_module.hpp"
+
+#include "weft/backend/cuda.hpp"
+#include "weft/codegen/cpp_emitter.hpp"
+#include "weft/host/host.hpp"
+#include "weft/kernel/frontend.hpp"
+#include "weft/kernel/lower.hpp"
+#include "weft/support/error.hpp"
+
+#include <weft/rt/array.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+namespace weft {
+
+namespace fs = std::filesystem;
+using backend::CudaDriver;
+using backend::CudaDriverError;
+
+namespace {
+
+// Driver enum values used here (cuda.h is not included by the host layer).
+constexpr int attr_multiprocessor_count = 16;    // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+constexpr int func_attr_max_threads_per_block = 0; // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+constexpr int cuda_error_not_found = 500;        // CUDA_ERROR_NOT_FOUND
+
+CudaDriver &driver() {
+    CudaDriver &d = CudaDriver::instance();
+    if (!d.available()) d.api(); // throws "CUDA driver not available: <reason>"
+    return d;
+}
+
+/// The primary context of device `ordinal`, retained once per process and
+/// made current on this thread.
+backend::CudaContext use_device(int ordinal) {
+    CudaDriver &d = driver();
+    static std::mutex mutex;
+    static auto *contexts = new std::map<int, backend::CudaContext>; // never destroyed, like the driver
+    backend::CudaContext context = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        auto it = contexts->find(ordinal);
+        if (it == contexts->end()) {
+            const int count = d.device_count();
+            if (ordinal < 0 || ordinal >= count)
+                throw UserError("no CUDA device cuda:" + std::to_string(ordinal) + " (the driver sees " +
+                                std::to_string(count) + " device" + (count == 1 ? "" : "s") + ")");
+            it = contexts->emplace(ordinal, d.primary_context_retain(d.device(ordinal))).first;
+        }
+        context = it->second;
+    }
+    if (d.current_context() != context) d.set_current_context(context);
+    return context;
+}
+
+std::string shape_text(const std::vector<std::int64_t> &shape) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+    return out + "]";
+}
+
+bool is_value_type(const Type &t) {
+    switch (t.kind()) {
+    case Type::Kind::Scalar:
+    case Type::Kind::Vector:
+    case Type::Kind::Matrix:
+    case Type::Kind::Quaternion:
+    case Type::Kind::Native:
+    case Type::Kind::Struct: return t.size() != 0;
+    default: return false;
+    }
+}
+
+/// Checks a dtype and shape as weft::Array does; returns the element count.
+std::int64_t check_array(const Type &dtype, const std::vector<std::int64_t> &shape, const char *what) {
+    const std::string where = std::string("DeviceArray::") + what + ": ";
+    if (!is_value_type(dtype)) throw UserError(where + dtype.name() + " is not an array dtype");
+    const std::uint64_t a = dtype.alignment();
+    if (a == 0 || (a & (a - 1)) != 0 || a > 256)
+        throw UserError(where + "dtype " + dtype.name() + " has alignment " + std::to_string(a) +
+                        " (device arrays support powers of two up to 256)");
+    if (shape.empty() || shape.size() > static_cast<std::size_t>(ArrayViewLayout::max_dims))
+        throw UserError(where + "an array has 1 to " + std::to_string(ArrayViewLayout::max_dims) +
+                        " dimensions, got " + std::to_string(shape.size()));
+    std::int64_t count = 1;
+    bool overflow = false;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        if (shape[d] < 0)
+            throw UserError(where + "dimension " + std::to_string(d) + " of shape " + shape_text(shape) + " is negative");
+        if (shape[d] > std::numeric_limits<std::int32_t>::max())
+            throw UserError(where + "dimension " + std::to_string(d) + " of shape " + shape_text(shape) +
+                            " is more than " + std::to_string(std::numeric_limits<std::int32_t>::max()) +
+                            " (array shapes are int32)");
+        overflow = overflow || __builtin_mul_overflow(count, shape[d], &count);
+    }
+    for (std::int64_t s : shape)
+        if (s == 0) return 0;
+    std::size_t bytes = 0;
+    if (overflow ||
+        __builtin_mul_overflow(static_cast<std::size_t>(count), static_cast<std::size_t>(dtype.size()), &bytes) ||
+        bytes > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()))
+        throw UserError(where + "shape " + shape_text(shape) + " of " + dtype.name() + " is too large");
+    return count;
+}
+
+std::string read_binary(const fs::path &path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw UserError("cannot read " + path.string());
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+/// "nvrtc 13.0" -> 13000 (cuDriverGetVersion's form); 0 when unparsable.
+int nvrtc_version_number() {
+    const std::string v = backend::nvrtc_version();
+    const std::size_t space = v.find(' ');
+    if (space == std::string::npos) return 0;
+    int major = 0, minor = 0;
+    if (std::sscanf(v.c_str() + space + 1, "%d.%d", &major, &minor) < 1) return 0;
+    return major * 1000 + minor * 10;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+} // namespace
+
+int cuda_device_count() noexcept {
+    try {
+        CudaDriver &d = CudaDriver::instance();
+        return d.available() ? d.device_count() : 0;
+    } catch (...) {
+        return 0;
+    }
+}
+
+std::string cuda_unavailable_reason() {
+    CudaDriver &d = CudaDriver::instance();
+    if (!d.available()) return "CUDA driver not available: " + d.unavailable_reason();
+    try {
+        if (d.device_count() == 0) return "the CUDA driver sees no device";
+    } catch (const std::exception &e) {
+        return e.what();
+    }
+    return "";
+}
+
+// ---------------------------------------------------------------------------
+// DeviceArray
+
+struct DeviceArray::Allocation {
+    int device = 0;
+    backend::CudaDevicePtr ptr = 0;
+    std::size_t bytes = 0;
+    Allocation(int dev, std::size_t n) : device(dev), bytes(n) {
+        use_device(device);
+        if (bytes != 0) {
+            ptr = driver().mem_alloc(bytes);
+            try {
+                driver().memset_d8(ptr, 0, bytes);
+            } catch (...) {
+                driver().mem_free(ptr);
+                throw;
+            }
+        }
+    }
+    ~Allocation() {
+        if (ptr == 0) return;
+        try {
+            use_device(device);
+            driver().mem_free(ptr);
+        } catch (...) {
+            // At exit the driver may be shutting down; nothing to report to.
+        }
+    }
+    Allocation(const Allocation &) = delete;
+    Allocation &operator=(const Allocation &) = delete;
+};
+
+DeviceArray DeviceArray::zeros(int device, Type dtype, std::vector<std::int64_t> shape) {
+    const std::int64_t count = check_array(dtype, shape, "zeros");
+    DeviceArray a;
+    a.device_ = device;
+    a.size_ = count;
+    a.strides_.resize(shape.size());
+    std::int64_t s = static_cast<std::int64_t>(dtype.size());
+    for (std::size_t d = shape.size(); d-- > 0;) {
+        a.strides_[d] = s;
+        s *= shape[d] > 0 ? shape[d] : 1;
+    }
+    a.shape_ = std::move(shape);
+    a.dtype_ = std::move(dtype);
+    a.storage_ = std::make_shared<Allocation>(device, a.nbytes());
+    return a;
+}
+
+DeviceArray DeviceArray::from_host(int device, const Array &host) {
+    DeviceArray a = zeros(device, host.dtype(), host.shape());
+    a.copy_from_host(host);
+    return a;
+}
+
+void DeviceArray::copy_from_host(const Array &host) {
+    if (host.dtype() != dtype_ || host.shape() != shape_)
+        throw UserError("DeviceArray::copy_from_host: the device array is " + dtype_.name() + " " + shape_text(shape_) +
+                        ", the host array " + host.dtype().name() + " " + shape_text(host.shape()));
+    const std::size_t n = nbytes();
+    if (n == 0) return;
+    use_device(device_);
+    if (host.is_contiguous()) {
+        driver().memcpy_htod(storage_->ptr, host.data(), n);
+    } else {
+        std::vector<std::byte> packed(n);
+        host.copy_to_host(packed.data(), n);
+        driver().memcpy_htod(storage_->ptr, packed.data(), n);
+    }
+}
+
+Array DeviceArray::to_host() const {
+    Array out = Array::zeros(dtype_, shape_);
+    const std::size_t n = nbytes();
+    if (n == 0) return out;
+    use_device(device_);
+    driver().memcpy_dtoh(out.data(), storage_->ptr, n);
+    return out;
+}
+
+backend::CudaDevicePtr DeviceArray::data() const { return storage_ ? storage_->ptr : 0; }
+
+// ---------------------------------------------------------------------------
+// CudaArg
+
+CudaArg::CudaArg(DeviceArray array) : array_(std::move(array)) {}
+CudaArg::CudaArg(KernelArg value) : value_(std::move(value)) {}
+
+const DeviceArray &CudaArg::array() const {
+    if (!array_) throw UserError("CudaArg::array: the argument is a value of type " + value_->type().name());
+    return *array_;
+}
+
+const KernelArg &CudaArg::value() const {
+    if (!value_) throw UserError("CudaArg::value: the argument is a device array of type " + array_->type().name());
+    return *value_;
+}
+
+Type CudaArg::type() const { return array_ ? array_->type() : value_->type(); }
+
+// ---------------------------------------------------------------------------
+// Streams and events
+
+CudaStream::CudaStream(int device, bool non_blocking) : device_(device) {
+    use_device(device_);
+    stream_ = driver().stream_create(non_blocking ? CudaDriver::stream_non_blocking : 0);
+}
+
+CudaStream::~CudaStream() {
+    try {
+        use_device(device_);
+        driver().stream_destroy(stream_);
+    } catch (...) {
+    }
+}
+
+void CudaStream::synchronize() {
+    use_device(device_);
+    driver().stream_synchronize(stream_);
+}
+
+CudaEvent::CudaEvent(int device, bool timing) : device_(device) {
+    use_device(device_);
+    event_ = driver().event_create(timing ? 0 : CudaDriver::event_disable_timing);
+}
+
+CudaEvent::~CudaEvent() {
+    try {
+        use_device(device_);
+        driver().event_destroy(event_);
+    } catch (...) {
+    }
+}
+
+void CudaEvent::record(CudaStream *stream) {
+    if (stream && stream->device() != device_)
+        throw UserError("CudaEvent::record: the event is on cuda:" + std::to_string(device_) + ", the stream on cuda:" +
+                        std::to_string(stream->device()));
+    use_device(device_);
+    driver().event_record(event_, stream ? stream->handle() : nullptr);
+}
+
+bool CudaEvent::query() {
+    use_device(device_);
+    return driver().event_query(event_);
+}
+
+void CudaEvent::synchronize() {
+    use_device(device_);
+    driver().event_synchronize(event_);
+}
+
+float CudaEvent::elapsed_ms(const CudaEvent &start, const CudaEvent &end) {
+    use_device(start.device_);
+    return driver().event_elapsed_ms(start.event_, end.event_);
+}
+
+// ---------------------------------------------------------------------------
+// Entries, kernels, modules
+
+backend::CudaFunctionAttributes CudaEntry::attributes() const {
+    use_device(device_);
+    return driver().function_attributes(function_);
+}
+
+int CudaEntry::suggested_block_size() const {
+    use_device(device_);
+    return driver().max_potential_block_size(function_).second;
+}
+
+struct CudaKernel::Impl {
+    std::string name;
+    std::string module;
+    CudaEntry entry;
+    std::vector<KernelParam> params;
+    int tid_dims = 0;
+    kernel::ir::EntryPointAbi abi = kernel::ir::EntryPointAbi::Warp;
+    int device = 0;
+    int max_threads_per_block = 0;
+    int multiprocessors = 1;
+};
+
+struct CudaModule::Impl {
+    std::string name;
+    int device = 0;
+    int arch = 0;
+    std::string image_kind;
+    fs::path artifact_path;
+    double load_ms = 0;
+    backend::CudaModule module = nullptr;
+    backend::CudaDevicePtr expect_failures = 0; // the module's __device__ int weft_expect_failures (0: none)
+    std::vector<std::shared_ptr<CudaKernel::Impl>> kernels;
+};
+
+const std::string &CudaKernel::name() const { return impl_->name; }
+const std::string &CudaKernel::symbol() const { return impl_->entry.symbol(); }
+const std::vector<KernelParam> &CudaKernel::params() const { return impl_->params; }
+bool CudaKernel::external() const { return impl_->abi == kernel::ir::EntryPointAbi::ExternalConstantParams; }
+const CudaEntry &CudaKernel::function() const { return impl_->entry; }
+
+namespace {
+
+std::string prefix(std::string_view kernel, const KernelParam &p) {
+    return "kernel '" + std::string(kernel) + "', parameter '" + p.name + "': ";
+}
+
+/// weft::array_t<T> of a device array (weft::ArrayViewLayout).
+void write_view(std::byte *out, const DeviceArray &a) {
+    // The device pointer as the generated code's T* (same width: checked below).
+    static_assert(sizeof(backend::CudaDevicePtr) == sizeof(void *));
+    const backend::CudaDevicePtr data = a.data();
+    std::int32_t shape[ArrayViewLayout::max_dims] = {0, 0, 0, 0};
+    std::int64_t strides[ArrayViewLayout::max_dims] = {0, 0, 0, 0};
+    for (int d = 0; d < a.ndim(); ++d) {
+        shape[d] = static_cast<std::int32_t>(a.shape()[static_cast<std::size_t>(d)]);
+        strides[d] = a.strides()[static_cast<std::size_t>(d)];
+    }
+    const std::int32_t ndim = a.ndim();
+    std::memcpy(out + ArrayViewLayout::data_offset, &data, sizeof data);
+    std::memcpy(out + ArrayViewLayout::shape_offset, shape, sizeof shape);
+    std::memcpy(out + ArrayViewLayout::strides_offset, strides, sizeof strides);
+    std::memcpy(out + ArrayViewLayout::ndim_offset, &ndim, sizeof ndim);
+}
+
+struct alignas(64) Chunk {
+    std::byte bytes[64];
+};
+
+} // namespace
+
+void CudaKernel::launch(const std::vector<std::int64_t> &dim, const std::vector<CudaArg> &args, int block_size,
+                        CudaStream *stream) const {
+    const Impl &k = *impl_;
+    if (k.abi == kernel::ir::EntryPointAbi::ExternalConstantParams)
+        throw LaunchError("kernel '" + k.name +
+                          "' uses entry_point_abi='external_constant_params' and cannot be launched by weft");
+    if (k.tid_dims > 1 && dim.size() != static_cast<std::size_t>(k.tid_dims))
+        throw LaunchError("kernel '" + k.name + "' unpacks tid() into " + std::to_string(k.tid_dims) +
+                          " values; launch it with a " + std::to_string(k.tid_dims) + "-D dimension, not " +
+                          std::to_string(dim.size()) + "-D");
+    // Arguments, checked as pack_args checks them; each parameter in its own aligned chunks.
+    if (args.size() != k.params.size()) {
+        std::string names;
+        for (std::size_t i = 0; i < k.params.size(); ++i) names += (i ? ", " : "") + k.params[i].name;
+        throw LaunchError("kernel '" + k.name + "' takes " + std::to_string(k.params.size()) +
+                          (k.params.size() == 1 ? " argument (" : " arguments (") + names + "), got " +
+                          std::to_string(args.size()));
+    }
+    std::vector<std::size_t> offsets(k.params.size());
+    std::size_t chunks = 1; // chunk 0: the launch_t
+    for (std::size_t i = 0; i < k.params.size(); ++i) {
+        const KernelParam &p = k.params[i];
+        const CudaArg &a = args[i];
+        if (p.type.kind() == Type::Kind::Array) {
+            if (!a.is_array()) {
+                const bool host_array = a.value().is_array();
+                throw LaunchError(prefix(k.name, p) + "expected " + p.type.name() + " on cuda:" +
+                                  std::to_string(k.device) + ", got " +
+                                  (host_array ? "a host " + a.type().name() + " (copy it with DeviceArray::from_host)"
+                                              : a.type().name()));
+            }
+            if (a.type() != p.type)
+                throw LaunchError(prefix(k.name, p) + "expected " + p.type.name() + ", got " + a.type().name());
+            if (a.array().device() != k.device)
+                throw LaunchError(prefix(k.name, p) + "the array is on cuda:" + std::to_string(a.array().device()) +
+                                  ", the kernel on cuda:" + std::to_string(k.device));
+        } else {
+            if (!is_value_type(p.type))
+                throw LaunchError(prefix(k.name, p) + "type " + p.type.name() + " cannot be a kernel parameter");
+            if (a.is_array() || a.value().is_array() || a.type() != p.type)
+                throw LaunchError(prefix(k.name, p) + "expected " + p.type.name() + ", got " +
+                                  (a.is_array() ? a.type().name() + " on cuda:" + std::to_string(a.array().device())
+                                                : a.type().name()));
+        }
+        const std::size_t align = static_cast<std::size_t>(p.type.alignment());
+        if (align == 0 || (align & (align - 1)) != 0 || align > sizeof(Chunk))
+            throw LaunchError(prefix(k.name, p) + "type " + p.type.name() + " has alignment " + std::to_string(align) +
+                              ", not a power of two up to " + std::to_string(sizeof(Chunk)));
+        offsets[i] = chunks;
+        chunks += (static_cast<std::size_t>(p.type.size()) + sizeof(Chunk) - 1) / sizeof(Chunk);
+    }
+
+    // The grid, as launch_cpu checks it.
+    if (dim.empty() || dim.size() > static_cast<std::size_t>(ArrayViewLayout::max_dims))
+        throw LaunchError("kernel '" + k.name + "': a launch has 1 to 4 dimensions, got " + std::to_string(dim.size()));
+    launch_t grid{};
+    grid.ndim = static_cast<int32>(dim.size());
+    bool empty = false;
+    for (std::size_t d = 0; d < dim.size(); ++d) {
+        if (dim[d] < 0 || dim[d] > std::numeric_limits<std::int32_t>::max())
+            throw LaunchError("kernel '" + k.name + "': dimension " + std::to_string(d) + " is " +
+                              std::to_string(dim[d]) + "; launch dimensions are 0 to " +
+                              std::to_string(std::numeric_limits<std::int32_t>::max()));
+        grid.shape[d] = static_cast<int32>(dim[d]);
+        empty = empty || dim[d] == 0;
+    }
+    std::int64_t size = 1;
+    if (empty)
+        size = 0;
+    else
+        for (std::int64_t n : dim)
+            if (__builtin_mul_overflow(size, n, &size))
+                throw LaunchError("kernel '" + k.name + "': the launch's thread count overflows int64");
+    grid.size = size;
+
+    if (block_size == 0) block_size = k.entry.suggested_block_size();
+    if (block_size < 1 || block_size > k.max_threads_per_block)
+        throw LaunchError("kernel '" + k.name + "': block size " + std::to_string(block_size) + " is not 1 to " +
+                          std::to_string(k.max_threads_per_block) + " (the kernel's maximum threads per block)");
+    if (stream && stream->device() != k.device)
+        throw LaunchError("kernel '" + k.name + "' is on cuda:" + std::to_string(k.device) + ", the stream on cuda:" +
+                          std::to_string(stream->device()));
+    if (size == 0) return;
+
+    std::vector<Chunk> buffer(chunks, Chunk{});
+    std::vector<void *> params(k.params.size() + 1);
+    std::memcpy(buffer[0].bytes, &grid, sizeof grid);
+    params[0] = buffer[0].bytes;
+    for (std::size_t i = 0; i < k.params.size(); ++i) {
+        std::byte *at = buffer[offsets[i]].bytes;
+        params[i + 1] = at;
+        const CudaArg &a = args[i];
+        if (a.is_array())
+            write_view(at, a.array());
+        else
+            std::memcpy(at, a.value().bytes().data(), a.value().bytes().size());
+    }
+
+    const std::int64_t blocks_needed = (size + block_size - 1) / block_size;
+    const std::int64_t cap = std::max<std::int64_t>(1, std::int64_t{k.multiprocessors} * 32);
+    const unsigned blocks = static_cast<unsigned>(std::min(blocks_needed, cap));
+    use_device(k.device);
+    driver().launch_kernel(k.entry.handle(), blocks, 1, 1, static_cast<unsigned>(block_size), 1, 1, 0,
+                           stream ? stream->handle() : nullptr, params.data());
+}
+
+CudaModule::CudaModule(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+CudaModule::~CudaModule() {
+    if (!impl_ || !impl_->module) return;
+    try {
+        use_device(impl_->device);
+        driver().module_unload(impl_->module);
+    } catch (...) {
+    }
+}
+
+const std::string &CudaModule::name() const { return impl_->name; }
+int CudaModule::device() const { return impl_->device; }
+int CudaModule::arch() const { return impl_->arch; }
+const std::string &CudaModule::image_kind() const { return impl_->image_kind; }
+const fs::path &CudaModule::artifact_path() const { return impl_->artifact_path; }
+double CudaModule::load_ms() const { return impl_->load_ms; }
+backend::CudaModule CudaModule::handle() const { return impl_->module; }
+
+std::vector<std::string> CudaModule::kernel_names() const {
+    std::vector<std::string> names;
+    for (const auto &k : impl_->kernels) names.push_back(k->name);
+    return names;
+}
+
+CudaKernel CudaModule::kernel(std::string_view name) const {
+    for (const auto &k : impl_->kernels)
+        if (k->name == name) {
+            CudaKernel out;
+            out.impl_ = k;
+            return out;
+        }
+    std::string known;
+    for (const auto &k : impl_->kernels) known += (known.empty() ? "" : ", ") + k->name;
+    throw UserError("module '" + impl_->name + "' has no kernel '" + std::string(name) + "' (its kernels: " +
+                    (known.empty() ? "none" : known) + ")");
+}
+
+CudaEntry CudaModule::function(const std::string &symbol) const {
+    use_device(impl_->device);
+    CudaEntry e;
+    e.device_ = impl_->device;
+    e.symbol_ = symbol;
+    e.function_ = driver().module_get_function(impl_->module, symbol.c_str());
+    return e;
+}
+
+void CudaModule::synchronize() const {
+    use_device(impl_->device);
+    driver().context_synchronize();
+    if (impl_->expect_failures == 0) return;
+    int failed = 0;
+    driver().memcpy_dtoh(&failed, impl_->expect_failures, sizeof failed);
+    if (failed == 0) return;
+    driver().memset_d8(impl_->expect_failures, 0, sizeof failed);
+    throw LaunchError("module '" + impl_->name + "' on cuda:" + std::to_string(impl_->device) + ": " +
+                      std::to_string(failed) + " expect_* check" + (failed == 1 ? "" : "s") +
+                      " failed (the messages above give kernel, line and values)");
+}
+
+// ---------------------------------------------------------------------------
+// Loading
+
+namespace {
+
+/// The kernels the CUDA artifact holds: the front end and emitter over the
+/// same source and resolved options compile_aot used.
+std::vector<codegen::KernelEntry> cuda_kernels(Host &host, const fs::path &file) {
+    const std::string source = read_binary(file);
+    kernel::FrontendResult checked = kernel::check_module(kernel::SourceFile(file.string(), source), host.registry());
+    if (!checked.ok()) throw kernel::KernelSourceError(checked.formatted, checked.diagnostics);
+    kernel::ir::Module ir = std::move(checked.module);
+    ir.name = file.stem().string();
+    kernel::lower(ir);
+    const ResolvedBuildOptions &resolved = host.module(ir.name).resolved_options();
+    return codegen::generate_cpp(ir, resolved, codegen::Backend::Cuda).kernels;
+}
+
+std::mutex kept_mutex;
+// Never destroyed: modules kept at exit stay loaded until the process ends.
+auto &kept = *new std::map<const Host *, std::vector<std::unique_ptr<CudaModule>>>;
+
+} // namespace
+
+std::unique_ptr<CudaModule> make_cuda_module(Host &host, const fs::path &file, int device, ModuleLoadOptions options) {
+    const auto t0 = std::chrono::steady_clock::now();
+    CudaDriver &d = driver();
+    use_device(device);
+    const backend::CudaDevice dev = d.device(device);
+    const int cc = d.compute_capability(dev);
+    const std::vector<int> archs = backend::nvrtc_supported_archs();
+
+    auto impl = std::make_unique<CudaModule::Impl>();
+    impl->name = file.stem().string();
+    impl->device = device;
+    impl->arch = cc;
+
+    std::string cubin_error;
+    if (std::find(archs.begin(), archs.end(), cc) != archs.end()) {
+        const fs::path path = host.compile_aot(file, {Target::cuda_cubin(cc)}, options).at(0);
+        const std::string image = read_binary(path);
+        try {
+            impl->module = d.module_load_data(image.data());
+            impl->image_kind = "cubin";
+            impl->artifact_path = path;
+        } catch (const CudaDriverError &e) {
+            cubin_error = e.what();
+        }
+    } else {
+        cubin_error = backend::nvrtc_version() + " cannot compile for sm_" + std::to_string(cc);
+    }
+    if (!impl->module) {
+        // PTX for the newest architecture NVRTC knows up to the device's; the driver JIT-compiles it.
+        int ptx_arch = 0;
+        for (int a : archs)
+            if (a <= cc) ptx_arch = a;
+        if (ptx_arch == 0)
+            throw backend::BackendError("cuda:" + std::to_string(device) + " (sm_" + std::to_string(cc) + "): " +
+                                        cubin_error + ", and " + backend::nvrtc_version() +
+                                        " has no older architecture to compile PTX for");
+        const int driver_version = d.driver_version();
+        const int needed = nvrtc_version_number();
+        if (driver_version < needed)
+            throw backend::BackendError(
+                "cuda:" + std::to_string(device) + ": " + cubin_error + "; PTX from " + backend::nvrtc_version() +
+                " needs a CUDA driver of version " + std::to_string(needed / 1000) + "." +
+                std::to_string(needed % 1000 / 10) + " or newer, this one is " + std::to_string(driver_version / 1000) +
+                "." + std::to_string(driver_version % 1000 / 10));
+        const fs::path path = host.compile_aot(file, {Target::cuda_ptx(ptx_arch)}, options).at(0);
+        const std::string image = read_binary(path); // std::string: NUL-terminated, as PTX must be
+        try {
+            impl->module = d.module_load_data(image.c_str());
+        } catch (const CudaDriverError &e) {
+            throw CudaDriverError(e.call(), e.result(),
+                                  "module '" + impl->name + "' on cuda:" + std::to_string(device) +
+                                      ": the CUBIN did not load (" + cubin_error + ") and the PTX did not either: " +
+                                      e.what());
+        }
+        impl->image_kind = "ptx";
+        impl->arch = ptx_arch;
+        impl->artifact_path = path;
+    }
+    auto module = std::make_unique<CudaModule>(std::move(impl)); // unloads on any error below
+    CudaModule::Impl &m = *module->impl_;
+
+    try {
+        m.expect_failures = d.module_get_global(m.module, "weft_expect_failures").first;
+    } catch (const CudaDriverError &e) {
+        if (e.result() != cuda_error_not_found) throw;
+    }
+    const int multiprocessors = d.device_attribute(attr_multiprocessor_count, dev);
+    for (const codegen::KernelEntry &e : cuda_kernels(host, file)) {
+        auto k = std::make_shared<CudaKernel::Impl>();
+        k->name = e.name;
+        k->module = m.name;
+        k->entry.device_ = device;
+        k->entry.symbol_ = e.symbol;
+        k->entry.function_ = d.module_get_function(m.module, e.symbol.c_str());
+        for (const auto &[pname, ptype] : e.params) k->params.push_back({pname, ptype});
+        k->tid_dims = e.tid_dims;
+        k->abi = e.abi;
+        k->device = device;
+        k->max_threads_per_block = d.function_attribute(func_attr_max_threads_per_block, k->entry.function_);
+        k->multiprocessors = multiprocessors;
+        m.kernels.push_back(std::move(k));
+    }
+    m.load_ms = ms_since(t0);
+    return module;
+}
+
+CudaModule &load_cuda_module(Host &host, const fs::path &file, int device, ModuleLoadOptions options) {
+    std::unique_ptr<CudaModule> module = make_cuda_module(host, file, device, std::move(options));
+    std::lock_guard<std::mutex> lock(kept_mutex);
+    auto &list = kept[&host];
+    list.push_back(std::move(module));
+    return *list.back();
+}
+
+void release_cuda_modules(Host &host) {
+    std::vector<std::unique_ptr<CudaModule>> modules;
+    {
+        std::lock_guard<std::mutex> lock(kept_mutex);
+        auto it = kept.find(&host);
+        if (it == kept.end()) return;
+        modules = std::move(it->second);
+        kept.erase(it);
+    }
+}
+
+} // namespace weft

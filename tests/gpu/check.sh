@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# The GPU check: configures and builds what the CUDA tests and benches need,
+# runs them, prints a summary, exits nonzero on any failure. Works on a
+# machine without a GPU too (device tests then report "skipped").
+#
+#   tests/gpu/check.sh                    # build in build/, run everything
+#   BUILD_DIR=build-gpu tests/gpu/check.sh
+#   JOBS=4 TIME_LIMIT=480 tests/gpu/check.sh
+#
+# Steps (each bounded so the whole stays under TIME_LIMIT seconds, default 470):
+#   1. cmake configure (Ninja when available) + build the CUDA test targets and
+#      bench_cuda_compile (when the bench is configured);
+#   2. ctest -R 'gpu\.|backend\.cuda|kernels\.cuda|e2e';
+#   3. build/bin/bench_cuda_compile, when it was built.
+set -u -o pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD_DIR=${BUILD_DIR:-build}
+case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 4)}
+TIME_LIMIT=${TIME_LIMIT:-470}
+TEST_REGEX=${TEST_REGEX:-'gpu\.|backend\.cuda|kernels\.cuda|e2e'}
+LOG_DIR=$BUILD_DIR/gpu-check
+START=$(date +%s)
+failures=()
+
+left() { echo $((TIME_LIMIT - ($(date +%s) - START))); }
+step() { printf '\n== %s (%ss left)\n' "$1" "$(left)"; }
+bounded() { # bounded SECONDS CMD...: runs CMD, at most SECONDS (and never past the overall limit)
+  local limit=$1; shift
+  local rest; rest=$(left)
+  ((limit > rest)) && limit=$rest
+  if ((limit <= 5)); then echo "(no time left for: $*)"; return 124; fi
+  timeout --kill-after=10 "$limit" "$@"
+}
+
+# --- the device -------------------------------------------------------------
+device="none (no nvidia-smi)"
+arch=""
+if command -v nvidia-smi >/dev/null 2>&1; then
+  if info=$(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>/dev/null | head -1) &&
+     [ -n "$info" ]; then
+    device=$info
+    cap=$(echo "$info" | awk -F', *' '{print $3}')
+    [[ $cap =~ ^[0-9]+\.[0-9]+$ ]] && arch=${cap/./}
+  else
+    device="none (nvidia-smi found no GPU)"
+  fi
+fi
+echo "weft GPU check: device: $device"
+
+# --- build ------------------------------------------------------------------
+mkdir -p "$BUILD_DIR"
+step "configure $BUILD_DIR"
+generator=()
+if [ ! -f "$BUILD_DIR/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
+if ! bounded 180 cmake -S "$ROOT" -B "$BUILD_DIR" "${generator[@]}" -DWEFT_BUILD_TESTS=ON >"$BUILD_DIR/gpu-check-configure.log" 2>&1; then
+  tail -40 "$BUILD_DIR/gpu-check-configure.log"
+  echo "FAILED: cmake configure (log: $BUILD_DIR/gpu-check-configure.log)"
+  exit 1
+fi
+mkdir -p "$LOG_DIR"
+targets=(weft_gpu_tests)
+all_targets=$(cmake --build "$BUILD_DIR" --target help 2>/dev/null || true)
+for t in weft_backend_cuda_tests kernel_suite weft_e2e_tests bench_cuda_compile; do
+  if grep -Eq "(^|[[:space:]])$t(:|[[:space:]]|$)" <<<"$all_targets"; then targets+=("$t"); fi
+done
+step "build ${targets[*]} (-j$JOBS)"
+if ! bounded 330 cmake --build "$BUILD_DIR" -j "$JOBS" --target "${targets[@]}" >"$LOG_DIR/build.log" 2>&1; then
+  grep -E "error|Error|FAILED" "$LOG_DIR/build.log" | head -40
+  echo "FAILED: build (log: $LOG_DIR/build.log)"
+  exit 1
+fi
+echo "built"
+
+# --- tests ------------------------------------------------------------------
+step "ctest -R '$TEST_REGEX'"
+ctest_rc=0
+bounded 400 ctest --test-dir "$BUILD_DIR" -R "$TEST_REGEX" -j "$JOBS" -V --timeout 300 >"$LOG_DIR/ctest.log" 2>&1 ||
+  ctest_rc=$?
+# ctest -V prefixes each test's output with "<number>: "; a test that WARNed
+# "skipped: ..." is counted as skipped (it passed without running its device part).
+total=$(grep -Ec '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$LOG_DIR/ctest.log")
+passed=$(grep -Ec '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' "$LOG_DIR/ctest.log")
+failed_lines=$(grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$LOG_DIR/ctest.log" | grep -Ev ' Passed' || true)
+failed=$((total - passed))
+skipped_ids=$(grep -E '^[0-9]+: .*skipped: ' "$LOG_DIR/ctest.log" | sed -E 's/^([0-9]+): .*/\1/' | sort -un)
+skipped=$(grep -c . <<<"$skipped_ids" || true)
+[ -z "$skipped_ids" ] && skipped=0
+skip_reasons=$(grep -Eo 'skipped: .*' "$LOG_DIR/ctest.log" | sort | uniq -c | sort -rn | head -5)
+if ((ctest_rc != 0)); then failures+=("ctest (rc $ctest_rc)"); fi
+if ((total == 0)); then failures+=("ctest ran no tests"); fi
+if [ -n "$failed_lines" ]; then
+  echo "failed tests:"
+  echo "$failed_lines"
+  # The output of each failed test.
+  grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$LOG_DIR/ctest.log" | grep -Ev ' Passed' |
+    sed -E 's/^ *[0-9]+\/[0-9]+ Test +#([0-9]+):.*/\1/' | head -5 | while read -r id; do
+      echo "--- output of test #$id (last 30 lines)"
+      grep -E "^$id: " "$LOG_DIR/ctest.log" | tail -30
+    done
+fi
+
+# --- benches ----------------------------------------------------------------
+bench_summary="bench_cuda_compile: not built"
+bench=$BUILD_DIR/bin/bench_cuda_compile
+if [ -x "$bench" ]; then
+  step "bench_cuda_compile"
+  bench_args=(--repeat 3 --kernels "$ROOT/bench/kernels")
+  [ -n "$arch" ] && bench_args+=(--arch "$arch")
+  if ! python3 -c 'import warp' >/dev/null 2>&1; then bench_args+=(--no-warp); fi
+  if bounded 120 "$bench" "${bench_args[@]}" >"$LOG_DIR/bench_cuda_compile.log" 2>&1; then
+    bench_summary="bench_cuda_compile: ok (log: $LOG_DIR/bench_cuda_compile.log)"
+    cat "$LOG_DIR/bench_cuda_compile.log"
+  else
+    rc=$?
+    tail -20 "$LOG_DIR/bench_cuda_compile.log"
+    bench_summary="bench_cuda_compile: FAILED (rc $rc)"
+    failures+=("bench_cuda_compile (rc $rc)")
+  fi
+fi
+
+# --- summary ----------------------------------------------------------------
+printf '\n== summary\n'
+echo "device:  $device"
+echo "tests:   $total run, $((passed - skipped)) passed, $failed failed, $skipped skipped (passed without a device)"
+[ -n "$skip_reasons" ] && echo "skip reasons:" && echo "$skip_reasons"
+echo "$bench_summary"
+echo "logs:    $LOG_DIR"
+echo "time:    $(($(date +%s) - START)) s"
+if ((${#failures[@]})); then
+  echo "RESULT: FAILED: ${failures[*]}"
+  exit 1
+fi
+echo "RESULT: ok"

@@ -1,0 +1,524 @@
+// weft on a CUDA device: device arrays, modules compiled by NVRTC and loaded
+// with the driver, launches, streams, events, attributes, the external
+// (constant-params) entry ABI through the raw driver, and CPU/CUDA agreement.
+//
+// Tests that need a device skip with a WARN "skipped: no CUDA device (...)"
+// where there is none; the parts that need only NVRTC (compiling to CUBIN) run
+// before that check. Without a driver, load_cuda_module must fail clearly.
+#include "weft/backend/cuda.hpp"
+#include "weft/host/compiled_module.hpp"
+#include "weft/host/cuda_module.hpp"
+#include "weft/host/host.hpp"
+#include "weft/runtime/array.hpp"
+#include "weft/runtime/kernel_arg.hpp"
+
+#define CUDA_CALLABLE
+#include "seed_fixtures.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+using namespace weft;
+namespace fs = std::filesystem;
+using backend::CudaDriver;
+
+namespace {
+
+const fs::path corpus = fs::path(WEFT_KERNEL_TEST_DIR) / "corpus";
+const fs::path seed_plugin = fs::path(WEFT_TEST_PLUGIN_DIR) / "seed_fixtures";
+const fs::path seed_kernels = fs::path(WEFT_E2E_KERNEL_DIR) / "seed_fixtures.py";
+
+/// The artifact cache: WEFT_CACHE_DIR (CTest points it into the build tree) or a temp dir.
+fs::path cache_root() {
+    const char *base = std::getenv("WEFT_CACHE_DIR");
+    return base && *base ? fs::path(base) : fs::temp_directory_path() / "weft-gpu-tests";
+}
+
+HostOptions host_options() {
+    HostOptions o;
+    o.use_environment = false;
+    o.cache_dir = cache_root();
+    o.quiet = true;
+    return o;
+}
+
+/// A kernel source written under the cache root (compile_aot takes files): one
+/// stable path, so reruns hit the artifact cache; written atomically, as test
+/// processes run in parallel.
+fs::path write_kernel(const std::string &name, const std::string &text) {
+    const fs::path dir = cache_root() / "test-kernel-sources";
+    fs::create_directories(dir);
+    const fs::path file = dir / (name + ".py");
+    const fs::path tmp = dir / (name + ".py.tmp" + std::to_string(::getpid()));
+    {
+        std::ofstream out(tmp, std::ios::binary);
+        out << text;
+        REQUIRE(out);
+    }
+    fs::rename(tmp, file);
+    return file;
+}
+
+/// True (after a WARN saying why) when there is no device to run on.
+bool no_device() {
+    const std::string reason = cuda_unavailable_reason();
+    if (reason.empty()) return false;
+    WARN("skipped: no CUDA device (" << reason << ")");
+    return true;
+}
+
+template <class F> std::string error_of(F &&f) {
+    try {
+        f();
+    } catch (const std::exception &e) {
+        return e.what();
+    }
+    return {};
+}
+
+const Type f32 = Type::scalar(Scalar::Float32);
+
+/// Element-wise equality of float data within a few ulps (NVRTC contracts mul + add into fma, Clang does not).
+void check_close(const std::vector<float> &cpu, const std::vector<float> &gpu, const char *what) {
+    REQUIRE(cpu.size() == gpu.size());
+    std::size_t bad = 0, first = cpu.size();
+    for (std::size_t i = 0; i < cpu.size(); ++i) {
+        const float a = cpu[i], b = gpu[i];
+        const bool ok = a == b || (std::isnan(a) && std::isnan(b)) ||
+                        std::fabs(a - b) <= 1e-5f * std::max(1.0f, std::max(std::fabs(a), std::fabs(b)));
+        if (!ok && bad++ == 0) first = i;
+    }
+    INFO(what << ": " << bad << " of " << cpu.size() << " elements differ"
+              << (bad ? ", first at " + std::to_string(first) + ": cpu " + std::to_string(cpu[first]) + ", cuda " +
+                            std::to_string(gpu[first])
+                      : std::string()));
+    CHECK(bad == 0);
+}
+
+/// Floats of an Array of any float32-based dtype (vec3, mat33, ...).
+std::vector<float> floats(const Array &a) {
+    std::vector<float> out(a.nbytes() / sizeof(float));
+    a.copy_to_host(out.data(), out.size() * sizeof(float));
+    return out;
+}
+
+Array float_array(const Type &dtype, std::vector<std::int64_t> shape, const std::function<float(std::size_t)> &value) {
+    std::int64_t count = 1;
+    for (std::int64_t n : shape) count *= n;
+    std::vector<float> data(static_cast<std::size_t>(count) * dtype.size() / sizeof(float));
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = value(i);
+    return Array::from_host(dtype, std::move(shape), data.data(), data.size() * sizeof(float));
+}
+
+// The external-runtime kernel: a params struct with an array, read from __constant__ params.
+const char *const external_source = R"(import warp as wp
+
+
+@wp.struct
+class Params:
+    scale: float
+    out: wp.array(dtype=float)
+
+
+@wp.kernel(enable_backward=False, entry_point_abi="external_constant_params", name="__raygen__external_params_kernel")
+def raygen(p: Params):
+    p.out[0] = p.scale * 2.0
+)";
+
+/// Params as the kernel sees it: float scale @0, weft::array_t<float> out @8; 72 bytes.
+struct HostParams {
+    float scale;
+    std::uint32_t padding;
+    unsigned char out[64];
+};
+static_assert(sizeof(HostParams) == 72);
+
+} // namespace
+
+// ---------------------------------------------------------------------------
+// Runs everywhere
+
+TEST_CASE("without a CUDA driver, load_cuda_module fails clearly and the CPU path works") {
+    if (CudaDriver::instance().available()) {
+        WARN("skipped: a CUDA driver is installed (driver " << CudaDriver::instance().driver_version() << ")");
+        return;
+    }
+    Host host(host_options());
+    const std::string message = error_of([&] { load_cuda_module(host, corpus / "saxpy.py"); });
+    CHECK_THAT(message, Catch::Contains("CUDA driver not available"));
+    CHECK_THAT(error_of([] { DeviceArray::zeros(0, f32, {4}); }), Catch::Contains("CUDA driver not available"));
+    CHECK_THAT(error_of([] { CudaStream stream; }), Catch::Contains("CUDA driver not available"));
+    CHECK_THAT(error_of([] { CudaEvent event; }), Catch::Contains("CUDA driver not available"));
+    CHECK(cuda_device_count() == 0);
+    CHECK_THAT(cuda_unavailable_reason(), Catch::StartsWith("CUDA driver not available: "));
+
+    // The CPU path is unaffected.
+    CompiledModule &cpu = host.load_module(corpus / "saxpy.py");
+    Array x = Array::from_vector(f32, std::vector<float>{1, 2, 3});
+    Array y = Array::from_vector(f32, std::vector<float>{10, 20, 30});
+    Array out = Array::zeros(f32, {3});
+    cpu.kernel("saxpy").launch({3}, {x, y, out, 2.0f});
+    CHECK(out.to_vector<float>() == std::vector<float>{12, 24, 36});
+}
+
+// ---------------------------------------------------------------------------
+// Need a device (the CUBIN compiles run wherever NVRTC is)
+
+TEST_CASE("saxpy on cuda:0 equals the CPU result for 1e6 elements") {
+    if (no_device()) return;
+    Host host(host_options());
+    const std::size_t n = 1000000;
+    std::vector<float> xs(n), ys(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        xs[i] = static_cast<float>(i % 1000) * 0.5f; // exact products and sums: fma or not, the same result
+        ys[i] = static_cast<float>(i % 7);
+    }
+    Array x = Array::from_vector(f32, xs), y = Array::from_vector(f32, ys), out = Array::zeros(f32, {std::int64_t(n)});
+    host.load_module(corpus / "saxpy.py").kernel("saxpy").launch({std::int64_t(n)}, {x, y, out, 2.0f});
+
+    CudaModule &m = load_cuda_module(host, corpus / "saxpy.py");
+    CHECK(m.device() == 0);
+    CHECK(m.kernel_names() == std::vector<std::string>{"saxpy"});
+    CudaKernel k = m.kernel("saxpy");
+    CHECK_THAT(k.symbol(), Catch::EndsWith("_cuda"));
+    CHECK_FALSE(k.external());
+    DeviceArray dx = DeviceArray::from_host(0, x), dy = DeviceArray::from_host(0, y);
+    DeviceArray dout = DeviceArray::zeros(0, f32, {std::int64_t(n)});
+    k.launch({std::int64_t(n)}, {dx, dy, dout, 2.0f});
+    m.synchronize();
+    CHECK(dout.to_host().to_vector<float>() == out.to_vector<float>());
+
+    // Another block size, the suggested one, and a stream: the same result.
+    DeviceArray d2 = DeviceArray::zeros(0, f32, {std::int64_t(n)});
+    k.launch({std::int64_t(n)}, {dx, dy, d2, 2.0f}, 64);
+    CHECK(d2.to_host().to_vector<float>() == out.to_vector<float>());
+    CudaStream stream;
+    DeviceArray d3 = DeviceArray::zeros(0, f32, {std::int64_t(n)});
+    k.launch({std::int64_t(n)}, {dx, dy, d3, 2.0f}, 0, &stream);
+    stream.synchronize();
+    CHECK(d3.to_host().to_vector<float>() == out.to_vector<float>());
+
+    // Attributes and occupancy.
+    const backend::CudaFunctionAttributes a = k.attributes();
+    CHECK(a.num_regs > 0);
+    CHECK(a.max_threads_per_block >= 256);
+    CHECK(a.local_size_bytes >= 0);
+    CHECK(a.shared_size_bytes >= 0);
+    const int suggested = k.suggested_block_size();
+    CHECK(suggested > 0);
+    CHECK(suggested <= a.max_threads_per_block);
+    WARN("saxpy on cuda:0 (" << m.image_kind() << ", sm_" << m.arch() << "): " << a.num_regs << " registers, block "
+                             << suggested << " suggested, load " << m.load_ms() << " ms");
+
+    // Arguments are checked as on the CPU.
+    CHECK_THAT(error_of([&] { k.launch({4}, {dx, dy, dout}); }), Catch::Contains("takes 4 arguments (x, y, out, alpha), got 3"));
+    CHECK_THAT(error_of([&] { k.launch({4}, {dx, dy, dout, 2.0}); }), Catch::Contains("parameter 'alpha': expected float32, got float64"));
+    CHECK_THAT(error_of([&] { k.launch({4}, {KernelArg(x), dy, dout, 2.0f}); }), Catch::Contains("copy it with DeviceArray::from_host"));
+    CHECK_THAT(error_of([&] { k.launch({4}, {dx, dy, dout, 2.0f}, 4096); }), Catch::Contains("block size 4096"));
+    k.launch({0}, {dx, dy, dout, 2.0f}); // nothing to run
+    m.synchronize();
+}
+
+TEST_CASE("the seed fixtures on cuda:0 give the CPU's values") {
+    if (no_device()) return;
+    Host host(host_options());
+    host.load(seed_plugin);
+    CudaModule &m = load_cuda_module(host, seed_kernels);
+    auto native = [&](const char *name) {
+        const NativeTypeInfo *t = host.registry().native_type(name);
+        REQUIRE(t != nullptr);
+        return t->type();
+    };
+    const Type pixel_t = native("warp_test::Pixel"), image_t = native("warp_test::Image"),
+               color_t = native("warp_test::Color"), padded_t = native("warp_test::PaddedValue");
+    const Type u64 = Type::scalar(Scalar::UInt64);
+
+    DeviceArray pixels = DeviceArray::zeros(0, pixel_t, {2});
+    DeviceArray images =
+        DeviceArray::from_host(0, Array::from_vector(image_t, std::vector<warp_test::Image>{{11}, {29}}));
+    DeviceArray colors = DeviceArray::zeros(0, color_t, {2});
+    DeviceArray handles = DeviceArray::zeros(0, u64, {2});
+    m.kernel("native_array_kernel").launch({2}, {pixels, images, colors, handles});
+    m.synchronize();
+    CHECK(handles.to_host().to_vector<std::uint64_t>() == std::vector<std::uint64_t>{11, 29});
+    const std::vector<warp_test::Color> c = colors.to_host().to_vector<warp_test::Color>();
+    REQUIRE(c.size() == 2);
+    CHECK(c[0].r == 0.0f);
+    CHECK(c[1].r == 2.0f);
+    CHECK(c[0].g == 1.0f);
+    CHECK(c[1].g == 1.0f);
+    CHECK(c[0].b == 6.0f);
+    CHECK(c[1].b == 6.0f);
+    const std::vector<warp_test::Pixel> p = pixels.to_host().to_vector<warp_test::Pixel>();
+    REQUIRE(p.size() == 2);
+    CHECK(p[0].index == 0);
+    CHECK(p[1].index == 1);
+    CHECK(p[0].color.g == 0.5f);
+    CHECK(p[1].color.g == 0.5f);
+
+    // A @wp.struct with a native field and an opaque native value, by value.
+    struct NativeContainer {
+        warp_test::Color color;
+    };
+    const Type container_t =
+        Type::structure(StructLayout::make("NativeContainer", {StructLayout::Field{"color", color_t, 0}}));
+    m.kernel("native_struct_kernel")
+        .launch({1}, {CudaArg::of(container_t, NativeContainer{warp_test::Color{4.0f, 5.0f, 6.0f}}),
+                      CudaArg::of(image_t, warp_test::Image{41}), colors, handles});
+    const std::vector<warp_test::Color> after = colors.to_host().to_vector<warp_test::Color>();
+    CHECK(after[0].r == 4.0f);
+    CHECK(after[0].g == 5.0f);
+    CHECK(after[0].b == 6.0f);
+    CHECK(after[1].r == 2.0f);
+    const std::vector<std::uint64_t> h = handles.to_host().to_vector<std::uint64_t>();
+    CHECK(h[0] == 41);
+    CHECK(h[1] == 29);
+
+    // The padded native type, copied whole by a kernel: padding bytes included.
+    std::vector<unsigned char> bytes(2 * sizeof(warp_test::PaddedValue));
+    const warp_test::PaddedValue v{7, 13};
+    for (std::size_t i = 0; i < 2; ++i) std::memcpy(bytes.data() + i * sizeof v, &v, sizeof v);
+    const unsigned char padding[2][3] = {{0xA5, 0x5A, 0xC3}, {0x3C, 0x96, 0x69}};
+    for (std::size_t i = 0; i < 2; ++i)
+        for (std::size_t b = 0; b < 3; ++b) bytes[i * sizeof v + 1 + b] = padding[i][b];
+    DeviceArray src = DeviceArray::from_host(0, Array::from_host(padded_t, {2}, bytes.data(), bytes.size()));
+    DeviceArray dst = DeviceArray::zeros(0, padded_t, {2});
+    m.kernel("padded_copy").launch({2}, {src, dst});
+    std::vector<unsigned char> copied(bytes.size());
+    dst.to_host().copy_to_host(copied.data(), copied.size());
+    CHECK(copied == bytes);
+
+    DeviceArray out = DeviceArray::zeros(0, f32, {1});
+    m.kernel("preamble_kernel").launch({1}, {out});
+    CHECK(out.to_host().to_vector<float>() == std::vector<float>{3.0f});
+    m.kernel("preamble_cast_kernel").launch({1}, {out});
+    CHECK(out.to_host().to_vector<float>() == std::vector<float>{7.0f});
+    m.synchronize();
+}
+
+TEST_CASE("an external_constant_params entry runs through the raw driver with __constant__ params") {
+    const bool nvrtc = backend::nvrtc_available();
+    if (!nvrtc) {
+        WARN("skipped: weft was built without NVRTC");
+        return;
+    }
+    Host host(host_options());
+    const fs::path file = write_kernel("external_params", external_source);
+    // Compiling needs no device.
+    const int arch = cuda_unavailable_reason().empty()
+                         ? CudaDriver::instance().compute_capability(CudaDriver::instance().device(0))
+                         : 90;
+    const std::vector<fs::path> paths = host.compile_aot(file, {Target::cuda_cubin(arch)});
+    REQUIRE(paths.size() == 1);
+    std::ifstream in(paths[0], std::ios::binary);
+    std::ostringstream image_text;
+    image_text << in.rdbuf();
+    const std::string image = image_text.str();
+    REQUIRE(image.size() > 4);
+    CHECK(image.compare(0, 4, "\x7f" "ELF") == 0);
+    if (no_device()) return;
+
+    CudaDriver &d = CudaDriver::instance();
+    const backend::CudaDevice dev = d.device(0);
+    backend::CudaContext ctx = d.primary_context_retain(dev);
+    d.set_current_context(ctx);
+    backend::CudaModule module = d.module_load_data(image.data());
+    const auto [params_ptr, params_size] = d.module_get_global(module, "params");
+    CHECK(params_size == sizeof(HostParams));
+    const backend::CudaDevicePtr out = d.mem_alloc(sizeof(float));
+    d.memset_d8(out, 0, sizeof(float));
+
+    HostParams params{};
+    params.scale = 1.75f;
+    const std::int32_t shape[4] = {1, 0, 0, 0};
+    const std::int64_t strides[4] = {sizeof(float), 0, 0, 0};
+    const std::int32_t ndim = 1;
+    std::memcpy(params.out + 0, &out, sizeof out);
+    std::memcpy(params.out + 8, shape, sizeof shape);
+    std::memcpy(params.out + 24, strides, sizeof strides);
+    std::memcpy(params.out + 56, &ndim, sizeof ndim);
+    d.memcpy_htod(params_ptr, &params, sizeof params);
+    backend::CudaFunction f = d.module_get_function(module, "__raygen__external_params_kernel");
+    d.launch_kernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr);
+    d.context_synchronize();
+    float result = 0;
+    d.memcpy_dtoh(&result, out, sizeof result);
+    CHECK(result == 2.0f * 1.75f);
+    d.mem_free(out);
+    d.module_unload(module);
+    d.primary_context_release(dev);
+
+    // Through weft: the kernel is listed, its entry has attributes, and weft refuses to launch it.
+    CudaModule &m = load_cuda_module(host, file);
+    CudaKernel k = m.kernel("raygen");
+    CHECK(k.external());
+    CHECK(k.symbol() == "__raygen__external_params_kernel");
+    const backend::CudaFunctionAttributes a = m.function("__raygen__external_params_kernel").attributes();
+    CHECK(a.max_threads_per_block > 0);
+    CHECK(m.function("__raygen__external_params_kernel").suggested_block_size() > 0);
+    const Type params_t = k.params().at(0).type;
+    CHECK_THAT(error_of([&] { k.launch({1}, {CudaArg::of(params_t, params)}); }),
+               Catch::Contains("cannot be launched by weft"));
+    CHECK_THAT(error_of([&] { k.launch({0}, {CudaArg::of(params_t, params)}); }),
+               Catch::Contains("cannot be launched by weft"));
+}
+
+TEST_CASE("events time a launch on a stream") {
+    if (no_device()) return;
+    Host host(host_options());
+    CudaModule &m = load_cuda_module(host, corpus / "saxpy.py");
+    const std::int64_t n = 1 << 20;
+    DeviceArray x = DeviceArray::zeros(0, f32, {n}), y = DeviceArray::zeros(0, f32, {n}), out = DeviceArray::zeros(0, f32, {n});
+    CudaStream stream(0, true);
+    CudaEvent start, end;
+    start.record(&stream);
+    m.kernel("saxpy").launch({n}, {x, y, out, 1.0f}, 256, &stream);
+    end.record(&stream);
+    end.synchronize();
+    CHECK(end.query());
+    CHECK(start.query());
+    const float ms = CudaEvent::elapsed_ms(start, end);
+    CHECK(ms >= 0.0f);
+    WARN("saxpy of 2^20 elements: " << ms << " ms");
+    // An event without timing cannot be timed: the driver says so, naming the call.
+    CudaEvent untimed(0, false);
+    untimed.record(&stream);
+    untimed.synchronize();
+    CHECK_THAT(error_of([&] { CudaEvent::elapsed_ms(start, untimed); }), Catch::Contains("cuEventElapsedTime"));
+}
+
+TEST_CASE("device arrays round-trip byte-exactly") {
+    if (no_device()) return;
+    // float32 2-D, vec3, float64, a strided host view, an empty array.
+    Array a = float_array(f32, {5, 7}, [](std::size_t i) { return static_cast<float>(i) * 0.37f - 3.0f; });
+    DeviceArray da = DeviceArray::from_host(0, a);
+    CHECK(da.shape() == a.shape());
+    CHECK(da.strides() == a.strides());
+    CHECK(da.type() == a.type());
+    CHECK(da.to_host().to_vector<float>() == a.to_vector<float>());
+
+    const Type vec3 = Type::vector(Scalar::Float32, 3);
+    Array v = float_array(vec3, {33}, [](std::size_t i) { return std::sin(static_cast<float>(i)); });
+    CHECK(floats(DeviceArray::from_host(0, v).to_host()) == floats(v));
+
+    std::vector<double> ds{1.0 / 3.0, -0.0, 1e300, 5e-324};
+    Array d = Array::from_vector(Type::scalar(Scalar::Float64), ds);
+    CHECK(DeviceArray::from_host(0, d).to_host().to_vector<double>() == ds);
+
+    Array strided = a.view({5, 3}, {a.strides()[0], 2 * a.strides()[1]}, 4); // columns 1, 3, 5
+    DeviceArray ds2 = DeviceArray::from_host(0, strided);
+    CHECK(ds2.to_host().to_vector<float>() == strided.to_vector<float>());
+
+    DeviceArray empty = DeviceArray::zeros(0, f32, {0, 3});
+    CHECK(empty.size() == 0);
+    CHECK(empty.to_host().size() == 0);
+
+    // A padded 8-byte native type: padding bytes survive both copies.
+    Host host(host_options());
+    host.load(seed_plugin);
+    const NativeTypeInfo *padded = host.registry().native_type("warp_test::PaddedValue");
+    REQUIRE(padded != nullptr);
+    const Type padded_t = padded->type();
+    REQUIRE(padded_t.size() == 8);
+    std::vector<unsigned char> bytes(8 * 16);
+    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(i * 37 + 11);
+    Array p = Array::from_host(padded_t, {16}, bytes.data(), bytes.size());
+    DeviceArray dp = DeviceArray::from_host(0, p);
+    std::vector<unsigned char> back(bytes.size());
+    dp.to_host().copy_to_host(back.data(), back.size());
+    CHECK(back == bytes);
+
+    CHECK_THAT(error_of([&] { dp.copy_from_host(a); }), Catch::Contains("DeviceArray::copy_from_host"));
+    CHECK_THAT(error_of([] { DeviceArray::zeros(0, f32, {}); }), Catch::Contains("1 to 4 dimensions"));
+    CHECK_THAT(error_of([] { DeviceArray::zeros(cuda_device_count(), f32, {1}); }), Catch::Contains("no CUDA device cuda:"));
+}
+
+TEST_CASE("CPU and CUDA agree on corpus kernels without atomics") {
+    if (no_device()) return;
+    Host host(host_options());
+
+    SECTION("stencil2d: laplacian and heat_step (2-D launches)") {
+        CompiledModule &cpu = host.load_module(corpus / "stencil2d.py");
+        CudaModule &gpu = load_cuda_module(host, corpus / "stencil2d.py");
+        const std::int64_t nx = 67, ny = 45;
+        Array u = float_array(f32, {nx, ny}, [](std::size_t i) { return std::cos(static_cast<float>(i) * 0.01f); });
+        Array out = Array::zeros(f32, {nx, ny});
+        cpu.kernel("laplacian").launch({nx, ny}, {u, out, 1.0f}); // h = 1: no amplification of fma rounding differences
+        DeviceArray du = DeviceArray::from_host(0, u), dout = DeviceArray::zeros(0, f32, {nx, ny});
+        gpu.kernel("laplacian").launch({nx, ny}, {du, dout, 1.0f});
+        check_close(floats(out), floats(dout.to_host()), "laplacian");
+
+        Array t_next = Array::zeros(f32, {nx, ny});
+        cpu.kernel("heat_step").launch({nx, ny}, {u, t_next, 0.2f, 0.05f});
+        DeviceArray dt_next = DeviceArray::zeros(0, f32, {nx, ny});
+        gpu.kernel("heat_step").launch({nx, ny}, {du, dt_next, 0.2f, 0.05f});
+        check_close(floats(t_next), floats(dt_next.to_host()), "heat_step");
+        gpu.synchronize();
+    }
+
+    SECTION("matrix_transforms: transform_points, rotate_normals, determinants") {
+        CompiledModule &cpu = host.load_module(corpus / "matrix_transforms.py");
+        CudaModule &gpu = load_cuda_module(host, corpus / "matrix_transforms.py");
+        const std::int64_t n = 1000;
+        const Type vec3 = Type::vector(Scalar::Float32, 3), mat33 = Type::matrix(Scalar::Float32, 3, 3),
+                   mat44 = Type::matrix(Scalar::Float32, 4, 4);
+        Array pts = float_array(vec3, {n}, [](std::size_t i) { return std::sin(static_cast<float>(i) * 0.7f) * 5.0f; });
+        float xf[16] = {0.9f, -0.1f, 0.2f, 1.0f, 0.1f, 1.1f, 0.0f, -2.0f, -0.2f, 0.05f, 0.95f, 0.5f, 0.0f, 0.01f, 0.02f, 1.0f};
+        Array out = Array::zeros(vec3, {n});
+        cpu.kernel("transform_points").launch({n}, {pts, KernelArg::value(mat44, xf, sizeof xf), out});
+        DeviceArray dpts = DeviceArray::from_host(0, pts), dout = DeviceArray::zeros(0, vec3, {n});
+        gpu.kernel("transform_points").launch({n}, {dpts, CudaArg::value(mat44, xf, sizeof xf), dout});
+        check_close(floats(out), floats(dout.to_host()), "transform_points");
+
+        float rot[9] = {0.36f, 0.48f, -0.8f, -0.8f, 0.6f, 0.0f, 0.48f, 0.64f, 0.6f};
+        cpu.kernel("rotate_normals").launch({n}, {pts, KernelArg::value(mat33, rot, sizeof rot), out});
+        gpu.kernel("rotate_normals").launch({n}, {dpts, CudaArg::value(mat33, rot, sizeof rot), dout});
+        check_close(floats(out), floats(dout.to_host()), "rotate_normals");
+
+        Array mats = float_array(mat33, {n}, [](std::size_t i) { return std::cos(static_cast<float>(i) * 1.3f); });
+        Array dets = Array::zeros(f32, {n});
+        cpu.kernel("determinants").launch({n}, {mats, dets});
+        DeviceArray dmats = DeviceArray::from_host(0, mats), ddets = DeviceArray::zeros(0, f32, {n});
+        gpu.kernel("determinants").launch({n}, {dmats, ddets});
+        check_close(floats(dets), floats(ddets.to_host()), "determinants");
+        gpu.synchronize();
+    }
+
+    SECTION("particles: integrate, apply_wind, collide_sphere (module constants, vec3 values)") {
+        CompiledModule &cpu = host.load_module(corpus / "particles.py");
+        CudaModule &gpu = load_cuda_module(host, corpus / "particles.py");
+        const std::int64_t n = 4096;
+        const Type vec3 = Type::vector(Scalar::Float32, 3);
+        Array x = float_array(vec3, {n}, [](std::size_t i) { return std::sin(static_cast<float>(i)) * 2.0f + 0.5f; });
+        Array v = float_array(vec3, {n}, [](std::size_t i) { return std::cos(static_cast<float>(i) * 0.3f); });
+        Array inv_mass = float_array(f32, {n}, [](std::size_t i) { return i % 10 == 0 ? 0.0f : 1.0f; });
+        DeviceArray dx = DeviceArray::from_host(0, x), dv = DeviceArray::from_host(0, v),
+                    dm = DeviceArray::from_host(0, inv_mass);
+        const float wind[3] = {1.0f, 0.0f, -0.5f}, center[3] = {0.0f, 1.0f, 0.0f};
+        for (int step = 0; step < 10; ++step) {
+            cpu.kernel("integrate").launch({n}, {x, v, inv_mass, 0.01f});
+            gpu.kernel("integrate").launch({n}, {dx, dv, dm, 0.01f});
+            cpu.kernel("apply_wind").launch({n}, {v, KernelArg::value(vec3, wind, sizeof wind), 0.1f, 0.01f});
+            gpu.kernel("apply_wind").launch({n}, {dv, CudaArg::value(vec3, wind, sizeof wind), 0.1f, 0.01f});
+            cpu.kernel("collide_sphere").launch({n}, {x, KernelArg::value(vec3, center, sizeof center), 1.5f});
+            gpu.kernel("collide_sphere").launch({n}, {dx, CudaArg::value(vec3, center, sizeof center), 1.5f});
+        }
+        gpu.synchronize();
+        check_close(floats(x), floats(dx.to_host()), "particles x");
+        check_close(floats(v), floats(dv.to_host()), "particles v");
+    }
+    release_cuda_modules(host);
+}
