@@ -365,22 +365,10 @@ std::string prefix(std::string_view kernel, const KernelParam &p) {
     return "kernel '" + std::string(kernel) + "', parameter '" + p.name + "': ";
 }
 
-/// weft::array_t<T> of a device array (weft::ArrayViewLayout).
+/// weft::array_t<T> of a device array (weft::ArrayViewLayout): the device pointer as the generated code's T*.
 void write_view(std::byte *out, const DeviceArray &a) {
-    // The device pointer as the generated code's T* (same width: checked below).
     static_assert(sizeof(backend::CudaDevicePtr) == sizeof(void *));
-    const backend::CudaDevicePtr data = a.data();
-    std::int32_t shape[ArrayViewLayout::max_dims] = {0, 0, 0, 0};
-    std::int64_t strides[ArrayViewLayout::max_dims] = {0, 0, 0, 0};
-    for (int d = 0; d < a.ndim(); ++d) {
-        shape[d] = static_cast<std::int32_t>(a.shape()[static_cast<std::size_t>(d)]);
-        strides[d] = a.strides()[static_cast<std::size_t>(d)];
-    }
-    const std::int32_t ndim = a.ndim();
-    std::memcpy(out + ArrayViewLayout::data_offset, &data, sizeof data);
-    std::memcpy(out + ArrayViewLayout::shape_offset, shape, sizeof shape);
-    std::memcpy(out + ArrayViewLayout::strides_offset, strides, sizeof strides);
-    std::memcpy(out + ArrayViewLayout::ndim_offset, &ndim, sizeof ndim);
+    write_array_view(out, a.data(), a.shape(), a.strides());
 }
 
 struct alignas(64) Chunk {

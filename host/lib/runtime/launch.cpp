@@ -58,21 +58,25 @@ std::string prefix(std::string_view kernel, const KernelParam &p) {
 
 /// The 64-byte weft::array_t view of `a` (weft::ArrayViewLayout).
 void write_view(std::byte *out, const Array &a) {
-    void *data = a.data();
-    std::int32_t shape[ArrayViewLayout::max_dims] = {0, 0, 0, 0};
-    std::int64_t strides[ArrayViewLayout::max_dims] = {0, 0, 0, 0};
-    for (int d = 0; d < a.ndim(); ++d) {
-        shape[d] = static_cast<std::int32_t>(a.shape()[static_cast<std::size_t>(d)]);
-        strides[d] = a.strides()[static_cast<std::size_t>(d)];
-    }
-    const std::int32_t ndim = a.ndim();
-    std::memcpy(out + ArrayViewLayout::data_offset, &data, sizeof data);
-    std::memcpy(out + ArrayViewLayout::shape_offset, shape, sizeof shape);
-    std::memcpy(out + ArrayViewLayout::strides_offset, strides, sizeof strides);
-    std::memcpy(out + ArrayViewLayout::ndim_offset, &ndim, sizeof ndim);
+    write_array_view(out, reinterpret_cast<std::uintptr_t>(a.data()), a.shape(), a.strides());
 }
 
 } // namespace
+
+void write_array_view(std::byte *out, std::uint64_t address, const std::vector<std::int64_t> &shape,
+                      const std::vector<std::int64_t> &byte_strides) {
+    std::int32_t dims[ArrayViewLayout::max_dims] = {0, 0, 0, 0};
+    std::int64_t strides[ArrayViewLayout::max_dims] = {0, 0, 0, 0};
+    for (std::size_t d = 0; d < shape.size() && d < ArrayViewLayout::max_dims; ++d) {
+        dims[d] = static_cast<std::int32_t>(shape[d]);
+        strides[d] = byte_strides[d];
+    }
+    const auto ndim = static_cast<std::int32_t>(shape.size());
+    std::memcpy(out + ArrayViewLayout::data_offset, &address, sizeof address);
+    std::memcpy(out + ArrayViewLayout::shape_offset, dims, sizeof dims);
+    std::memcpy(out + ArrayViewLayout::strides_offset, strides, sizeof strides);
+    std::memcpy(out + ArrayViewLayout::ndim_offset, &ndim, sizeof ndim);
+}
 
 PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &params,
                      const std::vector<KernelArg> &args) {

@@ -63,6 +63,11 @@ private:
     std::vector<Array> arrays_; // keeps the storage alive
 };
 
+/// Writes the 64-byte array view generated code reads (weft::ArrayViewLayout)
+/// for the elements at `address` (a host pointer or a CUDA device pointer).
+void write_array_view(std::byte *out, std::uint64_t address, const std::vector<std::int64_t> &shape,
+                      const std::vector<std::int64_t> &byte_strides);
+
 /// Checks `args` against `params` of kernel `kernel` and packs them. UserError,
 /// naming the kernel and parameter, on a wrong argument count, an array of
 /// another dtype or ndim, a value for an array parameter (or the reverse), or a
