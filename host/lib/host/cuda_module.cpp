@@ -65,12 +65,6 @@ backend::CudaContext use_device(int ordinal) {
     return context;
 }
 
-std::string shape_text(const std::vector<std::int64_t> &shape) {
-    std::string out = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-    return out + "]";
-}
-
 bool is_value_type(const Type &t) {
     switch (t.kind()) {
     case Type::Kind::Scalar:
@@ -91,28 +85,7 @@ std::int64_t check_array(const Type &dtype, const std::vector<std::int64_t> &sha
     if (a == 0 || (a & (a - 1)) != 0 || a > 256)
         throw UserError(where + "dtype " + dtype.name() + " has alignment " + std::to_string(a) +
                         " (device arrays support powers of two up to 256)");
-    if (shape.empty() || shape.size() > static_cast<std::size_t>(ArrayViewLayout::max_dims))
-        throw UserError(where + "an array has 1 to " + std::to_string(ArrayViewLayout::max_dims) +
-                        " dimensions, got " + std::to_string(shape.size()));
-    std::int64_t count = 1;
-    bool overflow = false;
-    for (std::size_t d = 0; d < shape.size(); ++d) {
-        if (shape[d] < 0)
-            throw UserError(where + "dimension " + std::to_string(d) + " of shape " + shape_text(shape) + " is negative");
-        if (shape[d] > std::numeric_limits<std::int32_t>::max())
-            throw UserError(where + "dimension " + std::to_string(d) + " of shape " + shape_text(shape) +
-                            " is more than " + std::to_string(std::numeric_limits<std::int32_t>::max()) +
-                            " (array shapes are int32)");
-        overflow = overflow || __builtin_mul_overflow(count, shape[d], &count);
-    }
-    for (std::int64_t s : shape)
-        if (s == 0) return 0;
-    std::size_t bytes = 0;
-    if (overflow ||
-        __builtin_mul_overflow(static_cast<std::size_t>(count), static_cast<std::size_t>(dtype.size()), &bytes) ||
-        bytes > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()))
-        throw UserError(where + "shape " + shape_text(shape) + " of " + dtype.name() + " is too large");
-    return count;
+    return checked_element_count(dtype, shape, where);
 }
 
 std::string read_binary(const fs::path &path) {
@@ -430,27 +403,15 @@ void CudaKernel::launch(const std::vector<std::int64_t> &dim, const std::vector<
     }
 
     // The grid, as launch_cpu checks it.
-    if (dim.empty() || dim.size() > static_cast<std::size_t>(ArrayViewLayout::max_dims))
-        throw LaunchError("kernel '" + k.name + "': a launch has 1 to 4 dimensions, got " + std::to_string(dim.size()));
     launch_t grid{};
-    grid.ndim = static_cast<int32>(dim.size());
-    bool empty = false;
-    for (std::size_t d = 0; d < dim.size(); ++d) {
-        if (dim[d] < 0 || dim[d] > std::numeric_limits<std::int32_t>::max())
-            throw LaunchError("kernel '" + k.name + "': dimension " + std::to_string(d) + " is " +
-                              std::to_string(dim[d]) + "; launch dimensions are 0 to " +
-                              std::to_string(std::numeric_limits<std::int32_t>::max()));
-        grid.shape[d] = static_cast<int32>(dim[d]);
-        empty = empty || dim[d] == 0;
+    try {
+        fill_launch_grid(grid, dim, "kernel '" + k.name + "': ");
+    } catch (const LaunchError &) {
+        throw;
+    } catch (const UserError &e) {
+        throw LaunchError(e.what());
     }
-    std::int64_t size = 1;
-    if (empty)
-        size = 0;
-    else
-        for (std::int64_t n : dim)
-            if (__builtin_mul_overflow(size, n, &size))
-                throw LaunchError("kernel '" + k.name + "': the launch's thread count overflows int64");
-    grid.size = size;
+    const std::int64_t size = grid.size;
 
     if (block_size == 0) block_size = k.entry.suggested_block_size();
     if (block_size < 1 || block_size > k.max_threads_per_block)

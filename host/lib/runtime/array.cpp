@@ -12,12 +12,6 @@ namespace {
 
 constexpr std::size_t storage_alignment = 64;
 
-std::string shape_text(const std::vector<std::int64_t> &shape) {
-    std::string out = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-    return out + "]";
-}
-
 /// A dtype an array can hold; throws UserError otherwise.
 void check_dtype(const Type &dtype, const char *what) {
     switch (dtype.kind()) {
@@ -39,31 +33,8 @@ void check_dtype(const Type &dtype, const char *what) {
                         std::to_string(storage_alignment) + ")");
 }
 
-/// Checks a shape (1-4 dimensions, each 0 to INT32_MAX) and returns its element count.
 std::int64_t check_shape(const Type &dtype, const std::vector<std::int64_t> &shape, const char *what) {
-    const std::string where = std::string("Array::") + what + ": ";
-    if (shape.empty() || shape.size() > static_cast<std::size_t>(ArrayViewLayout::max_dims))
-        throw UserError(where + "an array has 1 to " + std::to_string(ArrayViewLayout::max_dims) +
-                        " dimensions, got " + std::to_string(shape.size()));
-    std::int64_t count = 1;
-    bool overflow = false;
-    for (std::size_t d = 0; d < shape.size(); ++d) {
-        if (shape[d] < 0)
-            throw UserError(where + "dimension " + std::to_string(d) + " of shape " + shape_text(shape) +
-                            " is negative");
-        if (shape[d] > std::numeric_limits<std::int32_t>::max())
-            throw UserError(where + "dimension " + std::to_string(d) + " of shape " + shape_text(shape) +
-                            " is more than " + std::to_string(std::numeric_limits<std::int32_t>::max()) +
-                            " (array shapes are int32)");
-        overflow = overflow || __builtin_mul_overflow(count, shape[d], &count);
-    }
-    for (std::int64_t s : shape)
-        if (s == 0) return 0;
-    std::size_t bytes = 0;
-    if (overflow || __builtin_mul_overflow(static_cast<std::size_t>(count), static_cast<std::size_t>(dtype.size()), &bytes) ||
-        bytes > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()))
-        throw UserError(where + "shape " + shape_text(shape) + " of " + dtype.name() + " is too large");
-    return count;
+    return checked_element_count(dtype, shape, std::string("Array::") + what + ": ");
 }
 
 std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t> &shape, std::int64_t elem) {
@@ -111,6 +82,38 @@ void strided_copy(std::byte *elements, const std::vector<std::int64_t> &shape, c
 }
 
 } // namespace
+
+std::string shape_text(const std::vector<std::int64_t> &shape) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+    return out + "]";
+}
+
+std::int64_t checked_element_count(const Type &dtype, const std::vector<std::int64_t> &shape, const std::string &where) {
+    if (shape.empty() || shape.size() > static_cast<std::size_t>(ArrayViewLayout::max_dims))
+        throw UserError(where + "an array has 1 to " + std::to_string(ArrayViewLayout::max_dims) +
+                        " dimensions, got " + std::to_string(shape.size()));
+    std::int64_t count = 1;
+    bool overflow = false;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        if (shape[d] < 0)
+            throw UserError(where + "dimension " + std::to_string(d) + " of shape " + shape_text(shape) +
+                            " is negative");
+        if (shape[d] > std::numeric_limits<std::int32_t>::max())
+            throw UserError(where + "dimension " + std::to_string(d) + " of shape " + shape_text(shape) +
+                            " is more than " + std::to_string(std::numeric_limits<std::int32_t>::max()) +
+                            " (array shapes are int32)");
+        overflow = overflow || __builtin_mul_overflow(count, shape[d], &count);
+    }
+    for (std::int64_t s : shape)
+        if (s == 0) return 0;
+    std::size_t bytes = 0;
+    if (overflow || __builtin_mul_overflow(static_cast<std::size_t>(count), static_cast<std::size_t>(dtype.size()), &bytes) ||
+        bytes > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()))
+        throw UserError(where + "shape " + shape_text(shape) + " of " + dtype.name() + " is too large");
+    return count;
+}
+
 
 void Array::check_host_element(const Type &dtype, std::size_t host_size, const char *what) {
     if (host_size != dtype.size())

@@ -128,19 +128,17 @@ PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &pa
     return packed;
 }
 
-void launch_cpu(CpuEntry entry, const std::vector<std::int64_t> &dim, const PackedArgs &args, ThreadPool &pool) {
-    if (entry == nullptr) throw UserError("launch_cpu: the entry point is null");
+void fill_launch_grid(launch_t &grid, const std::vector<std::int64_t> &dim, const std::string &where) {
     if (dim.empty() || dim.size() > static_cast<std::size_t>(ArrayViewLayout::max_dims))
-        throw UserError("launch_cpu: a launch has 1 to 4 dimensions, got " + std::to_string(dim.size()));
-    launch_t launch{};
-    launch.ndim = static_cast<int32>(dim.size());
+        throw UserError(where + "a launch has 1 to 4 dimensions, got " + std::to_string(dim.size()));
+    grid = launch_t{};
+    grid.ndim = static_cast<int32>(dim.size());
     bool empty = false;
     for (std::size_t d = 0; d < dim.size(); ++d) {
         if (dim[d] < 0 || dim[d] > std::numeric_limits<std::int32_t>::max())
-            throw UserError("launch_cpu: dimension " + std::to_string(d) + " is " + std::to_string(dim[d]) +
-                            "; launch dimensions are 0 to " +
-                            std::to_string(std::numeric_limits<std::int32_t>::max()));
-        launch.shape[d] = static_cast<int32>(dim[d]);
+            throw UserError(where + "dimension " + std::to_string(d) + " is " + std::to_string(dim[d]) +
+                            "; launch dimensions are 0 to " + std::to_string(std::numeric_limits<std::int32_t>::max()));
+        grid.shape[d] = static_cast<int32>(dim[d]);
         empty = empty || dim[d] == 0;
     }
     std::int64_t size = 1;
@@ -148,9 +146,15 @@ void launch_cpu(CpuEntry entry, const std::vector<std::int64_t> &dim, const Pack
         size = 0;
     else
         for (std::int64_t n : dim)
-            if (__builtin_mul_overflow(size, n, &size))
-                throw UserError("launch_cpu: the launch's thread count overflows int64");
-    launch.size = size;
+            if (__builtin_mul_overflow(size, n, &size)) throw UserError(where + "the launch's thread count overflows int64");
+    grid.size = size;
+}
+
+void launch_cpu(CpuEntry entry, const std::vector<std::int64_t> &dim, const PackedArgs &args, ThreadPool &pool) {
+    if (entry == nullptr) throw UserError("launch_cpu: the entry point is null");
+    launch_t launch{};
+    fill_launch_grid(launch, dim, "launch_cpu: ");
+    const std::int64_t size = launch.size;
     if (size == 0) return;
     void *const *ptrs = args.pointers();
     const launch_t *l = &launch;

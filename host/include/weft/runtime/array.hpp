@@ -24,6 +24,13 @@ namespace weft {
 /// A dtype is a scalar, vector, matrix, quaternion, @wp.struct or native type
 /// (opaque ones too); elements are copied as raw bytes, so padding bytes are
 /// kept exactly as given.
+/// "[2, 3]": a shape as messages show it.
+std::string shape_text(const std::vector<std::int64_t> &shape);
+
+/// Checks an array shape of `dtype` (1 to 4 dimensions, each 0 to INT32_MAX, a
+/// byte size that fits int64) and returns its element count; messages start with `where`.
+std::int64_t checked_element_count(const Type &dtype, const std::vector<std::int64_t> &shape, const std::string &where);
+
 class Array {
 public:
     /// A contiguous array of zero bytes.

@@ -63,6 +63,10 @@ private:
     std::vector<Array> arrays_; // keeps the storage alive
 };
 
+/// Fills the launch grid for `dim` (1 to 4 dimensions, each 0 to INT32_MAX;
+/// size = their product). Throws UserError whose message starts with `where`.
+void fill_launch_grid(launch_t &grid, const std::vector<std::int64_t> &dim, const std::string &where);
+
 /// Writes the 64-byte array view generated code reads (weft::ArrayViewLayout)
 /// for the elements at `address` (a host pointer or a CUDA device pointer).
 void write_array_view(std::byte *out, std::uint64_t address, const std::vector<std::int64_t> &shape,
