@@ -14,6 +14,8 @@ packages=(
   libcli11-dev
   nlohmann-json3-dev
   libglm-dev librandom123-dev
+  # The EGL bridge loads libEGL at run time; its tests use Mesa's surfaceless display.
+  libegl1 libegl-mesa0 libgl1-mesa-dri
 )
 # Optional groups, named on the command line: `install-deps.sh fuzz`.
 fuzz_packages=(libclang-rt-19-dev)

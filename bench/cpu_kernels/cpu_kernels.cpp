@@ -62,7 +62,10 @@ extern "C" void ref_nbody(const float *pos, float *vel, float dt, int n) {
 )";
 
 // A plugin builtin: the bundled colors plugin's luminance and scale, from its own header.
+// WEFT_CALLABLE as weft's runtime headers define it for the CPU (the plugin
+// header includes the SDK's definition only where none is given).
 const char *handwritten_colors = R"(
+#define WEFT_CALLABLE inline
 #include "weft_colors.h"
 extern "C" void ref_luminance(const colors::Color *c, float *out, float f, long long n) {
     for (long long i = 0; i < n; ++i) out[i] = colors::luminance(colors::scale(c[i], f));

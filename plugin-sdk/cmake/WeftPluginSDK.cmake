@@ -1,16 +1,34 @@
 # weft_add_plugin(<name> SOURCES <src>... MANIFEST <plugin.toml>
-#                 [OUTPUT_DIRECTORY <dir>] [OUTPUT_NAME <base>])
+#                 [OUTPUT_DIRECTORY <dir>] [OUTPUT_NAME <base>]
+#                 [INCLUDE_DIR <dir>]
+#                 [INSTALL_DESTINATION <dir>] [COMPONENT <component>] [NO_INSTALL])
 #
-# Builds lib<base>.so (<base> defaults to <name>) exporting only the two weft entry points and puts the
-# manifest beside it as plugin.toml, in <dir> (default: <binary dir>/<name>).
-# The manifest is configured with @ONLY: @WEFT_PLUGIN_LIBRARY@ expands to the
-# library's file name.
+# Builds lib<base>.so (<base> defaults to <name>) exporting only the two weft
+# entry points and puts the manifest beside it as plugin.toml, in <dir>
+# (default: <binary dir>/<name>). The manifest is configured with @ONLY:
+# @WEFT_PLUGIN_LIBRARY@ expands to the library's file name.
+#
+# INCLUDE_DIR: the plugin's device-side headers (what its build options add to
+# kernels' include path as <plugin directory>/include). They are copied to
+# <dir>/include when the plugin is built, and again whenever one changes, so the
+# built plugin directory is always complete and current.
+#
+# Unless NO_INSTALL is given, `cmake --install` puts the library, plugin.toml
+# and include/ into INSTALL_DESTINATION (default
+# ${CMAKE_INSTALL_LIBDIR}/weft/plugins/<name>, which a weft host installed under
+# the same prefix searches by default), in COMPONENT (default: CMake's default
+# component).
 include_guard(GLOBAL)
+include(GNUInstallDirs)
 
 set(_WEFT_SDK_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 function(weft_add_plugin name)
-  cmake_parse_arguments(ARG "" "MANIFEST;OUTPUT_DIRECTORY;OUTPUT_NAME" "SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "NO_INSTALL" "MANIFEST;OUTPUT_DIRECTORY;OUTPUT_NAME;INCLUDE_DIR;INSTALL_DESTINATION;COMPONENT"
+    "SOURCES" ${ARGN})
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "weft_add_plugin(${name}): unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "weft_add_plugin(${name}): SOURCES is required")
   endif()
@@ -22,6 +40,9 @@ function(weft_add_plugin name)
   endif()
   if(NOT ARG_OUTPUT_DIRECTORY)
     set(ARG_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/${name})
+  endif()
+  if(NOT ARG_INSTALL_DESTINATION)
+    set(ARG_INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/weft/plugins/${name})
   endif()
 
   add_library(${name} MODULE ${ARG_SOURCES})
@@ -44,4 +65,35 @@ function(weft_add_plugin name)
   set(WEFT_PLUGIN_LIBRARY lib${ARG_OUTPUT_NAME}.so)
   get_filename_component(manifest ${ARG_MANIFEST} ABSOLUTE)
   configure_file(${manifest} ${ARG_OUTPUT_DIRECTORY}/plugin.toml @ONLY)
+
+  if(ARG_INCLUDE_DIR)
+    get_filename_component(include_dir ${ARG_INCLUDE_DIR} ABSOLUTE)
+    target_include_directories(${name} PRIVATE ${include_dir})
+    # One copy rule per header, built with the plugin: an edited header is
+    # copied again by the next build (file(COPY) would run only at configure
+    # time); CONFIGURE_DEPENDS re-globs when a header is added.
+    file(GLOB_RECURSE headers RELATIVE ${include_dir} CONFIGURE_DEPENDS ${include_dir}/*)
+    set(copies)
+    foreach(rel ${headers})
+      set(out ${ARG_OUTPUT_DIRECTORY}/include/${rel})
+      add_custom_command(OUTPUT ${out}
+        COMMAND ${CMAKE_COMMAND} -E copy_if_different ${include_dir}/${rel} ${out}
+        DEPENDS ${include_dir}/${rel}
+        COMMENT "weft plugin ${name}: include/${rel}" VERBATIM)
+      list(APPEND copies ${out})
+    endforeach()
+    target_sources(${name} PRIVATE ${copies})
+  endif()
+
+  if(NOT ARG_NO_INSTALL)
+    set(component)
+    if(ARG_COMPONENT)
+      set(component COMPONENT ${ARG_COMPONENT})
+    endif()
+    install(TARGETS ${name} LIBRARY DESTINATION ${ARG_INSTALL_DESTINATION} ${component})
+    install(FILES ${ARG_OUTPUT_DIRECTORY}/plugin.toml DESTINATION ${ARG_INSTALL_DESTINATION} ${component})
+    if(ARG_INCLUDE_DIR)
+      install(DIRECTORY ${include_dir}/ DESTINATION ${ARG_INSTALL_DESTINATION}/include ${component})
+    endif()
+  endif()
 endfunction()

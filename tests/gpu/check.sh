@@ -11,7 +11,7 @@
 #   1. cmake configure (Ninja when available) + build the CUDA test targets and
 #      bench_cuda_compile (when the bench is configured);
 #   2. ctest -R 'gpu\.|backend\.cuda|kernels\.cuda|e2e';
-#   3. build/bin/bench_cuda_compile, when it was built.
+#   3. build/bin/bench_cuda_compile and bench_cuda_launch, when they were built.
 set -u -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -62,7 +62,7 @@ fi
 mkdir -p "$LOG_DIR"
 targets=(weft_gpu_tests)
 all_targets=$(cmake --build "$BUILD_DIR" --target help 2>/dev/null || true)
-for t in weft_backend_cuda_tests kernel_suite weft_e2e_tests bench_cuda_compile; do
+for t in weft_backend_cuda_tests kernel_suite weft_e2e_tests weft_stream_gpu_tests bench_cuda_compile bench_cuda_launch; do
   if grep -Eq "(^|[[:space:]])$t(:|[[:space:]]|$)" <<<"$all_targets"; then targets+=("$t"); fi
 done
 step "build ${targets[*]} (-j$JOBS)"
@@ -120,12 +120,28 @@ if [ -x "$bench" ]; then
   fi
 fi
 
+launch_summary="bench_cuda_launch: not built"
+launch_bench=$BUILD_DIR/bin/bench_cuda_launch
+if [ -x "$launch_bench" ]; then
+  step "bench_cuda_launch"
+  if bounded 120 "$launch_bench" >"$LOG_DIR/bench_cuda_launch.log" 2>&1; then
+    launch_summary="bench_cuda_launch: ok (log: $LOG_DIR/bench_cuda_launch.log)"
+    cat "$LOG_DIR/bench_cuda_launch.log"
+  else
+    rc=$?
+    tail -20 "$LOG_DIR/bench_cuda_launch.log"
+    launch_summary="bench_cuda_launch: FAILED (rc $rc)"
+    failures+=("bench_cuda_launch (rc $rc)")
+  fi
+fi
+
 # --- summary ----------------------------------------------------------------
 printf '\n== summary\n'
 echo "device:  $device"
 echo "tests:   $total run, $((passed - skipped)) passed, $failed failed, $skipped skipped (passed without a device)"
 [ -n "$skip_reasons" ] && echo "skip reasons:" && echo "$skip_reasons"
 echo "$bench_summary"
+echo "$launch_summary"
 echo "logs:    $LOG_DIR"
 echo "time:    $(($(date +%s) - START)) s"
 if ((${#failures[@]})); then

@@ -162,6 +162,10 @@ TEST_CASE("without a CUDA driver, load_cuda_module fails clearly and the CPU pat
     CHECK_THAT(error_of([] { DeviceArray::zeros(0, f32, {4}); }), Catch::Contains("CUDA driver not available"));
     CHECK_THAT(error_of([] { CudaStream stream; }), Catch::Contains("CUDA driver not available"));
     CHECK_THAT(error_of([] { CudaEvent event; }), Catch::Contains("CUDA driver not available"));
+    CHECK_THAT(error_of([] { cuda_compute_capability(0); }), Catch::Contains("CUDA driver not available"));
+    // load_aot needs the driver before it looks at the directory.
+    const fs::path aot = cache_root() / "aot-no-driver";
+    CHECK_THAT(error_of([&] { load_aot(host, corpus / "saxpy.py", aot); }), Catch::Contains("CUDA driver not available"));
     CHECK(cuda_device_count() == 0);
     CHECK_THAT(cuda_unavailable_reason(), Catch::StartsWith("CUDA driver not available: "));
 
@@ -230,6 +234,68 @@ TEST_CASE("saxpy on cuda:0 equals the CPU result for 1e6 elements") {
     CHECK_THAT(error_of([&] { k.launch({4}, {dx, dy, dout, 2.0f}, 4096); }), Catch::Contains("block size 4096"));
     k.launch({0}, {dx, dy, dout, 2.0f}); // nothing to run
     m.synchronize();
+}
+
+TEST_CASE("load_aot runs saxpy from an AOT directory: the CUBIN, else PTX - a missing or stale artifact is named") {
+    if (no_device()) return;
+    Host host(host_options());
+    const int cc = cuda_compute_capability(0);
+    const fs::path dir = cache_root() / ("aot-load-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    const fs::path saxpy = corpus / "saxpy.py";
+
+    // Nothing there yet: every path tried is listed.
+    const std::string missing = error_of([&] { load_aot(host, saxpy, dir); });
+    CHECK_THAT(missing, Catch::Contains("no AOT artifact of module 'saxpy'"));
+    CHECK_THAT(missing, Catch::Contains("saxpy.cuda-sm_" + std::to_string(cc) + "-cubin.cubin"));
+
+    const std::vector<float> xs{1, 2, 3, 4}, ys{10, 20, 30, 40}, want{12, 24, 36, 48};
+    auto run = [&](CudaModule &m) {
+        DeviceArray dx = DeviceArray::from_host(0, Array::from_vector(f32, xs));
+        DeviceArray dy = DeviceArray::from_host(0, Array::from_vector(f32, ys));
+        DeviceArray dout = DeviceArray::zeros(0, f32, {4});
+        m.kernel("saxpy").launch({4}, {dx, dy, dout, 2.0f});
+        m.synchronize();
+        return dout.to_host().to_vector<float>();
+    };
+
+    // PTX only (an older arch): loaded as PTX, JIT-compiled by the driver.
+    const std::vector<int> archs = backend::nvrtc_supported_archs();
+    int ptx_arch = 0;
+    for (int a : archs)
+        if (a < cc) ptx_arch = a;
+    if (ptx_arch != 0) {
+        host.compile_aot(saxpy, {Target::cuda_ptx(ptx_arch)}, {}, dir);
+        CudaModule &m = load_aot(host, saxpy, dir);
+        CHECK(m.image_kind() == "ptx");
+        CHECK(m.arch() == ptx_arch);
+        CHECK(run(m) == want);
+    }
+    // With the device's CUBIN present, that is what loads.
+    if (std::find(archs.begin(), archs.end(), cc) != archs.end()) {
+        const fs::path cubin = host.compile_aot(saxpy, {Target::cuda_cubin(cc)}, {}, dir).at(0);
+        CudaModule &m = load_aot(host, saxpy, dir);
+        CHECK(m.image_kind() == "cubin");
+        CHECK(m.artifact_path() == cubin);
+        CHECK(run(m) == want);
+
+        // The source changed since (another signature): the stale artifact is rejected by name.
+        const fs::path changed = write_kernel("saxpy", R"(import warp as wp
+
+
+@wp.kernel
+def saxpy(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64), alpha: wp.float64):
+    i = wp.tid()
+    out[i] = alpha * x[i] + y[i]
+)");
+        fs::create_directories(dir / "stale");
+        fs::copy_file(cubin, dir / "stale" / cubin.filename(), fs::copy_options::overwrite_existing);
+        const std::string stale = error_of([&] { load_aot(host, changed, dir / "stale"); });
+        CHECK_THAT(stale, Catch::Contains("kernel 'saxpy'"));
+        CHECK_THAT(stale, Catch::Contains("built from a different version of the source"));
+    }
+    release_cuda_modules(host);
+    fs::remove_all(dir);
 }
 
 TEST_CASE("the seed fixtures on cuda:0 give the CPU's values") {

@@ -15,7 +15,7 @@ run(${CMAKE_COMMAND} --install ${BUILD_DIR} --component sdk --prefix ${prefix})
 # The SDK is a C header, a C++ header and a CMake package: nothing of the host.
 file(GLOB_RECURSE installed RELATIVE ${prefix} ${prefix}/*)
 list(SORT installed)
-set(expected include/weft/plugin.h include/weft/plugin.hpp)
+set(expected include/weft/callable.h include/weft/plugin.h include/weft/plugin.hpp)
 foreach(f ${expected})
   if(NOT f IN_LIST installed)
     message(FATAL_ERROR "SDK install lacks ${f}; it has: ${installed}")

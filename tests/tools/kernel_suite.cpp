@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 using namespace weft;
 using namespace weft::kernel;
 
@@ -106,9 +108,12 @@ int run_compile(const std::string &path, bool cuda) {
     options.use_environment = false;
     options.search_path = {WEFT_TEST_PLUGIN_DIR};
     options.quiet = true;
+    // A fresh cache per file, test mode and process: build trees running their
+    // suites at the same time must not delete each other's caches.
     const std::filesystem::path cache = std::filesystem::temp_directory_path() /
                                         ("weft_suite_" + std::string(cuda ? "cuda_" : "") +
-                                         std::filesystem::path(path).stem().string());
+                                         std::filesystem::path(path).stem().string() + "_" +
+                                         std::to_string(::getpid()));
     std::filesystem::remove_all(cache);
     options.cache_dir = cache;
     Host host(options);

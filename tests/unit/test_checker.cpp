@@ -339,7 +339,7 @@ def k(a: wp.array(dtype=int)):
     CHECK(local_type(k, "j") == "int32");
 }
 
-TEST_CASE("atomics return the old value; len and shape are int32") {
+TEST_CASE("atomics return the old value - len and shape are int32") {
     const ir::Module m = ok(R"(import warp as wp
 @wp.kernel
 def k(a: wp.array(dtype=float), grid: wp.array2d(dtype=wp.int64)):
@@ -398,7 +398,7 @@ def k(a: float):
     CHECK_THAT(r.formatted, Catch::Contains("test.py:4:9: error: name 'undefined_name' is not defined\n        x = undefined_name\n            ^"));
 }
 
-TEST_CASE("the referenced contracts feed the module hash; unreferenced plugins change nothing") {
+TEST_CASE("the referenced contracts feed the module hash - unreferenced plugins change nothing") {
     Host host(test_host_options());
     host.load(plugin_dir("wt_color"));
     const std::string uses = "import warp as wp\n@wp.kernel\ndef k(c: wp.array(dtype=warp_test.Color)):\n"
@@ -423,7 +423,7 @@ TEST_CASE("the referenced contracts feed the module hash; unreferenced plugins c
     CHECK(m.hash(b) == m.hash(b2));
 }
 
-TEST_CASE("tuple assignment evaluates every value first; wp.pi and friends; qualified builtins beat locals") {
+TEST_CASE("tuple assignment evaluates every value first - wp.pi and friends - qualified builtins beat locals") {
     const ir::Module m = ok(R"(import warp as wp
 TWO_PI = 2.0 * wp.pi
 

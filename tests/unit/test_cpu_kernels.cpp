@@ -160,7 +160,7 @@ def transform(p: Params, v: wp.array(dtype=wp.vec3), lo: wp.array(dtype=float)):
     CHECK(lo.to_vector<float>() == std::vector<float>{3, 99, -5});
 }
 
-TEST_CASE("compile errors in a plugin-free module name the .py line; the host stays usable") {
+TEST_CASE("compile errors in a plugin-free module name the .py line - the host stays usable") {
     TempCache cache("errors");
     Host host(options_for(cache));
     const std::string bad_kernel = "import warp as wp\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    a[0] = undefined\n";
@@ -199,7 +199,7 @@ def check(a: wp.array(dtype=int)):
     m.kernel("check").launch({3}, {ok}); // the counter was reset
 }
 
-TEST_CASE("results without atomics do not depend on the thread count; atomics are exact under threads") {
+TEST_CASE("results without atomics do not depend on the thread count - atomics are exact under threads") {
     const char *source = R"(import warp as wp
 @wp.kernel
 def work(x: wp.array(dtype=float), total: wp.array(dtype=int)):
@@ -377,7 +377,7 @@ def k(out: wp.array(dtype=wp.float64)):
     CHECK(out.to_vector<double>()[0] == 3.0 * 0.1);
 }
 
-TEST_CASE("codegen options are in the hash; include dirs reach Clang after weft's own") {
+TEST_CASE("codegen options are in the hash - include dirs reach Clang after weft's own") {
     TempCache cache("options");
     Host host(options_for(cache));
     const std::string base = host.load_module_source("opts", saxpy).hash();

@@ -75,7 +75,7 @@ def miss(p: Params):
 
 } // namespace
 
-TEST_CASE("AOT: artifact paths in target order; a second build compiles nothing and leaves the files alone") {
+TEST_CASE("AOT: artifact paths in target order - a second build compiles nothing and leaves the files alone") {
     REQUIRE_NVRTC();
     Workspace w("aot");
     const fs::path file = w.write("saxpy.py", saxpy);
@@ -99,6 +99,32 @@ TEST_CASE("AOT: artifact paths in target order; a second build compiles nothing 
     const std::vector<fs::path> second = again.compile_aot(file, targets);
     CHECK(second == first);
     for (std::size_t i = 0; i < first.size(); ++i) CHECK(fs::last_write_time(second[i]) == mtimes[i]);
+}
+
+TEST_CASE("AOT: fmad and line info reach NVRTC and the hash") {
+    REQUIRE_NVRTC();
+    Workspace w("fmad");
+    const fs::path file = w.write("saxpy.py", saxpy);
+    Host host(options_for(w));
+    ModuleLoadOptions plain, no_fmad, lines;
+    no_fmad.fmad = false;
+    lines.line_info = true;
+    const fs::path a = host.compile_aot(file, {Target::cuda_ptx(90)}, plain).at(0);
+    const fs::path b = host.compile_aot(file, {Target::cuda_ptx(90)}, no_fmad).at(0);
+    const fs::path c = host.compile_aot(file, {Target::cuda_ptx(90)}, lines).at(0);
+    // Three hashes, three artifacts.
+    CHECK(a != b);
+    CHECK(a != c);
+    CHECK(b != c);
+    // alpha * x[i] + y[i]: contracted into one fma by default, a mul and an add without fmad.
+    const std::string fused = read(a), split = read(b), located = read(c);
+    CHECK_THAT(fused, Catch::Contains("fma.rn.f32"));
+    CHECK_THAT(split, !Catch::Contains("fma.rn.f32") && Catch::Contains("mul.rn.f32") && Catch::Contains("add.rn.f32"));
+    // Line info points profilers at the kernel source.
+    const std::regex loc(R"(\.loc\s+[0-9]+\s+[0-9]+)"), file_entry(R"(\.file\s+[0-9]+\s+"[^"]*saxpy\.py")");
+    CHECK_FALSE(std::regex_search(fused, loc));
+    CHECK(std::regex_search(located, loc));
+    CHECK(std::regex_search(located, file_entry));
 }
 
 TEST_CASE("external_constant_params: the PTX an OptiX-style runtime looks for") {
@@ -165,7 +191,7 @@ def k(p: wp.array(dtype=lie.Pair)):
     CHECK_THAT(message, Catch::Contains("does not compile for cuda-compute_90-ptx"));
 }
 
-TEST_CASE("AOT into a directory; the artifact a device loads, and a clear error listing what was tried") {
+TEST_CASE("AOT into a directory - the artifact a device loads, and a clear error listing what was tried") {
     REQUIRE_NVRTC();
     Workspace w("aot_dir");
     const fs::path file = w.write("saxpy.py", saxpy);

@@ -106,7 +106,7 @@ def k(out: wp.array(dtype=int), n: int):
                                    "  10| if _t1:\n    11| out[i] <- 1:int32"));
 }
 
-TEST_CASE("augmented assignment evaluates its target once; on an array element it is atomic") {
+TEST_CASE("augmented assignment evaluates its target once - on an array element it is atomic") {
     const ir::Module m = lowered(std::string(header) + R"(@wp.struct
 class Acc:
     total: float
@@ -149,7 +149,7 @@ def k(a: wp.array(dtype=int)):
     CHECK(ir.find("call wf1g_2i4(_t0)") < ir.find("call wf1g_2i4(i)"));
 }
 
-TEST_CASE("generic builtins are intrinsics; strings are string literals; void calls have a void type") {
+TEST_CASE("generic builtins are intrinsics - strings are string literals - void calls have a void type") {
     FrontendResult r = check(R"(import warp as wp
 @wp.kernel
 def k(a: wp.array(dtype=float)):
@@ -334,7 +334,7 @@ class Outer:
     CHECK(Type::void_type().size() == 0);
 }
 
-TEST_CASE("lowering: while conditions re-evaluated each iteration; and/or and if-expressions short-circuit") {
+TEST_CASE("lowering: while conditions re-evaluated each iteration - and/or and if-expressions short-circuit") {
     const ir::Module m = lowered(std::string(header) + R"(@wp.kernel
 def k(out: wp.array(dtype=int), n: int):
     i = wp.tid()

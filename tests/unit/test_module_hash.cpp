@@ -95,7 +95,7 @@ TEST_CASE("a CUDA include dir, a CPU include dir and no dir give three different
     CHECK(a != c);
 }
 
-TEST_CASE("'#define X 1' and '#define X 1\\n' hash alike; '#define X 2' does not") {
+TEST_CASE("'#define X 1' and the same with a trailing newline hash alike - '#define X 2' does not") {
     Host host(test_host_options());
     ModuleBuildOptions p1, p1n, p2;
     p1.extra_cpu_preamble = "#define X 1";
@@ -171,7 +171,7 @@ TEST_CASE("editing an options value in place changes nothing until it is set aga
     CHECK(m.hash(inputs()) != h1);
 }
 
-TEST_CASE("effective options: own first, then each used plugin's; plugins the module does not use change nothing") {
+TEST_CASE("effective options: own first, then each used plugin's - plugins the module does not use change nothing") {
     Host host(test_host_options());
     host.load(plugin_dir("wt_color")); // build options: "#define WT_COLOR 1" on both backends
     ModuleBuildOptions own;

@@ -141,7 +141,7 @@ TEST_CASE("the caret copies tabs from the source line") {
     CHECK(d.format(d.diagnostics()[0]) == "k.py:2:6: error: invalid character '$'\n    \tx =\t$\n    \t   \t^");
 }
 
-TEST_CASE("format_all joins diagnostics with newlines and ends with one; severities are named") {
+TEST_CASE("format_all joins diagnostics with newlines and ends with one - severities are named") {
     SourceFile f("k.py", "a\nb\n");
     DiagnosticEngine d(f);
     CHECK(d.format_all().empty());
@@ -154,7 +154,7 @@ TEST_CASE("format_all joins diagnostics with newlines and ends with one; severit
     CHECK(d.error_count() == 1);
 }
 
-TEST_CASE("errors past the limit are dropped; warnings and notes are kept") {
+TEST_CASE("errors past the limit are dropped - warnings and notes are kept") {
     SourceFile f("k.py", "a\n");
     DiagnosticEngine d(f, 2);
     CHECK_FALSE(d.has_errors());
@@ -505,7 +505,7 @@ TEST_CASE("unary operators and the right-associative power") {
     CHECK(expr("a.b**2") == "(** (. a b) 2)");
 }
 
-TEST_CASE("comparisons chain into one Compare; not, and, or and the conditional expression") {
+TEST_CASE("comparisons chain into one Compare - not, and, or and the conditional expression") {
     CHECK(expr("a < b < c") == "(cmp a < b < c)");
     CHECK(expr("a <= b == c != d >= e > f") == "(cmp a <= b == c != d >= e > f)");
     CHECK(expr("a is not b") == "(cmp a is not b)");

@@ -89,7 +89,7 @@ TEST_CASE("external builtins are not differentiable, hidden, and void results ar
     CHECK(core.differentiable);
 }
 
-TEST_CASE("identical re-registration returns the existing function; a second owner shares it") {
+TEST_CASE("identical re-registration returns the existing function - a second owner shares it") {
     Registry r;
     const auto s = spec("_same_f", {{"x", "float32"}}, "float32", "same::f");
     add(r, "a", s);

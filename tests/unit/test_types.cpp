@@ -30,7 +30,7 @@ TEST_CASE("unknown or malformed type names are not built-in types") {
         CHECK_FALSE(parse_builtin_type(bad).has_value());
 }
 
-TEST_CASE("type codes identify types; names are for people") {
+TEST_CASE("type codes identify types - names are for people") {
     CHECK(parse_builtin_type("float32")->code() == "f4");
     CHECK(parse_builtin_type("vec3")->code() == "v3f4");
     CHECK(parse_builtin_type("mat22d")->code() == "m22f8");

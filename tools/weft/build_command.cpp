@@ -1,13 +1,16 @@
 // `weft build FILE.py [--plugin P]... --target cpu --target sm_90 --target compute_90`:
 // compiles a kernel module ahead of time and prints the artifact paths, one
-// per target, in the order the targets were given.
+// per target: devices (cpu, cuda:N) first, then explicit archs, each group in
+// the order given (Warp's compile_aot order).
 #include "commands.hpp"
 
+#include "weft/host/cuda_module.hpp"
 #include "weft/host/host.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 
 namespace weft::cli {
@@ -24,6 +27,11 @@ Target parse_target(const std::string &t) {
         return std::stoi(digits);
     };
     if (t == "cpu") return Target::cpu();
+    if (t == "cuda" || t.rfind("cuda:", 0) == 0) {
+        // A device: the CUBIN for its compute capability (needs the driver, not the GPU's absence hidden).
+        const int device = t == "cuda" ? 0 : arch(5);
+        return Target::cuda_cubin(cuda_compute_capability(device));
+    }
     if (t.rfind("sm_", 0) == 0) return Target::cuda_cubin(arch(3));
     if (t.rfind("compute_", 0) == 0) return Target::cuda_ptx(arch(8));
     return Target::parse(t);
@@ -35,15 +43,20 @@ int kernel_build(const KernelBuildOptions &o) {
     for (const std::string &p : o.search_path) ho.search_path.emplace_back(p);
     if (!o.cache_dir.empty()) ho.cache_dir = o.cache_dir;
     ho.quiet = true;
+    // Devices first, then explicit archs, each group in the order given.
+    std::vector<std::string> names = o.targets.empty() ? std::vector<std::string>{"cpu"} : o.targets;
+    std::stable_partition(names.begin(), names.end(),
+                          [](const std::string &t) { return t == "cpu" || t == "cuda" || t.rfind("cuda:", 0) == 0; });
     std::vector<Target> targets;
-    for (const std::string &t : o.targets.empty() ? std::vector<std::string>{"cpu"} : o.targets)
-        targets.push_back(parse_target(t));
+    for (const std::string &t : names) targets.push_back(parse_target(t));
     Host host(ho);
     for (const std::string &p : o.plugins) host.load(p);
     ModuleLoadOptions mo;
     mo.opt_level = o.opt_level;
     mo.fast_math = o.fast_math;
-    const std::vector<std::filesystem::path> paths = host.compile_aot(o.file, targets, mo);
+    mo.fmad = !o.no_fmad;
+    mo.line_info = o.line_info;
+    const std::vector<std::filesystem::path> paths = host.compile_aot(o.file, targets, mo, o.output_dir);
     if (o.json) {
         nlohmann::json artifacts = nlohmann::json::array();
         for (std::size_t i = 0; i < paths.size(); ++i)

@@ -10,6 +10,8 @@ struct PluginOptions {
     std::vector<std::string> paths;
     bool json = false;
     bool isolate = false;
+    bool compile = false; // plugin check: build each plugin's smoke module
+    bool no_cuda = false; // plugin check --compile: the CPU only, even with NVRTC
 };
 
 int plugin_list(const PluginOptions &options);
@@ -19,21 +21,24 @@ int plugin_check(const PluginOptions &options);
 struct CacheOptions {
     std::string cache_dir; // "" = WEFT_CACHE_DIR, $XDG_CACHE_HOME/weft, ~/.cache/weft
     bool json = false;
+    bool dry_run = false; // verify: report only
 };
 
 int cache_path(const CacheOptions &options);
 int cache_list(const CacheOptions &options);
 int cache_stats(const CacheOptions &options);
 int cache_clear(const CacheOptions &options);
+int cache_verify(const CacheOptions &options);
 
 struct KernelCheckOptions {
     std::string file;
     std::vector<std::string> plugins;
     std::vector<std::string> search_path;
-    std::size_t error_limit = 50;
+    std::size_t error_limit = 50; // 0: no limit
     std::string dump_ir; // "", "lowered" or "typed": print the module's IR on stdout
     bool emit_cpp = false;  // print the generated C++ (CPU) on stdout
     bool emit_cuda = false; // print the generated CUDA C++ on stdout
+    bool json = false;      // a JSON report of the check on stdout
 };
 
 int kernel_check(const KernelCheckOptions &options);
@@ -42,10 +47,13 @@ struct KernelBuildOptions {
     std::string file;
     std::vector<std::string> plugins;
     std::vector<std::string> search_path;
-    std::vector<std::string> targets; // in order; default: cpu
+    std::vector<std::string> targets; // devices (cpu, cuda:N) first, then archs, each in order; default: cpu
     std::string cache_dir;
+    std::string output_dir; // also copy each artifact here as <module>.<target>.<ext> (load_aot reads it)
     int opt_level = 2;
     bool fast_math = false;
+    bool no_fmad = false;
+    bool line_info = false;
     bool json = false;
 };
 

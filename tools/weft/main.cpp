@@ -31,6 +31,10 @@ int main(int argc, char **argv) {
     CLI::App *check = plugin->add_subcommand("check", "Load plugins together and report every conflict and failure");
     add_common(check);
     check->add_flag("--isolate", plugin_opts.isolate, "Load each plugin in a child process, so a crash is reported");
+    check->add_flag("--compile", plugin_opts.compile,
+                    "Build a module per plugin that calls every builtin and constructs every native type "
+                    "(CPU, and NVRTC when available)");
+    check->add_flag("--no-cuda", plugin_opts.no_cuda, "With --compile: build for the CPU only");
     check->add_option("paths", plugin_opts.paths,
                       "Plugin manifests, directories or libraries (default: every plugin on the search path)");
 
@@ -39,33 +43,45 @@ int main(int argc, char **argv) {
     cache->require_subcommand(1);
     cache->add_option("--cache-dir", cache_opts.cache_dir, "Cache root (default: WEFT_CACHE_DIR, $XDG_CACHE_HOME/weft)");
     cache->add_flag("--json", cache_opts.json, "Machine-readable output on stdout");
+    cache->fallthrough(); // `weft cache list --json`: options after the subcommand are the cache's
     CLI::App *cache_path = cache->add_subcommand("path", "Print the cache directory");
     CLI::App *cache_list = cache->add_subcommand("list", "List cached modules and their targets");
     CLI::App *cache_stats = cache->add_subcommand("stats", "Count entries, artifacts and bytes");
     CLI::App *cache_clear = cache->add_subcommand("clear", "Remove every entry");
+    CLI::App *cache_verify = cache->add_subcommand("verify", "Check every entry and artifact; remove what is damaged");
+    cache_verify->add_flag("--dry-run", cache_opts.dry_run, "Only report; change nothing");
 
     weft::cli::KernelCheckOptions check_opts;
     CLI::App *kcheck = app.add_subcommand("check", "Parse and type-check a kernel module; print every diagnostic");
     kcheck->add_option("file", check_opts.file, "Kernel source (.py)")->required();
     kcheck->add_option("--plugin", check_opts.plugins, "Plugin to load first (manifest, directory or library; repeatable)");
     kcheck->add_option("--plugin-path", check_opts.search_path, "Directory to search for plugin requirements");
-    kcheck->add_option("--error-limit", check_opts.error_limit, "Stop after this many errors (default 50)");
+    kcheck->add_option("--error-limit", check_opts.error_limit, "Stop after this many errors (default 50; 0: no limit)");
     kcheck->add_option("--dump-ir", check_opts.dump_ir, "Print the IR: 'lowered' (what codegen consumes) or 'typed'")
         ->expected(0, 1)
         ->default_str("lowered")
         ->check(CLI::IsMember({"lowered", "typed"}));
     kcheck->add_flag("--emit-cpp", check_opts.emit_cpp, "Print the C++ source generated for the CPU backend");
     kcheck->add_flag("--emit-cuda", check_opts.emit_cuda, "Print the CUDA C++ source generated for NVRTC");
+    kcheck->add_flag("--json", check_opts.json, "A JSON report (kernels, diagnostics) on stdout")
+        ->excludes("--dump-ir")
+        ->excludes("--emit-cpp")
+        ->excludes("--emit-cuda");
 
     weft::cli::KernelBuildOptions build_opts;
     CLI::App *kbuild = app.add_subcommand("build", "Compile a kernel module ahead of time; print each target's artifact path");
     kbuild->add_option("file", build_opts.file, "Kernel source (.py)")->required();
     kbuild->add_option("--plugin", build_opts.plugins, "Plugin to load first (repeatable)");
     kbuild->add_option("--plugin-path", build_opts.search_path, "Directory to search for plugin requirements");
-    kbuild->add_option("--target", build_opts.targets, "Target (repeatable, in order): cpu, sm_XX (CUBIN), compute_XX (PTX)");
+    kbuild->add_option("--target", build_opts.targets,
+                       "Target (repeatable): cpu, cuda:N (that device's arch), sm_XX (CUBIN), compute_XX (PTX); "
+                       "devices first, then archs");
+    kbuild->add_option("--output-dir", build_opts.output_dir, "Also copy the artifacts here, named for load_aot");
     kbuild->add_option("--cache-dir", build_opts.cache_dir, "Cache root (default: WEFT_CACHE_DIR, $XDG_CACHE_HOME/weft)");
     kbuild->add_option("-O,--opt-level", build_opts.opt_level, "Optimization level 0-3 (default 2)")->check(CLI::Range(0, 3));
     kbuild->add_flag("--fast-math", build_opts.fast_math, "Compile with fast math");
+    kbuild->add_flag("--no-fmad", build_opts.no_fmad, "CUDA: no mul + add contraction into fma");
+    kbuild->add_flag("--line-info", build_opts.line_info, "CUDA: line info in the PTX/CUBIN for profilers");
     kbuild->add_flag("--json", build_opts.json, "Machine-readable output on stdout");
 
     try {
@@ -84,6 +100,7 @@ int main(int argc, char **argv) {
         if (cache_list->parsed()) return weft::cli::cache_list(cache_opts);
         if (cache_stats->parsed()) return weft::cli::cache_stats(cache_opts);
         if (cache_clear->parsed()) return weft::cli::cache_clear(cache_opts);
+        if (cache_verify->parsed()) return weft::cli::cache_verify(cache_opts);
     } catch (const weft::UserError &e) {
         fmt::print(stderr, "weft: error: {}\n", e.what());
         return 1;

@@ -10,6 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
 
 namespace weft::cli {
 
@@ -32,6 +35,7 @@ std::string join(const std::vector<std::string> &v, const char *sep = ", ") {
 json requirements_json(const PluginManifest &m) {
     json r = json::object();
     for (const Requirement &q : m.requires_) r[q.name] = q.constraint.text();
+    if (m.requires_host) r[host_requirement_name] = m.requires_host->text(); // the host's version
     return r;
 }
 
@@ -92,6 +96,28 @@ std::string line_count(const std::string &text) {
     return std::to_string(n) + (n == 1 ? " line" : " lines");
 }
 
+/// The manifest a discovery error is about: every such message starts with
+/// the manifest's path, and the candidates are the files discovery reads
+/// (DIR/plugin.toml, DIR/*/plugin.toml). Empty when none matches.
+std::filesystem::path manifest_of_error(const std::vector<std::filesystem::path> &search_path, const std::string &error) {
+    namespace fs = std::filesystem;
+    fs::path best;
+    auto consider = [&](const fs::path &candidate) {
+        for (const fs::path &spelling : {candidate, candidate.lexically_normal()}) {
+            const std::string s = spelling.string();
+            if (error.size() > s.size() && error.compare(0, s.size(), s) == 0 && error[s.size()] == ':' &&
+                s.size() > best.string().size())
+                best = spelling;
+        }
+    };
+    for (const fs::path &dir : search_path) {
+        consider(dir / "plugin.toml");
+        std::error_code ec;
+        for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) consider(it->path() / "plugin.toml");
+    }
+    return best;
+}
+
 } // namespace
 
 int plugin_list(const PluginOptions &o) {
@@ -99,14 +125,15 @@ int plugin_list(const PluginOptions &o) {
     if (host.search_path().empty())
         throw UserError("the plugin search path is empty: set WEFT_PLUGIN_PATH or pass --plugin-path DIR");
     const Discovery d = host.discover();
-    for (const std::string &e : d.errors) fmt::print(stderr, "weft: {}\n", e);
-    for (const PluginManifest &m : d.plugins)
-        for (const std::string &w : m.warnings) fmt::print(stderr, "weft: warning: {}\n", w);
-
     if (o.json) {
-        json out = json::array();
-        for (const PluginManifest &m : d.plugins) out.push_back(manifest_json(m));
-        fmt::print("{}\n", out.dump(2));
+        json plugins = json::array();
+        for (const PluginManifest &m : d.plugins) plugins.push_back(manifest_json(m));
+        json errors = json::array();
+        for (const std::string &e : d.errors) {
+            const std::filesystem::path manifest = manifest_of_error(host.search_path(), e);
+            errors.push_back({{"manifest", manifest.empty() ? json(nullptr) : json(manifest.string())}, {"error", e}});
+        }
+        fmt::print("{}\n", json{{"plugins", plugins}, {"errors", errors}}.dump(2));
     } else {
         std::size_t w = 4;
         for (const PluginManifest &m : d.plugins) w = std::max(w, m.name.size());
@@ -115,6 +142,11 @@ int plugin_list(const PluginOptions &o) {
             fmt::print("{:<{}}  {:<9}  {:>3}  {}\n", m.name, w, m.version.str(), m.abi, m.description);
         fmt::print("{} plugin{} on the search path\n", d.plugins.size(), d.plugins.size() == 1 ? "" : "s");
     }
+    // Diagnostics after the report is flushed, so a terminal shows them last.
+    std::fflush(stdout);
+    for (const std::string &e : d.errors) fmt::print(stderr, "weft: {}\n", e);
+    for (const PluginManifest &m : d.plugins)
+        for (const std::string &w : m.warnings) fmt::print(stderr, "weft: warning: {}\n", w);
     return d.errors.empty() ? 0 : 1;
 }
 
@@ -153,6 +185,7 @@ int plugin_inspect(const PluginOptions &o) {
                join(m.prefixes.native_prefixes));
     std::vector<std::string> reqs;
     for (const Requirement &r : m.requires_) reqs.push_back(r.name + " " + r.constraint.text());
+    if (m.requires_host) reqs.push_back(std::string(host_requirement_name) + " " + m.requires_host->text());
     fmt::print("  requires:    {}\n", reqs.empty() ? "(none)" : join(reqs));
 
     fmt::print("builtins ({}):\n", p.builtins.size());
@@ -190,6 +223,8 @@ int plugin_check(const PluginOptions &o) {
     CheckOptions options;
     options.host = host_options(o);
     options.isolate = o.isolate;
+    options.compile = o.compile;
+    options.compile_cuda = !o.no_cuda;
     std::vector<std::filesystem::path> paths(o.paths.begin(), o.paths.end());
     if (paths.empty()) {
         Host host(options.host);
@@ -205,6 +240,13 @@ int plugin_check(const PluginOptions &o) {
     for (const std::string &w : r.warnings) fmt::print(stderr, "weft: warning: {}\n", w);
     const auto failed = std::count_if(r.plugins.begin(), r.plugins.end(), [](const PluginCheck &p) { return !p.ok; });
 
+    // Two plugins of one name (two versions, two vendors) are told apart by path.
+    std::map<std::string, int> named;
+    for (const PluginCheck &p : r.plugins) ++named[p.plugin];
+    auto shown = [&](const PluginCheck &p) {
+        return named[p.plugin] > 1 ? p.plugin + " (" + p.path.string() + ")" : p.plugin;
+    };
+
     if (o.json) {
         json plugins = json::array();
         for (const PluginCheck &p : r.plugins)
@@ -214,7 +256,8 @@ int plugin_check(const PluginOptions &o) {
         for (const Conflict &c : r.conflicts)
             conflicts.push_back({{"plugins", {c.first, c.second}}, {"subject", c.subject}, {"message", c.message}});
         json combined = json::array();
-        for (const PluginFailure &f : r.combined_failures) combined.push_back({{"plugin", f.plugin}, {"error", f.message}});
+        for (const PluginFailure &f : r.combined_failures)
+            combined.push_back({{"plugin", f.plugin}, {"path", f.where.string()}, {"error", f.message}});
         fmt::print("{}\n", json{{"ok", r.ok()},
                                 {"plugins", plugins},
                                 {"conflicts", conflicts},
@@ -223,16 +266,21 @@ int plugin_check(const PluginOptions &o) {
     } else {
         for (const PluginCheck &p : r.plugins) {
             if (p.ok)
-                fmt::print("ok      {} {}\n", p.plugin, p.version);
+                fmt::print("ok      {} {}\n", shown(p), p.version);
             else
-                fmt::print("FAILED  {}: {}\n", p.plugin, p.message);
+                fmt::print("FAILED  {}: {}\n", shown(p), p.message);
         }
         for (const Conflict &c : r.conflicts) fmt::print("CONFLICT {}\n", c.message);
         for (const PluginFailure &f : r.combined_failures) fmt::print("FAILED (together)  {}\n", f.message);
-        fmt::print("{} plugin{}: {} ok, {} failed, {} conflict{}\n", r.plugins.size(), r.plugins.size() == 1 ? "" : "s",
+        // Every count that makes the exit status 1 is on this line.
+        fmt::print("{} plugin{}: {} ok, {} failed, {} conflict{}", r.plugins.size(), r.plugins.size() == 1 ? "" : "s",
                    r.plugins.size() - static_cast<std::size_t>(failed), failed, r.conflicts.size(),
                    r.conflicts.size() == 1 ? "" : "s");
+        if (!r.combined_failures.empty())
+            fmt::print(", {} failed when loaded together", r.combined_failures.size());
+        fmt::print("\n");
     }
+    std::fflush(stdout);
     if (!r.ok()) fmt::print(stderr, "weft: plugin check failed\n");
     return r.ok() ? 0 : 1;
 }

@@ -1,17 +1,27 @@
 #include "weft/host/check.hpp"
 
+#include "weft/backend/cuda.hpp"
+#include "weft/build/target.hpp"
 #include "weft/support/error.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 namespace weft {
 
@@ -25,95 +35,266 @@ std::string types_key(const BuiltinOverload &o) {
     return key + ")";
 }
 
-/// Outcome of loading one plugin alone (or everything together).
-struct Attempt {
-    std::vector<PluginFailure> failures;
-    std::vector<PluginContracts> contracts; // of the root plugins that loaded
+std::string label(const std::string &plugin) { return "plugin '" + plugin + "'"; }
+
+/// One load: a plugin alone with its requirements (`root` names it), or the
+/// whole set together (`root` empty).
+struct Request {
+    std::vector<fs::path> paths;
+    std::vector<fs::path> available;
+    std::string who;  // whom a failure of the load itself is charged to
+    std::string root; // the plugin whose options (and smoke module) are checked
+    bool compile = false;
+    bool compile_cuda = true;
+    int cuda_arch = 0;
 };
 
-Attempt attempt(const std::vector<fs::path> &paths, const std::vector<fs::path> &available,
-                const HostOptions &options) {
+/// Outcome of one load.
+struct Attempt {
+    std::vector<PluginFailure> failures;
+    std::vector<PluginContracts> contracts; // of every plugin that loaded, requirements included
+};
+
+// --- Smoke modules ---------------------------------------------------------
+
+/// How a kernel parameter of type `t` is written in kernel source; "" when it cannot be one.
+std::string spelled(const Type &t) {
+    switch (t.kind()) {
+    case Type::Kind::Scalar:
+    case Type::Kind::Vector:
+    case Type::Kind::Matrix:
+    case Type::Kind::Quaternion: return "wp." + t.name();
+    case Type::Kind::Native: {
+        std::string name = t.native_name();
+        if (name.rfind("::", 0) == 0) name.erase(0, 2);
+        for (std::size_t at; (at = name.find("::")) != std::string::npos;) name.replace(at, 2, ".");
+        return name;
+    }
+    case Type::Kind::Array: {
+        const std::string element = spelled(t.element());
+        if (element.empty()) return "";
+        return "wp.array(dtype=" + element + (t.ndim() == 1 ? "" : ", ndim=" + std::to_string(t.ndim())) + ")";
+    }
+    default: return "";
+    }
+}
+
+std::string identifier_part(const std::string &s) {
+    std::string out;
+    for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    return out;
+}
+
+std::string resolve_problem(const LoadedPlugin &plugin) {
+    std::vector<BuildOptionsSource> sources;
+    for (const ModuleBuildOptions &o : plugin.build_options) sources.push_back({label(plugin.name()), o});
+    try {
+        resolve(EffectiveBuildOptions::merge(sources));
+    } catch (const UserError &e) {
+        return label(plugin.name()) + ": " + e.what();
+    }
+    return "";
+}
+
+int pick_cuda_arch(int requested) {
+    if (requested) return requested;
+    const std::vector<int> archs = backend::nvrtc_supported_archs();
+    if (std::find(archs.begin(), archs.end(), 90) != archs.end() || archs.empty()) return 90;
+    return archs.back();
+}
+
+/// Problems a loaded plugin has beyond loading: build options that do not
+/// resolve, a smoke module that does not build.
+std::vector<std::string> verify(Host &host, const LoadedPlugin &plugin, const Request &request) {
+    if (std::string problem = resolve_problem(plugin); !problem.empty()) return {problem};
+    if (!request.compile) return {};
+
+    // A file, not source text: NVRTC's and Clang's diagnostics then name a
+    // file the user can open. Kept in the cache, next to the generated code.
+    const fs::path dir = host.cache().root() / "plugin-check";
+    const fs::path file = dir / (identifier_part(plugin.name()) + "_smoke.py");
+    {
+        fs::create_directories(dir);
+        const fs::path temporary = file.string() + "." + std::to_string(getpid()) + ".tmp";
+        std::ofstream(temporary, std::ios::binary | std::ios::trunc) << smoke_module_source(plugin);
+        fs::rename(temporary, file);
+    }
+    ModuleLoadOptions options;
+    options.plugins.emplace(); // the plugin and its requirements, as a module using it gets them
+    for (const LoadedPlugin *p : host.plugins()) options.plugins->push_back(p->name());
+
+    std::vector<std::string> problems;
+    const std::string what = label(plugin.name()) + ": its smoke module " + file.string() +
+                             " (every builtin called, every native type constructed) ";
+    try {
+        host.load_module(file, options);
+    } catch (const std::exception &e) {
+        problems.push_back(what + "does not build on the CPU:\n" + e.what());
+    }
+    if (request.compile_cuda && backend::nvrtc_available()) {
+        const Target target = Target::cuda_ptx(pick_cuda_arch(request.cuda_arch));
+        try {
+            host.compile_aot(file, {target}, options);
+        } catch (const std::exception &e) {
+            problems.push_back(what + "does not build with NVRTC (" + target.str() + "):\n" + e.what());
+        }
+    }
+    return problems;
+}
+
+Attempt attempt(const Request &request, HostOptions options) {
+    options.quiet = true;
     Host host(options);
-    LoadReport report = host.load_all(paths, available);
+    LoadReport report = host.load_all(request.paths, request.available);
     Attempt a;
     a.failures = report.failures;
     for (const LoadedPlugin *p : host.plugins()) a.contracts.push_back(contracts_of(*p));
+    if (!request.root.empty())
+        if (const LoadedPlugin *root = host.plugin(request.root))
+            for (std::string &problem : verify(host, *root, request))
+                a.failures.push_back({root->name(), root->manifest.path, std::move(problem)});
     return a;
 }
 
-// --- A tiny line protocol for results coming back from a child process. ---
-// Fields are separated by \x1f, records by \n; neither occurs in names,
-// signatures or messages we produce (messages are sanitized).
+// --- Results from a helper process ------------------------------------------
+// Records are lines, fields are separated by \x1f; a field escapes '\\', '\n'
+// and \x1f, so messages keep their lines. "E" ends a complete report.
 
-std::string clean(std::string s) {
-    for (char &c : s)
-        if (c == '\n' || c == '\x1f') c = ' ';
-    return s;
+std::string escaped(const std::string &s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '\\') out += "\\\\";
+        else if (c == '\n') out += "\\n";
+        else if (c == '\x1f') out += "\\u";
+        else out += c;
+    }
+    return out;
+}
+
+std::string unescaped(const std::string &s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] != '\\' || i + 1 == s.size()) {
+            out += s[i];
+            continue;
+        }
+        const char c = s[++i];
+        out += c == 'n' ? '\n' : c == 'u' ? '\x1f' : c;
+    }
+    return out;
+}
+
+std::string record(std::initializer_list<std::string> fields) {
+    std::string out;
+    for (const std::string &f : fields) out += (out.empty() ? "" : "\x1f") + escaped(f);
+    return out + "\n";
 }
 
 std::string serialize(const Attempt &a) {
-    std::ostringstream out;
-    for (const PluginFailure &f : a.failures)
-        out << "F\x1f" << clean(f.plugin) << "\x1f" << clean(f.where.string()) << "\x1f" << clean(f.message) << "\n";
+    std::string out;
+    for (const PluginFailure &f : a.failures) out += record({"F", f.plugin, f.where.string(), f.message});
     for (const PluginContracts &c : a.contracts) {
-        out << "P\x1f" << c.plugin << "\x1f" << c.version << "\n";
-        for (const auto &b : c.builtins)
-            out << "B\x1f" << b.key << "\x1f" << b.identity << "\x1f" << b.signature << "\x1f" << b.native_name << "\n";
-        for (const auto &t : c.native_types) out << "T\x1f" << t.name << "\x1f" << t.digest << "\x1f" << t.description << "\n";
+        out += record({"P", c.plugin, c.version, c.manifest.string()});
+        for (const auto &b : c.builtins) out += record({"B", b.key, b.identity, b.signature, b.native_name});
+        for (const auto &t : c.native_types) out += record({"T", t.name, t.digest, t.description});
     }
-    return out.str();
+    return out + record({"E"});
 }
 
-Attempt deserialize(const std::string &text) {
-    Attempt a;
+/// Parses a report; false when it lacks its end record.
+bool deserialize(const std::string &text, Attempt &a) {
     std::istringstream in(text);
     std::string line;
+    bool complete = false;
     while (std::getline(in, line)) {
         std::vector<std::string> f;
         std::string::size_type start = 0;
         for (;;) {
             const auto pos = line.find('\x1f', start);
-            f.push_back(line.substr(start, pos == std::string::npos ? std::string::npos : pos - start));
+            f.push_back(unescaped(line.substr(start, pos == std::string::npos ? std::string::npos : pos - start)));
             if (pos == std::string::npos) break;
             start = pos + 1;
         }
+        complete = f[0] == "E" && f.size() == 1;
         if (f[0] == "F" && f.size() == 4) a.failures.push_back({f[1], f[2], f[3]});
-        else if (f[0] == "P" && f.size() == 3) a.contracts.push_back({f[1], f[2], {}, {}});
+        else if (f[0] == "P" && f.size() == 4) a.contracts.push_back({f[1], f[2], f[3], {}, {}});
         else if (f[0] == "B" && f.size() == 5 && !a.contracts.empty())
             a.contracts.back().builtins.push_back({f[1], f[2], f[3], f[4]});
         else if (f[0] == "T" && f.size() == 4 && !a.contracts.empty())
             a.contracts.back().native_types.push_back({f[1], f[2], f[3]});
     }
-    return a;
+    return complete;
 }
 
-/// Runs attempt() in a child process; a crash becomes a failure of `who`.
-Attempt attempt_isolated(const std::vector<fs::path> &paths, const std::vector<fs::path> &available,
-                         const HostOptions &options, const std::string &who) {
-    int fds[2];
-    if (pipe(fds) != 0) throw InternalError(std::string("pipe: ") + std::strerror(errno));
-    const pid_t pid = fork();
-    if (pid < 0) throw InternalError(std::string("fork: ") + std::strerror(errno));
-    if (pid == 0) {
-        close(fds[0]);
-        // The parent's crash handlers (a test framework's, a sanitizer's) must not
-        // turn the plugin's crash into an orderly exit: die by the signal instead.
-        for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
-        std::string out;
-        try {
-            out = serialize(attempt(paths, available, options));
-        } catch (const std::exception &e) {
-            out = serialize(Attempt{{{who, {}, "plugin '" + who + "': " + e.what()}}, {}});
-        }
-        std::size_t done = 0;
-        while (done < out.size()) {
-            const ssize_t n = write(fds[1], out.data() + done, out.size() - done);
-            if (n <= 0) _exit(3);
-            done += static_cast<std::size_t>(n);
-        }
-        _exit(0);
+fs::path helper_path(const CheckOptions &options) {
+    fs::path helper = options.helper;
+    if (helper.empty()) {
+        std::error_code ec;
+        const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+        if (ec) throw UserError("isolated plugin checks: cannot locate the running executable: " + ec.message());
+        helper = self.parent_path() / "weft-plugin-probe";
     }
+    if (access(helper.c_str(), X_OK) != 0) {
+        const int error = errno;
+        throw UserError("isolated plugin checks run the helper executable " + helper.string() + ", which " +
+                        (error == ENOENT ? "does not exist" : std::string("cannot be run: ") + std::strerror(error)) +
+                        " (it is installed next to weft)");
+    }
+    return helper;
+}
+
+std::vector<std::string> helper_arguments(const fs::path &helper, const Request &request, const HostOptions &host) {
+    std::vector<std::string> args = {helper.string(), "--who", request.who};
+    if (!request.root.empty()) args.insert(args.end(), {"--root", request.root});
+    if (!host.use_environment) args.push_back("--no-environment");
+    if (!host.core_builtins) args.push_back("--no-core-builtins");
+    for (const fs::path &p : host.search_path) args.insert(args.end(), {"--search-path", p.string()});
+    if (!host.cache_dir.empty()) args.insert(args.end(), {"--cache-dir", host.cache_dir.string()});
+    if (!host.log_categories.empty()) args.insert(args.end(), {"--log-categories", host.log_categories});
+    if (request.compile) args.push_back("--compile");
+    if (!request.compile_cuda) args.push_back("--no-cuda");
+    if (request.cuda_arch) args.insert(args.end(), {"--cuda-arch", std::to_string(request.cuda_arch)});
+    for (const fs::path &p : request.available) args.insert(args.end(), {"--available", p.string()});
+    args.push_back("--");
+    for (const fs::path &p : request.paths) args.push_back(p.string());
+    return args;
+}
+
+/// Runs attempt() in the helper. A crash, a non-zero exit or an exit without
+/// a complete report becomes a failure of `request.who`. posix_spawn, not
+/// fork(): a forked copy of a process that runs threads (the CPU pool, LLVM,
+/// the CUDA driver) may deadlock on a lock another thread held.
+Attempt attempt_isolated(const Request &request, const HostOptions &host, const fs::path &helper) {
+    const std::vector<std::string> args = helper_arguments(helper, request, host);
+    std::vector<char *> argv;
+    for (const std::string &a : args) argv.push_back(const_cast<char *>(a.c_str()));
+    argv.push_back(nullptr);
+
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) throw InternalError(std::string("pipe: ") + std::strerror(errno));
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1); // the report; the helper moves it off fd 1
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    // Ignored signals survive exec: a crash must still kill the helper.
+    sigset_t defaults, none;
+    sigemptyset(&defaults);
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGPIPE}) sigaddset(&defaults, sig);
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    pid_t pid = 0;
+    const int spawned = posix_spawn(&pid, helper.c_str(), &actions, &attr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
     close(fds[1]);
+    if (spawned != 0) {
+        close(fds[0]);
+        throw UserError("cannot run " + helper.string() + ": " + std::strerror(spawned));
+    }
     std::string text;
     char buffer[4096];
     for (;;) {
@@ -125,26 +306,94 @@ Attempt attempt_isolated(const std::vector<fs::path> &paths, const std::vector<f
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    const fs::path where = request.paths.size() == 1 ? request.paths.front() : fs::path();
+    auto failed = [&](const std::string &why) {
+        return Attempt{{{request.who, where, label(request.who) + ": the process loading it " + why}}, {}};
+    };
     if (WIFSIGNALED(status)) {
         const int sig = WTERMSIG(status);
-        return Attempt{{{who, paths.empty() ? fs::path() : paths.front(),
-                         "plugin '" + who + "': the process loading it crashed with signal " + std::to_string(sig) +
-                             " (" + strsignal(sig) + ")"}},
-                       {}};
+        return failed("crashed with signal " + std::to_string(sig) + " (" + strsignal(sig) + ")");
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return Attempt{{{who, {}, "plugin '" + who + "': the process loading it exited with status " +
-                                      std::to_string(WEXITSTATUS(status))}},
-                       {}};
-    return deserialize(text);
+        return failed("exited with status " + std::to_string(WEXITSTATUS(status)));
+    Attempt a;
+    if (!deserialize(text, a))
+        return failed("exited with status 0 without reporting a result (did the plugin end the process?)");
+    return a;
+}
+
+/// A plugin loaded during the check: one that was checked, or a requirement.
+struct Loaded {
+    PluginContracts contracts;
+    bool checked = false;
+    std::set<std::string> required_by; // checked plugins it was loaded for
+};
+
+fs::path key_of(const fs::path &manifest) {
+    std::error_code ec;
+    fs::path p = fs::weakly_canonical(manifest, ec);
+    return ec ? manifest.lexically_normal() : p;
+}
+
+std::string join(const std::set<std::string> &names) {
+    std::string out;
+    for (const std::string &n : names) out += (out.empty() ? "'" : "', '") + n;
+    return out + "'";
 }
 
 } // namespace
+
+std::string smoke_module_source(const LoadedPlugin &plugin) {
+    std::ostringstream out;
+    out << "# Smoke module of plugin '" << plugin.name() << "' " << plugin.manifest.version.str()
+        << ", written by `weft plugin check --compile`:\n"
+        << "# every builtin called, every native type constructed.\n"
+        << "import warp as wp\n";
+    std::size_t kernels = 0;
+    for (std::size_t i = 0; i < plugin.builtins.size(); ++i) {
+        const BuiltinOverload &b = plugin.builtins[i];
+        std::string params, args, unspellable;
+        for (std::size_t k = 0; k < b.params.size(); ++k) {
+            const std::string type = spelled(b.params[k].type);
+            if (type.empty()) unspellable = b.params[k].name + ": " + b.params[k].type.name();
+            params += (k ? ", " : "") + ("a" + std::to_string(k)) + ": " + type;
+            args += (k ? ", " : "") + ("a" + std::to_string(k));
+        }
+        out << "\n\n# builtin " << b.signature() << " [native " << b.native_name << "]\n";
+        if (!unspellable.empty()) {
+            out << "# not called: a kernel parameter cannot have the type of " << unspellable << "\n";
+            continue;
+        }
+        out << "@wp.kernel\ndef call_" << b.name << "_" << i << "(" << params << "):\n"
+            << "    " << (b.result ? "r = " : "") << "wp." << b.name << "(" << args << ")\n";
+        ++kernels;
+    }
+    for (std::size_t i = 0; i < plugin.native_types.size(); ++i) {
+        const NativeTypeInfo &t = plugin.native_types[i];
+        const std::string type = spelled(t.type());
+        out << "\n\n# native type " << t.native_name << ": " << t.describe() << "\n"
+            << "@wp.kernel\ndef make_" << identifier_part(t.native_name) << "_" << i << "(v: " << type
+            << ", out: wp.array(dtype=" << type << ")):\n"
+            << "    d = " << type << "()\n";
+        std::string fields;
+        for (const ExposedField &f : t.exposed) {
+            out << "    d." << f.name << " = v." << f.name << "\n";
+            fields += (fields.empty() ? "" : ", ") + ("v." + f.name);
+        }
+        out << "    out[0] = d\n";
+        if (t.initializer == Initializer::Aggregate) out << "    out[1] = " << type << "(" << fields << ")\n";
+        ++kernels;
+    }
+    // A plugin that registers nothing callable can still ship a preamble that does not compile.
+    if (kernels == 0) out << "\n\n@wp.kernel\ndef preamble_only():\n    i = wp.tid()\n";
+    return out.str();
+}
 
 PluginContracts contracts_of(const LoadedPlugin &plugin) {
     PluginContracts c;
     c.plugin = plugin.name();
     c.version = plugin.manifest.version.str();
+    c.manifest = plugin.manifest.path;
     for (const BuiltinOverload &o : plugin.builtins)
         c.builtins.push_back({types_key(o), o.identity(), o.signature(), o.native_name});
     for (const NativeTypeInfo &t : plugin.native_types) c.native_types.push_back({t.native_name, t.digest, t.describe()});
@@ -158,13 +407,17 @@ bool CheckReport::ok() const {
 
 CheckReport check_plugins(const std::vector<fs::path> &paths, const CheckOptions &options) {
     CheckReport report;
-    // Plugins in the checked set satisfy each other's requirements.
-    auto run = [&](const std::vector<fs::path> &ps, const std::string &who) {
-        return options.isolate ? attempt_isolated(ps, paths, options.host, who) : attempt(ps, paths, options.host);
+    const fs::path helper = options.isolate ? helper_path(options) : fs::path();
+    auto run = [&](Request request) {
+        request.available = paths; // plugins in the checked set satisfy each other's requirements
+        request.compile = options.compile;
+        request.compile_cuda = options.compile_cuda;
+        request.cuda_arch = options.cuda_arch;
+        return options.isolate ? attempt_isolated(request, options.host, helper) : attempt(request, options.host);
     };
 
-    // 1. Each plugin alone.
-    std::map<std::string, PluginContracts> contracts; // by plugin name
+    // 1. Each plugin alone, with its requirements.
+    std::map<fs::path, Loaded> loaded; // by canonical manifest path
     std::vector<fs::path> loadable;
     for (const fs::path &path : paths) {
         PluginCheck check;
@@ -180,51 +433,77 @@ CheckReport check_plugins(const std::vector<fs::path> &paths, const CheckOptions
             report.plugins.push_back(std::move(check));
             continue;
         }
-        Attempt a = run({path}, check.plugin);
-        auto own = std::find_if(a.failures.begin(), a.failures.end(),
-                                [&](const PluginFailure &f) { return f.plugin == check.plugin; });
-        if (own != a.failures.end()) {
-            check.message = own->message;
-        } else if (!a.failures.empty()) {
-            check.message = a.failures.front().message;
-        } else {
-            check.ok = true;
+        Attempt a = run({{path}, {}, check.plugin, check.plugin});
+        std::vector<std::string> own;
+        for (const PluginFailure &f : a.failures)
+            if (f.plugin == check.plugin) own.push_back(f.message);
+        if (own.empty() && !a.failures.empty()) own.push_back(a.failures.front().message);
+        for (const std::string &m : own) check.message += (check.message.empty() ? "" : "\n") + m;
+        check.ok = own.empty();
+        bool root_loaded = false;
+        for (PluginContracts &c : a.contracts) root_loaded |= c.plugin == check.plugin;
+        if (root_loaded) {
+            // Contracts count even when a smoke module failed: the plugin does load.
+            for (PluginContracts &c : a.contracts) {
+                Loaded &l = loaded[key_of(c.manifest)];
+                if (c.plugin == check.plugin) l.checked = true;
+                else l.required_by.insert(check.plugin);
+                l.contracts = std::move(c);
+            }
             loadable.push_back(path);
-            for (PluginContracts &c : a.contracts)
-                if (c.plugin == check.plugin) contracts[c.plugin] = std::move(c);
         }
         report.plugins.push_back(std::move(check));
     }
     std::sort(report.warnings.begin(), report.warnings.end());
-    std::sort(report.plugins.begin(), report.plugins.end(),
-              [](const PluginCheck &a, const PluginCheck &b) { return a.plugin < b.plugin; });
+    report.warnings.erase(std::unique(report.warnings.begin(), report.warnings.end()), report.warnings.end());
+    std::sort(report.plugins.begin(), report.plugins.end(), [](const PluginCheck &a, const PluginCheck &b) {
+        return std::tie(a.plugin, a.path) < std::tie(b.plugin, b.path);
+    });
 
-    // 2. Pairwise: every pair of plugins that register different contracts under one key.
+    // 2. Pairwise, over every plugin loaded above (requirements too, so A
+    //    requiring B that conflicts with C is found): different contracts under one key.
+    std::vector<const Loaded *> all;
+    for (const auto &[_, l] : loaded) all.push_back(&l);
+    std::sort(all.begin(), all.end(), [](const Loaded *a, const Loaded *b) {
+        return std::tie(a->contracts.plugin, a->contracts.manifest) < std::tie(b->contracts.plugin, b->contracts.manifest);
+    });
+    auto via = [](const Loaded &l) {
+        return l.checked ? std::string()
+                         : "; '" + l.contracts.plugin + "' is loaded as a requirement of " + join(l.required_by);
+    };
+    std::set<std::string> explained;
     std::set<std::tuple<std::string, std::string, std::string>> seen;
-    for (auto a = contracts.begin(); a != contracts.end(); ++a) {
-        for (auto b = std::next(a); b != contracts.end(); ++b) {
-            const PluginContracts &x = a->second;
-            const PluginContracts &y = b->second;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        for (std::size_t j = i + 1; j < all.size(); ++j) {
+            // Two plugins of one name never load together; the combined load says so.
+            if (all[i]->contracts.plugin == all[j]->contracts.plugin) continue;
+            const PluginContracts &x = all[i]->contracts;
+            const PluginContracts &y = all[j]->contracts;
+            const std::string context = via(*all[i]) + via(*all[j]);
+            auto add = [&](std::string key, std::string subject, std::string message) {
+                if (!seen.insert({x.plugin, y.plugin, key}).second) return;
+                report.conflicts.push_back({x.plugin, y.plugin, std::move(subject), message + context});
+                for (const Loaded *l : {all[i], all[j]}) {
+                    explained.insert(l->contracts.plugin);
+                    explained.insert(l->required_by.begin(), l->required_by.end());
+                }
+            };
             for (const auto &bx : x.builtins)
                 for (const auto &by : y.builtins) {
                     if (bx.key != by.key || bx.identity == by.identity) continue;
-                    const std::string subject = "builtin " + bx.signature.substr(0, bx.signature.find(" ->"));
-                    if (!seen.insert({x.plugin, y.plugin, bx.key}).second) continue;
-                    report.conflicts.push_back(
-                        {x.plugin, y.plugin, subject,
-                         "plugins '" + x.plugin + "' and '" + y.plugin + "' conflict on builtin overload " +
-                             bx.key.substr(0, bx.key.find('(')) + ": '" + x.plugin + "' registers " + bx.signature +
-                             " [native " + bx.native_name + "], '" + y.plugin + "' registers " + by.signature +
-                             " [native " + by.native_name + "]"});
+                    add("builtin " + bx.key, "builtin " + bx.signature.substr(0, bx.signature.find(" ->")),
+                        "plugins '" + x.plugin + "' and '" + y.plugin + "' conflict on builtin overload " +
+                            bx.key.substr(0, bx.key.find('(')) + ": '" + x.plugin + "' registers " + bx.signature +
+                            " [native " + bx.native_name + "], '" + y.plugin + "' registers " + by.signature +
+                            " [native " + by.native_name + "]");
                 }
             for (const auto &tx : x.native_types)
                 for (const auto &ty : y.native_types) {
                     if (tx.name != ty.name || tx.digest == ty.digest) continue;
-                    report.conflicts.push_back({x.plugin, y.plugin, "native type " + tx.name,
-                                                "plugins '" + x.plugin + "' and '" + y.plugin +
-                                                    "' give native type '" + tx.name + "' different definitions: '" +
-                                                    x.plugin + "' has " + tx.description + "; '" + y.plugin +
-                                                    "' has " + ty.description});
+                    add("type " + tx.name, "native type " + tx.name,
+                        "plugins '" + x.plugin + "' and '" + y.plugin + "' give native type '" + tx.name +
+                            "' different definitions: '" + x.plugin + "' has " + tx.description + "; '" + y.plugin +
+                            "' has " + ty.description);
                 }
         }
     }
@@ -232,18 +511,69 @@ CheckReport check_plugins(const std::vector<fs::path> &paths, const CheckOptions
         return std::tie(a.first, a.second, a.subject) < std::tie(b.first, b.second, b.subject);
     });
 
-    // 3. All together: catches what pairs cannot (e.g. two requirement versions).
-    std::set<std::string> explained;
-    for (const Conflict &c : report.conflicts) {
-        explained.insert(c.first);
-        explained.insert(c.second);
-    }
+    // 3. All together: catches what pairs cannot (e.g. two versions of one plugin).
     if (!loadable.empty()) {
-        Attempt all = run(loadable, "(all)");
-        for (PluginFailure &f : all.failures)
+        Attempt combined = run({loadable, {}, "(all)", ""}); // no root: nothing is compiled
+        for (PluginFailure &f : combined.failures)
             if (!explained.count(f.plugin)) report.combined_failures.push_back(std::move(f));
     }
     return report;
+}
+
+// --- The helper ------------------------------------------------------------
+
+int plugin_probe_main(int argc, char **argv) {
+    // The report goes to the stdout we were given; anything else written to
+    // stdout (a chatty plugin) goes to stderr instead.
+    const int report = fcntl(1, F_DUPFD_CLOEXEC, 3);
+    if (report < 0 || dup2(2, 1) < 0) {
+        std::fprintf(stderr, "weft-plugin-probe: cannot set up its report: %s\n", std::strerror(errno));
+        return 2;
+    }
+    Request request;
+    HostOptions host;
+    bool paths = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) throw UserError("option " + arg + " needs a value");
+            return argv[++i];
+        };
+        try {
+            if (paths) request.paths.emplace_back(arg);
+            else if (arg == "--") paths = true;
+            else if (arg == "--who") request.who = value();
+            else if (arg == "--root") request.root = value();
+            else if (arg == "--no-environment") host.use_environment = false;
+            else if (arg == "--no-core-builtins") host.core_builtins = false;
+            else if (arg == "--search-path") host.search_path.emplace_back(value());
+            else if (arg == "--cache-dir") host.cache_dir = value();
+            else if (arg == "--log-categories") host.log_categories = value();
+            else if (arg == "--compile") request.compile = true;
+            else if (arg == "--no-cuda") request.compile_cuda = false;
+            else if (arg == "--cuda-arch") request.cuda_arch = std::stoi(value());
+            else if (arg == "--available") request.available.emplace_back(value());
+            else throw UserError("unknown option '" + arg + "'");
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "weft-plugin-probe: %s (it is run by `weft plugin check --isolate`)\n", e.what());
+            return 2;
+        }
+    }
+    Attempt a;
+    try {
+        a = attempt(request, host);
+    } catch (const std::exception &e) {
+        a = Attempt{{{request.who, {}, label(request.who) + ": " + e.what()}}, {}};
+    }
+    const std::string out = serialize(a);
+    for (std::size_t done = 0; done < out.size();) {
+        const ssize_t n = write(report, out.data() + done, out.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return 3;
+        done += static_cast<std::size_t>(n);
+    }
+    close(report);
+    return 0;
 }
 
 } // namespace weft

@@ -78,6 +78,32 @@ void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<Kern
                           (failed == 1 ? "" : "s") + " failed (the messages above give kernel, line and values)");
 }
 
+void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args, Stream *stream) const {
+    if (!stream) return launch(dim, args);
+    const std::shared_ptr<const Impl> k = impl_;
+    if (!stream->device().is_cpu())
+        throw LaunchError("kernel '" + k->name + "' is compiled for the CPU; the stream is on " + stream->device().name());
+    if (k->abi == kernel::ir::EntryPointAbi::ExternalConstantParams)
+        throw LaunchError("kernel '" + k->name + "' uses entry_point_abi='external_constant_params' and cannot be launched by weft");
+    if (k->tid_dims > 1 && dim.size() != static_cast<std::size_t>(k->tid_dims))
+        throw LaunchError("kernel '" + k->name + "' unpacks tid() into " + std::to_string(k->tid_dims) +
+                          " values; launch it with a " + std::to_string(k->tid_dims) + "-D dimension, not " +
+                          std::to_string(dim.size()) + "-D");
+    // Shared, not moved in: the stream's tasks are std::function, which must be copyable.
+    auto packed = std::make_shared<const PackedArgs>(pack_args(k->name, k->params, args));
+    stream->enqueue([k, packed, dim] {
+        std::lock_guard<std::mutex> lock(*k->launch_mutex);
+        auto *counter = reinterpret_cast<std::atomic<int> *>(k->expect_failures);
+        counter->store(0);
+        launch_cpu(k->entry, dim, *packed, *k->pool);
+        const int failed = counter->exchange(0);
+        if (failed)
+            throw LaunchError("kernel '" + k->name + "' (module '" + k->module + "'), on a stream: " +
+                              std::to_string(failed) + " expect_* check" + (failed == 1 ? "" : "s") +
+                              " failed (the messages above give kernel, line and values)");
+    });
+}
+
 CompiledModule::CompiledModule(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CompiledModule::~CompiledModule() = default;
 const std::string &CompiledModule::name() const { return impl_->name; }
@@ -180,13 +206,7 @@ Prepared prepare(Host &host, const std::string &path, const std::string &name, c
     return p;
 }
 
-std::string read_source(const fs::path &file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in || fs::is_directory(file)) throw UserError(file.string() + ": cannot read kernel source");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+std::string read_source(const fs::path &file) { return kernel::read_source_text(file); }
 
 } // namespace
 
@@ -369,6 +389,8 @@ std::vector<fs::path> Host::compile_aot(const fs::path &file, const std::vector<
             gpu.cubin = target.output == Target::Output::Cubin;
             gpu.opt_level = std::max(options.opt_level, 0);
             gpu.fast_math = options.fast_math;
+            gpu.fmad = options.fmad;
+            gpu.line_info = options.line_info;
             gpu.include_dirs = {rt_dir};
             // NVRTC's PCH pays for heavy plugin headers (about 3x on libcu++/CUB,
             // bench/cuda_compile) and costs light modules: only when a preamble includes one.

@@ -132,6 +132,15 @@ std::string cuda_unavailable_reason() {
     return "";
 }
 
+int cuda_compute_capability(int device) {
+    CudaDriver &d = driver();
+    const int count = d.device_count();
+    if (device < 0 || device >= count)
+        throw UserError("there is no CUDA device cuda:" + std::to_string(device) + " (the driver sees " +
+                        std::to_string(count) + ")");
+    return d.compute_capability(d.device(device));
+}
+
 // ---------------------------------------------------------------------------
 // DeviceArray
 
@@ -213,6 +222,45 @@ Array DeviceArray::to_host() const {
 }
 
 backend::CudaDevicePtr DeviceArray::data() const { return storage_ ? storage_->ptr : 0; }
+
+namespace {
+backend::CudaStream stream_of(const Stream &stream, int device, const char *what) {
+    if (stream.device() != Device::cuda(device))
+        throw UserError(std::string("DeviceArray::") + what + ": the array is on cuda:" + std::to_string(device) +
+                        ", the stream on " + stream.device().name());
+    return static_cast<backend::CudaStream>(stream.native_handle());
+}
+} // namespace
+
+void DeviceArray::copy_from_host(const Array &host, Stream &stream) {
+    const backend::CudaStream s = stream_of(stream, device_, "copy_from_host");
+    if (host.dtype() != dtype_ || host.shape() != shape_)
+        throw UserError("DeviceArray::copy_from_host: the device array is " + dtype_.name() + " " + shape_text(shape_) +
+                        ", the host array " + host.dtype().name() + " " + shape_text(host.shape()));
+    const std::size_t n = nbytes();
+    if (n == 0) return;
+    use_device(device_);
+    if (host.is_contiguous()) {
+        driver().memcpy_htod_async(storage_->ptr, host.data(), n, s);
+    } else {
+        // Pageable staging: the driver has read it when the call returns.
+        std::vector<std::byte> packed(n);
+        host.copy_to_host(packed.data(), n);
+        driver().memcpy_htod_async(storage_->ptr, packed.data(), n, s);
+    }
+}
+
+void DeviceArray::copy_to_host(Array &host, Stream &stream) const {
+    const backend::CudaStream s = stream_of(stream, device_, "copy_to_host");
+    if (host.dtype() != dtype_ || host.shape() != shape_ || !host.is_contiguous())
+        throw UserError("DeviceArray::copy_to_host: the device array is " + dtype_.name() + " " + shape_text(shape_) +
+                        ", the host array " + host.dtype().name() + " " + shape_text(host.shape()) +
+                        (host.is_contiguous() ? "" : " (not contiguous)"));
+    const std::size_t n = nbytes();
+    if (n == 0) return;
+    use_device(device_);
+    driver().memcpy_dtoh_async(host.data(), storage_->ptr, n, s);
+}
 
 // ---------------------------------------------------------------------------
 // CudaArg
@@ -352,6 +400,22 @@ struct alignas(64) Chunk {
 
 void CudaKernel::launch(const std::vector<std::int64_t> &dim, const std::vector<CudaArg> &args, int block_size,
                         CudaStream *stream) const {
+    if (stream && stream->device() != impl_->device)
+        throw LaunchError("kernel '" + impl_->name + "' is on cuda:" + std::to_string(impl_->device) +
+                          ", the stream on cuda:" + std::to_string(stream->device()));
+    launch_on(dim, args, block_size, stream ? stream->handle() : nullptr);
+}
+
+void CudaKernel::launch(const std::vector<std::int64_t> &dim, const std::vector<CudaArg> &args, Stream &stream,
+                        int block_size) const {
+    if (stream.device() != Device::cuda(impl_->device))
+        throw LaunchError("kernel '" + impl_->name + "' is loaded on cuda:" + std::to_string(impl_->device) +
+                          "; the stream is on " + stream.device().name());
+    launch_on(dim, args, block_size, static_cast<backend::CudaStream>(stream.native_handle()));
+}
+
+void CudaKernel::launch_on(const std::vector<std::int64_t> &dim, const std::vector<CudaArg> &args, int block_size,
+                           backend::CudaStream stream) const {
     const Impl &k = *impl_;
     if (k.abi == kernel::ir::EntryPointAbi::ExternalConstantParams)
         throw LaunchError("kernel '" + k.name +
@@ -417,9 +481,6 @@ void CudaKernel::launch(const std::vector<std::int64_t> &dim, const std::vector<
     if (block_size < 1 || block_size > k.max_threads_per_block)
         throw LaunchError("kernel '" + k.name + "': block size " + std::to_string(block_size) + " is not 1 to " +
                           std::to_string(k.max_threads_per_block) + " (the kernel's maximum threads per block)");
-    if (stream && stream->device() != k.device)
-        throw LaunchError("kernel '" + k.name + "' is on cuda:" + std::to_string(k.device) + ", the stream on cuda:" +
-                          std::to_string(stream->device()));
     if (size == 0) return;
 
     std::vector<Chunk> buffer(chunks, Chunk{});
@@ -441,7 +502,7 @@ void CudaKernel::launch(const std::vector<std::int64_t> &dim, const std::vector<
     const unsigned blocks = static_cast<unsigned>(std::min(blocks_needed, cap));
     use_device(k.device);
     driver().launch_kernel(k.entry.handle(), blocks, 1, 1, static_cast<unsigned>(block_size), 1, 1, 0,
-                           stream ? stream->handle() : nullptr, params.data());
+                           stream, params.data());
 }
 
 CudaModule::CudaModule(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -522,13 +583,51 @@ std::vector<codegen::KernelEntry> cuda_kernels(Host &host, const fs::path &file)
     return codegen::generate_cpp(ir, resolved, codegen::Backend::Cuda).kernels;
 }
 
-std::mutex kept_mutex;
-// Never destroyed: modules kept at exit stay loaded until the process ends.
-auto &kept = *new std::map<const Host *, std::vector<std::unique_ptr<CudaModule>>>;
-
+/// Looks up every kernel of `file` in the loaded image of `module` and
+/// records what launches need. A symbol the image lacks means the artifact was
+/// built from another version of the source (the mangled names carry types).
 } // namespace
 
-std::unique_ptr<CudaModule> make_cuda_module(Host &host, const fs::path &file, int device, ModuleLoadOptions options) {
+struct detail::CudaLoader {
+static void bind_kernels(Host &host, const fs::path &file, CudaModule::Impl &m) {
+    CudaDriver &d = driver();
+    const backend::CudaDevice dev = d.device(m.device);
+    try {
+        m.expect_failures = d.module_get_global(m.module, "weft_expect_failures").first;
+    } catch (const CudaDriverError &e) {
+        if (e.result() != cuda_error_not_found) throw;
+    }
+    const int multiprocessors = d.device_attribute(attr_multiprocessor_count, dev);
+    for (const codegen::KernelEntry &e : cuda_kernels(host, file)) {
+        auto k = std::make_shared<CudaKernel::Impl>();
+        k->name = e.name;
+        k->module = m.name;
+        k->entry.device_ = m.device;
+        k->entry.symbol_ = e.symbol;
+        try {
+            k->entry.function_ = d.module_get_function(m.module, e.symbol.c_str());
+        } catch (const CudaDriverError &err) {
+            if (err.result() != cuda_error_not_found) throw;
+            throw UserError("kernel '" + e.name + "' of " + file.string() + " has no entry '" + e.symbol + "' in " +
+                            m.artifact_path.string() +
+                            ": the artifact was built from a different version of the source or its plugins");
+        }
+        for (const auto &[pname, ptype] : e.params) k->params.push_back({pname, ptype});
+        k->tid_dims = e.tid_dims;
+        k->abi = e.abi;
+        k->device = m.device;
+        k->max_threads_per_block = d.function_attribute(func_attr_max_threads_per_block, k->entry.function_);
+        k->multiprocessors = multiprocessors;
+        m.kernels.push_back(std::move(k));
+    }
+}
+
+    static std::unique_ptr<CudaModule> make(Host &host, const fs::path &file, int device, ModuleLoadOptions options);
+    static CudaModule &load_aot(Host &host, const fs::path &file, const fs::path &dir, int device);
+};
+
+
+std::unique_ptr<CudaModule> detail::CudaLoader::make(Host &host, const fs::path &file, int device, ModuleLoadOptions options) {
     const auto t0 = std::chrono::steady_clock::now();
     CudaDriver &d = driver();
     use_device(device);
@@ -587,50 +686,49 @@ std::unique_ptr<CudaModule> make_cuda_module(Host &host, const fs::path &file, i
         impl->artifact_path = path;
     }
     auto module = std::make_unique<CudaModule>(std::move(impl)); // unloads on any error below
-    CudaModule::Impl &m = *module->impl_;
-
-    try {
-        m.expect_failures = d.module_get_global(m.module, "weft_expect_failures").first;
-    } catch (const CudaDriverError &e) {
-        if (e.result() != cuda_error_not_found) throw;
-    }
-    const int multiprocessors = d.device_attribute(attr_multiprocessor_count, dev);
-    for (const codegen::KernelEntry &e : cuda_kernels(host, file)) {
-        auto k = std::make_shared<CudaKernel::Impl>();
-        k->name = e.name;
-        k->module = m.name;
-        k->entry.device_ = device;
-        k->entry.symbol_ = e.symbol;
-        k->entry.function_ = d.module_get_function(m.module, e.symbol.c_str());
-        for (const auto &[pname, ptype] : e.params) k->params.push_back({pname, ptype});
-        k->tid_dims = e.tid_dims;
-        k->abi = e.abi;
-        k->device = device;
-        k->max_threads_per_block = d.function_attribute(func_attr_max_threads_per_block, k->entry.function_);
-        k->multiprocessors = multiprocessors;
-        m.kernels.push_back(std::move(k));
-    }
-    m.load_ms = ms_since(t0);
+    bind_kernels(host, file, *module->impl_);
+    module->impl_->load_ms = ms_since(t0);
     return module;
 }
 
-CudaModule &load_cuda_module(Host &host, const fs::path &file, int device, ModuleLoadOptions options) {
-    std::unique_ptr<CudaModule> module = make_cuda_module(host, file, device, std::move(options));
-    std::lock_guard<std::mutex> lock(kept_mutex);
-    auto &list = kept[&host];
-    list.push_back(std::move(module));
-    return *list.back();
+CudaModule &keep_cuda_module(Host &host, std::unique_ptr<CudaModule> module); // host.cpp (a friend of Host)
+
+std::unique_ptr<CudaModule> make_cuda_module(Host &host, const fs::path &file, int device, ModuleLoadOptions options) {
+    return detail::CudaLoader::make(host, file, device, std::move(options));
 }
 
-void release_cuda_modules(Host &host) {
-    std::vector<std::unique_ptr<CudaModule>> modules;
-    {
-        std::lock_guard<std::mutex> lock(kept_mutex);
-        auto it = kept.find(&host);
-        if (it == kept.end()) return;
-        modules = std::move(it->second);
-        kept.erase(it);
+CudaModule &load_cuda_module(Host &host, const fs::path &file, int device, ModuleLoadOptions options) {
+    return keep_cuda_module(host, make_cuda_module(host, file, device, std::move(options)));
+}
+
+CudaModule &load_aot(Host &host, const fs::path &file, const fs::path &dir, int device) {
+    return detail::CudaLoader::load_aot(host, file, dir, device);
+}
+
+CudaModule &detail::CudaLoader::load_aot(Host &host, const fs::path &file, const fs::path &dir, int device) {
+    const auto t0 = std::chrono::steady_clock::now();
+    CudaDriver &d = driver();
+    use_device(device);
+    const int cc = d.compute_capability(d.device(device));
+    auto impl = std::make_unique<CudaModule::Impl>();
+    impl->name = file.stem().string();
+    impl->device = device;
+    impl->artifact_path = find_aot_artifact(dir, impl->name, cc); // UserError listing every path tried
+    const bool cubin = impl->artifact_path.extension() == ".cubin";
+    impl->image_kind = cubin ? "cubin" : "ptx";
+    impl->arch = Target::parse(impl->artifact_path.stem().extension().string().substr(1)).arch;
+    const std::string image = read_binary(impl->artifact_path); // NUL-terminated, as PTX must be
+    try {
+        impl->module = d.module_load_data(image.c_str());
+    } catch (const CudaDriverError &e) {
+        throw CudaDriverError(e.call(), e.result(),
+                              "module '" + impl->name + "' on cuda:" + std::to_string(device) + " from " +
+                                  impl->artifact_path.string() + ": " + e.what());
     }
+    auto module = std::make_unique<CudaModule>(std::move(impl));
+    bind_kernels(host, file, *module->impl_);
+    module->impl_->load_ms = ms_since(t0);
+    return keep_cuda_module(host, std::move(module));
 }
 
 } // namespace weft

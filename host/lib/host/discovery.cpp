@@ -1,6 +1,7 @@
 #include "weft/host/host.hpp"
 
 #include "weft/support/error.hpp"
+#include "weft/support/file.hpp"
 
 #include <algorithm>
 #include <map>
@@ -9,18 +10,33 @@ namespace weft {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+/// Something named plugin.toml is there, file or not: reading it says what is
+/// wrong with it, where skipping it would hide a FIFO or a directory by that name.
+bool manifest_entry_exists(const fs::path &p) {
+    std::error_code ec;
+    return fs::exists(fs::symlink_status(p, ec));
+}
+
+} // namespace
+
 fs::path locate_manifest(const fs::path &path) {
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
         fs::path candidate = path / "plugin.toml";
-        if (fs::is_regular_file(candidate, ec)) return candidate;
+        if (manifest_entry_exists(candidate)) return candidate;
         throw UserError(path.string() + ": directory has no plugin.toml");
     }
-    if (!fs::exists(path, ec)) throw UserError(path.string() + ": no such file or directory");
+    if (!fs::exists(path, ec)) {
+        const std::string kind = describe_file_kind(path);
+        throw UserError(path.string() + ": " +
+                        (kind.rfind("nothing", 0) == 0 ? std::string("no such file or directory") : "it is " + kind));
+    }
     if (path.extension() == ".toml") return path;
     // A library: its manifest is the plugin.toml beside it.
     fs::path beside = path.parent_path() / "plugin.toml";
-    if (fs::is_regular_file(beside, ec)) return beside;
+    if (manifest_entry_exists(beside)) return beside;
     throw UserError(path.string() + ": no plugin.toml beside this library");
 }
 
@@ -28,10 +44,10 @@ fs::path locate_manifest(const fs::path &path) {
 std::vector<fs::path> manifests_in(const fs::path &dir) {
     std::vector<fs::path> out;
     std::error_code ec;
-    if (fs::is_regular_file(dir / "plugin.toml", ec)) out.push_back(dir / "plugin.toml");
+    if (manifest_entry_exists(dir / "plugin.toml")) out.push_back(dir / "plugin.toml");
     std::vector<fs::path> subdirs;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-        if (it->is_directory(ec) && fs::is_regular_file(it->path() / "plugin.toml", ec)) subdirs.push_back(it->path());
+        if (it->is_directory(ec) && manifest_entry_exists(it->path() / "plugin.toml")) subdirs.push_back(it->path());
     std::sort(subdirs.begin(), subdirs.end());
     for (const fs::path &d : subdirs) out.push_back(d / "plugin.toml");
     return out;
@@ -53,6 +69,9 @@ Discovery discover_plugins(const std::vector<fs::path> &search_path) {
                 by_name.emplace(m.name, std::move(m));
             } catch (const UserError &e) {
                 result.errors.push_back(e.what());
+            } catch (const std::exception &e) {
+                // One unreadable manifest must not hide the rest of the search path.
+                result.errors.push_back(file.string() + ": cannot read plugin manifest: " + e.what());
             }
         }
     }

@@ -1,7 +1,10 @@
 #include "weft/host/host.hpp"
 
 #include "loader_internal.hpp"
+#include "weft/host/cuda_module.hpp"
+#include "weft/host/search_path.hpp"
 #include "weft/support/error.hpp"
+#include "weft/support/file.hpp"
 #include "weft/support/version.hpp"
 
 #include <boost/dll/shared_library.hpp>
@@ -71,14 +74,19 @@ struct Host::Impl {
     std::mutex compiled_mutex;
     mutable std::mutex modules_mutex; // modules and the cache's lazy creation
     std::vector<std::unique_ptr<CompiledModule>> compiled; // JIT code: freed before any plugin unloads
+    std::vector<std::unique_ptr<CudaModule>> cuda_modules;   // guarded by compiled_mutex; unloaded first
 
     explicit Impl(HostOptions o)
         : options(std::move(o)), logger(options.log_sink, options.log_categories), search_path(options.search_path) {
-        if (options.use_environment)
+        if (options.use_environment) {
             for (fs::path &p : environment_search_path()) search_path.push_back(std::move(p));
+            // After the explicit and WEFT_PLUGIN_PATH entries: those win a name (W-LOAD-2).
+            for (fs::path &p : default_plugin_search_path()) search_path.push_back(std::move(p));
+        }
     }
 
     ~Impl() {
+        cuda_modules.clear();
         compiled.clear();
         // Registrations first: nothing may refer to a plugin once its code is gone.
         registry.clear();
@@ -120,8 +128,16 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
                    "); this host supports ABI " + abi_range());
 
     std::error_code ec;
-    if (!fs::is_regular_file(m.library_path, ec))
-        throw fail("library " + m.library_path.string() + " named by " + m.path.string() + " does not exist");
+    if (!fs::is_regular_file(m.library_path, ec)) {
+        const std::string kind = describe_file_kind(m.library_path);
+        throw fail("library " + m.library_path.string() + " named by " + m.path.string() +
+                   (kind.rfind("nothing", 0) == 0 ? std::string(" does not exist") : " is " + kind + ", not a file"));
+    }
+    try {
+        check_shared_library_file(m.library_path);
+    } catch (const UserError &e) {
+        throw fail("library " + m.library_path.string() + ": " + e.what());
+    }
 
     debug([&] { return "opening " + m.library_path.string() + " for " + who; });
     boost::dll::shared_library library;
@@ -154,8 +170,15 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
     if (info.abi_version != m.abi)
         throw fail("manifest " + m.path.string() + " says abi " + std::to_string(m.abi) + " but the library says " +
                    std::to_string(info.abi_version));
-    const std::string info_name = info.name ? info.name : "";
-    const std::string info_version = info.version ? info.version : "";
+    // Checked before they are compared or echoed: they end up in messages and JSON.
+    std::string info_name, info_version, info_sdk_version;
+    try {
+        info_name = string_from_plugin(info.name, "weft_plugin_info.name");
+        info_version = string_from_plugin(info.version, "weft_plugin_info.version");
+        info_sdk_version = string_from_plugin(info.sdk_version, "weft_plugin_info.sdk_version");
+    } catch (const UserError &e) {
+        throw fail(std::string("library ") + m.library_path.string() + ": " + e.what());
+    }
     if (info_name != m.name)
         throw fail("library reports name '" + info_name + "' but manifest " + m.path.string() + " says '" + m.name + "'");
     // Compared as versions: "+build" metadata is not part of a version's identity.
@@ -190,7 +213,7 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
     auto entry = std::make_unique<Entry>();
     entry->plugin.manifest = m;
     entry->plugin.abi_version = info.abi_version;
-    entry->plugin.sdk_version = info.sdk_version ? info.sdk_version : "";
+    entry->plugin.sdk_version = info_sdk_version;
     entry->plugin.builtins = ctx.transaction.staged_builtins();
     entry->plugin.native_types = ctx.transaction.staged_native_types();
     entry->plugin.build_options = std::move(ctx.build_options);
@@ -241,6 +264,11 @@ LoadReport Host::Impl::load_all(std::vector<PluginManifest> roots, std::vector<P
         state[m.name] = 1;
         stack.push_back(m.name);
         bool ok = true;
+        if (m.requires_host && !m.requires_host->satisfied_by(*Version::parse(version_string))) {
+            failed[m.name] = plugin_label(m.name) + ": requires weft " + m.requires_host->text() +
+                             ", but this host is weft " + version_string + " (" + m.path.string() + ")";
+            ok = false;
+        }
         std::vector<Requirement> reqs = m.requires_;
         std::sort(reqs.begin(), reqs.end(), [](const Requirement &a, const Requirement &b) { return a.name < b.name; });
         for (const Requirement &r : reqs) {
@@ -425,6 +453,21 @@ CompiledModule &Host::keep(std::unique_ptr<CompiledModule> module) {
     std::lock_guard<std::mutex> lock(impl_->compiled_mutex);
     impl_->compiled.push_back(std::move(module));
     return *impl_->compiled.back();
+}
+
+CudaModule &keep_cuda_module(Host &host, std::unique_ptr<CudaModule> module) {
+    std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
+    host.impl_->cuda_modules.push_back(std::move(module));
+    return *host.impl_->cuda_modules.back();
+}
+
+void release_cuda_modules(Host &host) {
+    std::vector<std::unique_ptr<CudaModule>> modules;
+    {
+        std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
+        modules.swap(host.impl_->cuda_modules);
+    }
+    // Unloaded here, outside the lock: cuModuleUnload may wait for the device.
 }
 
 bool Host::quiet() const { return impl_->options.quiet; }

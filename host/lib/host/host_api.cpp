@@ -5,17 +5,32 @@
 #include "loader_internal.hpp"
 
 #include "weft/support/error.hpp"
+#include "weft/support/text.hpp"
 #include "weft/support/version.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 namespace weft {
 
 namespace {
 
+template <class T> constexpr const char *abi_struct_name() {
+    if constexpr (std::is_same_v<T, weft_builtin_desc>) return "weft_builtin_desc";
+    else if constexpr (std::is_same_v<T, weft_param_desc>) return "weft_param_desc";
+    else if constexpr (std::is_same_v<T, weft_native_type_desc>) return "weft_native_type_desc";
+    else if constexpr (std::is_same_v<T, weft_field_desc>) return "weft_field_desc";
+    else if constexpr (std::is_same_v<T, weft_exposed_field_desc>) return "weft_exposed_field_desc";
+    else if constexpr (std::is_same_v<T, weft_build_options_desc>) return "weft_build_options_desc";
+    else static_assert(sizeof(T) == 0, "abi_struct_name: unknown ABI struct");
+}
+
 /// Copies a versioned struct: only what struct_size covers, the rest zero.
+/// Bytes past what this host knows are accepted only when zero (Linux's
+/// copy_struct_from_user rule): a newer plugin may leave a newer field at its
+/// default, but a field it set would be silently ignored, so that is an error.
 template <class T> T read_struct(const T *p, const char *what) {
     if (!p) throw RegistrationError(RegistrationError::Kind::Invalid, std::string(what) + " is NULL");
     std::uint32_t size = 0;
@@ -23,6 +38,14 @@ template <class T> T read_struct(const T *p, const char *what) {
     if (size < sizeof(std::uint32_t))
         throw RegistrationError(RegistrationError::Kind::Invalid,
                                 std::string(what) + ": struct_size " + std::to_string(size) + " is too small");
+    const auto *bytes = reinterpret_cast<const unsigned char *>(p);
+    for (std::size_t i = sizeof(T); i < size; ++i)
+        if (bytes[i] != 0)
+            throw RegistrationError(RegistrationError::Kind::Invalid,
+                                    std::string(what) + ": " + abi_struct_name<T>() + " has struct_size " +
+                                        std::to_string(size) + ", larger than the " + std::to_string(sizeof(T)) +
+                                        " bytes this host knows, and byte " + std::to_string(i) +
+                                        " is not zero (a field this host does not support is set)");
     T out{};
     std::memcpy(&out, p, std::min<std::size_t>(size, sizeof(T)));
     return out;
@@ -42,11 +65,11 @@ template <class T> std::vector<T> read_array(const T *items, std::uint32_t count
     return out;
 }
 
-std::string str(const char *s) { return s ? std::string(s) : std::string(); }
+std::string str(const char *s, const std::string &what) { return string_from_plugin(s, what); }
 
 std::string required(const char *s, const std::string &what) {
     if (!s) throw RegistrationError(RegistrationError::Kind::Invalid, what + " is NULL");
-    return s;
+    return string_from_plugin(s, what);
 }
 
 std::vector<std::string> read_strings(const weft_string_list &list, const char *what) {
@@ -111,7 +134,7 @@ static weft_status api_register_native_type(weft_host_context *ctx, const weft_n
             throw RegistrationError(RegistrationError::Kind::Invalid,
                                     what + ": unknown initializer policy " + std::to_string(desc.initializer));
         spec.initializer = desc.initializer == WEFT_INITIALIZER_AGGREGATE ? Initializer::Aggregate : Initializer::None;
-        spec.doc = str(desc.doc);
+        spec.doc = str(desc.doc, what + ": doc");
         ctx->transaction.add_native_type(spec);
     });
 }
@@ -123,10 +146,12 @@ static weft_status api_register_builtin(weft_host_context *ctx, const weft_built
         spec.name = required(desc.name, "builtin descriptor: name");
         const std::string what = "builtin '" + spec.name + "'";
         for (const weft_param_desc &p : read_array(desc.params, desc.param_count, "builtin parameters"))
-            spec.params.push_back({required(p.name, what + ": parameter name"), required(p.type, what + ": parameter type")});
-        spec.result = str(desc.result_type);
-        spec.native_name = str(desc.native_name);
-        spec.doc = str(desc.doc);
+            spec.params.push_back(
+                {required(p.name, what + ": parameter name"), required(p.type, what + ": parameter type"), p.cpp_size});
+        spec.result = str(desc.result_type, what + ": result_type");
+        spec.result_cpp_size = desc.result_cpp_size;
+        spec.native_name = str(desc.native_name, what + ": native_name");
+        spec.doc = str(desc.doc, what + ": doc");
         ctx->transaction.add_builtin(spec);
     });
 }
@@ -137,8 +162,8 @@ static weft_status api_add_build_options(weft_host_context *ctx, const weft_buil
         ModuleBuildOptions o;
         o.extra_cuda_include_dirs = read_strings(desc.cuda_include_dirs, "cuda_include_dirs");
         o.extra_cpu_include_dirs = read_strings(desc.cpu_include_dirs, "cpu_include_dirs");
-        o.extra_cuda_preamble = str(desc.cuda_preamble);
-        o.extra_cpu_preamble = str(desc.cpu_preamble);
+        o.extra_cuda_preamble = str(desc.cuda_preamble, "build options: cuda_preamble");
+        o.extra_cpu_preamble = str(desc.cpu_preamble, "build options: cpu_preamble");
         o.extra_build_dependencies = read_strings(desc.build_dependencies, "build_dependencies");
         ctx->build_options.push_back(std::move(o));
     });
@@ -151,7 +176,8 @@ static void api_log(weft_host_context *ctx, weft_log_level level, const char *me
                            : level == WEFT_LOG_WARNING ? LogLevel::Warning
                            : level == WEFT_LOG_INFO    ? LogLevel::Info
                                                        : LogLevel::Debug;
-        ctx->logger->log(l, "plugin", ctx->plugin + ": " + message);
+        // A message is shown, not interpreted: escaped rather than rejected.
+        ctx->logger->log(l, "plugin", ctx->plugin + ": " + escape_for_display(message));
     } catch (...) {
     }
 }
@@ -159,7 +185,7 @@ static void api_log(weft_host_context *ctx, weft_log_level level, const char *me
 static void api_report_error(weft_host_context *ctx, const char *message) {
     if (!ctx) return;
     try {
-        ctx->reported_error = message ? message : "(no message)";
+        ctx->reported_error = message ? escape_for_display(message) : "(no message)";
     } catch (...) {
     }
 }
@@ -182,6 +208,18 @@ static weft_proc api_get_proc_address(const char *name) {
 } // extern "C"
 
 } // namespace
+
+std::string string_from_plugin(const char *s, const std::string &field) {
+    if (!s) return {};
+    const std::string_view text(s);
+    const std::size_t bad = find_invalid_utf8(text);
+    if (bad == std::string_view::npos) return std::string(text);
+    static constexpr char digits[] = "0123456789ABCDEF";
+    const auto byte = static_cast<unsigned char>(text[bad]);
+    throw RegistrationError(RegistrationError::Kind::Invalid, field + " is not valid UTF-8 (byte 0x" + digits[byte >> 4] +
+                                                                   digits[byte & 0xF] + " at offset " +
+                                                                   std::to_string(bad) + ")");
+}
 
 weft_host_api make_host_api(weft_host_context &ctx, const char *plugin_directory) {
     weft_host_api api{};

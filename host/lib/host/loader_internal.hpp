@@ -16,6 +16,18 @@ namespace weft {
 
 Discovery discover_plugins(const std::vector<std::filesystem::path> &search_path);
 
+/// Throws UserError "not a valid shared library: REASON" unless `path` is a
+/// regular ELF shared object for this host's class, byte order and machine
+/// whose header tables and loadable segments lie inside the file. Run before
+/// dlopen, which would fault (SIGBUS) on a truncated file.
+void check_shared_library_file(const std::filesystem::path &path);
+
+/// A string a plugin passed across the ABI, copied after checking that it is
+/// UTF-8 (it reaches JSON output, generated source and terminals). Throws
+/// RegistrationError "FIELD is not valid UTF-8 (byte 0xNN at offset K)".
+/// NULL gives "".
+std::string string_from_plugin(const char *s, const std::string &field);
+
 } // namespace weft
 
 /// The staging context behind weft_host_api::ctx while one plugin's init runs.

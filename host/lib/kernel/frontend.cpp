@@ -4,8 +4,6 @@
 #include "weft/kernel/parser.hpp"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace weft::kernel {
 
@@ -32,6 +30,7 @@ FrontendResult check_module(const SourceFile &input, const Registry &registry, c
     }
     result.diagnostics = diags.diagnostics();
     result.formatted = diags.format_all();
+    result.dropped_errors = diags.dropped_errors();
     return result;
 }
 
@@ -42,11 +41,7 @@ ir::Module compile_module(const SourceFile &file, const Registry &registry, cons
 }
 
 FrontendResult check_file(const std::string &path, const Registry &registry, const FrontendOptions &options) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw UserError(path + ": cannot read kernel source");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return check_module(SourceFile(path, text.str()), registry, options);
+    return check_module(SourceFile(path, read_source_text(path)), registry, options);
 }
 
 } // namespace weft::kernel

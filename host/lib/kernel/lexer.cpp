@@ -1,5 +1,7 @@
 #include "kernel/lexer.hpp"
 
+#include "weft/support/text.hpp"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -62,9 +64,37 @@ void append_utf8(std::string &out, std::uint32_t cp) {
     }
 }
 
-std::string hex_byte(unsigned char c) {
+/// Why the bytes at `pos` are not one UTF-8 character, and how many of them
+/// belong to the broken sequence (so that one bad character is one error).
+std::string invalid_utf8_message(std::string_view text, std::size_t pos, std::size_t &length) {
     static constexpr char digits[] = "0123456789ABCDEF";
-    return std::string("0x") + digits[c >> 4] + digits[c & 0xF];
+    const auto lead = static_cast<unsigned char>(text[pos]);
+    const auto at = [&](std::size_t k) { return pos + k < text.size() ? static_cast<unsigned char>(text[pos + k]) : 0; };
+    const auto continuation = [&](std::size_t k) { return (at(k) & 0xC0) == 0x80; };
+    const std::size_t expected = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    length = 1;
+    while (length < expected && continuation(length)) ++length;
+    std::string why;
+    if (lead >= 0x80 && lead < 0xC0) {
+        why = "unexpected continuation byte";
+    } else if (lead >= 0xF5) {
+        why = "byte that never occurs in UTF-8";
+        length = 1;
+    } else if (length < expected) {
+        why = "truncated sequence";
+    } else if (lead == 0xC0 || lead == 0xC1 || (lead == 0xE0 && at(1) < 0xA0) || (lead == 0xF0 && at(1) < 0x90)) {
+        why = "overlong encoding";
+    } else if (lead == 0xED && at(1) >= 0xA0) {
+        why = "encoded surrogate";
+    } else {
+        why = "code point beyond U+10FFFF";
+    }
+    std::string bytes;
+    for (std::size_t k = 0; k < length; ++k) {
+        const auto b = at(k);
+        bytes += std::string(k ? " " : "") + digits[b >> 4] + digits[b & 0xF];
+    }
+    return "invalid UTF-8 (" + why + ": bytes " + bytes + "); kernel source must be UTF-8";
 }
 
 /// A character as a message shows it: 'x' when printable, U+XXXX otherwise.
@@ -112,10 +142,11 @@ SourceLocation Lexer::location_at(std::size_t offset) const {
     return SourceLocation{line_, static_cast<std::uint32_t>(offset - line_start_ + 1)};
 }
 
-bool Lexer::at_newline() const { return cur() == '\n' || (cur() == '\r' && peek_char() == '\n'); }
+// LF, CRLF and a lone CR each end a line, as in Python (old Mac files use CR).
+bool Lexer::at_newline() const { return cur() == '\n' || cur() == '\r'; }
 
 void Lexer::consume_newline() {
-    pos_ += cur() == '\r' ? 2 : 1;
+    pos_ += cur() == '\r' && peek_char() == '\n' ? 2 : 1;
     ++line_;
     line_start_ = pos_;
 }
@@ -149,7 +180,7 @@ Token Lexer::next() {
 
         const char c = cur();
         if (c == '#') {
-            while (!at_end() && cur() != '\n' && cur() != '\r') ++pos_;
+            skip_comment();
             continue;
         }
         if (at_newline()) {
@@ -209,9 +240,7 @@ void Lexer::indentation() {
             }
         }
         if (at_end()) return; // end_of_input closes the open blocks
-        if (cur() == '#') {
-            while (!at_end() && cur() != '\n' && cur() != '\r') ++pos_;
-        }
+        if (cur() == '#') skip_comment();
         if (at_newline()) {
             consume_newline(); // blank or comment-only line: no tokens at all
             continue;
@@ -445,6 +474,18 @@ Token Lexer::string_literal(std::size_t prefix_start, std::string_view prefix) {
                 while (static_cast<unsigned char>(cur()) >= 0x80) ++pos_;
                 continue;
             }
+            if (static_cast<unsigned char>(c) >= 0x80) {
+                const std::size_t n = utf8_sequence_length(text_, pos_);
+                if (n == 0) {
+                    std::size_t length = 1;
+                    fail(here(), invalid_utf8_message(text_, pos_, length));
+                    pos_ += length;
+                    continue;
+                }
+                value.append(text_.substr(pos_, n));
+                pos_ += n;
+                continue;
+            }
             value += c;
             ++pos_;
             continue;
@@ -577,32 +618,23 @@ Token Lexer::op_or_bracket() {
 void Lexer::skip_invalid_character() {
     const SourceLocation at = here();
     const auto lead = static_cast<unsigned char>(cur());
-    if (lead == 0) {
-        diags_.error(at, "source code cannot contain null bytes");
-        ++pos_;
-        return;
-    }
     if (lead < 0x80) {
-        diags_.error(at, "invalid character " + show_char(cur()));
-        ++pos_;
+        // A run of one bad byte (100,000 NULs, a pasted block of control
+        // characters) is one error, not one per byte.
+        std::size_t run = 1;
+        while (pos_ + run < text_.size() && text_[pos_ + run] == cur()) ++run;
+        const std::string repeated = run > 1 ? " (" + std::to_string(run) + " in a row)" : "";
+        diags_.error(at, (lead == 0 ? std::string("source code cannot contain null bytes") : "invalid character " + show_char(cur())) +
+                             repeated);
+        pos_ += run;
         return;
     }
-    // Decode one UTF-8 sequence so that a non-ASCII character is one error.
-    const std::size_t len = lead >= 0xF0 && lead < 0xF8 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-    std::uint32_t cp = len == 4 ? lead & 0x07u : len == 3 ? lead & 0x0Fu : lead & 0x1Fu;
-    bool valid = len > 1 && lead < 0xF8;
-    std::size_t i = 1;
-    for (; valid && i < len; ++i) {
-        const auto b = static_cast<unsigned char>(peek_char(i));
-        if ((b & 0xC0) != 0x80) {
-            valid = false;
-            break;
-        }
-        cp = (cp << 6) | (b & 0x3Fu);
-    }
-    if (!valid) {
-        diags_.error(at, "invalid byte " + hex_byte(lead) + " (the source is not valid UTF-8)");
-        ++pos_;
+    std::uint32_t cp = 0;
+    const std::size_t len = utf8_sequence_length(text_, pos_, &cp);
+    if (len == 0) {
+        std::size_t length = 1;
+        diags_.error(at, invalid_utf8_message(text_, pos_, length));
+        pos_ += length;
         return;
     }
     static constexpr char digits[] = "0123456789ABCDEF";
@@ -610,6 +642,23 @@ void Lexer::skip_invalid_character() {
     for (int shift = cp > 0xFFFF ? 20 : 12; shift >= 0; shift -= 4) hex += digits[(cp >> shift) & 0xF];
     diags_.error(at, "invalid character U+" + hex + " (only ASCII is allowed outside strings and comments)");
     pos_ += len;
+}
+
+void Lexer::skip_comment() {
+    while (!at_end() && cur() != '\n' && cur() != '\r') {
+        if (static_cast<unsigned char>(cur()) < 0x80) {
+            ++pos_;
+            continue;
+        }
+        const std::size_t n = utf8_sequence_length(text_, pos_);
+        if (n > 0) {
+            pos_ += n;
+            continue;
+        }
+        std::size_t length = 1;
+        diags_.error(here(), invalid_utf8_message(text_, pos_, length));
+        pos_ += length;
+    }
 }
 
 std::vector<Token> tokenize(const SourceFile &file, DiagnosticEngine &diags) {

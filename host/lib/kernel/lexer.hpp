@@ -1,6 +1,7 @@
 // Tokenizer for kernel source: Python's lexical rules (INDENT/DEDENT from an
 // indentation stack, implicit line joining inside brackets, backslash
-// continuation) over ASCII source. Tokens are produced on demand so that
+// continuation) over UTF-8 source whose tokens are ASCII. LF, CRLF and a lone
+// CR end lines. Tokens are produced on demand so that
 // lexical and syntax errors reach the DiagnosticEngine in source order.
 #pragma once
 
@@ -83,6 +84,8 @@ private:
     Token string_literal(std::size_t prefix_start, std::string_view prefix);
     Token op_or_bracket();
     void skip_invalid_character();
+    // To the end of the line; bytes that are not UTF-8 are errors even here, as in Python.
+    void skip_comment();
     // Digits with single underscores between them; the count read, or -1 at a misplaced underscore.
     int digit_run(bool (*digit)(char), std::string &out, bool leading_underscore);
 

@@ -1,16 +1,22 @@
 #include "weft/manifest/manifest.hpp"
 
 #include "weft/support/error.hpp"
+#include "weft/support/file.hpp"
 
 #include <toml++/toml.h>
 
-#include <fstream>
+#include <cctype>
+#include <limits>
 #include <set>
-#include <sstream>
 
 namespace weft {
 
 namespace {
+
+// Real manifests are a few hundred bytes with keys two or three levels deep.
+constexpr std::uintmax_t max_manifest_bytes = 1 << 20;
+constexpr std::size_t max_manifest_key_depth = 32;
+constexpr std::size_t max_manifest_nesting = 32;
 
 class Reader {
 public:
@@ -48,10 +54,80 @@ private:
     std::string file_;
 };
 
+/// toml++ recurses once per dotted-key segment and per nested bracket; a
+/// hostile manifest (`a.a.a...` 50,000 deep) overflows the stack inside it. This
+/// scan bounds both before the parser sees the text. It skips strings and
+/// comments and counts dots only in runs of key characters, so floats, dates
+/// and dotted text in strings do not count.
+void check_manifest_bounds(std::string_view text, const std::filesystem::path &path) {
+    if (text.size() > max_manifest_bytes)
+        throw UserError(path.string() + ": plugin manifest is " + std::to_string(text.size()) +
+                        " bytes, more than the limit of " + std::to_string(max_manifest_bytes));
+    std::uint32_t line = 1, column = 1;
+    std::size_t dots = 0, depth = 0;
+    auto too_deep = [&](const char *what, std::size_t limit) {
+        throw UserError(path.string() + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + what +
+                        " nested more than " + std::to_string(limit) + " levels deep");
+    };
+    for (std::size_t i = 0; i < text.size();) {
+        const char c = text[i];
+        if (c == '"' || c == '\'') {
+            // Strings do not nest; their contents (and newlines in multi-line
+            // ones) only move the position.
+            const bool multi = text.substr(i, 3) == std::string_view(c == '"' ? "\"\"\"" : "'''");
+            const std::string_view close = multi ? text.substr(i, 3) : text.substr(i, 1);
+            i += close.size();
+            column += static_cast<std::uint32_t>(close.size());
+            while (i < text.size() && text.substr(i, close.size()) != close) {
+                if (c == '"' && text[i] == '\\' && i + 1 < text.size() && text[i + 1] != '\n') {
+                    i += 2;
+                    column += 2;
+                    continue;
+                }
+                if (text[i] == '\n') {
+                    if (!multi) break;
+                    ++line;
+                    column = 0;
+                }
+                ++i;
+                ++column;
+            }
+            // Unterminated: the parser reports it; the newline is scanned as one.
+            if (i < text.size() && text[i] == '\n') continue;
+            i += close.size();
+            column += static_cast<std::uint32_t>(close.size());
+            continue;
+        }
+        if (c == '#') {
+            while (i < text.size() && text[i] != '\n') ++i;
+            continue;
+        }
+        if (c == '.') {
+            if (++dots > max_manifest_key_depth) too_deep("dotted key", max_manifest_key_depth);
+        } else if (c == '[' || c == '{') {
+            dots = 0;
+            if (++depth > max_manifest_nesting) too_deep("brackets", max_manifest_nesting);
+        } else if (c == ']' || c == '}') {
+            dots = 0;
+            if (depth > 0) --depth;
+        } else if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == ' ' || c == '\t')) {
+            dots = 0;
+        }
+        if (c == '\n') {
+            ++line;
+            column = 1;
+        } else {
+            ++column;
+        }
+        ++i;
+    }
+}
+
 } // namespace
 
 PluginManifest parse_manifest(std::string_view text, const std::filesystem::path &path) {
     Reader r(path);
+    check_manifest_bounds(text, path);
     toml::table doc;
     try {
         doc = toml::parse(text, std::string_view(path.string()));
@@ -71,6 +147,8 @@ PluginManifest parse_manifest(std::string_view text, const std::filesystem::path
     const toml::node &name = r.required(doc, "name");
     m.name = r.string(name, "name");
     if (!is_identifier(m.name)) r.fail(name.source(), "plugin name '" + m.name + "' is not a valid identifier");
+    if (m.name == host_requirement_name)
+        r.fail(name.source(), "plugin name 'weft' is reserved: [requires] weft names the host");
 
     const toml::node &version = r.required(doc, "version");
     const std::string version_text = r.string(version, "version");
@@ -82,6 +160,11 @@ PluginManifest parse_manifest(std::string_view text, const std::filesystem::path
     auto abi_value = abi.value<std::int64_t>();
     if (!abi.is_integer() || !abi_value || *abi_value < 1)
         r.fail(abi.source(), "'abi' must be a positive integer");
+    // The library's info record holds the ABI in 32 bits: a larger value would
+    // compare equal to its truncation there.
+    if (*abi_value > std::int64_t{std::numeric_limits<std::uint32_t>::max()})
+        r.fail(abi.source(), "'abi' = " + std::to_string(*abi_value) + " is out of range (1 to " +
+                                 std::to_string(std::numeric_limits<std::uint32_t>::max()) + ")");
     m.abi = static_cast<unsigned>(*abi_value);
 
     const toml::node &library = r.required(doc, "library");
@@ -119,7 +202,10 @@ PluginManifest parse_manifest(std::string_view text, const std::filesystem::path
             if (dep == m.name) r.fail(key.source(), "plugin '" + m.name + "' requires itself");
             const std::string constraint = r.string(node, "requires." + dep);
             try {
-                m.requires_.push_back({dep, VersionConstraint::parse(constraint)});
+                if (dep == host_requirement_name)
+                    m.requires_host = VersionConstraint::parse(constraint); // the host, not a plugin
+                else
+                    m.requires_.push_back({dep, VersionConstraint::parse(constraint)});
             } catch (const UserError &e) {
                 r.fail(node.source(), "requires." + dep + ": " + e.what());
             }
@@ -131,11 +217,7 @@ PluginManifest parse_manifest(std::string_view text, const std::filesystem::path
 PluginManifest read_manifest(const std::filesystem::path &path) {
     std::error_code ec;
     const std::filesystem::path absolute = std::filesystem::absolute(path, ec).lexically_normal();
-    std::ifstream in(absolute, std::ios::binary);
-    if (!in) throw UserError(absolute.string() + ": cannot read plugin manifest");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_manifest(text.str(), absolute);
+    return parse_manifest(read_input_file(absolute, max_manifest_bytes, "plugin manifest"), absolute);
 }
 
 } // namespace weft

@@ -105,6 +105,26 @@ RegistrationError invalid(const std::string &message) {
     return RegistrationError(RegistrationError::Kind::Invalid, message);
 }
 
+/// An array type name with its dtype resolved by `resolve` (a native type is a
+/// valid dtype, so this cannot live in parse_builtin_type); nullopt for other names.
+template <class Resolve> std::optional<Type> array_type(std::string_view name, Resolve &&resolve) {
+    const std::optional<ArrayTypeName> a = parse_array_type_name(name);
+    if (!a) return std::nullopt;
+    const Type dtype = resolve(a->dtype);
+    if (dtype.kind() == Type::Kind::Array)
+        throw RegistrationError(RegistrationError::Kind::UnknownType,
+                                "unknown kernel type '" + std::string(name) + "': an array's dtype cannot be an array");
+    return Type::array(dtype, a->ndim);
+}
+
+/// The C++ type a plugin states for a parameter or result must have the kernel
+/// type's size: the bytes generated code passes are the kernel type's.
+void check_cpp_size(const std::string &what, std::uint64_t cpp_size, const Type &type) {
+    if (cpp_size != 0 && cpp_size != type.size())
+        throw invalid(what + ": the C++ type is " + std::to_string(cpp_size) + " bytes but kernel type " + type.name() +
+                      " is " + std::to_string(type.size()) + " bytes");
+}
+
 } // namespace
 
 // ---------------------------------------------------------------------------
@@ -209,6 +229,7 @@ std::vector<std::string> Registry::native_type_names() const {
 
 Type Registry::parse_type(std::string_view name) const {
     if (auto t = parse_builtin_type(name)) return *t;
+    if (auto t = array_type(name, [this](std::string_view d) { return parse_type(d); })) return *t;
     if (const NativeTypeInfo *n = native_type(name)) return n->type();
     throw RegistrationError(RegistrationError::Kind::UnknownType, "unknown kernel type '" + std::string(name) + "'");
 }
@@ -254,6 +275,7 @@ Registry::Transaction::~Transaction() {
 
 Type Registry::Transaction::parse_type(std::string_view name) const {
     if (auto t = parse_builtin_type(name)) return *t;
+    if (auto t = array_type(name, [this](std::string_view d) { return parse_type(d); })) return *t;
     const std::string normalized = normalize_native_name(name);
     for (const NativeTypeInfo &n : pending_->new_types)
         if (n.native_name == normalized) return n.type();
@@ -280,6 +302,7 @@ BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
         } catch (const RegistrationError &e) {
             throw RegistrationError(e.kind(), what + ": parameter '" + p.name + "': " + e.what());
         }
+        check_cpp_size(what + ": parameter '" + p.name + "'", p.cpp_size, o.params.back().type);
     }
     if (!spec.result.empty()) {
         try {
@@ -287,6 +310,10 @@ BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
         } catch (const RegistrationError &e) {
             throw RegistrationError(e.kind(), what + ": result: " + e.what());
         }
+        check_cpp_size(what + ": result", spec.result_cpp_size, *o.result);
+    } else if (spec.result_cpp_size != 0) {
+        throw invalid(what + ": the result is void but its C++ type is stated as " +
+                      std::to_string(spec.result_cpp_size) + " bytes");
     }
     o.native_name = spec.native_name.empty() ? "weft::" + spec.name : spec.native_name;
     if (!is_qualified_name(o.native_name))

@@ -219,6 +219,61 @@ std::optional<Type> parse_builtin_type(std::string_view name) {
     return std::nullopt;
 }
 
+std::optional<ArrayTypeName> parse_array_type_name(std::string_view name) {
+    const std::string written(name);
+    name = strip_module_prefix(name);
+    if (name.substr(0, 5) != "array") return std::nullopt;
+    std::string_view rest = name.substr(5);
+    ArrayTypeName out;
+    // Warp's array1d ... array4d fix the dimension in the name.
+    bool have_ndim = false;
+    if (rest.size() >= 2 && rest[0] >= '1' && rest[0] <= '4' && rest[1] == 'd') {
+        out.ndim = rest[0] - '0';
+        have_ndim = true;
+        rest.remove_prefix(2);
+    }
+    auto bad = [&](const std::string &why) {
+        return RegistrationError(RegistrationError::Kind::UnknownType,
+                                 "unknown kernel type '" + written + "': " + why);
+    };
+    if (rest.empty() || rest.front() != '(' || rest.back() != ')') {
+        if (rest.empty() || rest.front() != '(') return std::nullopt; // "arrayish", a native name
+        throw bad("expected array(dtype=T, ndim=N)");
+    }
+    rest = rest.substr(1, rest.size() - 2);
+    auto trim = [](std::string_view s) {
+        while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+        while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+        return s;
+    };
+    bool have_dtype = false;
+    int position = 0;
+    while (!rest.empty() || position == 0) {
+        const auto comma = rest.find(',');
+        std::string_view arg = trim(rest.substr(0, comma));
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        const auto eq = arg.find('=');
+        std::string_view key = eq == std::string_view::npos ? std::string_view() : trim(arg.substr(0, eq));
+        std::string_view value = eq == std::string_view::npos ? arg : trim(arg.substr(eq + 1));
+        if (key.empty()) key = position == 0 ? "dtype" : position == 1 ? "ndim" : "";
+        if (key == "dtype" && !have_dtype && !value.empty()) {
+            out.dtype = std::string(value);
+            have_dtype = true;
+        } else if (key == "ndim" && !have_ndim && value.size() == 1 && value[0] >= '1' && value[0] <= '4') {
+            out.ndim = value[0] - '0';
+            have_ndim = true;
+        } else if (key == "ndim") {
+            throw bad(have_ndim ? "ndim given twice" : "ndim must be 1 to 4");
+        } else {
+            throw bad("expected array(dtype=T, ndim=N)");
+        }
+        ++position;
+        if (comma == std::string_view::npos) break;
+    }
+    if (!have_dtype) throw bad("no dtype");
+    return out;
+}
+
 std::string normalize_native_name(std::string_view name) {
     std::string out;
     out.reserve(name.size() + 4);

@@ -10,6 +10,8 @@
  *    (use the WEFT_INIT_* macros or sizeof). A reader copies only what
  *    struct_size covers and zero-fills the rest, so a struct may grow at its
  *    end without breaking older or newer peers.
+ *    A reader that is older than the struct accepts the bytes it does not
+ *    know only when they are all zero (a newer field left at its default).
  *  - Structs and the host function table only grow at the end. A function's
  *    behaviour never changes under its name: a new name is added instead,
  *    reachable through get_proc_address.
@@ -24,6 +26,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "weft/callable.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -59,20 +63,33 @@ typedef enum weft_status {
     WEFT_ERROR_UNKNOWN_TYPE = 4,     /* a kernel type name that is not known      */
     WEFT_ERROR_UNSUPPORTED = 5,      /* a feature this host does not offer        */
     WEFT_ERROR_PLUGIN = 6,           /* the plugin reported its own failure       */
-    WEFT_ERROR_INTERNAL = 7
+    WEFT_ERROR_INTERNAL = 7,
+    /* Not a status: keeps the enum 32 bits wide on every compiler, so its size
+     * in the ABI structs cannot change when values are added. */
+    WEFT_STATUS_FORCE_32BIT = 0x7fffffff
 } weft_status;
 
 typedef enum weft_log_level {
     WEFT_LOG_DEBUG = 0,
     WEFT_LOG_INFO = 1,
     WEFT_LOG_WARNING = 2,
-    WEFT_LOG_ERROR = 3
+    WEFT_LOG_ERROR = 3,
+    WEFT_LOG_LEVEL_FORCE_32BIT = 0x7fffffff /* not a level: fixes the enum's size */
 } weft_log_level;
 
 typedef enum weft_initializer {
     WEFT_INITIALIZER_NONE = 0,     /* default construction only                   */
-    WEFT_INITIALIZER_AGGREGATE = 1 /* also T{f0, f1, ...} over all declared fields */
+    WEFT_INITIALIZER_AGGREGATE = 1, /* also T{f0, f1, ...} over all declared fields */
+    WEFT_INITIALIZER_FORCE_32BIT = 0x7fffffff /* not a policy: fixes the enum's size */
 } weft_initializer;
+
+#ifdef __cplusplus
+static_assert(sizeof(weft_status) == 4 && sizeof(weft_log_level) == 4 && sizeof(weft_initializer) == 4,
+              "weft ABI enums are 32 bits");
+#else
+_Static_assert(sizeof(weft_status) == 4 && sizeof(weft_log_level) == 4 && sizeof(weft_initializer) == 4,
+               "weft ABI enums are 32 bits");
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Plugin info: returned by the exported weft_plugin_get_info() before any other
@@ -88,13 +105,18 @@ typedef struct weft_plugin_info {
 
 /* ------------------------------------------------------------------------ */
 /* Descriptors handed to the host. Kernel types are named by strings the host
- * parses: "float32", "int64", "vec3", "mat44", "quat", or the native name of
- * a registered native type ("warp_test::Color"). */
+ * parses: "float32", "int64", "vec3", "mat44", "quat", "array(float32)",
+ * "array(dtype=vec3, ndim=2)", or the native name of a registered native type
+ * ("warp_test::Color"). */
 
 typedef struct weft_param_desc {
     uint32_t struct_size;
     const char *name; /* identifier; part of the overload's identity */
     const char *type; /* kernel type name                            */
+    /* sizeof the C++ type the native function takes for this parameter; the
+     * host rejects the builtin when it differs from the kernel type's size.
+     * 0: not stated, not checked. */
+    uint64_t cpp_size;
 } weft_param_desc;
 
 typedef struct weft_builtin_desc {
@@ -105,6 +127,9 @@ typedef struct weft_builtin_desc {
     const char *result_type;        /* kernel type name, or NULL / "" for void       */
     const char *native_name;        /* qualified C++ name; NULL means "weft::<name>" */
     const char *doc;                /* may be NULL                                   */
+    /* sizeof the C++ type the native function returns; checked against the
+     * result's kernel type like weft_param_desc::cpp_size. 0: not checked. */
+    uint64_t result_cpp_size;
 } weft_builtin_desc;
 
 /* One data member of the C type as the compiler laid it out. */

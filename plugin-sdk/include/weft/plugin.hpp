@@ -5,7 +5,11 @@
 //    offsets and field sizes come from the compiler (sizeof/alignof/offsetof),
 //    never from hand-typed numbers;
 //  - builtins declared with typed C++ signatures (`Color(Color, float)`), the
-//    kernel type names derived from the C++ types;
+//    kernel type names derived from the C++ types, and the C++ types' sizes
+//    checked against the kernel types' (at compile time where the SDK knows
+//    the kernel type's size, by the host otherwise);
+//  - mirrors of weft's runtime types (vec_t, mat_t, quat_t, array_t) to name
+//    vector, matrix and array parameters in typed signatures;
 //  - one macro, WEFT_PLUGIN, that defines both entry points and guarantees no
 //    exception crosses the ABI.
 //
@@ -23,6 +27,7 @@
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -66,7 +71,102 @@ WEFT_SDK_DETAIL_SCALAR(float, "float32")
 WEFT_SDK_DETAIL_SCALAR(double, "float64")
 #undef WEFT_SDK_DETAIL_SCALAR
 
+// ---------------------------------------------------------------------------
+// weft's runtime types as typed signatures name them. Generated kernel code
+// passes weft::vec_t<N, T>, weft::mat_t<R, C, T>, weft::quat_t<T> and
+// weft::array_t<T> (from weft/rt/runtime.h, which every module includes); these
+// mirrors have the same layout, so the plugin's typed signature states the
+// kernel type and the size of what the native function receives.
+
+/// N packed T: vec3 is 12 bytes, align 4.
+template <int N, class T> struct vec_t {
+    T c[N];
+};
+/// R rows of vec_t<C, T> (row-major).
+template <int R, int C, class T> struct mat_t {
+    vec_t<C, T> c[R];
+};
+/// x, y, z, w.
+template <class T> struct quat_t {
+    T c[4];
+};
+/// weft's 64-byte array view: { T *data; int32 shape[4]; int64 strides[4] (bytes); int32 ndim; }.
+/// NDim is part of the kernel type (array(dtype=T, ndim=NDim)); kernel code
+/// receives weft::array_t<T> for every NDim, with the run-time ndim in the view.
+template <class T, int NDim = 1> struct array_t {
+    static_assert(NDim >= 1 && NDim <= 4, "weft arrays have 1 to 4 dimensions");
+    T *data;
+    std::int32_t shape[4];
+    std::int64_t strides[4];
+    std::int32_t ndim;
+};
+static_assert(sizeof(array_t<float>) == 64 && alignof(array_t<float>) == 8, "weft array view layout");
+
+using vec2 = vec_t<2, float>;
+using vec3 = vec_t<3, float>;
+using vec4 = vec_t<4, float>;
+using vec2d = vec_t<2, double>;
+using vec3d = vec_t<3, double>;
+using vec4d = vec_t<4, double>;
+using vec2i = vec_t<2, std::int32_t>;
+using vec3i = vec_t<3, std::int32_t>;
+using vec4i = vec_t<4, std::int32_t>;
+using mat22 = mat_t<2, 2, float>;
+using mat33 = mat_t<3, 3, float>;
+using mat44 = mat_t<4, 4, float>;
+using mat22d = mat_t<2, 2, double>;
+using mat33d = mat_t<3, 3, double>;
+using mat44d = mat_t<4, 4, double>;
+using quat = quat_t<float>;
+using quatd = quat_t<double>;
+
 namespace detail {
+/// Suffix of a vector/matrix/quaternion kernel type name for a scalar.
+template <class T> constexpr const char *composite_suffix() {
+    if constexpr (std::is_same_v<T, float>) return "";
+    else if constexpr (std::is_same_v<T, double>) return "d";
+    else if constexpr (std::is_same_v<T, std::int32_t>) return "i";
+    else return nullptr;
+}
+
+constexpr bool starts_with(std::string_view s, std::string_view prefix) {
+    return s.size() >= prefix.size() && s.substr(0, prefix.size()) == prefix;
+}
+
+constexpr std::uint64_t scalar_size(std::string_view n) {
+    if (n == "bool" || n == "int8" || n == "uint8") return 1;
+    if (n == "int16" || n == "uint16" || n == "float16" || n == "half") return 2;
+    if (n == "int32" || n == "uint32" || n == "float32" || n == "int" || n == "float") return 4;
+    if (n == "int64" || n == "uint64" || n == "float64") return 8;
+    return 0;
+}
+
+/// Scalar size a composite's suffix names ("" and "f" float32, "d", "h", "i"); 0 for none.
+constexpr std::uint64_t suffix_size(std::string_view suffix, bool int_allowed) {
+    if (suffix.empty() || suffix == "f") return 4;
+    if (suffix == "d") return 8;
+    if (suffix == "h") return 2;
+    if (suffix == "i" && int_allowed) return 4;
+    return 0;
+}
+
+/// Size of a built-in kernel type named as the host parses it ("vec3", "mat33d",
+/// "wp.quat", "array(float32)"); 0 for names the SDK cannot size (native types).
+/// Mirrors the host's parser so WEFT_KERNEL_TYPE can check sizes at compile time.
+constexpr std::uint64_t builtin_kernel_type_size(std::string_view n) {
+    if (starts_with(n, "wp.")) n.remove_prefix(3);
+    else if (starts_with(n, "warp.")) n.remove_prefix(5);
+    if (const std::uint64_t s = scalar_size(n)) return s;
+    auto dim = [](char c) { return c >= '2' && c <= '4'; };
+    if (n.size() >= 4 && starts_with(n, "vec") && dim(n[3]))
+        return std::uint64_t(n[3] - '0') * suffix_size(n.substr(4), true);
+    if (n.size() >= 5 && starts_with(n, "mat") && dim(n[3]) && dim(n[4]))
+        return std::uint64_t(n[3] - '0') * std::uint64_t(n[4] - '0') * suffix_size(n.substr(5), false);
+    if (starts_with(n, "quat")) return 4 * suffix_size(n.substr(4), false);
+    if (starts_with(n, "array")) return 64; // the array view, whatever the dtype
+    return 0;
+}
+
 template <class M, class = void> struct has_kernel_type : std::false_type {};
 template <class M>
 struct has_kernel_type<M, std::void_t<decltype(kernel_type<std::remove_cv_t<M>>::name())>> : std::true_type {};
@@ -77,6 +177,34 @@ template <class T> const char *kernel_type_name() {
                   "no kernel type name for this C++ type: name it with WEFT_KERNEL_TYPE(T, \"name\")");
     return kernel_type<std::remove_cv_t<T>>::name();
 }
+
+template <int N, class T> struct kernel_type<vec_t<N, T>, std::enable_if_t<detail::composite_suffix<T>() != nullptr>> {
+    static const char *name() {
+        static const std::string n = "vec" + std::to_string(N) + detail::composite_suffix<T>();
+        return n.c_str();
+    }
+};
+template <int R, int C, class T>
+struct kernel_type<mat_t<R, C, T>, std::enable_if_t<(std::is_same_v<T, float> || std::is_same_v<T, double>)>> {
+    static const char *name() {
+        static const std::string n = "mat" + std::to_string(R) + std::to_string(C) + detail::composite_suffix<T>();
+        return n.c_str();
+    }
+};
+template <class T> struct kernel_type<quat_t<T>, std::enable_if_t<(std::is_same_v<T, float> || std::is_same_v<T, double>)>> {
+    static const char *name() {
+        static const std::string n = std::string("quat") + detail::composite_suffix<T>();
+        return n.c_str();
+    }
+};
+template <class T, int NDim>
+struct kernel_type<array_t<T, NDim>, std::enable_if_t<detail::has_kernel_type<T>::value>> {
+    static const char *name() {
+        static const std::string n = std::string("array(dtype=") + kernel_type_name<T>() +
+                                     (NDim == 1 ? std::string() : ", ndim=" + std::to_string(NDim)) + ")";
+        return n.c_str();
+    }
+};
 
 /// Result type of a builtin: nullptr for void.
 template <class R> const char *result_type_name() {
@@ -219,25 +347,11 @@ public:
         add_typed(static_cast<Signature *>(nullptr), name, param_names, native_name, doc);
     }
 
-    /// Register a builtin from kernel type names; result "" means void.
+    /// Register a builtin from kernel type names; result "" means void. The
+    /// host cannot check the C++ types' sizes here: prefer the typed form.
     void builtin(const std::string &name, const std::vector<std::pair<std::string, std::string>> &params,
                  const std::string &result, const std::string &native_name, const std::string &doc = {}) {
-        std::vector<weft_param_desc> descs;
-        descs.reserve(params.size());
-        for (const auto &[pname, ptype] : params) {
-            auto d = make_desc<weft_param_desc>();
-            d.name = pname.c_str();
-            d.type = ptype.c_str();
-            descs.push_back(d);
-        }
-        auto desc = make_desc<weft_builtin_desc>();
-        desc.name = name.c_str();
-        desc.params = descs.data();
-        desc.param_count = static_cast<std::uint32_t>(descs.size());
-        desc.result_type = result.empty() ? nullptr : result.c_str();
-        desc.native_name = native_name.empty() ? nullptr : native_name.c_str();
-        desc.doc = doc.c_str();
-        check(api_->register_builtin(api_->ctx, &desc));
+        register_builtin(name, params, std::vector<std::uint64_t>(params.size(), 0), result, 0, native_name, doc);
     }
 
     void add(const BuildOptions &options) {
@@ -265,6 +379,8 @@ private:
             throw Error(WEFT_ERROR_INVALID_ARGUMENT,
                         "builtin '" + name + "': " + std::to_string(param_names.size()) + " parameter names for " +
                             std::to_string(sizeof...(Args)) + " parameters");
+        static_assert((std::is_same_v<Args, std::remove_cv_t<std::remove_reference_t<Args>>> && ...),
+                      "take builtin parameters by value: kernel code passes them by value");
         std::vector<std::pair<std::string, std::string>> params;
         const char *types[] = {kernel_type_name<Args>()..., nullptr};
         std::size_t i = 0;
@@ -273,7 +389,33 @@ private:
             ++i;
         }
         const char *result = result_type_name<R>();
-        builtin(name, params, result ? result : "", native_name, doc);
+        std::uint64_t result_size = 0;
+        if constexpr (!std::is_void_v<R>) result_size = sizeof(R);
+        register_builtin(name, params, {std::uint64_t(sizeof(Args))...}, result ? result : "", result_size, native_name,
+                         doc);
+    }
+
+    void register_builtin(const std::string &name, const std::vector<std::pair<std::string, std::string>> &params,
+                          const std::vector<std::uint64_t> &sizes, const std::string &result, std::uint64_t result_size,
+                          const std::string &native_name, const std::string &doc) {
+        std::vector<weft_param_desc> descs;
+        descs.reserve(params.size());
+        for (std::size_t i = 0; i < params.size(); ++i) {
+            auto d = make_desc<weft_param_desc>();
+            d.name = params[i].first.c_str();
+            d.type = params[i].second.c_str();
+            d.cpp_size = sizes[i];
+            descs.push_back(d);
+        }
+        auto desc = make_desc<weft_builtin_desc>();
+        desc.name = name.c_str();
+        desc.params = descs.data();
+        desc.param_count = static_cast<std::uint32_t>(descs.size());
+        desc.result_type = result.empty() ? nullptr : result.c_str();
+        desc.native_name = native_name.empty() ? nullptr : native_name.c_str();
+        desc.doc = doc.c_str();
+        desc.result_cpp_size = result_size;
+        check(api_->register_builtin(api_->ctx, &desc));
     }
 
     static std::vector<const char *> c_strs(const std::vector<std::string> &v) {
@@ -320,9 +462,15 @@ inline weft_status run_init(const weft_host_api *api, void (*init)(Registrar &))
     }
 
 /// Names the kernel type of a plugin's own C++ type, for typed signatures and
-/// for nested native-type fields. Use at global scope.
+/// for nested native-type fields. Use at global scope. When the kernel type is
+/// a built-in one ("vec3", "mat33", "float64", ...), sizeof(T) must equal its
+/// size: a mismatch is a compile error here, not wrong bytes in a kernel.
 #define WEFT_KERNEL_TYPE(T, kernel_name)                                                           \
     template <> struct weft::plugin::kernel_type<T> {                                              \
+        static_assert(::weft::plugin::detail::builtin_kernel_type_size(kernel_name) == 0 ||        \
+                          ::weft::plugin::detail::builtin_kernel_type_size(kernel_name) == sizeof(T), \
+                      "WEFT_KERNEL_TYPE(" #T ", " #kernel_name                                    \
+                      "): sizeof the C++ type differs from the size of the kernel type");          \
         static const char *name() { return kernel_name; }                                          \
     };
 

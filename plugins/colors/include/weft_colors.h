@@ -3,12 +3,11 @@
 #ifndef WEFT_COLORS_H
 #define WEFT_COLORS_H
 
+// WEFT_CALLABLE comes from the plugin SDK. In kernel modules weft's runtime
+// headers, included before every plugin preamble, have defined it already, so
+// the SDK header is needed (and looked for) only by the plugin's own sources.
 #ifndef WEFT_CALLABLE
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#define WEFT_CALLABLE __host__ __device__
-#else
-#define WEFT_CALLABLE
-#endif
+#include <weft/callable.h>
 #endif
 
 namespace colors {

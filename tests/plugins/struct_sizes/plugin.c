@@ -1,5 +1,7 @@
 /* Descriptors as an older and a newer SDK would fill them: the host reads
- * only what struct_size covers and zero-fills the rest. */
+ * only what struct_size covers and zero-fills the rest; a newer SDK's fields
+ * the host does not know are left zero (their defaults), so they are accepted.
+ * tests/plugins/future_fields sets one and is rejected. */
 #include <weft/plugin.h>
 #include <stddef.h>
 #include <string.h>
@@ -35,11 +37,9 @@ WEFT_PLUGIN_EXPORT weft_status weft_plugin_init(const weft_host_api *api) {
     params[0].v1.struct_size = sizeof(future_param);
     params[0].v1.name = "a";
     params[0].v1.type = "float32";
-    params[0].default_value = "1.0";
     params[1].v1.struct_size = sizeof(future_param);
     params[1].v1.name = "b";
     params[1].v1.type = "vec3";
-    params[1].default_value = "0";
     struct {
         weft_builtin_desc v1;
         const char *future_field;
@@ -52,7 +52,7 @@ WEFT_PLUGIN_EXPORT weft_status weft_plugin_init(const weft_host_api *api) {
     new_desc.v1.result_type = "vec3";
     new_desc.v1.native_name = "ss::new_fn";
     new_desc.v1.doc = "from a newer SDK";
-    new_desc.future_field = "ignored by a v1 host";
+    new_desc.future_field = NULL; /* the newer field's default: a v1 host may ignore it */
     if (api->register_builtin(api->ctx, &new_desc.v1) != WEFT_OK) return WEFT_ERROR_INTERNAL;
 
     /* get_proc_address reaches the same functions by name. */

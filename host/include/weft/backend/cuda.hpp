@@ -210,6 +210,10 @@ public:
     void memcpy_htod(CudaDevicePtr dst, const void *src, std::size_t bytes); // cuMemcpyHtoD
     void memcpy_dtoh(void *dst, CudaDevicePtr src, std::size_t bytes);       // cuMemcpyDtoH
     void memset_d8(CudaDevicePtr dst, unsigned char value, std::size_t count); // cuMemsetD8
+    // cuMemcpyHtoDAsync / cuMemcpyDtoHAsync: ordered on `stream`. With pageable host memory the driver
+    // has read the source (HtoD) or written the destination (DtoH) when these return.
+    void memcpy_htod_async(CudaDevicePtr dst, const void *src, std::size_t bytes, CudaStream stream);
+    void memcpy_dtoh_async(void *dst, CudaDevicePtr src, std::size_t bytes, CudaStream stream);
     std::pair<std::size_t, std::size_t> mem_get_info();                      // cuMemGetInfo: free, total
 
     // cuLaunchKernel: params[i] points at the value of parameter i.
@@ -221,6 +225,7 @@ public:
     CudaStream stream_create(unsigned flags = 0);      // cuStreamCreate
     void stream_synchronize(CudaStream stream);        // cuStreamSynchronize
     void stream_destroy(CudaStream stream);            // cuStreamDestroy
+    void stream_wait_event(CudaStream stream, CudaEvent event); // cuStreamWaitEvent (flags 0)
 
     static constexpr unsigned event_blocking_sync = 1;  // CU_EVENT_BLOCKING_SYNC
     static constexpr unsigned event_disable_timing = 2; // CU_EVENT_DISABLE_TIMING

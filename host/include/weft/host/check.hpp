@@ -1,10 +1,12 @@
 // Conflict checking for a set of plugins before shipping them together.
 //
 // Each plugin is loaded alone (with its requirements) into a fresh host, its
-// contracts are compared pairwise with every other plugin's, and finally all
+// build options are resolved and, on request, a smoke module that uses all it
+// registers is compiled. The contracts of every plugin loaded that way (the
+// checked ones and their requirements) are compared pairwise, and finally all
 // are loaded into one host. The report depends only on the set of plugins,
 // not on the order they were given in. With `isolate`, every load runs in a
-// child process, so a plugin that crashes is reported instead of fatal.
+// helper process, so a plugin that crashes is reported instead of fatal.
 #pragma once
 
 #include "weft/host/host.hpp"
@@ -30,6 +32,7 @@ struct PluginContracts {
     };
     std::string plugin;
     std::string version;
+    std::filesystem::path manifest; // tells apart two plugins of one name
     std::vector<Builtin> builtins;
     std::vector<NativeType> native_types;
 };
@@ -38,19 +41,19 @@ struct PluginCheck {
     std::string plugin;          // manifest name, or the path when unreadable
     std::filesystem::path path;  // the path as given
     std::string version;         // "" when the manifest could not be read
-    bool ok = false;             // loads alone, with its requirements
-    std::string message;         // why not, when !ok
+    bool ok = false;             // loads alone with its requirements, options resolve, smoke module builds
+    std::string message;         // why not, when !ok: every problem, one per line
 };
 
 struct Conflict {
     std::string first;  // plugin names, first < second
     std::string second;
     std::string subject; // "builtin f(float32)" or "native type ns::T"
-    std::string message; // complete, names both plugins
+    std::string message; // complete, names both plugins (and what required them)
 };
 
 struct CheckReport {
-    std::vector<PluginCheck> plugins; // sorted by plugin name
+    std::vector<PluginCheck> plugins; // sorted by plugin name, then path
     std::vector<Conflict> conflicts;  // sorted
     std::vector<PluginFailure> combined_failures; // loading all together, not explained above
     std::vector<std::string> warnings;            // manifest warnings
@@ -59,12 +62,35 @@ struct CheckReport {
 
 struct CheckOptions {
     HostOptions host;     // search path etc. for every host the check creates
-    bool isolate = false; // load in child processes
+    /// Load in helper processes (see `helper`): a crash, or an exit without a
+    /// report, is a failure of the plugin being loaded.
+    bool isolate = false;
+    /// Build each plugin's smoke module (smoke_module_source) on the CPU and,
+    /// with `compile_cuda` and NVRTC available, as PTX for `cuda_arch`.
+    bool compile = false;
+    bool compile_cuda = true;
+    int cuda_arch = 0; // 0: 90 if NVRTC supports it, else its newest architecture
+    /// The executable isolated loads run in (it calls plugin_probe_main).
+    /// Empty: weft-plugin-probe in the directory of the running executable.
+    std::filesystem::path helper;
 };
 
 CheckReport check_plugins(const std::vector<std::filesystem::path> &paths, const CheckOptions &options = {});
 
 /// The contracts a loaded plugin registered.
 PluginContracts contracts_of(const LoadedPlugin &plugin);
+
+/// Kernel source that calls every builtin `plugin` registered (one kernel
+/// each, taking the parameters as kernel parameters) and, per native type,
+/// default-constructs it, reads and writes every exposed field, constructs it
+/// from its fields when it is an aggregate and stores it in an array.
+std::string smoke_module_source(const LoadedPlugin &plugin);
+
+/// The helper side of an isolated check: loads what the command line names,
+/// reports on the stdout it was started with (its own stdout then goes to
+/// stderr, so plugin output cannot corrupt the report) and exits 0; 2 on a
+/// bad command line. The report ends with an end record: a process that exits
+/// without it did not finish.
+int plugin_probe_main(int argc, char **argv);
 
 } // namespace weft

@@ -7,6 +7,7 @@
 #include "weft/runtime/array.hpp"
 #include "weft/runtime/kernel_arg.hpp"
 #include "weft/runtime/launch.hpp"
+#include "weft/runtime/stream.hpp"
 #include "weft/support/error.hpp"
 
 #include <cstdint>
@@ -32,6 +33,9 @@ struct ModuleLoadOptions {
     bool fast_math = false;
     bool native_cpu = false;  // -march=native (the host CPU's features enter the hash)
     bool use_pch = true;      // a precompiled header of weft's runtime headers, built once per flags
+    // CUDA targets only (both enter the hash through the NVRTC options):
+    bool fmad = true;         // false: no mul + add contraction into fma (--fmad=false), for bitwise CPU agreement
+    bool line_info = false;   // -lineinfo: .loc/.file in the PTX, so profilers map SASS to the kernel's .py lines
 };
 
 class CompiledModule;
@@ -48,6 +52,13 @@ public:
     /// ndim or native type names the parameter and both types). Throws
     /// LaunchError when an expect_* in the kernel failed during this launch.
     void launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args) const;
+    /// The same on a CPU `stream` (nullptr: synchronous, as above): the
+    /// arguments are checked and packed now (errors throw here), the kernel
+    /// runs after the stream's earlier work, and this returns at once. The
+    /// packed arguments, and through them every Array argument's storage,
+    /// stay alive until the kernel has run (see weft/runtime/stream.hpp);
+    /// failed expect_* checks reach Stream::synchronize() as LaunchError.
+    void launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args, Stream *stream) const;
 
     struct Impl;
 

@@ -24,6 +24,7 @@
 #include "weft/runtime/array.hpp"
 #include "weft/runtime/kernel_arg.hpp"
 #include "weft/runtime/launch.hpp"
+#include "weft/runtime/stream.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -39,6 +40,9 @@ namespace weft {
 
 class Host;
 class CudaModule;
+namespace detail {
+struct CudaLoader; // fills modules and entries in (cuda_module.cpp)
+}
 
 /// Compiles `file` for CUDA device `device` and loads it (see load_cuda_module); owned by the caller.
 std::unique_ptr<CudaModule> make_cuda_module(Host &host, const std::filesystem::path &file, int device = 0,
@@ -48,6 +52,9 @@ std::unique_ptr<CudaModule> make_cuda_module(Host &host, const std::filesystem::
 int cuda_device_count() noexcept;
 /// Why CUDA cannot be used here ("" when a driver sees at least one device).
 std::string cuda_unavailable_reason();
+/// Compute capability * 10 of device `device` (e.g. 90). Throws BackendError
+/// without a driver and UserError for a device index the driver does not have.
+int cuda_compute_capability(int device);
 
 /// A 1-4 dimensional, contiguous row-major array of `dtype` elements in the
 /// memory of CUDA device `device` (cuMemAlloc). Copies share the allocation
@@ -62,6 +69,14 @@ public:
     Array to_host() const;
     /// Overwrites the elements from `host` (same dtype and shape; synchronous).
     void copy_from_host(const Array &host);
+    /// The same, ordered on `stream` (a CUDA stream of this array's device;
+    /// cuMemcpyHtoDAsync). weft's host arrays are pageable memory, so the
+    /// driver has read `host` when this returns.
+    void copy_from_host(const Array &host, Stream &stream);
+    /// Copies the elements into `host` (same dtype and shape, contiguous),
+    /// ordered on `stream` (cuMemcpyDtoHAsync; into pageable memory the driver
+    /// returns once the copy is done).
+    void copy_to_host(Array &host, Stream &stream) const;
 
     int device() const { return device_; }
     const Type &dtype() const { return dtype_; }
@@ -177,7 +192,7 @@ public:
 private:
     friend class CudaModule;
     friend class CudaKernel;
-    friend std::unique_ptr<CudaModule> make_cuda_module(Host &, const std::filesystem::path &, int, ModuleLoadOptions);
+    friend struct detail::CudaLoader;
     int device_ = 0;
     std::string symbol_;
     backend::CudaFunction function_ = nullptr;
@@ -202,6 +217,12 @@ public:
     /// device. Throws LaunchError for bad arguments or an external kernel.
     void launch(const std::vector<std::int64_t> &dim, const std::vector<CudaArg> &args, int block_size = 256,
                 CudaStream *stream = nullptr) const;
+    /// The same on a weft::Stream of the module's device (make_cuda_stream,
+    /// weft/host/cuda_stream.hpp). The argument bytes are copied by the
+    /// driver at the call; device arrays need not outlive it (freeing device
+    /// memory waits for the device's work).
+    void launch(const std::vector<std::int64_t> &dim, const std::vector<CudaArg> &args, Stream &stream,
+                int block_size = 256) const;
 
     const CudaEntry &function() const;
     backend::CudaFunctionAttributes attributes() const { return function().attributes(); }
@@ -211,6 +232,8 @@ public:
 
 private:
     friend class CudaModule;
+    void launch_on(const std::vector<std::int64_t> &dim, const std::vector<CudaArg> &args, int block_size,
+                   backend::CudaStream stream) const;
     std::shared_ptr<const Impl> impl_;
 };
 
@@ -248,7 +271,7 @@ public:
     explicit CudaModule(std::unique_ptr<Impl> impl);
 
 private:
-    friend std::unique_ptr<CudaModule> make_cuda_module(Host &, const std::filesystem::path &, int, ModuleLoadOptions);
+    friend struct detail::CudaLoader;
     std::unique_ptr<Impl> impl_;
 };
 
@@ -262,8 +285,18 @@ private:
 CudaModule &load_cuda_module(Host &host, const std::filesystem::path &file, int device = 0,
                              ModuleLoadOptions options = {});
 
-/// Unloads every module load_cuda_module kept for `host` (call before the
-/// host is destroyed, or they stay loaded until the process exits).
+/// Loads module `file` onto CUDA device `device` from an AOT directory that
+/// Host::compile_aot (or `weft build --output-dir`) filled: the CUBIN for the
+/// device's compute capability, else the newest PTX not newer than it (see
+/// find_aot_artifact). Nothing compiles; `file` (with the host's plugins
+/// loaded) gives the kernel signatures, and an artifact built from another
+/// version of it is rejected by name. Kept by the host like load_cuda_module.
+/// Throws UserError listing every path tried when no artifact fits, and
+/// BackendError "CUDA driver not available: ..." without a driver.
+CudaModule &load_aot(Host &host, const std::filesystem::path &file, const std::filesystem::path &dir, int device = 0);
+
+/// Unloads every CUDA module the host keeps now (the host also unloads them
+/// when destroyed, before its CPU modules and plugins).
 void release_cuda_modules(Host &host);
 
 } // namespace weft

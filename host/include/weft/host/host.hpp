@@ -20,8 +20,12 @@
 
 namespace weft {
 
+class CudaModule;
+
 struct HostOptions {
-    /// Read WEFT_PLUGIN_PATH (':'-separated directories) into the search path.
+    /// Append WEFT_PLUGIN_PATH (':'-separated directories) to the search path,
+    /// then the default directories (weft/host/search_path.hpp: the per-user
+    /// one, then the installation's; WEFT_PLUGIN_SYSTEM_PATH replaces them).
     bool use_environment = true;
     std::vector<std::filesystem::path> search_path;
     LogSink log_sink;           // empty: stderr
@@ -140,6 +144,10 @@ private:
     CompiledModule &compile_module(const std::string &path, const std::string &name, const std::string &source,
                                    ModuleLoadOptions options);
     CompiledModule &keep(std::unique_ptr<CompiledModule> module);
+    // CUDA modules the host owns (load_cuda_module, load_aot): unloaded before
+    // the host's CPU modules and plugins, so no device code outlives them.
+    friend CudaModule &keep_cuda_module(Host &host, std::unique_ptr<CudaModule> module);
+    friend void release_cuda_modules(Host &host);
     bool quiet() const;
     std::unique_ptr<Impl> impl_;
 };

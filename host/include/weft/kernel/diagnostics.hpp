@@ -1,6 +1,7 @@
 // Diagnostics for kernel source: file:line:col, the source line and a caret.
 // Independent errors are collected (up to a limit) rather than stopping at
-// the first.
+// the first. Source text is untrusted: formatting escapes the bytes a terminal
+// would act on and bounds what one diagnostic and one report can print.
 #pragma once
 
 #include "weft/support/error.hpp"
@@ -20,6 +21,7 @@ struct Diagnostic {
 
 class DiagnosticEngine {
 public:
+    /// `limit` errors are kept; 0 keeps every error.
     explicit DiagnosticEngine(const SourceFile &file, std::size_t limit = 50) : file_(&file), limit_(limit) {}
 
     void error(SourceLocation at, std::string message);
@@ -29,20 +31,34 @@ public:
     bool has_errors() const { return errors_ > 0; }
     std::size_t error_count() const { return errors_; }
     /// True once `limit` errors were reported: further errors are dropped.
-    bool at_limit() const { return errors_ >= limit_; }
+    bool at_limit() const { return limit_ != 0 && errors_ >= limit_; }
+    /// Errors reported after the limit was reached (dropped, but counted).
+    std::size_t dropped_errors() const { return dropped_; }
     const std::vector<Diagnostic> &diagnostics() const { return diagnostics_; }
     const SourceFile &file() const { return *file_; }
 
     /// "file:line:col: error: message\n    source line\n    ^" for one diagnostic.
+    /// Control bytes and bytes that are not UTF-8 in the message and the line
+    /// are shown as \xNN; a long line is shown as a window around the column.
     std::string format(const Diagnostic &d) const;
-    /// Every diagnostic, formatted, in report order.
+    /// Every diagnostic, formatted, in report order; past max_report_bytes a
+    /// "N more errors not shown" line instead of the rest, and a last line
+    /// when the error limit stopped the check.
     std::string format_all() const;
+
+    /// Bytes of source line shown around the column of one diagnostic.
+    static constexpr std::size_t max_line_bytes = 160;
+    /// Bytes of message shown for one diagnostic.
+    static constexpr std::size_t max_message_bytes = 1000;
+    /// Beyond this, format_all() summarizes the remaining diagnostics in one line.
+    static constexpr std::size_t max_report_bytes = 256 * 1024;
 
 private:
     void add(Diagnostic::Severity severity, SourceLocation at, std::string message);
     const SourceFile *file_;
     std::size_t limit_;
     std::size_t errors_ = 0;
+    std::size_t dropped_ = 0;
     std::vector<Diagnostic> diagnostics_;
 };
 

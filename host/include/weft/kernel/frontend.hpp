@@ -15,11 +15,12 @@ struct FrontendResult {
     ir::Module module;
     std::vector<Diagnostic> diagnostics; // errors and warnings, in report order
     std::string formatted;               // every diagnostic as file:line:col, source line and caret
+    std::size_t dropped_errors = 0;      // errors past the error limit: counted, not kept
     bool ok() const;
 };
 
 struct FrontendOptions {
-    std::size_t error_limit = 50;
+    std::size_t error_limit = 50; // 0: no limit
 };
 
 /// Parses and checks one module. Bad input never throws: see result.ok().

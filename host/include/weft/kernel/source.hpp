@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,7 @@ struct SourceLocation {
     bool valid() const { return line != 0; }
 };
 
+/// Lines end at LF, CRLF or a lone CR, as in Python.
 class SourceFile {
 public:
     SourceFile(std::string name, std::string text);
@@ -28,5 +30,14 @@ private:
     std::string text_;
     std::vector<std::size_t> line_starts_;
 };
+
+/// Kernel sources are text a person writes; anything larger is refused
+/// rather than read into memory.
+inline constexpr std::uintmax_t max_source_file_bytes = std::uintmax_t{16} << 20;
+
+/// The text of a kernel source file. Throws UserError naming the path when it
+/// is not a regular file (a directory, a FIFO, /dev/zero), is larger than
+/// max_source_file_bytes or cannot be read.
+std::string read_source_text(const std::filesystem::path &path);
 
 } // namespace weft::kernel

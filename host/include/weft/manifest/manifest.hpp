@@ -10,16 +10,21 @@
 //   native   = ["warp_test::"]              native C++ names (types, builtin targets)
 //   [requires]
 //   color = ">=1.0, <2"                     other plugins, loaded first
+//   weft = ">=0.2"                          the host's version (weft::version_string)
 #pragma once
 
 #include "weft/registry/registry.hpp"
 #include "weft/manifest/semver.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace weft {
+
+/// The `[requires]` key that names the host rather than a plugin; no plugin may be called this.
+inline constexpr const char *host_requirement_name = "weft";
 
 struct Requirement {
     std::string name;
@@ -35,7 +40,9 @@ struct PluginManifest {
     std::filesystem::path library_path; // resolved against the manifest's directory
     std::string description;
     NamespacePolicy prefixes;
-    std::vector<Requirement> requires_; // sorted by name (TOML tables are unordered)
+    std::vector<Requirement> requires_; // sorted by name (TOML tables are unordered); plugins only
+    /// `[requires] weft = "..."`: the host versions the plugin loads into.
+    std::optional<VersionConstraint> requires_host;
     std::vector<std::string> warnings;  // unknown keys and the like, with file:line:col
 
     std::filesystem::path directory() const { return path.parent_path(); }

@@ -25,6 +25,9 @@ namespace weft {
 struct ParameterSpec {
     std::string name;
     std::string type;
+    /// Builtin parameters: sizeof the C++ type the native function takes, as
+    /// the plugin states it; must equal the kernel type's size. 0: not checked.
+    std::uint64_t cpp_size = 0;
 };
 
 struct BuiltinSpec {
@@ -37,6 +40,8 @@ struct BuiltinSpec {
     /// atomic_add over any array, ...). Params and result are then unused and
     /// this is the signature shown in docs, e.g. "atomic_add(arr: array(T), i: int32..., value: T) -> T".
     std::string generic_signature;
+    /// sizeof the C++ type the native function returns; 0: not checked.
+    std::uint64_t result_cpp_size = 0;
 };
 
 struct DeclaredField {

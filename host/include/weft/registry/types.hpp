@@ -141,6 +141,19 @@ std::vector<std::uint64_t> tuple_offsets(const Type &tuple);
 /// Returns nullopt for anything else, native names included (the registry resolves those).
 std::optional<Type> parse_builtin_type(std::string_view name);
 
+/// An array kernel type name split into its parts, before the dtype is resolved.
+struct ArrayTypeName {
+    std::string dtype; // as written: "float32", "vec3", "colors::Color"
+    int ndim = 1;
+};
+
+/// Splits an array type name as builtin descriptors write it: "array(float32)",
+/// "array(dtype=float32, ndim=2)", "array(vec3, ndim=3)", "array2d(dtype=int32)",
+/// each optionally with a "wp." or "warp." prefix. nullopt when `name` is not an
+/// array type name; throws RegistrationError(UnknownType) when it is one, but
+/// malformed (a missing dtype, ndim outside 1 to 4, an unknown keyword).
+std::optional<ArrayTypeName> parse_array_type_name(std::string_view name);
+
 /// Normalizes a native type reference: "warp_test.Color" -> "warp_test::Color".
 std::string normalize_native_name(std::string_view name);
 

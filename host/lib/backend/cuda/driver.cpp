@@ -229,6 +229,14 @@ void CudaDriver::memset_d8(CudaDevicePtr dst, unsigned char value, std::size_t c
     check(require().cuMemsetD8_v3020(dst, value, count), "cuMemsetD8");
 }
 
+void CudaDriver::memcpy_htod_async(CudaDevicePtr dst, const void *src, std::size_t bytes, CudaStream stream) {
+    check(require().cuMemcpyHtoDAsync_v3020(dst, src, bytes, stream), "cuMemcpyHtoDAsync");
+}
+
+void CudaDriver::memcpy_dtoh_async(void *dst, CudaDevicePtr src, std::size_t bytes, CudaStream stream) {
+    check(require().cuMemcpyDtoHAsync_v3020(dst, src, bytes, stream), "cuMemcpyDtoHAsync");
+}
+
 std::pair<std::size_t, std::size_t> CudaDriver::mem_get_info() {
     std::size_t free = 0, total = 0;
     check(require().cuMemGetInfo_v3020(&free, &total), "cuMemGetInfo");
@@ -255,6 +263,10 @@ void CudaDriver::stream_synchronize(CudaStream stream) {
 
 void CudaDriver::stream_destroy(CudaStream stream) {
     check(require().cuStreamDestroy_v4000(stream), "cuStreamDestroy");
+}
+
+void CudaDriver::stream_wait_event(CudaStream stream, CudaEvent event) {
+    check(require().cuStreamWaitEvent_v3020(stream, event, 0), "cuStreamWaitEvent");
 }
 
 CudaEvent CudaDriver::event_create(unsigned flags) {
@@ -347,6 +359,8 @@ void CudaDriver::mem_free(CudaDevicePtr) { require(); }
 void CudaDriver::memcpy_htod(CudaDevicePtr, const void *, std::size_t) { require(); }
 void CudaDriver::memcpy_dtoh(void *, CudaDevicePtr, std::size_t) { require(); }
 void CudaDriver::memset_d8(CudaDevicePtr, unsigned char, std::size_t) { require(); }
+void CudaDriver::memcpy_htod_async(CudaDevicePtr, const void *, std::size_t, CudaStream) { require(); }
+void CudaDriver::memcpy_dtoh_async(void *, CudaDevicePtr, std::size_t, CudaStream) { require(); }
 std::pair<std::size_t, std::size_t> CudaDriver::mem_get_info() { return require(), std::pair<std::size_t, std::size_t>(); }
 void CudaDriver::launch_kernel(CudaFunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                CudaStream, void **) {
@@ -355,6 +369,7 @@ void CudaDriver::launch_kernel(CudaFunction, unsigned, unsigned, unsigned, unsig
 CudaStream CudaDriver::stream_create(unsigned) { return require(), nullptr; }
 void CudaDriver::stream_synchronize(CudaStream) { require(); }
 void CudaDriver::stream_destroy(CudaStream) { require(); }
+void CudaDriver::stream_wait_event(CudaStream, CudaEvent) { require(); }
 CudaEvent CudaDriver::event_create(unsigned) { return require(), nullptr; }
 void CudaDriver::event_record(CudaEvent, CudaStream) { require(); }
 bool CudaDriver::event_query(CudaEvent) { return require(), false; }

@@ -48,6 +48,7 @@
     X(cuStreamCreate, 2000)                                                                                            \
     X(cuStreamSynchronize, 2000)                                                                                       \
     X(cuStreamDestroy, 4000)                                                                                           \
+    X(cuStreamWaitEvent, 3020)                                                                                         \
     X(cuEventCreate, 2000)                                                                                             \
     X(cuEventRecord, 2000)                                                                                             \
     X(cuEventQuery, 2000)                                                                                              \

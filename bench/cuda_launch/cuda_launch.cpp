@@ -1,0 +1,237 @@
+// On a CUDA device, side by side in one process:
+//   - launch overhead: N back-to-back launches of an empty kernel on one
+//     stream, then a synchronize; weft (CudaKernel::launch: argument checks,
+//     packing, the grid from the dimension) vs cuLaunchKernel of a
+//     hand-written empty kernel. Microseconds per launch, host wall clock.
+//   - bandwidth: weft's generated saxpy (out = a*x + y, 12 bytes per element)
+//     vs a hand-written saxpy and a hand-written copy kernel (8 bytes per
+//     element) on the same buffers, timed with events; GB/s.
+// Without a device it prints "skipped: <why>" and exits 0.
+//
+// Printed lines:
+//   launch_us weft <us> / launch_us raw <us>
+//   ratio launch_overhead_weft_vs_raw       weft us / raw us
+//   bandwidth_gbs <weft_saxpy|raw_saxpy|raw_copy> <GB/s>
+//   ratio saxpy_bandwidth_vs_copy           weft saxpy GB/s / copy kernel GB/s
+//   ratio saxpy_weft_vs_handwritten         weft saxpy time / hand-written saxpy time
+//
+//   build/bin/bench_cuda_launch [--launches 20000] [--elements 67108864] [--repeat 20] [--device 0]
+#include "weft/backend/cuda.hpp"
+#include "weft/host/cuda_module.hpp"
+#include "weft/host/host.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using namespace weft;
+
+namespace {
+
+const char *const weft_source = R"(import warp as wp
+
+
+@wp.kernel
+def empty(x: wp.array(dtype=float)):
+    i = wp.tid()
+
+
+@wp.kernel
+def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), out: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    out[i] = a * x[i] + y[i]
+)";
+
+// The hand-written peers: what a CUDA programmer writes for the same work.
+const char *const raw_source = R"(
+extern "C" __global__ void raw_empty() {}
+extern "C" __global__ void raw_saxpy(const float *__restrict__ x, const float *__restrict__ y,
+                                     float *__restrict__ out, float a, long long n) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        out[i] = a * x[i] + y[i];
+}
+extern "C" __global__ void raw_copy(const float *__restrict__ in, float *__restrict__ out, long long n) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        out[i] = in[i];
+}
+)";
+
+struct Args {
+    int launches = 20000;
+    std::int64_t elements = 64LL << 20;
+    int repeat = 20;
+    int device = 0;
+};
+
+Args parse(int argc, char **argv) {
+    Args a;
+    for (int i = 1; i < argc; ++i) {
+        const std::string k = argv[i];
+        auto next = [&]() -> std::string {
+            if (i + 1 >= argc) throw std::runtime_error(k + " needs a value");
+            return argv[++i];
+        };
+        if (k == "--launches") a.launches = std::stoi(next());
+        else if (k == "--elements") a.elements = std::stoll(next());
+        else if (k == "--repeat") a.repeat = std::stoi(next());
+        else if (k == "--device") a.device = std::stoi(next());
+        else throw std::runtime_error("unknown option " + k);
+    }
+    return a;
+}
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+/// Median of `repeat` event-timed runs of `body` on `stream`, in ms.
+template <class F> double timed_ms(CudaStream &stream, int repeat, F &&body) {
+    CudaEvent start(stream.device()), end(stream.device());
+    std::vector<double> times;
+    body(); // warm-up
+    stream.synchronize();
+    for (int r = 0; r < repeat; ++r) {
+        start.record(&stream);
+        body();
+        end.record(&stream);
+        end.synchronize();
+        times.push_back(CudaEvent::elapsed_ms(start, end));
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+int run(const Args &args) {
+    const std::string why = cuda_unavailable_reason();
+    if (!why.empty()) {
+        std::printf("skipped: %s\n", why.c_str());
+        return 0;
+    }
+    const fs::path dir = fs::temp_directory_path() / ("weft-bench-cuda-launch-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path file = dir / "launch_bench.py";
+    std::ofstream(file) << weft_source;
+
+    HostOptions ho;
+    ho.use_environment = false;
+    ho.quiet = true;
+    ho.cache_dir = dir / "cache";
+    Host host(ho);
+    CudaModule &m = load_cuda_module(host, file, args.device);
+    backend::CudaDriver &d = backend::CudaDriver::instance();
+    const int cc = cuda_compute_capability(args.device);
+    std::printf("device cuda:%d sm_%d, module %s (%s), weft load %.1f ms\n", args.device, cc, m.name().c_str(),
+                m.image_kind().c_str(), m.load_ms());
+
+    // The raw module, compiled the same way (NVRTC CUBIN when it knows the arch, else PTX).
+    backend::CudaCompileOptions co;
+    const std::vector<int> archs = backend::nvrtc_supported_archs();
+    co.cubin = std::find(archs.begin(), archs.end(), cc) != archs.end();
+    co.arch = cc;
+    if (!co.cubin)
+        for (int a : archs)
+            if (a <= cc) co.arch = a;
+    const std::string image = backend::compile_cuda(raw_source, co);
+    backend::CudaModule raw = d.module_load_data(image.c_str());
+    backend::CudaFunction raw_empty = d.module_get_function(raw, "raw_empty");
+    backend::CudaFunction raw_saxpy = d.module_get_function(raw, "raw_saxpy");
+    backend::CudaFunction raw_copy = d.module_get_function(raw, "raw_copy");
+
+    CudaStream stream(args.device);
+    const int sms = d.device_attribute(16 /* CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT */, d.device(args.device));
+
+    // --- launch overhead
+    const Type f32 = Type::scalar(Scalar::Float32);
+    DeviceArray one = DeviceArray::zeros(args.device, f32, {1});
+    CudaKernel empty = m.kernel("empty");
+    auto weft_launches = [&] {
+        for (int i = 0; i < args.launches; ++i) empty.launch({1}, {one}, 32, &stream);
+    };
+    auto raw_launches = [&] {
+        for (int i = 0; i < args.launches; ++i) d.launch_kernel(raw_empty, 1, 1, 1, 32, 1, 1, 0, stream.handle(), nullptr);
+    };
+    auto per_launch_us = [&](auto &&launches) {
+        launches(); // warm-up
+        stream.synchronize();
+        std::vector<double> us;
+        for (int r = 0; r < 5; ++r) {
+            const auto t0 = Clock::now();
+            launches();
+            stream.synchronize();
+            us.push_back(ms_between(t0, Clock::now()) * 1000.0 / args.launches);
+        }
+        std::sort(us.begin(), us.end());
+        return us[us.size() / 2];
+    };
+    const double weft_us = per_launch_us(weft_launches);
+    const double raw_us = per_launch_us(raw_launches);
+    std::printf("launch_us weft %.3f\nlaunch_us raw %.3f\n", weft_us, raw_us);
+    std::printf("ratio launch_overhead_weft_vs_raw %.3f\n", weft_us / raw_us);
+
+    // --- bandwidth
+    const std::int64_t n = args.elements;
+    std::vector<float> hx(static_cast<std::size_t>(n)), hy(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+        hx[static_cast<std::size_t>(i)] = static_cast<float>(i % 1024);
+        hy[static_cast<std::size_t>(i)] = 1.0f;
+    }
+    DeviceArray x = DeviceArray::from_host(args.device, Array::from_vector(f32, hx));
+    DeviceArray y = DeviceArray::from_host(args.device, Array::from_vector(f32, hy));
+    DeviceArray out = DeviceArray::zeros(args.device, f32, {n});
+    CudaKernel saxpy = m.kernel("saxpy");
+    const int block = 256;
+    const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>((n + block - 1) / block, 32LL * sms));
+    backend::CudaDevicePtr px = x.data(), py = y.data(), pout = out.data();
+    float a = 2.0f;
+    long long count = n;
+    const double weft_ms = timed_ms(stream, args.repeat, [&] { saxpy.launch({n}, {x, y, out, a}, block, &stream); });
+    void *saxpy_params[] = {&px, &py, &pout, &a, &count};
+    const double raw_ms =
+        timed_ms(stream, args.repeat, [&] { d.launch_kernel(raw_saxpy, grid, 1, 1, block, 1, 1, 0, stream.handle(), saxpy_params); });
+    void *copy_params[] = {&px, &pout, &count};
+    const double copy_ms =
+        timed_ms(stream, args.repeat, [&] { d.launch_kernel(raw_copy, grid, 1, 1, block, 1, 1, 0, stream.handle(), copy_params); });
+    // Check weft's result once: a wrong kernel must not look fast.
+    saxpy.launch({n}, {x, y, out, a}, block, &stream);
+    stream.synchronize();
+    const std::vector<float> got = out.to_host().to_vector<float>();
+    for (std::int64_t i = 0; i < n; i += std::max<std::int64_t>(1, n / 4096))
+        if (got[static_cast<std::size_t>(i)] != 2.0f * static_cast<float>(i % 1024) + 1.0f) {
+            std::fprintf(stderr, "weft saxpy gave %g at %lld\n", static_cast<double>(got[static_cast<std::size_t>(i)]),
+                         static_cast<long long>(i));
+            return 1;
+        }
+    const double gb = static_cast<double>(n) * sizeof(float) / 1e9;
+    const double weft_gbs = 3 * gb / (weft_ms / 1e3), raw_gbs = 3 * gb / (raw_ms / 1e3), copy_gbs = 2 * gb / (copy_ms / 1e3);
+    std::printf("bandwidth_gbs weft_saxpy %.1f\nbandwidth_gbs raw_saxpy %.1f\nbandwidth_gbs raw_copy %.1f\n", weft_gbs,
+                raw_gbs, copy_gbs);
+    std::printf("ratio saxpy_bandwidth_vs_copy %.3f\n", weft_gbs / copy_gbs);
+    std::printf("ratio saxpy_weft_vs_handwritten %.3f\n", weft_ms / raw_ms);
+    d.module_unload(raw);
+    release_cuda_modules(host);
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    try {
+        return run(parse(argc, argv));
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "bench_cuda_launch: %s\n", e.what());
+        return 1;
+    }
+}

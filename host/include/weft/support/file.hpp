@@ -1,0 +1,24 @@
+// Reading input files (manifests, kernel sources) that a user or a plugin
+// directory names: only regular files, and only up to a size, so a FIFO,
+// /dev/zero or a directory is an error rather than a hang, an out-of-memory
+// abort or an empty "file".
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace weft {
+
+/// Reads all of `path`. Throws UserError "PATH: cannot read WHAT: REASON" when
+/// it does not exist, is not a regular file (saying what it is), is larger
+/// than `max_bytes` or cannot be read. `what` is e.g. "plugin manifest".
+std::string read_input_file(const std::filesystem::path &path, std::uintmax_t max_bytes, std::string_view what);
+
+/// "a directory", "a FIFO", "a character device", "a symbolic link loop", ...:
+/// what is at `path` when it is not a regular file, for error messages; "" for
+/// a regular file, "nothing (no such file or directory)" when nothing is there.
+std::string describe_file_kind(const std::filesystem::path &path);
+
+} // namespace weft

@@ -1,0 +1,94 @@
+#include "weft/support/file.hpp"
+
+#include "weft/support/error.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace weft {
+
+namespace {
+
+std::string kind_of_mode(mode_t mode) {
+    if (S_ISREG(mode)) return {};
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+std::string kind_of_errno(int err, const std::filesystem::path &path) {
+    if (err == ELOOP) return "a symbolic link loop";
+    if (err == ENOENT) {
+        struct stat st{};
+        if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) return "a dangling symbolic link";
+        return "nothing (no such file or directory)";
+    }
+    if (err == ENOTDIR) return "nothing (a component of the path is not a directory)";
+    return std::string("unreadable (") + std::strerror(err) + ")";
+}
+
+/// Closes the descriptor on every path out of read_input_file.
+struct Fd {
+    int fd;
+    ~Fd() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+} // namespace
+
+std::string describe_file_kind(const std::filesystem::path &path) {
+    struct stat st{};
+    if (::stat(path.c_str(), &st) != 0) return kind_of_errno(errno, path);
+    return kind_of_mode(st.st_mode);
+}
+
+std::string read_input_file(const std::filesystem::path &path, std::uintmax_t max_bytes, std::string_view what) {
+    const std::string prefix = path.string() + ": cannot read " + std::string(what) + ": ";
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
+    // before fstat could say it is not a file.
+    const Fd f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
+    if (f.fd < 0) {
+        const int err = errno;
+        const std::string kind = kind_of_errno(err, path);
+        if (kind.rfind("a ", 0) == 0) throw UserError(prefix + "it is " + kind);
+        throw UserError(prefix + std::strerror(err));
+    }
+    struct stat st{};
+    if (::fstat(f.fd, &st) != 0) throw UserError(prefix + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) throw UserError(prefix + "it is " + kind_of_mode(st.st_mode) + ", not a regular file");
+    const auto too_large = [&] {
+        return UserError(prefix + "it is larger than the limit of " + std::to_string(max_bytes) + " bytes");
+    };
+    if (static_cast<std::uintmax_t>(st.st_size) > max_bytes) throw too_large();
+    // A regular file can still grow while it is read: stop one byte past the limit.
+    std::string text;
+    text.resize(static_cast<std::size_t>(st.st_size));
+    std::size_t have = 0;
+    for (;;) {
+        if (have == text.size()) {
+            if (text.size() > max_bytes) throw too_large();
+            text.resize(std::min<std::uintmax_t>(max_bytes + 1, text.size() + 4096));
+        }
+        const ssize_t n = ::read(f.fd, text.data() + have, text.size() - have);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw UserError(prefix + std::strerror(errno));
+        }
+        if (n == 0) break;
+        have += static_cast<std::size_t>(n);
+    }
+    text.resize(have);
+    if (text.size() > max_bytes) throw too_large();
+    return text;
+}
+
+} // namespace weft

@@ -1,0 +1,11 @@
+import warp as wp
+
+
+@wp.kernel
+def tint(pixels: wp.array(dtype=example_tint.Rgb), target: example_tint.Rgb, amount: float,
+         luma: wp.array(dtype=float)):
+    i = wp.tid()
+    mixed = wp.example_tint_mix(pixels[i], target, amount)
+    mixed.b = 0.5 * mixed.b
+    pixels[i] = mixed
+    luma[i] = example_tint_luma(example_tint.Rgb(mixed.r, mixed.g, 0.0))

@@ -1,0 +1,94 @@
+cmake_minimum_required(VERSION 3.20)
+# `cmake --install` of the whole build into a fresh prefix (not the configured
+# CMAKE_INSTALL_PREFIX: the installation must be relocatable), then, with only
+# that prefix:
+#  - the installed `weft plugin list` lists the bundled plugins from
+#    <prefix>/lib/weft/plugins without WEFT_PLUGIN_PATH or --plugin-path;
+#  - the SDK's example plugin project builds out of tree with find_package,
+#    keeps its copied header current after an edit, loads, compiles its kernel
+#    with the installed `weft build`, and installs beside the bundled plugins.
+# Inputs: BUILD_DIR, WORK_DIR, GENERATOR, C_COMPILER, CXX_COMPILER.
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+# The machine's own plugin directories and variables must not leak in.
+unset(ENV{WEFT_PLUGIN_PATH})
+unset(ENV{WEFT_PLUGIN_SYSTEM_PATH})
+set(ENV{XDG_DATA_HOME} ${WORK_DIR}/xdg-data)
+set(ENV{WEFT_CACHE_DIR} ${WORK_DIR}/cache)
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+function(expect text regex)
+  if(NOT text MATCHES "${regex}")
+    message(FATAL_ERROR "expected output matching '${regex}', got:\n${text}")
+  endif()
+endfunction()
+
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+
+include(GNUInstallDirs)
+set(plugins ${prefix}/${CMAKE_INSTALL_LIBDIR}/weft/plugins)
+foreach(f bin/weft
+          ${CMAKE_INSTALL_LIBDIR}/weft/libweft.a
+          include/weft/plugin.h include/weft/plugin.hpp include/weft/callable.h include/weft/host/host.hpp
+          ${CMAKE_INSTALL_LIBDIR}/cmake/WeftPluginSDK/WeftPluginSDKConfig.cmake
+          share/weft/plugin-example/CMakeLists.txt share/weft/plugin-example/tint_kernel.py)
+  if(NOT EXISTS ${prefix}/${f})
+    message(FATAL_ERROR "the install lacks ${f}")
+  endif()
+endforeach()
+foreach(p colors philox)
+  foreach(f lib${p}.so plugin.toml include/weft_${p}.h)
+    if(NOT EXISTS ${plugins}/${p}/${f})
+      message(FATAL_ERROR "bundled plugin ${p}: the install lacks ${f}")
+    endif()
+  endforeach()
+endforeach()
+file(GLOB installed_plugins RELATIVE ${plugins} ${plugins}/*)
+list(SORT installed_plugins)
+if(NOT installed_plugins STREQUAL "colors;philox")
+  message(FATAL_ERROR "only the bundled plugins are installed, not test or bench plugins; found: ${installed_plugins}")
+endif()
+
+set(weft ${prefix}/bin/weft)
+run(${weft} plugin list)
+expect("${last_output}" "colors +1\\.0\\.0 +1 +Linear RGB.*philox +1\\.0\\.0 .*2 plugins on the search path")
+run(${weft} plugin check)
+expect("${last_output}" "ok +colors.*ok +philox.*2 plugins: 2 ok, 0 failed, 0 conflicts")
+
+# The example, copied as a vendor would, built against the installed prefix only.
+set(src ${WORK_DIR}/example)
+set(bin ${WORK_DIR}/example-build)
+file(COPY ${prefix}/share/weft/plugin-example/ DESTINATION ${src})
+run(${CMAKE_COMMAND} -S ${src} -B ${bin} -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${prefix}
+    -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+run(${CMAKE_COMMAND} --build ${bin})
+run(${weft} plugin inspect ${bin}/example_tint)
+expect("${last_output}" "plugin example_tint 1\\.0\\.0.*example_tint_mix\\(a: example_tint::Rgb, b: example_tint::Rgb, t: float32\\) -> example_tint::Rgb")
+run(${weft} build ${src}/tint_kernel.py --plugin ${bin}/example_tint --target cpu)
+expect("${last_output}" "artifacts/cpu\\.[0-9a-f]+\\.bin")
+
+# An edited header reaches the plugin directory on the next build.
+file(READ ${src}/include/example_tint.h header)
+file(WRITE ${src}/include/example_tint.h "${header}// edited after the first build\n")
+run(${CMAKE_COMMAND} --build ${bin})
+file(READ ${bin}/example_tint/include/example_tint.h copied)
+if(NOT copied MATCHES "edited after the first build")
+  message(FATAL_ERROR "the plugin's copied header was not updated by the rebuild")
+endif()
+
+# weft_add_plugin's install rules: beside the bundled plugins, found by default.
+run(${CMAKE_COMMAND} --install ${bin} --prefix ${prefix})
+foreach(f libexample_tint.so plugin.toml include/example_tint.h)
+  if(NOT EXISTS ${plugins}/example_tint/${f})
+    message(FATAL_ERROR "example_tint: the install lacks ${f}")
+  endif()
+endforeach()
+run(${weft} plugin list)
+expect("${last_output}" "colors .*example_tint +1\\.0\\.0 .*philox .*3 plugins on the search path")
+message(STATUS "installed weft lists its plugins; the SDK example builds, loads and compiles its kernel")
