@@ -196,20 +196,27 @@ DeviceArray DeviceArray::from_host(int device, const Array &host) {
     return a;
 }
 
-void DeviceArray::copy_from_host(const Array &host) {
+void DeviceArray::copy_from_host(const Array &host) { upload(host, nullptr); }
+
+void DeviceArray::upload(const Array &host, const backend::CudaStream *stream) {
     if (host.dtype() != dtype_ || host.shape() != shape_)
         throw UserError("DeviceArray::copy_from_host: the device array is " + dtype_.name() + " " + shape_text(shape_) +
                         ", the host array " + host.dtype().name() + " " + shape_text(host.shape()));
     const std::size_t n = nbytes();
     if (n == 0) return;
     use_device(device_);
-    if (host.is_contiguous()) {
-        driver().memcpy_htod(storage_->ptr, host.data(), n);
-    } else {
-        std::vector<std::byte> packed(n);
+    std::vector<std::byte> packed;
+    const void *source = host.data();
+    if (!host.is_contiguous()) {
+        // Pageable staging: the driver has read it when the (async) call returns.
+        packed.resize(n);
         host.copy_to_host(packed.data(), n);
-        driver().memcpy_htod(storage_->ptr, packed.data(), n);
+        source = packed.data();
     }
+    if (stream)
+        driver().memcpy_htod_async(storage_->ptr, source, n, *stream);
+    else
+        driver().memcpy_htod(storage_->ptr, source, n);
 }
 
 Array DeviceArray::to_host() const {
@@ -234,20 +241,7 @@ backend::CudaStream stream_of(const Stream &stream, int device, const char *what
 
 void DeviceArray::copy_from_host(const Array &host, Stream &stream) {
     const backend::CudaStream s = stream_of(stream, device_, "copy_from_host");
-    if (host.dtype() != dtype_ || host.shape() != shape_)
-        throw UserError("DeviceArray::copy_from_host: the device array is " + dtype_.name() + " " + shape_text(shape_) +
-                        ", the host array " + host.dtype().name() + " " + shape_text(host.shape()));
-    const std::size_t n = nbytes();
-    if (n == 0) return;
-    use_device(device_);
-    if (host.is_contiguous()) {
-        driver().memcpy_htod_async(storage_->ptr, host.data(), n, s);
-    } else {
-        // Pageable staging: the driver has read it when the call returns.
-        std::vector<std::byte> packed(n);
-        host.copy_to_host(packed.data(), n);
-        driver().memcpy_htod_async(storage_->ptr, packed.data(), n, s);
-    }
+    upload(host, &s);
 }
 
 void DeviceArray::copy_to_host(Array &host, Stream &stream) const {

@@ -26,21 +26,6 @@ namespace {
 
 std::string plugin_label(const std::string &name) { return "plugin '" + name + "'"; }
 
-std::vector<fs::path> environment_search_path() {
-    std::vector<fs::path> out;
-    const char *env = std::getenv("WEFT_PLUGIN_PATH");
-    if (!env) return out;
-    std::string_view rest(env);
-    while (!rest.empty()) {
-        const auto colon = rest.find(':');
-        const std::string_view dir = rest.substr(0, colon);
-        if (!dir.empty()) out.emplace_back(std::string(dir));
-        if (colon == std::string_view::npos) break;
-        rest.remove_prefix(colon + 1);
-    }
-    return out;
-}
-
 std::string abi_range() {
     return min_abi_version == max_abi_version
                ? std::to_string(min_abi_version)
@@ -79,7 +64,8 @@ struct Host::Impl {
     explicit Impl(HostOptions o)
         : options(std::move(o)), logger(options.log_sink, options.log_categories), search_path(options.search_path) {
         if (options.use_environment) {
-            for (fs::path &p : environment_search_path()) search_path.push_back(std::move(p));
+            if (const char *env = std::getenv("WEFT_PLUGIN_PATH"))
+                for (fs::path &p : split_path_list(env)) search_path.push_back(std::move(p));
             // After the explicit and WEFT_PLUGIN_PATH entries: those win a name (W-LOAD-2).
             for (fs::path &p : default_plugin_search_path()) search_path.push_back(std::move(p));
         }

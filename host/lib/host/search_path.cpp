@@ -16,17 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<fs::path> split_path_list(std::string_view list) {
-    std::vector<fs::path> out;
-    while (!list.empty()) {
-        const auto colon = list.find(':');
-        const std::string_view dir = list.substr(0, colon);
-        if (!dir.empty()) out.emplace_back(std::string(dir));
-        if (colon == std::string_view::npos) break;
-        list.remove_prefix(colon + 1);
-    }
-    return out;
-}
 
 /// The file this code was linked into: dladdr names a shared library by its
 /// path, but the main program only by argv[0], which may be relative or a bare
@@ -43,6 +32,18 @@ fs::path own_binary() {
 }
 
 } // namespace
+
+std::vector<fs::path> split_path_list(std::string_view list) {
+    std::vector<fs::path> out;
+    while (!list.empty()) {
+        const auto colon = list.find(':');
+        const std::string_view dir = list.substr(0, colon);
+        if (!dir.empty()) out.emplace_back(std::string(dir));
+        if (colon == std::string_view::npos) break;
+        list.remove_prefix(colon + 1);
+    }
+    return out;
+}
 
 fs::path user_plugin_dir() {
     // The XDG Base Directory rule: a relative XDG_DATA_HOME is invalid and ignored.

@@ -94,6 +94,8 @@ public:
     struct Allocation;
 
 private:
+    // Both copy_from_host forms: synchronous when `stream` is null.
+    void upload(const Array &host, const backend::CudaStream *stream);
     DeviceArray() = default;
     int device_ = 0;
     Type dtype_;

@@ -5,9 +5,13 @@
 #pragma once
 
 #include <filesystem>
+#include <string_view>
 #include <vector>
 
 namespace weft {
+
+/// The directories of a ':'-separated list (WEFT_PLUGIN_PATH's form); empty items are skipped.
+std::vector<std::filesystem::path> split_path_list(std::string_view list);
 
 /// $XDG_DATA_HOME/weft/plugins, else $HOME/.local/share/weft/plugins; empty
 /// when neither variable is set (or XDG_DATA_HOME is not absolute and HOME is unset).
