@@ -1,4 +1,4 @@
-// The philox plugin: counter-based random numbers over Random123, and an
+// The philox plugin: counter-based random numbers (Random123's Philox4x32-10), and an
 // opaque native type for a random stream.
 #include "weft_philox.h"
 
