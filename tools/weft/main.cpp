@@ -17,7 +17,8 @@ int main(int argc, char **argv) {
     plugin->require_subcommand(1);
     auto add_common = [&](CLI::App *cmd) {
         cmd->add_option("--plugin-path", plugin_opts.search_path,
-                        "Directory to search for plugins (repeatable; WEFT_PLUGIN_PATH is also read)");
+                        "Directory to search for plugins (repeatable; WEFT_PLUGIN_PATH is also read)")
+        ->allow_extra_args(false); // one value per occurrence: later words stay positional
         cmd->add_flag("--json", plugin_opts.json, "Machine-readable output on stdout");
     };
 
@@ -54,8 +55,10 @@ int main(int argc, char **argv) {
     weft::cli::KernelCheckOptions check_opts;
     CLI::App *kcheck = app.add_subcommand("check", "Parse and type-check a kernel module; print every diagnostic");
     kcheck->add_option("file", check_opts.file, "Kernel source (.py)")->required();
-    kcheck->add_option("--plugin", check_opts.plugins, "Plugin to load first (manifest, directory or library; repeatable)");
-    kcheck->add_option("--plugin-path", check_opts.search_path, "Directory to search for plugin requirements");
+    kcheck->add_option("--plugin", check_opts.plugins, "Plugin to load first (manifest, directory or library; repeatable)")
+        ->allow_extra_args(false); // one value per occurrence: later words stay positional
+    kcheck->add_option("--plugin-path", check_opts.search_path, "Directory to search for plugin requirements")
+        ->allow_extra_args(false); // one value per occurrence: later words stay positional
     kcheck->add_option("--error-limit", check_opts.error_limit, "Stop after this many errors (default 50; 0: no limit)");
     kcheck->add_option("--dump-ir", check_opts.dump_ir, "Print the IR: 'lowered' (what codegen consumes) or 'typed'")
         ->expected(0, 1)
@@ -71,11 +74,14 @@ int main(int argc, char **argv) {
     weft::cli::KernelBuildOptions build_opts;
     CLI::App *kbuild = app.add_subcommand("build", "Compile a kernel module ahead of time; print each target's artifact path");
     kbuild->add_option("file", build_opts.file, "Kernel source (.py)")->required();
-    kbuild->add_option("--plugin", build_opts.plugins, "Plugin to load first (repeatable)");
-    kbuild->add_option("--plugin-path", build_opts.search_path, "Directory to search for plugin requirements");
+    kbuild->add_option("--plugin", build_opts.plugins, "Plugin to load first (repeatable)")
+        ->allow_extra_args(false); // one value per occurrence: later words stay positional
+    kbuild->add_option("--plugin-path", build_opts.search_path, "Directory to search for plugin requirements")
+        ->allow_extra_args(false); // one value per occurrence: later words stay positional
     kbuild->add_option("--target", build_opts.targets,
                        "Target (repeatable): cpu, cuda:N (that device's arch), sm_XX (CUBIN), compute_XX (PTX); "
-                       "devices first, then archs");
+                       "devices first, then archs")
+        ->allow_extra_args(false);
     kbuild->add_option("--output-dir", build_opts.output_dir, "Also copy the artifacts here, named for load_aot");
     kbuild->add_option("--cache-dir", build_opts.cache_dir, "Cache root (default: WEFT_CACHE_DIR, $XDG_CACHE_HOME/weft)");
     kbuild->add_option("-O,--opt-level", build_opts.opt_level, "Optimization level 0-3 (default 2)")->check(CLI::Range(0, 3));
