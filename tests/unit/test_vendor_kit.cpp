@@ -329,6 +329,35 @@ TEST_CASE("a plugin in the per-user directory is found by name") {
     fs::remove_all(data);
 }
 
+TEST_CASE("a per-user plugin overriding an installed one is a note, a duplicate elsewhere an error") {
+    const fs::path root = fs::temp_directory_path() / "weft_vendor_kit_override";
+    fs::remove_all(root);
+    for (const char *d : {"user/weft/plugins", "system", "other_a", "other_b"}) fs::create_directories(root / d);
+    fs::create_directory_symlink(plugin_dir("wt_color"), root / "user/weft/plugins/wt_color");
+    fs::create_directory_symlink(plugin_dir("wt_color"), root / "system/wt_color");
+    {
+        ScopedEnv system("WEFT_PLUGIN_SYSTEM_PATH", (root / "user/weft/plugins").string() + ":" + (root / "system").string());
+        ScopedEnv path("WEFT_PLUGIN_PATH", std::nullopt);
+        Host host(HostOptions{});
+        const Discovery d = host.discover();
+        CHECK(d.errors.empty());
+        REQUIRE(d.notes.size() == 1);
+        CHECK_THAT(d.notes[0], Catch::Contains("system/wt_color/plugin.toml: plugin 'wt_color' is shadowed by"));
+    }
+    fs::create_directory_symlink(plugin_dir("wt_color"), root / "other_a/wt_color");
+    fs::create_directory_symlink(plugin_dir("wt_color"), root / "other_b/wt_color");
+    {
+        ScopedEnv system("WEFT_PLUGIN_SYSTEM_PATH", std::string());
+        ScopedEnv path("WEFT_PLUGIN_PATH", (root / "other_a").string() + ":" + (root / "other_b").string());
+        Host host(HostOptions{});
+        const Discovery d = host.discover();
+        CHECK(d.notes.empty());
+        REQUIRE(d.errors.size() == 1);
+        CHECK_THAT(d.errors[0], Catch::Contains("other_b/wt_color/plugin.toml: plugin 'wt_color' is shadowed by"));
+    }
+    fs::remove_all(root);
+}
+
 // ---------------------------------------------------------------------------
 // The plugin author guide: its examples are files the build compiles
 

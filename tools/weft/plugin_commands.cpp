@@ -145,6 +145,7 @@ int plugin_list(const PluginOptions &o) {
     // Diagnostics after the report is flushed, so a terminal shows them last.
     std::fflush(stdout);
     for (const std::string &e : d.errors) fmt::print(stderr, "weft: {}\n", e);
+    for (const std::string &n : d.notes) fmt::print(stderr, "weft: note: {}\n", n);
     for (const PluginManifest &m : d.plugins)
         for (const std::string &w : m.warnings) fmt::print(stderr, "weft: warning: {}\n", w);
     return d.errors.empty() ? 0 : 1;

@@ -1,4 +1,5 @@
 #include "weft/host/host.hpp"
+#include "weft/host/search_path.hpp"
 
 #include "weft/support/error.hpp"
 #include "weft/support/file.hpp"
@@ -56,14 +57,17 @@ std::vector<fs::path> manifests_in(const fs::path &dir) {
 Discovery discover_plugins(const std::vector<fs::path> &search_path) {
     Discovery result;
     std::map<std::string, PluginManifest> by_name;
+    const std::vector<fs::path> defaults = default_plugin_search_path();
     for (const fs::path &dir : search_path) {
+        const bool default_dir = std::find(defaults.begin(), defaults.end(), dir) != defaults.end();
         for (const fs::path &file : manifests_in(dir)) {
             try {
                 PluginManifest m = read_manifest(file);
                 auto it = by_name.find(m.name);
                 if (it != by_name.end()) {
-                    result.errors.push_back(m.path.string() + ": plugin '" + m.name + "' is shadowed by " +
-                                            it->second.path.string() + " (earlier on the search path)");
+                    (default_dir ? result.notes : result.errors)
+                        .push_back(m.path.string() + ": plugin '" + m.name + "' is shadowed by " +
+                                   it->second.path.string() + " (earlier on the search path)");
                     continue;
                 }
                 by_name.emplace(m.name, std::move(m));

@@ -68,6 +68,10 @@ struct LoadReport {
 struct Discovery {
     std::vector<PluginManifest> plugins; // sorted by name; first on the path wins
     std::vector<std::string> errors;     // unreadable manifests, shadowed duplicates
+    // Not errors: a plugin in a default directory (default_plugin_search_path:
+    // the per-user or installed plugins) overridden by one earlier on the path,
+    // which is what those directories are for (as GStreamer's user registry).
+    std::vector<std::string> notes;
 };
 
 class Host {
