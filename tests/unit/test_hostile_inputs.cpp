@@ -321,6 +321,9 @@ TEST_CASE("hostile kernel source: overlong and surrogate UTF-8 is invalid UTF-8 
     CHECK(kernel_errors("import warp as wp\n@wp.kernel\ndef k():\n    print('caf\xC3\xA9')  # \xE2\x82\xAC\n").empty());
     CHECK(kernel_errors("x = \xC3\xA9\n") ==
           std::vector<std::string>{"1:5: invalid character U+00E9 (only ASCII is allowed outside strings and comments)"});
+    // A backslash before a non-ASCII character keeps the character whole (Python only warns).
+    CHECK(kernel_errors("import warp as wp\n@wp.kernel\ndef k():\n    print('\\\xC3\xA9')\n    print(r'C:\\\xC3\x9Crsula')\n")
+              .empty());
 }
 
 TEST_CASE("hostile kernel source: a lone CR ends a line, as in Python") {

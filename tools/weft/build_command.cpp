@@ -61,7 +61,7 @@ int kernel_build(const KernelBuildOptions &o) {
         nlohmann::json artifacts = nlohmann::json::array();
         for (std::size_t i = 0; i < paths.size(); ++i)
             artifacts.push_back({{"target", targets[i].str()}, {"path", paths[i].string()}});
-        fmt::print("{}\n", nlohmann::json{{"artifacts", artifacts}}.dump(2));
+        fmt::print("{}\n", nlohmann::json{{"artifacts", artifacts}}.dump(2, ' ', false, json_invalid_utf8));
     } else {
         for (const std::filesystem::path &p : paths) fmt::print("{}\n", p.string());
     }

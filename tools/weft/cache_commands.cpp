@@ -63,7 +63,7 @@ int cache_list(const CacheOptions &o) {
         for (const CacheEntryInfo &e : report.entries) out["entries"].push_back(entry_json(e));
         for (const CacheFinding &f : report.findings) out["damaged"].push_back(finding_json(f));
         for (const CacheTemporary &t : report.temporaries) out["temporaries"].push_back(temporary_json(t));
-        fmt::print("{}\n", out.dump(2));
+        fmt::print("{}\n", out.dump(2, ' ', false, json_invalid_utf8));
         return 0;
     }
     for (const CacheEntryInfo &e : report.entries) {
@@ -92,7 +92,7 @@ int cache_stats(const CacheOptions &o) {
                                           {"damaged", s.damaged},
                                           {"temporaries", s.temporaries},
                                           {"stale_temporaries", s.stale_temporaries}}
-                               .dump(2));
+                               .dump(2, ' ', false, json_invalid_utf8));
         return 0;
     }
     fmt::print("root:              {}\n", cache.root().string());
@@ -113,7 +113,7 @@ int cache_clear(const CacheOptions &o) {
         fmt::print("{}\n", nlohmann::json{{"entries_removed", r.entries_removed},
                                           {"other_removed", r.other_removed},
                                           {"failures", failures}}
-                               .dump(2));
+                               .dump(2, ' ', false, json_invalid_utf8));
     } else {
         fmt::print("removed {} entr{}", r.entries_removed, r.entries_removed == 1 ? "y" : "ies");
         if (r.other_removed) fmt::print(" and {} other item{}", r.other_removed, r.other_removed == 1 ? "" : "s");
@@ -144,7 +144,7 @@ int cache_verify(const CacheOptions &o) {
                            {"exit_code", rc}};
         for (const CacheFinding &f : r.findings) out["findings"].push_back(finding_json(f));
         for (const CacheTemporary &t : r.temporaries) out["temporaries"].push_back(temporary_json(t));
-        fmt::print("{}\n", out.dump(2));
+        fmt::print("{}\n", out.dump(2, ' ', false, json_invalid_utf8));
         return rc;
     }
     for (const CacheFinding &f : r.findings)

@@ -111,7 +111,7 @@ int kernel_check(const KernelCheckOptions &o) {
 
     if (o.json) {
         // Replace, not throw, on bytes that are not UTF-8 (a path, an echoed name).
-        fmt::print("{}\n", report_json(o, r, errors, warnings).dump(2, ' ', false, json::error_handler_t::replace));
+        fmt::print("{}\n", report_json(o, r, errors, warnings).dump(2, ' ', false, json_invalid_utf8));
         return finish(errors ? 1 : 0);
     }
     if (errors) return finish(1);

@@ -1,9 +1,15 @@
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
 namespace weft::cli {
+
+/// How JSON on stdout treats strings that are not UTF-8 (file names, plugin
+/// text): replaced by U+FFFD, so a report is never lost to one bad name.
+inline constexpr auto json_invalid_utf8 = nlohmann::json::error_handler_t::replace;
 
 struct PluginOptions {
     std::vector<std::string> search_path;

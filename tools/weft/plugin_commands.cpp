@@ -133,7 +133,7 @@ int plugin_list(const PluginOptions &o) {
             const std::filesystem::path manifest = manifest_of_error(host.search_path(), e);
             errors.push_back({{"manifest", manifest.empty() ? json(nullptr) : json(manifest.string())}, {"error", e}});
         }
-        fmt::print("{}\n", json{{"plugins", plugins}, {"errors", errors}}.dump(2));
+        fmt::print("{}\n", json{{"plugins", plugins}, {"errors", errors}}.dump(2, ' ', false, json_invalid_utf8));
     } else {
         std::size_t w = 4;
         for (const PluginManifest &m : d.plugins) w = std::max(w, m.name.size());
@@ -172,7 +172,7 @@ int plugin_inspect(const PluginOptions &o) {
         out["builtins"] = builtins;
         out["native_types"] = types;
         out["build_options"] = options;
-        fmt::print("{}\n", out.dump(2));
+        fmt::print("{}\n", out.dump(2, ' ', false, json_invalid_utf8));
         return 0;
     }
 
@@ -263,7 +263,7 @@ int plugin_check(const PluginOptions &o) {
                                 {"plugins", plugins},
                                 {"conflicts", conflicts},
                                 {"combined_failures", combined}}
-                               .dump(2));
+                               .dump(2, ' ', false, json_invalid_utf8));
     } else {
         for (const PluginCheck &p : r.plugins) {
             if (p.ok)

@@ -154,6 +154,9 @@ struct DeviceArray::Allocation {
             ptr = driver().mem_alloc(bytes);
             try {
                 driver().memset_d8(ptr, 0, bytes);
+                // cuMemsetD8 is asynchronous; non-blocking streams do not order
+                // after the legacy stream, so the zeros must have landed here.
+                driver().stream_synchronize(nullptr);
             } catch (...) {
                 driver().mem_free(ptr);
                 throw;
@@ -213,10 +216,14 @@ void DeviceArray::upload(const Array &host, const backend::CudaStream *stream) {
         host.copy_to_host(packed.data(), n);
         source = packed.data();
     }
-    if (stream)
+    if (stream) {
         driver().memcpy_htod_async(storage_->ptr, source, n, *stream);
-    else
+    } else {
         driver().memcpy_htod(storage_->ptr, source, n);
+        // From pageable memory the copy may still be in flight when it returns;
+        // work on a non-blocking stream would not wait for it.
+        driver().stream_synchronize(nullptr);
+    }
 }
 
 Array DeviceArray::to_host() const {
@@ -293,6 +300,11 @@ CudaStream::~CudaStream() {
 void CudaStream::synchronize() {
     use_device(device_);
     driver().stream_synchronize(stream_);
+}
+
+void CudaStream::wait_event(backend::CudaEvent event) {
+    use_device(device_);
+    driver().stream_wait_event(stream_, event);
 }
 
 CudaEvent::CudaEvent(int device, bool timing) : device_(device) {

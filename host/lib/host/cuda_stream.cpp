@@ -66,8 +66,8 @@ public:
         if (fence->device().is_cpu())
             throw UserError("Stream::wait: a CUDA stream (cuda:" + std::to_string(device_) +
                             ") cannot wait for CPU work; wait on the host (Sync::client_wait) or use a CPU stream");
-        backend::CudaDriver::instance().stream_wait_event(stream_.handle(),
-                                                          static_cast<backend::CudaEvent>(fence->native_handle()));
+        release_finished_waits(); // a stream that only waits and launches must not hold syncs forever
+        stream_.wait_event(static_cast<backend::CudaEvent>(fence->native_handle()));
         std::lock_guard<std::mutex> lock(mutex_);
         waits_.emplace_back(std::move(fence), std::move(keep_alive));
     }

@@ -201,6 +201,9 @@ Display Display::for_cuda_device(int ordinal) {
     auto query_string = entry<QueryDeviceString>("eglQueryDeviceStringEXT");
     auto get = entry<GetPlatformDisplay>("eglGetPlatformDisplay");
     auto get_ext = entry<GetPlatformDisplayEXT>("eglGetPlatformDisplayEXT");
+    if (!get && !get_ext)
+        throw SyncError(SyncError::Kind::NotSupported,
+                        "EGL: neither eglGetPlatformDisplay nor eglGetPlatformDisplayEXT is in libEGL");
     EGLint count = 0;
     if (!query_devices || !query_attrib || !query_string || !query_devices(0, nullptr, &count))
         throw SyncError(SyncError::Kind::Failed, "EGL: eglQueryDevicesEXT failed: " + last_error());
@@ -292,10 +295,11 @@ EglSync::EglSync(const Display &display, const Event *event) {
                                 std::to_string(event_device) + "), the display's EGL device is CUdevice " +
                                 std::to_string(*egl_device) + " (EGL_NV_device_cuda)");
     }
-    // The attribute's value is a pointer to the cudaEvent_t (a CUevent): EGL
-    // reads it during the call, so a local is enough.
+    // "A pointer to a cudaEvent_t object": cudaEvent_t (a CUevent) is itself the
+    // pointer to the event object, and NVIDIA's drivers and samples take the
+    // handle's value, (EGLAttrib)event, not the address of a variable holding it.
     void *cuda_event = fence->native_handle();
-    const EGLAttrib attribs[] = {token::cuda_event_handle_nv, reinterpret_cast<EGLAttrib>(&cuda_event), token::none};
+    const EGLAttrib attribs[] = {token::cuda_event_handle_nv, reinterpret_cast<EGLAttrib>(cuda_event), token::none};
     auto create = entry<CreateSync>(core ? "eglCreateSync" : "eglCreateSync64KHR");
     if (!create)
         throw SyncError(SyncError::Kind::NotSupported, std::string("EGL: ") +
@@ -308,6 +312,9 @@ EglSync::EglSync(const Display &display, const Event *event) {
     display_ = display.handle();
     sync_ = sync;
     khr_ = !core;
+    // The EGLSync refers to this CUevent; a later record of the weft Event makes
+    // a new one and would otherwise destroy this one under the sync.
+    fence_ = fence;
 }
 
 void EglSync::reset() noexcept {
@@ -317,12 +324,14 @@ void EglSync::reset() noexcept {
     } catch (...) {
     }
     sync_ = nullptr;
+    fence_.reset(); // after eglDestroySync: EGL no longer refers to the event
 }
 
 EglSync::~EglSync() { reset(); }
 
 EglSync::EglSync(EglSync &&other) noexcept
-    : display_(other.display_), sync_(std::exchange(other.sync_, nullptr)), khr_(other.khr_) {}
+    : display_(other.display_), sync_(std::exchange(other.sync_, nullptr)), khr_(other.khr_),
+      fence_(std::move(other.fence_)) {}
 
 EglSync &EglSync::operator=(EglSync &&other) noexcept {
     if (this != &other) {
@@ -330,6 +339,7 @@ EglSync &EglSync::operator=(EglSync &&other) noexcept {
         display_ = other.display_;
         sync_ = std::exchange(other.sync_, nullptr);
         khr_ = other.khr_;
+        fence_ = std::move(other.fence_);
     }
     return *this;
 }
@@ -339,10 +349,17 @@ void *checked_sync(void *sync) {
     if (!sync) throw UserError("EglSync: use of a moved-from sync object");
     return sync;
 }
+
+/// An EGL entry point that must exist; a libEGL without it gets a clear error, not a null call.
+template <class F> F required(const char *name) {
+    F f = entry<F>(name);
+    if (!f) throw SyncError(SyncError::Kind::NotSupported, std::string("EGL: ") + name + " is missing from libEGL");
+    return f;
+}
 } // namespace
 
 WaitResult EglSync::client_wait(std::uint64_t timeout_ns, bool flush) const {
-    auto wait = entry<ClientWaitSync>(khr_ ? "eglClientWaitSyncKHR" : "eglClientWaitSync");
+    auto wait = required<ClientWaitSync>(khr_ ? "eglClientWaitSyncKHR" : "eglClientWaitSync");
     const EGLint r = wait(display_, checked_sync(sync_), flush ? token::sync_flush_commands_bit : 0, timeout_ns);
     if (r == token::condition_satisfied) return WaitResult::ConditionSatisfied;
     if (r == token::timeout_expired) return WaitResult::TimeoutExpired;
@@ -356,7 +373,7 @@ void EglSync::server_wait() const {
         if (!wait) throw SyncError(SyncError::Kind::NotSupported, "EGL: eglWaitSyncKHR is missing (EGL_KHR_wait_sync)");
         ok = wait(display_, checked_sync(sync_), 0) != 0;
     } else {
-        ok = entry<WaitSync15>("eglWaitSync")(display_, checked_sync(sync_), 0) != 0;
+        ok = required<WaitSync15>("eglWaitSync")(display_, checked_sync(sync_), 0) != 0;
     }
     if (!ok) throw SyncError(SyncError::Kind::Failed, "eglWaitSync failed: " + last_error());
 }
@@ -365,12 +382,12 @@ std::int64_t EglSync::attrib(SyncAttrib attribute) const {
     const auto name = static_cast<EGLint>(attribute);
     if (khr_) {
         EGLint value = 0;
-        if (!entry<GetSyncAttribKHR>("eglGetSyncAttribKHR")(display_, checked_sync(sync_), name, &value))
+        if (!required<GetSyncAttribKHR>("eglGetSyncAttribKHR")(display_, checked_sync(sync_), name, &value))
             throw SyncError(SyncError::Kind::Failed, "eglGetSyncAttribKHR failed: " + last_error());
         return value;
     }
     EGLAttrib value = 0;
-    if (!entry<GetSyncAttrib>("eglGetSyncAttrib")(display_, checked_sync(sync_), name, &value))
+    if (!required<GetSyncAttrib>("eglGetSyncAttrib")(display_, checked_sync(sync_), name, &value))
         throw SyncError(SyncError::Kind::Failed, "eglGetSyncAttrib failed: " + last_error());
     return static_cast<std::int64_t>(value);
 }

@@ -38,6 +38,14 @@ template <class T> T read_struct(const T *p, const char *what) {
     if (size < sizeof(std::uint32_t))
         throw RegistrationError(RegistrationError::Kind::Invalid,
                                 std::string(what) + ": struct_size " + std::to_string(size) + " is too small");
+    // A garbage struct_size (an unset field in C) must not send the zero-tail
+    // scan through gigabytes of memory: no descriptor grows past a page.
+    constexpr std::uint32_t max_struct_size = 4096;
+    if (size > max_struct_size)
+        throw RegistrationError(RegistrationError::Kind::Invalid,
+                                std::string(what) + ": " + abi_struct_name<T>() + " has struct_size " +
+                                    std::to_string(size) + ", more than the " + std::to_string(max_struct_size) +
+                                    " bytes any version of it can have (is struct_size set?)");
     const auto *bytes = reinterpret_cast<const unsigned char *>(p);
     for (std::size_t i = sizeof(T); i < size; ++i)
         if (bytes[i] != 0)
@@ -60,8 +68,16 @@ template <class T> std::vector<T> read_array(const T *items, std::uint32_t count
                                 std::string(what) + " is NULL but its count is " + std::to_string(count));
     const std::uint32_t stride = read_struct(items, what).struct_size;
     const auto *base = reinterpret_cast<const unsigned char *>(items);
-    for (std::uint32_t i = 0; i < count; ++i)
-        out.push_back(read_struct(reinterpret_cast<const T *>(base + std::size_t(i) * stride), what));
+    for (std::uint32_t i = 0; i < count; ++i) {
+        T item = read_struct(reinterpret_cast<const T *>(base + std::size_t(i) * stride), what);
+        // The stride is the array's layout: an element claiming another size would be read across its neighbour.
+        if (item.struct_size != stride)
+            throw RegistrationError(RegistrationError::Kind::Invalid,
+                                    std::string(what) + "[" + std::to_string(i) + "]: struct_size " +
+                                        std::to_string(item.struct_size) + " differs from element 0's " +
+                                        std::to_string(stride) + " (one array, one struct version)");
+        out.push_back(std::move(item));
+    }
     return out;
 }
 

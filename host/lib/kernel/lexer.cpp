@@ -500,6 +500,18 @@ Token Lexer::string_literal(std::size_t prefix_start, std::string_view prefix) {
             continue;
         }
         const char e = cur();
+        if (static_cast<unsigned char>(e) >= 0x80) {
+            // A backslash before a non-ASCII character: the backslash stays (Python
+            // warns outside raw strings) and the character is read as one UTF-8
+            // sequence by the next iteration, never split into bytes.
+            if (!raw && ++escape_warnings_ <= max_escape_warnings) {
+                const std::size_t n = utf8_sequence_length(text_, pos_);
+                diags_.warning(esc_at, "invalid escape sequence '\\" +
+                                           (n ? std::string(text_.substr(pos_, n)) : show_escaped(e)) + "'");
+            }
+            value += '\\';
+            continue;
+        }
         ++pos_;
         if (raw) {
             // A raw string keeps the backslash; it only stops the quote from ending the literal.

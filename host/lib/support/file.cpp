@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include <fcntl.h>
@@ -76,7 +77,8 @@ std::string read_input_file(const std::filesystem::path &path, std::uintmax_t ma
     for (;;) {
         if (have == text.size()) {
             if (text.size() > max_bytes) throw too_large();
-            text.resize(std::min<std::uintmax_t>(max_bytes + 1, text.size() + 4096));
+            const std::uintmax_t cap = max_bytes == UINTMAX_MAX ? max_bytes : max_bytes + 1; // no wrap to 0
+            text.resize(static_cast<std::size_t>(std::min<std::uintmax_t>(cap, text.size() + 4096)));
         }
         const ssize_t n = ::read(f.fd, text.data() + have, text.size() - have);
         if (n < 0) {

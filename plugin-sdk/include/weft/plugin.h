@@ -86,7 +86,7 @@ typedef enum weft_initializer {
 #ifdef __cplusplus
 static_assert(sizeof(weft_status) == 4 && sizeof(weft_log_level) == 4 && sizeof(weft_initializer) == 4,
               "weft ABI enums are 32 bits");
-#else
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L /* C99 has no _Static_assert */
 _Static_assert(sizeof(weft_status) == 4 && sizeof(weft_log_level) == 4 && sizeof(weft_initializer) == 4,
                "weft ABI enums are 32 bits");
 #endif

@@ -163,7 +163,11 @@ constexpr std::uint64_t builtin_kernel_type_size(std::string_view n) {
     if (n.size() >= 5 && starts_with(n, "mat") && dim(n[3]) && dim(n[4]))
         return std::uint64_t(n[3] - '0') * std::uint64_t(n[4] - '0') * suffix_size(n.substr(5), false);
     if (starts_with(n, "quat")) return 4 * suffix_size(n.substr(4), false);
-    if (starts_with(n, "array")) return 64; // the array view, whatever the dtype
+    // The array view, whatever the dtype: array(...) and array1d(...)..array4d(...) only,
+    // as the host parses them (a native type named "arrays::Grid" is not one).
+    if (starts_with(n, "array(")) return 64;
+    if (n.size() >= 8 && starts_with(n, "array") && n[5] >= '1' && n[5] <= '4' && n[6] == 'd' && n[7] == '(')
+        return 64;
     return 0;
 }
 

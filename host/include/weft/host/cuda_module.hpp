@@ -151,6 +151,8 @@ public:
     int device() const { return device_; }
     backend::CudaStream handle() const { return stream_; }
     void synchronize();
+    /// Later work on this stream waits for `event` (cuStreamWaitEvent, this device's context current).
+    void wait_event(backend::CudaEvent event);
 
 private:
     int device_;

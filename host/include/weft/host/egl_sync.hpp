@@ -22,6 +22,7 @@
 #include "weft/runtime/sync.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -135,6 +136,7 @@ private:
     void *display_ = nullptr;
     void *sync_ = nullptr;
     bool khr_ = false;
+    std::shared_ptr<Fence> fence_; // the CUevent the sync is linked to, alive as long as the sync
 };
 
 } // namespace weft::egl

@@ -118,8 +118,9 @@ public:
     /// may be destroyed meanwhile: its deletion is deferred until the wait ends.
     void wait(const Sync &sync);
     /// Blocks until everything enqueued so far has finished, then rethrows the
-    /// first error of an asynchronous task since the last call (a kernel's
-    /// failed expect_* checks arrive here as LaunchError).
+    /// first error of an asynchronous task since the last call (on a CPU
+    /// stream a kernel's failed expect_* checks arrive here as LaunchError; on
+    /// a CUDA stream CudaModule::synchronize() reports them).
     void synchronize();
     /// A CUstream for CUDA streams, nullptr on the CPU.
     void *native_handle() const;
