@@ -139,6 +139,27 @@ TEST_CASE("cache: store then find returns the verified artifact") {
     CHECK(t.log.empty());
 }
 
+TEST_CASE("cache: an entry that cannot be read right now is a miss and is never removed") {
+    TempCache t("unreadable");
+    t.cache.store("physics", hash_a, Target::cpu(), "// generated\n", "OBJECT BYTES");
+    const fs::path dir = t.cache.entry_directory("physics", hash_a);
+    // Out of file descriptors (EMFILE): entry.json cannot be opened, but is fine.
+    std::vector<int> held;
+    for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) held.push_back(fd);
+    REQUIRE(errno == EMFILE);
+    const auto miss = t.cache.find("physics", hash_a, Target::cpu());
+    for (int fd : held) ::close(fd);
+    CHECK_FALSE(miss);
+    REQUIRE(t.log.size() == 1);
+    CHECK_THAT(t.log[0], Catch::Contains("cannot be read (entry.json cannot be opened: Too many open files); it is a miss "
+                                         "and is left as it is"));
+    // Nothing was removed: with descriptors back, the same entry hits.
+    CHECK(fs::exists(dir / "entry.json"));
+    const auto hit = t.cache.find("physics", hash_a, Target::cpu());
+    REQUIRE(hit);
+    CHECK(hit->content == "OBJECT BYTES");
+}
+
 TEST_CASE("cache: only full-width hashes are keys, module names never become paths") {
     TempCache t("keys");
     CHECK_THAT(message_of<UserError>([&] { t.cache.find("m", hash_a.substr(0, 7), Target::cpu()); }),

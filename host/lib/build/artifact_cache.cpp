@@ -132,6 +132,9 @@ struct FileRead {
     std::optional<std::string> content;
     std::string error; // why there is no content: "is missing", "is a directory", ...
     bool missing = false;
+    // The file may be fine but could not be read now (EMFILE, EACCES, EIO, ...):
+    // never a reason to remove or replace what is there.
+    bool unreadable = false;
     std::uint64_t size = 0; // of a regular file, also one over the limit
 };
 
@@ -144,6 +147,7 @@ FileRead read_regular(const fs::path &path, std::uint64_t limit) {
     if (fd < 0) {
         const int err = errno;
         r.missing = err == ENOENT;
+        r.unreadable = err != ENOENT && err != ELOOP;
         r.error = err == ENOENT  ? "is missing"
                   : err == ELOOP ? "is a symbolic link (not followed)"
                                  : std::string("cannot be opened: ") + std::strerror(err);
@@ -155,6 +159,7 @@ FileRead read_regular(const fs::path &path, std::uint64_t limit) {
     } closer{fd};
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
+        r.unreadable = true;
         r.error = std::string("cannot be examined: ") + std::strerror(errno);
         return r;
     }
@@ -173,6 +178,7 @@ FileRead read_regular(const fs::path &path, std::uint64_t limit) {
         const ssize_t n = ::read(fd, content.data() + done, content.size() - done);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
+            r.unreadable = n < 0;
             r.error = n == 0 ? "shrank while being read" : std::string("cannot be read: ") + std::strerror(errno);
             return r;
         }
@@ -186,16 +192,17 @@ struct JsonRead {
     std::optional<json> value;
     std::string error;
     bool missing = false;
+    bool unreadable = false; // see FileRead
 };
 
 JsonRead read_metadata(const fs::path &path) {
     FileRead f = read_regular(path, ArtifactCache::metadata_limit);
-    if (!f.content) return {std::nullopt, f.error, f.missing};
-    if (f.content->empty()) return {std::nullopt, "is empty", false};
+    if (!f.content) return {std::nullopt, f.error, f.missing, f.unreadable};
+    if (f.content->empty()) return {std::nullopt, "is empty", false, false};
     json j = json::parse(*f.content, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) return {std::nullopt, "is not valid JSON (truncated?)", false};
-    if (!j.is_object()) return {std::nullopt, "is not a JSON object", false};
-    return {std::move(j), {}, false};
+    if (j.is_discarded()) return {std::nullopt, "is not valid JSON (truncated?)", false, false};
+    if (!j.is_object()) return {std::nullopt, "is not a JSON object", false, false};
+    return {std::move(j), {}, false, false};
 }
 
 std::string string_field(const json &j, const char *key) {
@@ -251,7 +258,9 @@ std::size_t sweep_stale(const fs::path &dir) {
     return removed;
 }
 
-enum class EntryKind { Absent, Valid, Damaged };
+// Unreadable: entry.json could not be read now (see FileRead::unreadable); a
+// miss that nothing removes, moves or replaces.
+enum class EntryKind { Absent, Valid, Damaged, Unreadable };
 
 struct EntryState {
     EntryKind kind = EntryKind::Absent;
@@ -266,7 +275,8 @@ EntryState check_entry(const fs::path &dir, const std::string &prefix, const std
     if (type == fs::file_type::symlink) return {EntryKind::Damaged, "is a symbolic link (not followed)", {}};
     if (type != fs::file_type::directory) return {EntryKind::Damaged, "is " + kind_of(type) + ", not an entry directory", {}};
     JsonRead entry = read_metadata(dir / "entry.json");
-    if (!entry.value) return {EntryKind::Damaged, "entry.json " + entry.error, {}};
+    if (!entry.value)
+        return {entry.unreadable ? EntryKind::Unreadable : EntryKind::Damaged, "entry.json " + entry.error, {}};
     if (string_field(*entry.value, "hash") != hash)
         return {EntryKind::Damaged, "entry.json does not carry the full hash " + hash, {}};
     const std::string module = string_field(*entry.value, "module");
@@ -382,6 +392,10 @@ std::optional<CachedArtifact> ArtifactCache::find(const std::string &module, con
 
     const EntryState entry = check_entry(dir, safe_name(module), hash);
     if (entry.kind == EntryKind::Absent) return std::nullopt;
+    if (entry.kind == EntryKind::Unreadable) {
+        warn("cache entry " + dir.string() + " cannot be read (" + entry.problem + "); it is a miss and is left as it is");
+        return std::nullopt;
+    }
     if (entry.kind == EntryKind::Damaged) {
         // Not removed here: a concurrent store() may be replacing it right now.
         warn("cache entry " + dir.string() + " is damaged (" + entry.problem +
@@ -392,6 +406,10 @@ std::optional<CachedArtifact> ArtifactCache::find(const std::string &module, con
     // No metadata is a plain miss: this target was never stored, or its writer
     // died between publishing the artifact and the metadata.
     if (meta.missing) return std::nullopt;
+    if (meta.unreadable) {
+        warn("cache artifact " + meta_path.string() + " cannot be read (metadata " + meta.error + "); it is a miss and is left as it is");
+        return std::nullopt;
+    }
 
     auto corrupt = [&](const std::string &why, const std::string &file) -> std::optional<CachedArtifact> {
         // Reported once: the damaged files are removed here, so the next lookup
@@ -455,6 +473,9 @@ CachedArtifact ArtifactCache::store(const std::string &module, const std::string
         const fs::path aside = root_ / "tmp" / temp_name();
         std::error_code e;
         fs::rename(dir, aside, e);
+        if (e && type_of(dir) != fs::file_type::not_found) // gone already: another writer moved it
+            throw UserError("cache entry " + dir.string() + " is damaged and cannot be moved aside to be replaced: " +
+                            e.message());
         if (e) return;
         if (check_entry(aside, prefix, hash).kind == EntryKind::Valid) {
             fs::rename(aside, dir, e);
@@ -480,6 +501,9 @@ CachedArtifact ArtifactCache::store(const std::string &module, const std::string
             publish_file(artifacts / (target_name + ".json"), meta);
             return CachedArtifact{artifacts / file, digest, artifact};
         }
+        if (entry.kind == EntryKind::Unreadable)
+            throw UserError("cache entry " + dir.string() + " cannot be read (" + entry.problem +
+                            "); it is left as it is and nothing was stored");
         const fs::path staging = stage();
         if (entry.kind == EntryKind::Damaged) {
             if (logger_)
@@ -554,6 +578,10 @@ CacheReport ArtifactCache::walk(bool read_artifacts, bool repair) const {
             continue;
         }
         const EntryState entry = check_entry(dir, parts->first, parts->second);
+        if (entry.kind == EntryKind::Unreadable) {
+            report.findings.push_back({dir, entry.problem + " (not removed: it may be fine)", CacheFinding::Action::Reported});
+            continue;
+        }
         if (entry.kind != EntryKind::Valid) {
             finding(dir, entry.problem);
             continue;
