@@ -227,6 +227,17 @@ TEST_CASE("a newer descriptor's unknown bytes must be zero") {
     CHECK(other.load(plugin_dir("struct_sizes")).name() == "struct_sizes");
 }
 
+TEST_CASE("a newer plugin info record's unknown bytes must be zero too") {
+    Host host(weft::test::test_host_options());
+    CHECK_THAT(load_error(host, "future_info"),
+               Catch::Contains("weft_plugin_info has struct_size " + std::to_string(sizeof(weft_plugin_info) + 8) +
+                               ", larger than the " + std::to_string(sizeof(weft_plugin_info)) +
+                               " bytes this host knows, and byte " + std::to_string(sizeof(weft_plugin_info)) +
+                               " is not zero (a field this host does not support is set)"));
+    CHECK(host.plugin("future_info") == nullptr);
+    CHECK(host.load(plugin_dir("wt_color")).name() == "wt_color"); // the host stays usable
+}
+
 TEST_CASE("ABI enums are 32 bits wide") {
     CHECK(sizeof(weft_status) == 4);
     CHECK(sizeof(weft_log_level) == 4);

@@ -10,6 +10,7 @@
 #include <boost/dll/shared_library.hpp>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -148,8 +149,21 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
         throw fail(std::string(WEFT_PLUGIN_INFO_SYMBOL) + "() let an exception escape");
     }
     if (!raw_info) throw fail(std::string(WEFT_PLUGIN_INFO_SYMBOL) + "() returned NULL");
+    // The versioned-struct rule of every descriptor (host_api.cpp's read_struct):
+    // a newer record is taken only when the bytes this host does not know are zero.
+    constexpr std::uint32_t max_info_size = 4096;
+    const std::uint32_t info_size = raw_info->struct_size;
+    if (info_size < offsetof(weft_plugin_info, sdk_version) + sizeof raw_info->sdk_version || info_size > max_info_size)
+        throw fail("weft_plugin_info has struct_size " + std::to_string(info_size) + ", expected " +
+                   std::to_string(sizeof(weft_plugin_info)) + " (at most " + std::to_string(max_info_size) + ")");
+    const auto *info_bytes = reinterpret_cast<const unsigned char *>(raw_info);
+    for (std::size_t i = sizeof(weft_plugin_info); i < info_size; ++i)
+        if (info_bytes[i] != 0)
+            throw fail("weft_plugin_info has struct_size " + std::to_string(info_size) + ", larger than the " +
+                       std::to_string(sizeof(weft_plugin_info)) + " bytes this host knows, and byte " + std::to_string(i) +
+                       " is not zero (a field this host does not support is set)");
     weft_plugin_info info{};
-    std::memcpy(&info, raw_info, std::min<std::size_t>(raw_info->struct_size, sizeof info));
+    std::memcpy(&info, raw_info, sizeof info);
     if (info.abi_version < min_abi_version || info.abi_version > max_abi_version)
         throw fail("library is built for plugin ABI " + std::to_string(info.abi_version) +
                    "; this host supports ABI " + abi_range());
