@@ -4,6 +4,7 @@
 // referenced contracts, the runtime headers and the toolchain.
 #include "weft/host/compiled_module.hpp"
 
+#include "kernel_lookup.hpp"
 #include "weft/backend/cpu_compiler.hpp"
 #include "weft/backend/cuda.hpp"
 #include "weft/build/module_hash.hpp"
@@ -113,23 +114,12 @@ double CompiledModule::load_ms() const { return impl_->load_ms; }
 const fs::path &CompiledModule::artifact_path() const { return impl_->artifact_path; }
 const fs::path &CompiledModule::generated_source_path() const { return impl_->generated_source_path; }
 
-std::vector<std::string> CompiledModule::kernel_names() const {
-    std::vector<std::string> names;
-    for (const auto &k : impl_->kernels) names.push_back(k->name);
-    return names;
-}
+std::vector<std::string> CompiledModule::kernel_names() const { return detail::kernel_names(impl_->kernels); }
 
 Kernel CompiledModule::kernel(std::string_view name) const {
-    for (const auto &k : impl_->kernels)
-        if (k->name == name) {
-            Kernel out;
-            out.impl_ = k;
-            return out;
-        }
-    std::string known;
-    for (const auto &k : impl_->kernels) known += (known.empty() ? "" : ", ") + k->name;
-    throw UserError("module '" + impl_->name + "' has no kernel '" + std::string(name) + "' (its kernels: " +
-                    (known.empty() ? "none" : known) + ")");
+    Kernel out;
+    out.impl_ = detail::find_kernel(impl_->kernels, impl_->name, name);
+    return out;
 }
 
 namespace {

@@ -4,6 +4,7 @@
 // emitter compile_aot ran, so it is exactly what the artifact was built from.
 #include "weft/host/cuda_module.hpp"
 
+#include "kernel_lookup.hpp"
 #include "weft/backend/cuda.hpp"
 #include "weft/codegen/cpp_emitter.hpp"
 #include "weft/host/host.hpp"
@@ -63,18 +64,6 @@ backend::CudaContext use_device(int ordinal) {
     }
     if (d.current_context() != context) d.set_current_context(context);
     return context;
-}
-
-bool is_value_type(const Type &t) {
-    switch (t.kind()) {
-    case Type::Kind::Scalar:
-    case Type::Kind::Vector:
-    case Type::Kind::Matrix:
-    case Type::Kind::Quaternion:
-    case Type::Kind::Native:
-    case Type::Kind::Struct: return t.size() != 0;
-    default: return false;
-    }
 }
 
 /// Checks a dtype and shape as weft::Array does; returns the element count.
@@ -388,10 +377,6 @@ const CudaEntry &CudaKernel::function() const { return impl_->entry; }
 
 namespace {
 
-std::string prefix(std::string_view kernel, const KernelParam &p) {
-    return "kernel '" + std::string(kernel) + "', parameter '" + p.name + "': ";
-}
-
 /// weft::array_t<T> of a device array (weft::ArrayViewLayout): the device pointer as the generated code's T*.
 void write_view(std::byte *out, const DeviceArray &a) {
     static_assert(sizeof(backend::CudaDevicePtr) == sizeof(void *));
@@ -446,27 +431,27 @@ void CudaKernel::launch_on(const std::vector<std::int64_t> &dim, const std::vect
         if (p.type.kind() == Type::Kind::Array) {
             if (!a.is_array()) {
                 const bool host_array = a.value().is_array();
-                throw LaunchError(prefix(k.name, p) + "expected " + p.type.name() + " on cuda:" +
+                throw LaunchError(parameter_prefix(k.name, p) + "expected " + p.type.name() + " on cuda:" +
                                   std::to_string(k.device) + ", got " +
                                   (host_array ? "a host " + a.type().name() + " (copy it with DeviceArray::from_host)"
                                               : a.type().name()));
             }
             if (a.type() != p.type)
-                throw LaunchError(prefix(k.name, p) + "expected " + p.type.name() + ", got " + a.type().name());
+                throw LaunchError(parameter_prefix(k.name, p) + "expected " + p.type.name() + ", got " + a.type().name());
             if (a.array().device() != k.device)
-                throw LaunchError(prefix(k.name, p) + "the array is on cuda:" + std::to_string(a.array().device()) +
+                throw LaunchError(parameter_prefix(k.name, p) + "the array is on cuda:" + std::to_string(a.array().device()) +
                                   ", the kernel on cuda:" + std::to_string(k.device));
         } else {
             if (!is_value_type(p.type))
-                throw LaunchError(prefix(k.name, p) + "type " + p.type.name() + " cannot be a kernel parameter");
+                throw LaunchError(parameter_prefix(k.name, p) + "type " + p.type.name() + " cannot be a kernel parameter");
             if (a.is_array() || a.value().is_array() || a.type() != p.type)
-                throw LaunchError(prefix(k.name, p) + "expected " + p.type.name() + ", got " +
+                throw LaunchError(parameter_prefix(k.name, p) + "expected " + p.type.name() + ", got " +
                                   (a.is_array() ? a.type().name() + " on cuda:" + std::to_string(a.array().device())
                                                 : a.type().name()));
         }
         const std::size_t align = static_cast<std::size_t>(p.type.alignment());
         if (align == 0 || (align & (align - 1)) != 0 || align > sizeof(Chunk))
-            throw LaunchError(prefix(k.name, p) + "type " + p.type.name() + " has alignment " + std::to_string(align) +
+            throw LaunchError(parameter_prefix(k.name, p) + "type " + p.type.name() + " has alignment " + std::to_string(align) +
                               ", not a power of two up to " + std::to_string(sizeof(Chunk)));
         offsets[i] = chunks;
         chunks += (static_cast<std::size_t>(p.type.size()) + sizeof(Chunk) - 1) / sizeof(Chunk);
@@ -530,23 +515,12 @@ const fs::path &CudaModule::artifact_path() const { return impl_->artifact_path;
 double CudaModule::load_ms() const { return impl_->load_ms; }
 backend::CudaModule CudaModule::handle() const { return impl_->module; }
 
-std::vector<std::string> CudaModule::kernel_names() const {
-    std::vector<std::string> names;
-    for (const auto &k : impl_->kernels) names.push_back(k->name);
-    return names;
-}
+std::vector<std::string> CudaModule::kernel_names() const { return detail::kernel_names(impl_->kernels); }
 
 CudaKernel CudaModule::kernel(std::string_view name) const {
-    for (const auto &k : impl_->kernels)
-        if (k->name == name) {
-            CudaKernel out;
-            out.impl_ = k;
-            return out;
-        }
-    std::string known;
-    for (const auto &k : impl_->kernels) known += (known.empty() ? "" : ", ") + k->name;
-    throw UserError("module '" + impl_->name + "' has no kernel '" + std::string(name) + "' (its kernels: " +
-                    (known.empty() ? "none" : known) + ")");
+    CudaKernel out;
+    out.impl_ = detail::find_kernel(impl_->kernels, impl_->name, name);
+    return out;
 }
 
 CudaEntry CudaModule::function(const std::string &symbol) const {

@@ -34,12 +34,6 @@ struct PackedArgs::Buffer {
     Buffer &operator=(const Buffer &) = delete;
 };
 
-PackedArgs::PackedArgs(PackedArgs &&) noexcept = default;
-PackedArgs &PackedArgs::operator=(PackedArgs &&) noexcept = default;
-PackedArgs::~PackedArgs() = default;
-
-namespace {
-
 bool is_value_type(const Type &t) {
     switch (t.kind()) {
     case Type::Kind::Scalar:
@@ -52,9 +46,15 @@ bool is_value_type(const Type &t) {
     }
 }
 
-std::string prefix(std::string_view kernel, const KernelParam &p) {
+std::string parameter_prefix(std::string_view kernel, const KernelParam &p) {
     return "kernel '" + std::string(kernel) + "', parameter '" + p.name + "': ";
 }
+
+PackedArgs::PackedArgs(PackedArgs &&) noexcept = default;
+PackedArgs &PackedArgs::operator=(PackedArgs &&) noexcept = default;
+PackedArgs::~PackedArgs() = default;
+
+namespace {
 
 /// The 64-byte weft::array_t view of `a` (weft::ArrayViewLayout).
 void write_view(std::byte *out, const Array &a) {
@@ -95,16 +95,16 @@ PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &pa
         const KernelArg &a = args[i];
         if (p.type.kind() == Type::Kind::Array) {
             if (!a.is_array() || a.type() != p.type)
-                throw UserError(prefix(kernel, p) + "expected " + p.type.name() + ", got " + a.type().name());
+                throw UserError(parameter_prefix(kernel, p) + "expected " + p.type.name() + ", got " + a.type().name());
         } else {
             if (!is_value_type(p.type))
-                throw UserError(prefix(kernel, p) + "type " + p.type.name() + " cannot be a kernel parameter");
+                throw UserError(parameter_prefix(kernel, p) + "type " + p.type.name() + " cannot be a kernel parameter");
             if (a.is_array() || a.type() != p.type)
-                throw UserError(prefix(kernel, p) + "expected " + p.type.name() + ", got " + a.type().name());
+                throw UserError(parameter_prefix(kernel, p) + "expected " + p.type.name() + ", got " + a.type().name());
         }
         const std::size_t align = static_cast<std::size_t>(p.type.alignment());
         if (align == 0 || (align & (align - 1)) != 0)
-            throw UserError(prefix(kernel, p) + "type " + p.type.name() + " has alignment " + std::to_string(align) +
+            throw UserError(parameter_prefix(kernel, p) + "type " + p.type.name() + " has alignment " + std::to_string(align) +
                             ", not a power of two");
         if (align > max_align) max_align = align;
         offsets[i] = (total + align - 1) / align * align;

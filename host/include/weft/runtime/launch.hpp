@@ -63,6 +63,12 @@ private:
     std::vector<Array> arrays_; // keeps the storage alive
 };
 
+/// Whether a parameter or array element of type `t` is passed by value
+/// (scalars, vectors, matrices, quaternions, native and user structs of known size).
+bool is_value_type(const Type &t);
+/// "kernel 'k', parameter 'p': ", the start of every argument error of CPU and CUDA launches.
+std::string parameter_prefix(std::string_view kernel, const KernelParam &p);
+
 /// Fills the launch grid for `dim` (1 to 4 dimensions, each 0 to INT32_MAX;
 /// size = their product). Throws UserError whose message starts with `where`.
 void fill_launch_grid(launch_t &grid, const std::vector<std::int64_t> &dim, const std::string &where);
