@@ -83,7 +83,7 @@ private:
 };
 
 int run_cpu(Host &host, int frames, int particles) {
-    CompiledModule &m = host.load_module(fs::path(WEFT_EXAMPLE_DIR) / "particles.py");
+    CompiledModule m = host.load_module(fs::path(WEFT_EXAMPLE_DIR) / "particles.py");
     const Kernel step = m.kernel("step");
     Mailbox mailbox;
 

@@ -170,7 +170,7 @@ TEST_CASE("without a CUDA driver, load_cuda_module fails clearly and the CPU pat
     CHECK_THAT(cuda_unavailable_reason(), Catch::StartsWith("CUDA driver not available: "));
 
     // The CPU path is unaffected.
-    CompiledModule &cpu = host.load_module(corpus / "saxpy.py");
+    CompiledModule cpu = host.load_module(corpus / "saxpy.py");
     Array x = Array::from_vector(f32, std::vector<float>{1, 2, 3});
     Array y = Array::from_vector(f32, std::vector<float>{10, 20, 30});
     Array out = Array::zeros(f32, {3});
@@ -517,7 +517,7 @@ TEST_CASE("CPU and CUDA agree on corpus kernels without atomics") {
     Host host(host_options());
 
     SECTION("stencil2d: laplacian and heat_step (2-D launches)") {
-        CompiledModule &cpu = host.load_module(corpus / "stencil2d.py");
+        CompiledModule cpu = host.load_module(corpus / "stencil2d.py");
         CudaModule &gpu = load_cuda_module(host, corpus / "stencil2d.py");
         const std::int64_t nx = 67, ny = 45;
         Array u = float_array(f32, {nx, ny}, [](std::size_t i) { return std::cos(static_cast<float>(i) * 0.01f); });
@@ -536,7 +536,7 @@ TEST_CASE("CPU and CUDA agree on corpus kernels without atomics") {
     }
 
     SECTION("matrix_transforms: transform_points, rotate_normals, determinants") {
-        CompiledModule &cpu = host.load_module(corpus / "matrix_transforms.py");
+        CompiledModule cpu = host.load_module(corpus / "matrix_transforms.py");
         CudaModule &gpu = load_cuda_module(host, corpus / "matrix_transforms.py");
         const std::int64_t n = 1000;
         const Type vec3 = Type::vector(Scalar::Float32, 3), mat33 = Type::matrix(Scalar::Float32, 3, 3),
@@ -564,7 +564,7 @@ TEST_CASE("CPU and CUDA agree on corpus kernels without atomics") {
     }
 
     SECTION("particles: integrate, apply_wind, collide_sphere (module constants, vec3 values)") {
-        CompiledModule &cpu = host.load_module(corpus / "particles.py");
+        CompiledModule cpu = host.load_module(corpus / "particles.py");
         CudaModule &gpu = load_cuda_module(host, corpus / "particles.py");
         const std::int64_t n = 4096;
         const Type vec3 = Type::vector(Scalar::Float32, 3);

@@ -82,6 +82,7 @@ int main(int argc, char **argv) {
                        "Target (repeatable): cpu, cuda:N (that device's arch), sm_XX (CUBIN), compute_XX (PTX); "
                        "devices first, then archs")
         ->allow_extra_args(false);
+    kbuild->add_option("--name", build_opts.name, "Module name: its identity in the cache (default: the file's stem)");
     kbuild->add_option("--output-dir", build_opts.output_dir, "Also copy the artifacts here, named for load_aot");
     kbuild->add_option("--cache-dir", build_opts.cache_dir, "Cache root (default: WEFT_CACHE_DIR, $XDG_CACHE_HOME/weft)");
     kbuild->add_option("-O,--opt-level", build_opts.opt_level, "Optimization level 0-3 (default 2)")->check(CLI::Range(0, 3));

@@ -1,16 +1,17 @@
-// CUDA modules on a device: compile_aot (CUBIN, else PTX) -> cuModuleLoadData
-// in the device's primary context -> kernels launched with cuLaunchKernel.
-// The kernel list (symbols, parameters, ABI) comes from the same front end and
-// emitter compile_aot ran, so it is exactly what the artifact was built from.
+// CUDA modules on a device: the build pipeline (CUBIN, else PTX) ->
+// cuModuleLoadData in the device's primary context -> kernels launched with
+// cuLaunchKernel. The kernel list (symbols, parameters, ABI) comes from the
+// same pipeline run that produced the artifact, so it is exactly what the
+// artifact was built from.
 #include "weft/host/cuda_module.hpp"
 
+#include "host_access.hpp"
 #include "kernel_lookup.hpp"
 #include "weft/backend/cuda.hpp"
 #include "weft/codegen/cpp_emitter.hpp"
 #include "weft/host/host.hpp"
-#include "weft/kernel/frontend.hpp"
-#include "weft/kernel/lower.hpp"
 #include "weft/support/error.hpp"
+#include "weft/support/file.hpp"
 
 #include <weft/rt/array.h>
 
@@ -21,6 +22,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <sstream>
 
@@ -77,13 +79,8 @@ std::int64_t check_array(const Type &dtype, const std::vector<std::int64_t> &sha
     return checked_element_count(dtype, shape, where);
 }
 
-std::string read_binary(const fs::path &path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw UserError("cannot read " + path.string());
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+/// An AOT artifact: a regular file, bounded (CUBIN and PTX images are megabytes, not gigabytes).
+std::string read_artifact(const fs::path &path) { return read_input_file(path, std::uintmax_t{1} << 30, "CUDA artifact"); }
 
 /// "nvrtc 13.0" -> 13000 (cuDriverGetVersion's form); 0 when unparsable.
 int nvrtc_version_number() {
@@ -359,6 +356,7 @@ struct CudaKernel::Impl {
 
 struct CudaModule::Impl {
     std::string name;
+    std::string hash; // of the target loaded (CUBIN or PTX)
     int device = 0;
     int arch = 0;
     std::string image_kind;
@@ -508,6 +506,7 @@ CudaModule::~CudaModule() {
 }
 
 const std::string &CudaModule::name() const { return impl_->name; }
+const std::string &CudaModule::hash() const { return impl_->hash; }
 int CudaModule::device() const { return impl_->device; }
 int CudaModule::arch() const { return impl_->arch; }
 const std::string &CudaModule::image_kind() const { return impl_->image_kind; }
@@ -548,28 +547,11 @@ void CudaModule::synchronize() const {
 // ---------------------------------------------------------------------------
 // Loading
 
-namespace {
-
-/// The kernels the CUDA artifact holds: the front end and emitter over the
-/// same source and resolved options compile_aot used.
-std::vector<codegen::KernelEntry> cuda_kernels(Host &host, const fs::path &file) {
-    const std::string source = read_binary(file);
-    kernel::FrontendResult checked = kernel::check_module(kernel::SourceFile(file.string(), source), host.registry());
-    if (!checked.ok()) throw kernel::KernelSourceError(checked.formatted, checked.diagnostics);
-    kernel::ir::Module ir = std::move(checked.module);
-    ir.name = file.stem().string();
-    kernel::lower(ir);
-    const ResolvedBuildOptions &resolved = host.module(ir.name).resolved_options();
-    return codegen::generate_cpp(ir, resolved, codegen::Backend::Cuda).kernels;
-}
-
-/// Looks up every kernel of `file` in the loaded image of `module` and
+struct detail::CudaLoader {
+/// Looks up every kernel of the artifact in the loaded image of `module` and
 /// records what launches need. A symbol the image lacks means the artifact was
 /// built from another version of the source (the mangled names carry types).
-} // namespace
-
-struct detail::CudaLoader {
-static void bind_kernels(Host &host, const fs::path &file, CudaModule::Impl &m) {
+static void bind_kernels(const std::vector<codegen::KernelEntry> &kernels, const std::string &origin, CudaModule::Impl &m) {
     CudaDriver &d = driver();
     const backend::CudaDevice dev = d.device(m.device);
     try {
@@ -578,7 +560,7 @@ static void bind_kernels(Host &host, const fs::path &file, CudaModule::Impl &m) 
         if (e.result() != cuda_error_not_found) throw;
     }
     const int multiprocessors = d.device_attribute(attr_multiprocessor_count, dev);
-    for (const codegen::KernelEntry &e : cuda_kernels(host, file)) {
+    for (const codegen::KernelEntry &e : kernels) {
         auto k = std::make_shared<CudaKernel::Impl>();
         k->name = e.name;
         k->module = m.name;
@@ -588,7 +570,7 @@ static void bind_kernels(Host &host, const fs::path &file, CudaModule::Impl &m) 
             k->entry.function_ = d.module_get_function(m.module, e.symbol.c_str());
         } catch (const CudaDriverError &err) {
             if (err.result() != cuda_error_not_found) throw;
-            throw UserError("kernel '" + e.name + "' of " + file.string() + " has no entry '" + e.symbol + "' in " +
+            throw UserError("kernel '" + e.name + "' of " + origin + " has no entry '" + e.symbol + "' in " +
                             m.artifact_path.string() +
                             ": the artifact was built from a different version of the source or its plugins");
         }
@@ -602,32 +584,49 @@ static void bind_kernels(Host &host, const fs::path &file, CudaModule::Impl &m) 
     }
 }
 
-    static std::unique_ptr<CudaModule> make(Host &host, const fs::path &file, int device, ModuleLoadOptions options);
-    static CudaModule &load_aot(Host &host, const fs::path &file, const fs::path &dir, int device);
-};
-
-
-std::unique_ptr<CudaModule> detail::CudaLoader::make(Host &host, const fs::path &file, int device, ModuleLoadOptions options) {
+/// The CUBIN for the device's architecture when NVRTC can build it and the
+/// driver loads it, else PTX for the newest architecture NVRTC knows up to
+/// the device's (the driver JIT-compiles it). One front-end run for both.
+static CudaModule &load(Host &host, pipeline::ModuleSource source, int device, const ModuleLoadOptions &options) {
+    using detail::HostAccess;
     const auto t0 = std::chrono::steady_clock::now();
     CudaDriver &d = driver();
     use_device(device);
-    const backend::CudaDevice dev = d.device(device);
-    const int cc = d.compute_capability(dev);
+    const int cc = d.compute_capability(d.device(device));
     const std::vector<int> archs = backend::nvrtc_supported_archs();
+    const bool cubin_possible = std::find(archs.begin(), archs.end(), cc) != archs.end();
+    int ptx_arch = 0;
+    for (int a : archs)
+        if (a <= cc) ptx_arch = a;
+
+    HostAccess::check_claim(host, source);
+    const pipeline::Pipeline &pipeline = HostAccess::pipeline(host);
+    PreparedModule prepared = prepare_module(host, std::move(source), options);
+    const pipeline::ModuleSource &src = prepared.checked.source;
+    std::vector<Target> targets;
+    if (cubin_possible) targets.push_back(Target::cuda_cubin(cc));
+    if (ptx_arch) targets.push_back(Target::cuda_ptx(ptx_arch));
+    if (targets.empty())
+        throw backend::BackendError("cuda:" + std::to_string(device) + " (sm_" + std::to_string(cc) + "): " +
+                                    backend::nvrtc_version() + " has no architecture up to this one to compile for");
+    const std::vector<pipeline::GeneratedModule> generated = pipeline.generate(prepared.checked, prepared.options, targets, options);
+    std::vector<std::string> hashes;
+    for (const pipeline::GeneratedModule &g : generated) hashes.push_back(g.hash);
+    // An unchanged module is the loaded one.
+    if (CudaModule *kept = HostAccess::find_cuda(host, src.name, device, hashes)) return *kept;
 
     auto impl = std::make_unique<CudaModule::Impl>();
-    impl->name = file.stem().string();
+    impl->name = src.name;
     impl->device = device;
     impl->arch = cc;
 
     std::string cubin_error;
-    if (std::find(archs.begin(), archs.end(), cc) != archs.end()) {
-        const fs::path path = host.compile_aot(file, {Target::cuda_cubin(cc)}, options).at(0);
-        const std::string image = read_binary(path);
+    std::optional<pipeline::Artifact> artifact;
+    if (cubin_possible) {
+        artifact = pipeline.realize(generated.front());
         try {
-            impl->module = d.module_load_data(image.data());
+            impl->module = d.module_load_data(artifact->bytes.data());
             impl->image_kind = "cubin";
-            impl->artifact_path = path;
         } catch (const CudaDriverError &e) {
             cubin_error = e.what();
         }
@@ -635,10 +634,6 @@ std::unique_ptr<CudaModule> detail::CudaLoader::make(Host &host, const fs::path 
         cubin_error = backend::nvrtc_version() + " cannot compile for sm_" + std::to_string(cc);
     }
     if (!impl->module) {
-        // PTX for the newest architecture NVRTC knows up to the device's; the driver JIT-compiles it.
-        int ptx_arch = 0;
-        for (int a : archs)
-            if (a <= cc) ptx_arch = a;
         if (ptx_arch == 0)
             throw backend::BackendError("cuda:" + std::to_string(device) + " (sm_" + std::to_string(cc) + "): " +
                                         cubin_error + ", and " + backend::nvrtc_version() +
@@ -651,10 +646,9 @@ std::unique_ptr<CudaModule> detail::CudaLoader::make(Host &host, const fs::path 
                 " needs a CUDA driver of version " + std::to_string(needed / 1000) + "." +
                 std::to_string(needed % 1000 / 10) + " or newer, this one is " + std::to_string(driver_version / 1000) +
                 "." + std::to_string(driver_version % 1000 / 10));
-        const fs::path path = host.compile_aot(file, {Target::cuda_ptx(ptx_arch)}, options).at(0);
-        const std::string image = read_binary(path); // std::string: NUL-terminated, as PTX must be
+        artifact = pipeline.realize(generated.back());
         try {
-            impl->module = d.module_load_data(image.c_str());
+            impl->module = d.module_load_data(artifact->bytes.c_str()); // NUL-terminated, as PTX must be
         } catch (const CudaDriverError &e) {
             throw CudaDriverError(e.call(), e.result(),
                                   "module '" + impl->name + "' on cuda:" + std::to_string(device) +
@@ -663,41 +657,38 @@ std::unique_ptr<CudaModule> detail::CudaLoader::make(Host &host, const fs::path 
         }
         impl->image_kind = "ptx";
         impl->arch = ptx_arch;
-        impl->artifact_path = path;
     }
+    impl->hash = artifact->hash;
+    impl->artifact_path = artifact->path;
     auto module = std::make_unique<CudaModule>(std::move(impl)); // unloads on any error below
-    bind_kernels(host, file, *module->impl_);
+    bind_kernels(artifact->kernels, src.display_name(), *module->impl_);
     module->impl_->load_ms = ms_since(t0);
-    return module;
+    return HostAccess::keep_cuda(host, src, std::move(module));
 }
 
-CudaModule &keep_cuda_module(Host &host, std::unique_ptr<CudaModule> module); // host.cpp (a friend of Host)
-
-std::unique_ptr<CudaModule> make_cuda_module(Host &host, const fs::path &file, int device, ModuleLoadOptions options) {
-    return detail::CudaLoader::make(host, file, device, std::move(options));
-}
-
-CudaModule &load_cuda_module(Host &host, const fs::path &file, int device, ModuleLoadOptions options) {
-    return keep_cuda_module(host, make_cuda_module(host, file, device, std::move(options)));
-}
-
-CudaModule &load_aot(Host &host, const fs::path &file, const fs::path &dir, int device) {
-    return detail::CudaLoader::load_aot(host, file, dir, device);
-}
-
-CudaModule &detail::CudaLoader::load_aot(Host &host, const fs::path &file, const fs::path &dir, int device) {
+/// An AOT artifact from `dir`; the pipeline generates (compiles nothing) for
+/// the kernel list and the hash of the target found.
+static CudaModule &load_aot(Host &host, const fs::path &file, const fs::path &dir, int device) {
+    using detail::HostAccess;
     const auto t0 = std::chrono::steady_clock::now();
     CudaDriver &d = driver();
     use_device(device);
     const int cc = d.compute_capability(d.device(device));
+    pipeline::ModuleSource source = pipeline::ModuleSource::from_file(file);
+    HostAccess::check_claim(host, source);
     auto impl = std::make_unique<CudaModule::Impl>();
-    impl->name = file.stem().string();
+    impl->name = source.name;
     impl->device = device;
     impl->artifact_path = find_aot_artifact(dir, impl->name, cc); // UserError listing every path tried
     const bool cubin = impl->artifact_path.extension() == ".cubin";
     impl->image_kind = cubin ? "cubin" : "ptx";
-    impl->arch = Target::parse(impl->artifact_path.stem().extension().string().substr(1)).arch;
-    const std::string image = read_binary(impl->artifact_path); // NUL-terminated, as PTX must be
+    const Target target = Target::parse(impl->artifact_path.stem().extension().string().substr(1));
+    impl->arch = target.arch;
+    PreparedModule prepared = prepare_module(host, std::move(source), {});
+    const pipeline::GeneratedModule generated =
+        HostAccess::pipeline(host).generate(prepared.checked, prepared.options, {target}, {}).front();
+    impl->hash = generated.hash;
+    const std::string image = read_artifact(impl->artifact_path); // NUL-terminated, as PTX must be
     try {
         impl->module = d.module_load_data(image.c_str());
     } catch (const CudaDriverError &e) {
@@ -706,9 +697,19 @@ CudaModule &detail::CudaLoader::load_aot(Host &host, const fs::path &file, const
                                   impl->artifact_path.string() + ": " + e.what());
     }
     auto module = std::make_unique<CudaModule>(std::move(impl));
-    bind_kernels(host, file, *module->impl_);
+    bind_kernels(generated.source.kernels, prepared.checked.source.display_name(), *module->impl_);
     module->impl_->load_ms = ms_since(t0);
-    return keep_cuda_module(host, std::move(module));
+    return HostAccess::keep_cuda(host, prepared.checked.source, std::move(module));
+}
+};
+
+CudaModule &load_cuda_module(Host &host, const fs::path &file, int device, ModuleLoadOptions options) {
+    std::string name = options.name;
+    return detail::CudaLoader::load(host, pipeline::ModuleSource::from_file(file, std::move(name)), device, options);
+}
+
+CudaModule &load_aot(Host &host, const fs::path &file, const fs::path &dir, int device) {
+    return detail::CudaLoader::load_aot(host, file, dir, device);
 }
 
 } // namespace weft

@@ -30,6 +30,16 @@ struct GeneratedSource {
     std::vector<KernelEntry> kernels;
 };
 
+/// The macro through which generated text names its kernel file (in #line
+/// markers and compile-time messages). The text defines it to "<module>.py"
+/// unless the compiler is given it: the pipeline passes the real path as a
+/// define, which is not part of the hashed text.
+inline constexpr const char *source_file_macro = "WEFT_PY_FILE";
+
+/// A C/C++ string literal holding `text` (quotes, backslashes and control
+/// bytes escaped), e.g. for a -D value.
+std::string c_string_literal(const std::string &text);
+
 /// Generates the translation unit for `module` (which must be lowered).
 /// Throws UserError for kernels the backend cannot compile (for example an
 /// external_constant_params entry on the CPU), naming the kernel.

@@ -20,6 +20,7 @@
 #include "weft/backend/cuda.hpp"
 #include "weft/build/build_options.hpp"
 #include "weft/host/compiled_module.hpp"
+#include "weft/pipeline/load_options.hpp"
 #include "weft/registry/types.hpp"
 #include "weft/runtime/array.hpp"
 #include "weft/runtime/kernel_arg.hpp"
@@ -43,10 +44,6 @@ class CudaModule;
 namespace detail {
 struct CudaLoader; // fills modules and entries in (cuda_module.cpp)
 }
-
-/// Compiles `file` for CUDA device `device` and loads it (see load_cuda_module); owned by the caller.
-std::unique_ptr<CudaModule> make_cuda_module(Host &host, const std::filesystem::path &file, int device = 0,
-                                             ModuleLoadOptions options = {});
 
 /// The number of CUDA devices; 0 without a driver (never throws).
 int cuda_device_count() noexcept;
@@ -250,6 +247,8 @@ public:
     CudaModule &operator=(const CudaModule &) = delete;
 
     const std::string &name() const;
+    /// The module hash of the target loaded (its CUBIN or PTX).
+    const std::string &hash() const;
     int device() const;
     /// Compute capability * 10 of the device (the arch compiled for, unless PTX of an older arch was used).
     int arch() const;
@@ -284,7 +283,12 @@ private:
 /// loads it in the device's primary context; when the CUBIN cannot be loaded,
 /// or NVRTC cannot compile for this architecture, PTX (which needs a driver at
 /// least as new as NVRTC). The module is kept with the host's CUDA modules
-/// (see release_cuda_modules) and the reference stays valid until then.
+/// (see release_cuda_modules) and the reference stays valid until then, or
+/// until Host::unload_module of its name. Loading an unchanged module again
+/// (same name, device and hash) returns the kept one; a changed one is kept
+/// beside it. The same pipeline run as Host::load_module: the front end and
+/// codegen run once per call, and the module's name and hash do not depend
+/// on the path of `file`.
 /// Throws BackendError "CUDA driver not available: ..." without a driver.
 CudaModule &load_cuda_module(Host &host, const std::filesystem::path &file, int device = 0,
                              ModuleLoadOptions options = {});
