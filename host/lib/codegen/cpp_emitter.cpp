@@ -114,8 +114,8 @@ namespace {
 
 class Emitter {
 public:
-    Emitter(const ir::Module &m, const ResolvedBuildOptions &options, Backend backend)
-        : m_(m), options_(options), backend_(backend) {}
+    Emitter(const ir::Module &m, const ResolvedBuildOptions &options, Backend backend, const CodegenOptions &codegen)
+        : m_(m), options_(options), backend_(backend), codegen_(codegen) {}
 
     GeneratedSource run() {
         if (!m_.lowered) throw InternalError("generate_cpp: module '" + m_.name + "' is not lowered");
@@ -190,6 +190,7 @@ private:
     const ir::Module &m_;
     const ResolvedBuildOptions &options_;
     Backend backend_;
+    CodegenOptions codegen_;
     GeneratedSource result_;
     std::string py_file_;      // the file as given: codegen errors name it (they are not in the text)
     std::string logical_file_; // "<module>.py": what the text may name
@@ -566,14 +567,20 @@ private:
         return ".c[" + std::to_string(e.index) + "]";
     }
 
+    /// a[i, ...]: unchecked, or in debug mode checked against the shape with the access's position.
+    std::string array_element(const Expr &e) {
+        if (!codegen_.bounds_checks) return "weft::index_c<weft_contig_>(" + expr(*e.args[0]) + ", " + args(e, 1) + ")";
+        return "weft::index_checked<weft_contig_>(" + expr(*e.args[0]) + ", " + c_string(f_->name) + ", " +
+               c_string(logical_file_) + ", " + std::to_string(e.location.line) + ", " + args(e, 1) + ")";
+    }
+
     std::string lvalue(const Expr &e) {
         switch (e.kind) {
         case K::Local: return local(e.index);
         case K::Param: return param(e.index);
         case K::Field: return lvalue(*e.args[0]) + component(e);
         case K::Index:
-            if (e.args[0]->type.kind() == Type::Kind::Array)
-                return "weft::index_c<weft_contig_>(" + expr(*e.args[0]) + ", " + args(e, 1) + ")";
+            if (e.args[0]->type.kind() == Type::Kind::Array) return array_element(e);
             if (e.args.size() == 3) return lvalue(*e.args[0]) + ".c[" + expr(*e.args[1]) + "].c[" + expr(*e.args[2]) + "]";
             return lvalue(*e.args[0]) + ".c[" + expr(*e.args[1]) + "]";
         default: throw InternalError("generate_cpp: not an lvalue");
@@ -598,7 +605,7 @@ private:
         case K::Cast: return "static_cast<" + type(e.type) + ">(" + expr(*e.args[0]) + ")";
         case K::Field: return expr(*e.args[0]) + component(e);
         case K::Index:
-            if (e.args[0]->type.kind() == Type::Kind::Array) return "weft::index_c<weft_contig_>(" + args(e) + ")";
+            if (e.args[0]->type.kind() == Type::Kind::Array) return array_element(e);
             if (e.args.size() == 3) return expr(*e.args[0]) + ".c[" + expr(*e.args[1]) + "].c[" + expr(*e.args[2]) + "]";
             return expr(*e.args[0]) + ".c[" + expr(*e.args[1]) + "]";
         case K::Shape: return "weft::int32(" + expr(*e.args[0]) + ".shape[" + std::to_string(e.index) + "])";
@@ -641,8 +648,9 @@ private:
 
 } // namespace
 
-GeneratedSource generate_cpp(const kernel::ir::Module &module, const ResolvedBuildOptions &options, Backend backend) {
-    return Emitter(module, options, backend).run();
+GeneratedSource generate_cpp(const kernel::ir::Module &module, const ResolvedBuildOptions &options, Backend backend,
+                             const CodegenOptions &codegen) {
+    return Emitter(module, options, backend, codegen).run();
 }
 
 } // namespace weft::codegen

@@ -8,6 +8,7 @@
 #include "host_access.hpp"
 #include "kernel_lookup.hpp"
 #include "weft/backend/cpu_compiler.hpp"
+#include "weft/host/cuda_module.hpp"
 #include "weft/host/host.hpp"
 #include "weft/runtime/launch.hpp"
 #include "weft/support/file.hpp"
@@ -16,6 +17,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <mutex>
 #include <set>
@@ -33,6 +35,8 @@ struct Kernel::Impl {
     kernel::ir::EntryPointAbi abi = kernel::ir::EntryPointAbi::Warp;
     const CompiledModule::Impl *owner = nullptr; // alive as long as the Kernel handle (aliasing shared_ptr)
     std::weak_ptr<ThreadPool> pool;              // the host's: gone with the host
+    Device device;
+    std::optional<CudaKernel> cuda; // a kernel of a CUDA module (owner->cuda)
 };
 
 struct CompiledModule::Impl {
@@ -43,8 +47,12 @@ struct CompiledModule::Impl {
     double load_ms = 0;
     fs::path artifact_path;
     fs::path generated_source_path;
+    Device device;
     std::unique_ptr<backend::JitModule> jit;
+    std::shared_ptr<CudaModule> cuda; // a module on a CUDA device: its code and kernels
     int *expect_failures = nullptr; // the module's counter (weft_expect_failures)
+    char *first_failure = nullptr;  // weft_first_failure: the first failed bounds check's message
+    int *first_failure_claimed = nullptr;
     std::vector<std::shared_ptr<Kernel::Impl>> kernels; // owned here only: no cycle with Kernel handles
     mutable std::mutex launch_mutex;                     // expect_* accounting is per launch
 };
@@ -78,10 +86,20 @@ void run(const Kernel::Impl &k, const std::vector<std::int64_t> &dim, const Pack
     counter->store(0);
     launch_cpu(k.entry, dim, packed, pool);
     const int failed = counter->exchange(0);
-    if (failed)
-        throw LaunchError("kernel '" + k.name + "' (module '" + k.module + "')" + context + ": " + std::to_string(failed) +
-                          " expect_* check" + (failed == 1 ? "" : "s") +
-                          " failed (the messages above give kernel, line and values)");
+    if (!failed) return;
+    std::string first;
+    if (k.owner->first_failure && k.owner->first_failure[0]) {
+        first = std::string(k.owner->first_failure, strnlen(k.owner->first_failure, 256));
+        k.owner->first_failure[0] = 0;
+        __atomic_store_n(k.owner->first_failure_claimed, 0, __ATOMIC_SEQ_CST);
+    }
+    const std::string count = std::to_string(failed) + (failed == 1 ? " check" : " checks") + " failed";
+    if (!first.empty())
+        throw LaunchError("kernel '" + k.name + "' (module '" + k.module + "')" + context + ": " + first + " (" + count +
+                          "; the messages above give each)");
+    throw LaunchError("kernel '" + k.name + "' (module '" + k.module + "')" + context + ": " + std::to_string(failed) +
+                      " expect_* check" + (failed == 1 ? "" : "s") +
+                      " failed (the messages above give kernel, line and values)");
 }
 
 } // namespace
@@ -90,22 +108,56 @@ const std::string &Kernel::name() const { return impl_->name; }
 const std::vector<KernelParam> &Kernel::params() const { return impl_->params; }
 
 void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args) const {
-    const Impl &k = *impl_;
-    check_launchable(k, dim);
-    const std::shared_ptr<ThreadPool> pool = pool_of(k);
-    const PackedArgs packed = pack_args(k.name, k.params, args);
-    run(k, dim, packed, *pool, "");
+    launch(dim, args, LaunchOptions{});
 }
 
 void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args, Stream *stream) const {
-    if (!stream) return launch(dim, args);
+    launch(dim, args, LaunchOptions{stream});
+}
+
+Device Kernel::device() const { return impl_->device; }
+
+namespace {
+
+PackedArgs packed_args(const Kernel::Impl &k, const std::vector<KernelArg> &args) {
+    try {
+        return pack_args(k.name, k.params, args, k.device);
+    } catch (const LaunchError &) {
+        throw;
+    } catch (const UserError &e) {
+        throw LaunchError(e.what()); // argument mismatches are launch errors on every device
+    }
+}
+
+void launch_cuda(const std::shared_ptr<const Kernel::Impl> &k, const std::vector<std::int64_t> &dim,
+                 const std::vector<KernelArg> &args, const LaunchOptions &options) {
+    pool_of(*k); // a kernel of a destroyed host does not launch, on any device
+    const std::shared_ptr<CudaModule> &module = k->owner->cuda;
+    if (!options.stream) {
+        k->cuda->launch(dim, args, options.block_dim);
+        module->synchronize(); // waits; failed expect_* checks throw here
+        return;
+    }
+    k->cuda->launch(dim, args, *options.stream, options.block_dim);
+    // Failed expect_* checks of this module surface at the stream's synchronize().
+    options.stream->backend().check_on_synchronize([module] { module->synchronize(); });
+}
+
+} // namespace
+
+void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args,
+                    const LaunchOptions &options) const {
+    Stream *stream = options.stream;
+    if (stream && stream->device() != impl_->device)
+        throw LaunchError("kernel '" + impl_->name + "' runs on " + impl_->device.name() + "; the stream is on " +
+                          stream->device().name());
+    if (impl_->cuda) return launch_cuda(impl_, dim, args, options);
+    check_launchable(*impl_, dim);
+    std::shared_ptr<ThreadPool> pool = pool_of(*impl_);
+    if (!stream) return run(*impl_, dim, packed_args(*impl_, args), *pool, "");
     const std::shared_ptr<const Impl> k = impl_; // keeps the module's code loaded until the task has run
-    if (!stream->device().is_cpu())
-        throw LaunchError("kernel '" + k->name + "' is compiled for the CPU; the stream is on " + stream->device().name());
-    check_launchable(*k, dim);
-    std::shared_ptr<ThreadPool> pool = pool_of(*k);
     // Shared, not moved in: the stream's tasks are std::function, which must be copyable.
-    auto packed = std::make_shared<const PackedArgs>(pack_args(k->name, k->params, args));
+    auto packed = std::make_shared<const PackedArgs>(packed_args(*k, args));
     stream->enqueue([k, packed, dim, pool] { run(*k, dim, *packed, *pool, ", on a stream"); });
 }
 
@@ -117,6 +169,7 @@ double CompiledModule::load_ms() const { return impl_->load_ms; }
 const fs::path &CompiledModule::artifact_path() const { return impl_->artifact_path; }
 const fs::path &CompiledModule::generated_source_path() const { return impl_->generated_source_path; }
 const fs::path &CompiledModule::source_path() const { return impl_->source_path; }
+Device CompiledModule::device() const { return impl_->device; }
 
 std::vector<std::string> CompiledModule::kernel_names() const { return detail::kernel_names(impl_->kernels); }
 
@@ -165,6 +218,7 @@ CompiledModule Host::load_module_source(const std::string &name, const std::stri
 
 CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions options) {
     using detail::HostAccess;
+    if (!options.device.is_cpu()) return load_on_device(std::move(source), std::move(options));
     const auto t0 = std::chrono::steady_clock::now();
     HostAccess::check_claim(*this, source);
     const pipeline::Pipeline &pipeline = HostAccess::pipeline(*this);
@@ -174,7 +228,7 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
         std::move(pipeline.generate(prepared.checked, prepared.options, {Target::cpu()}, options).front());
 
     // An unchanged module is the loaded one: nothing is read, linked or run again.
-    if (std::shared_ptr<CompiledModule::Impl> loaded = HostAccess::find_cpu(*this, src.name);
+    if (std::shared_ptr<CompiledModule::Impl> loaded = HostAccess::find_loaded(*this, src.name, Device::cpu());
         loaded && loaded->hash == generated.hash)
         return CompiledModule(std::move(loaded));
 
@@ -189,6 +243,8 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
     impl->jit = backend::CpuJit::instance().load(std::vector<char>(artifact.bytes.begin(), artifact.bytes.end()),
                                                  src.name + "-" + artifact.hash.substr(0, 8));
     impl->expect_failures = static_cast<int *>(impl->jit->lookup("weft_expect_failures"));
+    impl->first_failure = static_cast<char *>(impl->jit->lookup("weft_first_failure"));
+    impl->first_failure_claimed = static_cast<int *>(impl->jit->lookup("weft_first_failure_claimed"));
     const std::shared_ptr<ThreadPool> pool = HostAccess::pool(*this);
     for (const codegen::KernelEntry &e : artifact.kernels) {
         auto k = std::make_shared<Kernel::Impl>();
@@ -209,7 +265,49 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
                       impl->hash.substr(0, 8).c_str(), impl->load_ms, impl->from_cache ? "cached" : "compiled");
         std::fputs(line, stderr);
     }
-    HostAccess::put_cpu(*this, src, impl);
+    HostAccess::put_loaded(*this, src, Device::cpu(), impl);
+    return CompiledModule(std::move(impl));
+}
+
+CompiledModule Host::load_on_device(pipeline::ModuleSource source, ModuleLoadOptions options) {
+    using detail::HostAccess;
+    const Device device = options.device;
+    const pipeline::ModuleSource src = source; // what the claim records
+    const std::shared_ptr<CudaModule> cuda = detail::load_cuda(*this, std::move(source), device.ordinal, options);
+    // The kept CUDA module is reused for an unchanged source: so is its handle.
+    if (std::shared_ptr<CompiledModule::Impl> loaded = HostAccess::find_loaded(*this, cuda->name(), device);
+        loaded && loaded->cuda == cuda)
+        return CompiledModule(std::move(loaded));
+    auto impl = std::make_shared<CompiledModule::Impl>();
+    impl->name = cuda->name();
+    impl->hash = cuda->hash();
+    impl->device = device;
+    impl->source_path = src.origin;
+    impl->from_cache = cuda->from_cache();
+    impl->artifact_path = cuda->artifact_path();
+    impl->generated_source_path = cuda->generated_source_path();
+    impl->load_ms = cuda->load_ms();
+    impl->cuda = cuda;
+    const std::shared_ptr<ThreadPool> pool = HostAccess::pool(*this);
+    for (const std::string &name : cuda->kernel_names()) {
+        auto k = std::make_shared<Kernel::Impl>();
+        k->cuda = cuda->kernel(name);
+        k->name = name;
+        k->module = impl->name;
+        k->params = k->cuda->params();
+        k->owner = impl.get();
+        k->pool = pool;
+        k->device = device;
+        impl->kernels.push_back(std::move(k));
+    }
+    if (!quiet()) {
+        char line[256];
+        std::snprintf(line, sizeof line, "Module %s %s load on device '%s' took %.2f ms (%s)\n", impl->name.c_str(),
+                      impl->hash.substr(0, 8).c_str(), device.name().c_str(), impl->load_ms,
+                      impl->from_cache ? "cached" : "compiled");
+        std::fputs(line, stderr);
+    }
+    HostAccess::put_loaded(*this, src, device, impl);
     return CompiledModule(std::move(impl));
 }
 } // namespace weft

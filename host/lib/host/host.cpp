@@ -1,5 +1,6 @@
 #include "weft/host/host.hpp"
 
+#include "cuda_internal.hpp"
 #include "host_access.hpp"
 #include "loader_internal.hpp"
 #include "weft/host/cuda_module.hpp"
@@ -63,8 +64,9 @@ struct Host::Impl {
     mutable std::mutex modules_mutex; // modules and the lazy creation of the cache and pipeline
     // Who loaded each module name: a canonical file path, or "" for source text.
     std::map<std::string, std::string, std::less<>> claims;             // guarded by compiled_mutex
-    std::map<std::string, std::shared_ptr<CompiledModule::Impl>, std::less<>> cpu_modules; // ditto
-    std::vector<std::unique_ptr<CudaModule>> cuda_modules;   // guarded by compiled_mutex; unloaded first
+    // Loaded modules by name, then device ("name\ncuda:0"); guarded by compiled_mutex.
+    std::map<std::string, std::shared_ptr<CompiledModule::Impl>, std::less<>> loaded;
+    std::vector<std::shared_ptr<CudaModule>> cuda_modules;   // guarded by compiled_mutex; unloaded first
 
     explicit Impl(HostOptions o)
         : options(std::move(o)), logger(options.log_sink, options.log_categories), search_path(options.search_path) {
@@ -78,7 +80,7 @@ struct Host::Impl {
 
     ~Impl() {
         cuda_modules.clear();
-        cpu_modules.clear(); // handles still held elsewhere keep their code, but cannot launch
+        loaded.clear(); // handles still held elsewhere keep their code, but cannot launch
         // Registrations first: nothing may refer to a plugin once its code is gone.
         registry.clear();
         while (!entries.empty()) {
@@ -350,6 +352,8 @@ LoadReport Host::Impl::load_all(std::vector<PluginManifest> roots, std::vector<P
 
 Host::Host(HostOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
     if (impl_->options.core_builtins) register_core_builtins(impl_->registry);
+    // Arrays and streams on CUDA devices work once a host exists (no driver is loaded here).
+    detail::install_cuda_runtime();
 }
 
 Host::~Host() = default;
@@ -455,6 +459,7 @@ std::string claim_of(const pipeline::ModuleSource &source) {
     return ec ? fs::absolute(source.origin).lexically_normal().string() : p.string();
 }
 std::string claim_text(const std::string &claim) { return claim.empty() ? "source text" : claim; }
+std::string loaded_key(std::string_view name, Device device) { return std::string(name) + "\n" + device.name(); }
 } // namespace
 
 namespace detail {
@@ -484,74 +489,75 @@ void HostAccess::check_claim(const Host &host, const pipeline::ModuleSource &sou
                     "ModuleLoadOptions::name, or unload_module(\"" + source.name + "\") first)");
 }
 
-std::shared_ptr<CompiledModule::Impl> HostAccess::find_cpu(const Host &host, std::string_view name) {
+std::shared_ptr<CompiledModule::Impl> HostAccess::find_loaded(const Host &host, std::string_view name, Device device) {
     std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
-    auto it = host.impl_->cpu_modules.find(name);
-    return it == host.impl_->cpu_modules.end() ? nullptr : it->second;
+    auto it = host.impl_->loaded.find(loaded_key(name, device));
+    return it == host.impl_->loaded.end() ? nullptr : it->second;
 }
 
-void HostAccess::put_cpu(Host &host, const pipeline::ModuleSource &source, std::shared_ptr<CompiledModule::Impl> module) {
+void HostAccess::put_loaded(Host &host, const pipeline::ModuleSource &source, Device device,
+                            std::shared_ptr<CompiledModule::Impl> module) {
     std::shared_ptr<CompiledModule::Impl> replaced; // released outside the lock: unloading runs static destructors
     std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
     host.impl_->claims[source.name] = claim_of(source);
-    auto &slot = host.impl_->cpu_modules[source.name];
+    auto &slot = host.impl_->loaded[loaded_key(source.name, device)];
     replaced = std::move(slot);
     slot = std::move(module);
 }
 
-CudaModule *HostAccess::find_cuda(Host &host, std::string_view name, int device, const std::vector<std::string> &hashes) {
+std::shared_ptr<CudaModule> HostAccess::find_cuda(Host &host, std::string_view name, int device,
+                                                  const std::vector<std::string> &hashes) {
     std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
     for (const auto &m : host.impl_->cuda_modules)
         if (m->name() == name && m->device() == device &&
             std::find(hashes.begin(), hashes.end(), m->hash()) != hashes.end())
-            return m.get();
+            return m;
     return nullptr;
 }
 
-CudaModule &HostAccess::keep_cuda(Host &host, const pipeline::ModuleSource &source, std::unique_ptr<CudaModule> module) {
+std::shared_ptr<CudaModule> HostAccess::keep_cuda(Host &host, const pipeline::ModuleSource &source,
+                                                  std::shared_ptr<CudaModule> module) {
     std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
     host.impl_->claims[source.name] = claim_of(source);
-    host.impl_->cuda_modules.push_back(std::move(module));
-    return *host.impl_->cuda_modules.back();
+    host.impl_->cuda_modules.push_back(module);
+    return module;
 }
 
 } // namespace detail
 
-std::optional<CompiledModule> Host::loaded_module(std::string_view name) const {
-    if (auto m = detail::HostAccess::find_cpu(*this, name)) return CompiledModule(std::move(m));
+std::optional<CompiledModule> Host::loaded_module(std::string_view name, Device device) const {
+    if (auto m = detail::HostAccess::find_loaded(*this, name, device)) return CompiledModule(std::move(m));
     return std::nullopt;
 }
 
 bool Host::unload_module(std::string_view name) {
-    std::shared_ptr<CompiledModule::Impl> cpu;
-    std::vector<std::unique_ptr<CudaModule>> cuda;
-    bool found = false;
+    std::vector<std::shared_ptr<CompiledModule::Impl>> modules;
+    std::vector<std::shared_ptr<CudaModule>> cuda;
     {
         std::lock_guard<std::mutex> lock(impl_->compiled_mutex);
-        if (auto it = impl_->cpu_modules.find(name); it != impl_->cpu_modules.end()) {
-            cpu = std::move(it->second);
-            impl_->cpu_modules.erase(it);
-            found = true;
+        const std::string prefix = std::string(name) + "\n";
+        for (auto it = impl_->loaded.lower_bound(prefix); it != impl_->loaded.end() && it->first.rfind(prefix, 0) == 0;) {
+            modules.push_back(std::move(it->second));
+            it = impl_->loaded.erase(it);
         }
         auto &kept = impl_->cuda_modules;
         for (auto it = kept.begin(); it != kept.end();) {
             if ((*it)->name() == name) {
                 cuda.push_back(std::move(*it));
                 it = kept.erase(it);
-                found = true;
             } else {
                 ++it;
             }
         }
         if (auto it = impl_->claims.find(name); it != impl_->claims.end()) impl_->claims.erase(it);
     }
-    return found; // unloaded here, outside the lock
+    return !modules.empty() || !cuda.empty(); // unloaded here, outside the lock
 }
 
 void release_cuda_modules(Host &host) { detail::HostAccess::release_cuda(host); }
 
 void detail::HostAccess::release_cuda(Host &host) {
-    std::vector<std::unique_ptr<CudaModule>> modules;
+    std::vector<std::shared_ptr<CudaModule>> modules;
     {
         std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
         modules.swap(host.impl_->cuda_modules);

@@ -33,18 +33,26 @@ struct HostAccess {
     /// already holds `source.name` in this host.
     static void check_claim(const Host &host, const pipeline::ModuleSource &source);
 
-    /// The loaded CPU module of that name (nullptr: none).
-    static std::shared_ptr<CompiledModule::Impl> find_cpu(const Host &host, std::string_view name);
-    /// Makes `module` the loaded CPU module of its name, claiming the name for `source`.
-    static void put_cpu(Host &host, const pipeline::ModuleSource &source, std::shared_ptr<CompiledModule::Impl> module);
+    /// The module of that name loaded on `device` (nullptr: none).
+    static std::shared_ptr<CompiledModule::Impl> find_loaded(const Host &host, std::string_view name, Device device);
+    /// Makes `module` the loaded module of its name on `device`, claiming the name for `source`.
+    static void put_loaded(Host &host, const pipeline::ModuleSource &source, Device device,
+                           std::shared_ptr<CompiledModule::Impl> module);
 
     /// A CUDA module this host keeps with that name, device and one of `hashes`.
-    static CudaModule *find_cuda(Host &host, std::string_view name, int device, const std::vector<std::string> &hashes);
+    static std::shared_ptr<CudaModule> find_cuda(Host &host, std::string_view name, int device,
+                                                 const std::vector<std::string> &hashes);
     /// Keeps `module` until unload_module(name), release_cuda_modules or the host's end.
-    static CudaModule &keep_cuda(Host &host, const pipeline::ModuleSource &source, std::unique_ptr<CudaModule> module);
+    static std::shared_ptr<CudaModule> keep_cuda(Host &host, const pipeline::ModuleSource &source,
+                                                 std::shared_ptr<CudaModule> module);
     /// Unloads every CUDA module the host keeps (release_cuda_modules).
     static void release_cuda(Host &host);
 };
+
+/// The pipeline for CUDA device `device`, loaded in its primary context and
+/// kept by the host (cuda_module.cpp).
+std::shared_ptr<CudaModule> load_cuda(Host &host, pipeline::ModuleSource source, int device,
+                                      const ModuleLoadOptions &options);
 
 /// Check + lower, then the module's plugins (options.plugins, else those the
 /// module references, in load order) and its resolved build options.

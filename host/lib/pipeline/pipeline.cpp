@@ -70,7 +70,11 @@ std::vector<GeneratedModule> Pipeline::generate(const CheckedModule &module, con
         const bool cuda = target.kind == Target::Kind::Cuda;
         const codegen::Backend backend = cuda ? codegen::Backend::Cuda : codegen::Backend::Cpu;
         auto it = sources.find(backend);
-        if (it == sources.end()) it = sources.emplace(backend, codegen::generate_cpp(module.ir, options, backend)).first;
+        if (it == sources.end()) {
+            codegen::CodegenOptions codegen_options;
+            codegen_options.bounds_checks = load.debug;
+            it = sources.emplace(backend, codegen::generate_cpp(module.ir, options, backend, codegen_options)).first;
+        }
 
         GeneratedModule g;
         g.module = module.source.name;
@@ -87,6 +91,7 @@ std::vector<GeneratedModule> Pipeline::generate(const CheckedModule &module, con
         inputs.codegen_options = {{"module", g.module},
                                   {"opt", std::to_string(load.opt_level)},
                                   {"fast_math", load.fast_math ? "1" : "0"},
+                                  {"debug", load.debug ? "1" : "0"},
                                   {"native_cpu", load.native_cpu && !cuda ? "1" : "0"}};
         inputs.runtime_header_digest = codegen::runtime_header_digest();
         inputs.toolchain = cuda ? backend::cuda_toolchain_identity(cuda_options(g, rt_dir))

@@ -23,6 +23,16 @@ namespace weft {
 
 class CompiledModule;
 
+/// How a launch runs, beside its grid and arguments.
+struct LaunchOptions {
+    /// The stream the launch is ordered on (one of the module's device);
+    /// nullptr: synchronous, finished (and its expect_* checks reported) when
+    /// launch() returns.
+    Stream *stream = nullptr;
+    /// CUDA: threads per block (0: the occupancy calculator's choice). The CPU ignores it.
+    int block_dim = 256;
+};
+
 /// A kernel of a loaded module. Cheap to copy. It keeps its module's code
 /// loaded (unloading or replacing the module in its host leaves it working);
 /// launching it after its Host is destroyed throws LaunchError.
@@ -44,6 +54,14 @@ public:
     /// stay alive until the kernel has run (see weft/runtime/stream.hpp);
     /// failed expect_* checks reach Stream::synchronize() as LaunchError.
     void launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args, Stream *stream) const;
+    /// The launch for every device: arrays must be on the kernel's device.
+    /// Synchronous without a stream (a failed expect_* throws LaunchError
+    /// here); with one, asynchronous, and failed expect_* checks throw
+    /// LaunchError from Stream::synchronize().
+    void launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args,
+                const LaunchOptions &options) const;
+    /// The device the kernel runs on.
+    Device device() const;
 
     struct Impl;
 
@@ -58,7 +76,7 @@ public:
     using UserError::UserError;
 };
 
-/// A kernel module loaded on the CPU (Host::load_module). A handle: cheap to
+/// A kernel module loaded on a device (Host::load_module). A handle: cheap to
 /// copy, and the module's code stays loaded while a handle or one of its
 /// kernels exists. Loading an unchanged module again gives the same module
 /// (equal handles); a changed source or option gives a new one.
@@ -67,11 +85,13 @@ public:
     const std::string &name() const;
     const std::string &hash() const;   // full-width module hash
     bool from_cache() const;           // the object came from the artifact cache
-    double load_ms() const;            // check + codegen + (compile | cache read) + JIT load
-    const std::filesystem::path &artifact_path() const;         // the object file in the cache
+    double load_ms() const;            // check + codegen + (compile | cache read) + load
+    const std::filesystem::path &artifact_path() const;         // the object, CUBIN or PTX in the cache
     const std::filesystem::path &generated_source_path() const; // for reference in diagnostics
     /// The file the module was loaded from, as given ("" for source text).
     const std::filesystem::path &source_path() const;
+    /// The device it is loaded on (ModuleLoadOptions::device).
+    Device device() const;
     std::vector<std::string> kernel_names() const;
     /// Throws UserError naming the module's kernels when there is no such kernel.
     Kernel kernel(std::string_view name) const;

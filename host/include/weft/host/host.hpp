@@ -125,7 +125,9 @@ public:
     const ArtifactCache &cache() const;
 
     /// Checks, compiles (or takes from the cache) and loads a kernel module
-    /// for the CPU, through the build pipeline (weft/pipeline/pipeline.hpp).
+    /// on options.device (the CPU by default; a CUDA device gets a CUBIN for
+    /// its architecture, else PTX), through the build pipeline
+    /// (weft/pipeline/pipeline.hpp). The same calls then launch it on either.
     /// The module is named options.name, else after the file's stem; its hash
     /// depends on its name, source text and options, never on the path, so
     /// the same file at any path hits the same cache entry. Loading an
@@ -138,8 +140,8 @@ public:
     /// The same for source text; `name` names the module (and its "<name>.py" in diagnostics).
     CompiledModule load_module_source(const std::string &name, const std::string &source,
                                       ModuleLoadOptions options = {});
-    /// The loaded CPU module of that name, if any.
-    std::optional<CompiledModule> loaded_module(std::string_view name) const;
+    /// The module of that name loaded on `device`, if any.
+    std::optional<CompiledModule> loaded_module(std::string_view name, Device device = Device::cpu()) const;
     /// Forgets the module of that name (CPU and CUDA): a later load builds
     /// it anew, and the name may then come from another file. Handles and
     /// kernels still held keep their code loaded until they are dropped.
@@ -166,6 +168,7 @@ public:
 
 private:
     CompiledModule load(pipeline::ModuleSource source, ModuleLoadOptions options);
+    CompiledModule load_on_device(pipeline::ModuleSource source, ModuleLoadOptions options);
     // What every path of the host (CPU and CUDA loads, AOT) shares: the
     // pipeline, the name claims, the module table (host.cpp, modules.cpp).
     friend struct detail::HostAccess;

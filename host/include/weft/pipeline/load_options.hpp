@@ -4,6 +4,7 @@
 #pragma once
 
 #include "weft/build/build_options.hpp"
+#include "weft/support/device.hpp"
 
 #include <optional>
 #include <string>
@@ -12,6 +13,10 @@
 namespace weft {
 
 struct ModuleLoadOptions {
+    /// Where the module is loaded (Host::load_module): the CPU, or a CUDA
+    /// device (a CUBIN for its architecture, else PTX). AOT builds take
+    /// targets instead.
+    Device device = Device::cpu();
     /// The module's name: its identity in a host and in the cache (with its
     /// source text and options). Empty: the file's stem ("<name>" for source
     /// text). Two different files cannot claim one name in one host.
@@ -26,6 +31,10 @@ struct ModuleLoadOptions {
     bool fast_math = false;
     bool native_cpu = false;  // -march=native (the host CPU's features enter the hash)
     bool use_pch = true;      // a precompiled header of weft's runtime headers, built once per flags
+    /// Debug mode (Warp's mode="debug"): every array access is bounds-checked;
+    /// a violation makes the launch throw LaunchError naming kernel, file:line,
+    /// index and shape. In the hash; release code stays unchecked.
+    bool debug = false;
     // CUDA targets only (both enter the hash through the NVRTC options):
     bool fmad = true;         // false: no mul + add contraction into fma (--fmad=false), for bitwise CPU agreement
     bool line_info = false;   // -lineinfo: .loc/.file in the PTX, so profilers map SASS to the kernel's .py lines
