@@ -1,6 +1,7 @@
 // The `weft` command-line tool. Results go to stdout, diagnostics to stderr.
 #include "commands.hpp"
 
+#include "weft/kernel/diagnostics.hpp"
 #include "weft/support/error.hpp"
 #include "weft/support/version.hpp"
 
@@ -108,6 +109,11 @@ int main(int argc, char **argv) {
         if (cache_stats->parsed()) return weft::cli::cache_stats(cache_opts);
         if (cache_clear->parsed()) return weft::cli::cache_clear(cache_opts);
         if (cache_verify->parsed()) return weft::cli::cache_verify(cache_opts);
+    } catch (const weft::kernel::KernelSourceError &e) {
+        // Already "file:line:col: error: ..." lines with their source lines:
+        // a "weft: error: " in front would say it twice (issue 15).
+        fmt::print(stderr, "{}", e.what());
+        return 1;
     } catch (const weft::UserError &e) {
         fmt::print(stderr, "weft: error: {}\n", e.what());
         return 1;
