@@ -252,3 +252,21 @@ TEST_CASE("the pipeline runs without a host: check, generate, hash, realize") {
     pipeline::ModuleSource renamed = pipeline::ModuleSource::from_text("saxpy2", saxpy);
     CHECK(p.generate(p.check(renamed), options, {Target::cpu()}, {})[0].hash != generated[0].hash);
 }
+
+TEST_CASE("kernels are found by function name, and by their name= key as Warp's kernel key") {
+    TempDir dir("key");
+    Host host(options_for(dir.path / "cache"));
+    const CompiledModule m = host.load_module_source("keyed", R"(import warp as wp
+
+@wp.kernel(name="double_it")
+def scale(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = x[i] * 2.0
+)");
+    const Kernel by_key = m.kernel("double_it");
+    CHECK(by_key.name() == "scale");
+    CHECK(run_scale(by_key, 4.0f) == 8.0f);
+    CHECK(run_scale(m.kernel("scale"), 1.0f) == 2.0f);
+    CHECK_THAT(message_of<UserError>([&] { m.kernel("nope"); }),
+               Catch::Contains("module 'keyed' has no kernel 'nope' (its kernels: scale)"));
+}

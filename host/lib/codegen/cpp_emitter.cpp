@@ -384,6 +384,7 @@ private:
         }
         KernelEntry k;
         k.name = f.name;
+        k.key = f.entry_name;
         k.symbol = f.entry_name.empty() ? f.mangled_name : f.entry_name;
         k.abi = f.abi;
         k.params.emplace_back(f.params[0].name, P);
@@ -398,6 +399,7 @@ private:
         if (f.abi == ir::EntryPointAbi::ExternalConstantParams) return external_entry(o, f);
         KernelEntry k;
         k.name = f.name;
+        k.key = f.entry_name;
         k.symbol = f.mangled_name + "_cuda";
         k.tid_dims = f.tid_dims;
         k.abi = f.abi;
@@ -433,6 +435,7 @@ private:
         if (backend_ == Backend::Cuda) return cuda_entry(o, f);
         KernelEntry k;
         k.name = f.name;
+        k.key = f.entry_name;
         k.symbol = f.mangled_name + "_cpu";
         k.tid_dims = f.tid_dims;
         k.abi = f.abi;

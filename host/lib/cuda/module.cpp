@@ -106,6 +106,7 @@ int CudaEntry::suggested_block_size() const {
 
 struct CudaKernel::Impl {
     std::string name;
+    std::string key;
     std::string module;
     CudaEntry entry;
     std::vector<KernelParam> params;
@@ -134,6 +135,7 @@ struct CudaModule::Impl {
 };
 
 const std::string &CudaKernel::name() const { return impl_->name; }
+const std::string &CudaKernel::key() const { return impl_->key; }
 const std::string &CudaKernel::symbol() const { return impl_->entry.symbol(); }
 const std::vector<KernelParam> &CudaKernel::params() const { return impl_->params; }
 bool CudaKernel::external() const { return impl_->external; }
@@ -251,6 +253,7 @@ std::shared_ptr<CudaModule> CudaModule::load(const CudaImage &image) {
     for (const CudaImage::Kernel &e : kernels) {
         auto k = std::make_shared<CudaKernel::Impl>();
         k->name = e.name;
+        k->key = e.key;
         k->module = m.name;
         k->entry.device_ = m.device;
         k->entry.symbol_ = e.symbol;

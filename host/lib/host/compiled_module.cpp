@@ -28,6 +28,7 @@ namespace fs = std::filesystem;
 
 struct Kernel::Impl {
     std::string name;
+    std::string key; // name= of the decorator
     std::string module;
     CpuEntry entry = nullptr;
     std::vector<KernelParam> params;
@@ -249,6 +250,7 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
     for (const codegen::KernelEntry &e : artifact.kernels) {
         auto k = std::make_shared<Kernel::Impl>();
         k->name = e.name;
+        k->key = e.key;
         k->module = src.name;
         k->entry = impl->jit->lookup_function<std::remove_pointer_t<CpuEntry>>(e.symbol);
         for (const auto &[pname, ptype] : e.params) k->params.push_back({pname, ptype});
@@ -293,6 +295,7 @@ CompiledModule Host::load_on_device(pipeline::ModuleSource source, ModuleLoadOpt
         auto k = std::make_shared<Kernel::Impl>();
         k->cuda = cuda->kernel(name);
         k->name = name;
+        k->key = k->cuda->key();
         k->module = impl->name;
         k->params = k->cuda->params();
         k->owner = impl.get();

@@ -54,6 +54,7 @@ CudaImage image_of(const pipeline::Artifact &artifact, const std::vector<codegen
     for (const codegen::KernelEntry &e : kernels) {
         CudaImage::Kernel k;
         k.name = e.name;
+        k.key = e.key;
         k.symbol = e.symbol;
         for (const auto &[name, type] : e.params) k.params.push_back({name, type});
         k.tid_dims = e.tid_dims;

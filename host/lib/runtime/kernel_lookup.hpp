@@ -25,6 +25,9 @@ const std::shared_ptr<Impl> &find_kernel(const std::vector<std::shared_ptr<Impl>
                                          std::string_view name) {
     for (const auto &k : kernels)
         if (k->name == name) return k;
+    // Warp's kernel key: the decorator's name= finds a kernel too.
+    for (const auto &k : kernels)
+        if (!k->key.empty() && k->key == name) return k;
     std::string known;
     for (const auto &k : kernels) known += (known.empty() ? "" : ", ") + k->name;
     throw UserError("module '" + module + "' has no kernel '" + std::string(name) + "' (its kernels: " +

@@ -18,6 +18,7 @@ enum class Backend { Cpu, Cuda };
 /// A kernel as the runtime launches it.
 struct KernelEntry {
     std::string name;   // as written in the .py file
+    std::string key;    // the decorator's name= (Warp's kernel key), or ""
     std::string symbol; // extern "C" entry point in the generated source
     std::vector<std::pair<std::string, Type>> params;
     int tid_dims = 0; // 0: tid() unused or not unpacked

@@ -47,6 +47,7 @@ struct CudaImage {
     /// A kernel as the code generator described it.
     struct Kernel {
         std::string name;
+        std::string key; // the decorator's name=, or ""
         std::string symbol;
         std::vector<KernelParam> params;
         int tid_dims = 0;
@@ -148,6 +149,8 @@ private:
 class CudaKernel {
 public:
     const std::string &name() const;
+    /// The decorator's name= ("" without one): kernel() finds the kernel by it too.
+    const std::string &key() const;
     /// The extern "C" entry symbol ("<mangled>_cuda", or the name= of an external entry).
     const std::string &symbol() const;
     const std::vector<KernelParam> &params() const;

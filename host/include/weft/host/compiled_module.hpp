@@ -87,7 +87,8 @@ public:
     /// The device it is loaded on (ModuleLoadOptions::device).
     Device device() const;
     std::vector<std::string> kernel_names() const;
-    /// Throws UserError naming the module's kernels when there is no such kernel.
+    /// The kernel of that function name, else of that name= key (Warp's
+    /// kernel key). Throws UserError naming the module's kernels when there is none.
     Kernel kernel(std::string_view name) const;
 
     /// The same loaded module (not merely the same hash).
