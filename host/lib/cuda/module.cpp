@@ -160,13 +160,7 @@ void CudaKernel::launch(const std::vector<std::int64_t> &dim, const std::vector<
 void CudaKernel::launch_on(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args, int block_size,
                            backend::CudaStream stream) const {
     const Impl &k = *impl_;
-    if (k.external)
-        throw LaunchError("kernel '" + k.name +
-                          "' uses entry_point_abi='external_constant_params' and cannot be launched by weft");
-    if (k.tid_dims > 1 && dim.size() != static_cast<std::size_t>(k.tid_dims))
-        throw LaunchError("kernel '" + k.name + "' unpacks tid() into " + std::to_string(k.tid_dims) +
-                          " values; launch it with a " + std::to_string(k.tid_dims) + "-D dimension, not " +
-                          std::to_string(dim.size()) + "-D");
+    check_launchable(k.name, k.external, k.tid_dims, dim);
     // The same checks and bytes as a CPU launch; the entry takes the grid first.
     launch_t grid{};
     std::optional<PackedArgs> packed;

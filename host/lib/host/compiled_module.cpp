@@ -68,16 +68,6 @@ std::shared_ptr<ThreadPool> pool_of(const Kernel::Impl &k) {
     return pool;
 }
 
-/// What every launch checks before packing arguments.
-void check_launchable(const Kernel::Impl &k, const std::vector<std::int64_t> &dim) {
-    if (k.abi == kernel::ir::EntryPointAbi::ExternalConstantParams)
-        throw LaunchError("kernel '" + k.name + "' uses entry_point_abi='external_constant_params' and cannot be launched by weft");
-    if (k.tid_dims > 1 && dim.size() != static_cast<std::size_t>(k.tid_dims))
-        throw LaunchError("kernel '" + k.name + "' unpacks tid() into " + std::to_string(k.tid_dims) +
-                          " values; launch it with a " + std::to_string(k.tid_dims) + "-D dimension, not " +
-                          std::to_string(dim.size()) + "-D");
-}
-
 /// Runs one launch and reports its failed expect_* checks.
 void run(const Kernel::Impl &k, const std::vector<std::int64_t> &dim, const PackedArgs &packed, ThreadPool &pool,
          const char *context) {
@@ -153,7 +143,7 @@ void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<Kern
         throw LaunchError("kernel '" + impl_->name + "' runs on " + impl_->device.name() + "; the stream is on " +
                           stream->device().name());
     if (impl_->cuda) return launch_cuda(impl_, dim, args, options);
-    check_launchable(*impl_, dim);
+    check_launchable(impl_->name, impl_->abi == kernel::ir::EntryPointAbi::ExternalConstantParams, impl_->tid_dims, dim);
     std::shared_ptr<ThreadPool> pool = pool_of(*impl_);
     if (!stream) return run(*impl_, dim, packed_args(*impl_, args), *pool, "");
     const std::shared_ptr<const Impl> k = impl_; // keeps the module's code loaded until the task has run

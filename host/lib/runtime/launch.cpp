@@ -131,7 +131,7 @@ PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &pa
     }
     // Check every argument and lay the parameters out, each aligned for its type.
     std::vector<std::size_t> offsets(params.size());
-    std::vector<std::optional<std::vector<std::byte>>> converted(params.size());
+    std::vector<std::pair<std::size_t, std::vector<std::byte>>> converted; // (parameter, bytes): rare, so no per-launch allocation
     std::size_t total = 0, max_align = 64;
     for (std::size_t i = 0; i < params.size(); ++i) {
         const KernelParam &p = params[i];
@@ -149,12 +149,13 @@ PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &pa
                 throw UserError(parameter_prefix(kernel, p) + "expected " + p.type.name() + ", got " + a.type().name());
             if (a.type() != p.type) {
                 const bool integers = a.type().is_integer() && p.type.is_integer();
-                converted[i].emplace();
-                if (!integers || !convert_integer(a, p.type.scalar_type(), *converted[i]))
+                std::vector<std::byte> bytes;
+                if (!integers || !convert_integer(a, p.type.scalar_type(), bytes))
                     throw UserError(parameter_prefix(kernel, p) + "expected " + p.type.name() + ", got " +
                                     a.type().name() +
                                     (integers ? " whose value does not fit (no conversion loses a value)"
                                               : " (values convert only between integer types, when they fit)"));
+                converted.emplace_back(i, std::move(bytes));
             }
         }
         const std::size_t align = static_cast<std::size_t>(p.type.alignment());
@@ -177,11 +178,22 @@ PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &pa
             write_view(at, a.array());
             packed.arrays_.push_back(a.array());
         } else {
-            const std::vector<std::byte> &bytes = converted[i] ? *converted[i] : a.bytes();
-            std::memcpy(at, bytes.data(), bytes.size());
+            const std::vector<std::byte> *bytes = &a.bytes();
+            for (const auto &[index, value] : converted)
+                if (index == i) bytes = &value;
+            std::memcpy(at, bytes->data(), bytes->size());
         }
     }
     return packed;
+}
+
+void check_launchable(std::string_view kernel, bool external, int tid_dims, const std::vector<std::int64_t> &dim) {
+    const std::string k(kernel);
+    if (external)
+        throw LaunchError("kernel '" + k + "' uses entry_point_abi='external_constant_params' and cannot be launched by weft");
+    if (tid_dims > 1 && dim.size() != static_cast<std::size_t>(tid_dims))
+        throw LaunchError("kernel '" + k + "' unpacks tid() into " + std::to_string(tid_dims) + " values; launch it with a " +
+                          std::to_string(tid_dims) + "-D dimension, not " + std::to_string(dim.size()) + "-D");
 }
 
 void fill_launch_grid(launch_t &grid, const std::vector<std::int64_t> &dim, const std::string &where) {

@@ -76,6 +76,12 @@ bool is_value_type(const Type &t);
 /// "kernel 'k', parameter 'p': ", the start of every argument error of CPU and CUDA launches.
 std::string parameter_prefix(std::string_view kernel, const KernelParam &p);
 
+/// What every launch checks first, on every device: an
+/// entry_point_abi='external_constant_params' kernel is never launched by
+/// weft, and a kernel that unpacks tid() into N values needs an N-D grid.
+/// Throws LaunchError naming the kernel.
+void check_launchable(std::string_view kernel, bool external, int tid_dims, const std::vector<std::int64_t> &dim);
+
 /// Fills the launch grid for `dim` (1 to 4 dimensions, each 0 to INT32_MAX;
 /// size = their product). Throws UserError whose message starts with `where`.
 void fill_launch_grid(launch_t &grid, const std::vector<std::int64_t> &dim, const std::string &where);
