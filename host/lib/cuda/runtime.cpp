@@ -78,7 +78,8 @@ public:
 
 namespace weft {
 void install_cuda_runtime() {
-    static cuda::CudaDeviceRuntime runtime; // lives as long as the process, as install_device_runtime needs
-    install_device_runtime(Device::Kind::Cuda, runtime);
+    // Never destroyed: arrays released during static destruction still reach it.
+    static auto *runtime = new cuda::CudaDeviceRuntime;
+    install_device_runtime(Device::Kind::Cuda, *runtime);
 }
 } // namespace weft

@@ -1,6 +1,6 @@
-// Kernel modules compiled and loaded on the CPU: the front end checks the
-// source, codegen emits C++, the in-process Clang/ORC backend compiles it (or
-// the artifact cache supplies the object), and kernels launch across all cores.
+// Kernel modules loaded on a device, and their kernels: one API for the CPU
+// (the in-process Clang/ORC backend; launches across all cores) and CUDA
+// devices (NVRTC; the driver), built by the pipeline (weft/pipeline/pipeline.hpp).
 #pragma once
 
 #include "weft/build/build_options.hpp"
@@ -47,9 +47,9 @@ public:
     /// ndim or native type names the parameter and both types). Throws
     /// LaunchError when an expect_* in the kernel failed during this launch.
     void launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args) const;
-    /// The same on a CPU `stream` (nullptr: synchronous, as above): the
-    /// arguments are checked and packed now (errors throw here), the kernel
-    /// runs after the stream's earlier work, and this returns at once. The
+    /// The same on `stream` (nullptr: synchronous, as above): the arguments
+    /// are checked and packed now (errors throw here), the kernel runs after
+    /// the stream's earlier work, and this returns at once. On the CPU the
     /// packed arguments, and through them every Array argument's storage,
     /// stay alive until the kernel has run (see weft/runtime/stream.hpp);
     /// failed expect_* checks reach Stream::synchronize() as LaunchError.
