@@ -65,7 +65,7 @@ struct Host::Impl {
     // Who loaded each module name: a canonical file path, or "" for source text.
     std::map<std::string, std::string, std::less<>> claims;             // guarded by compiled_mutex
     // Loaded modules by name, then device ("name\ncuda:0"); guarded by compiled_mutex.
-    std::map<std::string, std::shared_ptr<CompiledModule::Impl>, std::less<>> loaded;
+    std::map<std::string, std::shared_ptr<CompiledModule::Impl>, std::less<>> loaded_modules;
     std::vector<std::shared_ptr<CudaModule>> cuda_modules;   // guarded by compiled_mutex; unloaded first
 
     explicit Impl(HostOptions o)
@@ -80,7 +80,7 @@ struct Host::Impl {
 
     ~Impl() {
         cuda_modules.clear();
-        loaded.clear(); // handles still held elsewhere keep their code, but cannot launch
+        loaded_modules.clear(); // handles still held elsewhere keep their code, but cannot launch
         // Registrations first: nothing may refer to a plugin once its code is gone.
         registry.clear();
         while (!entries.empty()) {
@@ -491,8 +491,8 @@ void HostAccess::check_claim(const Host &host, const pipeline::ModuleSource &sou
 
 std::shared_ptr<CompiledModule::Impl> HostAccess::find_loaded(const Host &host, std::string_view name, Device device) {
     std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
-    auto it = host.impl_->loaded.find(loaded_key(name, device));
-    return it == host.impl_->loaded.end() ? nullptr : it->second;
+    auto it = host.impl_->loaded_modules.find(loaded_key(name, device));
+    return it == host.impl_->loaded_modules.end() ? nullptr : it->second;
 }
 
 void HostAccess::put_loaded(Host &host, const pipeline::ModuleSource &source, Device device,
@@ -500,7 +500,7 @@ void HostAccess::put_loaded(Host &host, const pipeline::ModuleSource &source, De
     std::shared_ptr<CompiledModule::Impl> replaced; // released outside the lock: unloading runs static destructors
     std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
     host.impl_->claims[source.name] = claim_of(source);
-    auto &slot = host.impl_->loaded[loaded_key(source.name, device)];
+    auto &slot = host.impl_->loaded_modules[loaded_key(source.name, device)];
     replaced = std::move(slot);
     slot = std::move(module);
 }
@@ -536,9 +536,9 @@ bool Host::unload_module(std::string_view name) {
     {
         std::lock_guard<std::mutex> lock(impl_->compiled_mutex);
         const std::string prefix = std::string(name) + "\n";
-        for (auto it = impl_->loaded.lower_bound(prefix); it != impl_->loaded.end() && it->first.rfind(prefix, 0) == 0;) {
+        for (auto it = impl_->loaded_modules.lower_bound(prefix); it != impl_->loaded_modules.end() && it->first.rfind(prefix, 0) == 0;) {
             modules.push_back(std::move(it->second));
-            it = impl_->loaded.erase(it);
+            it = impl_->loaded_modules.erase(it);
         }
         auto &kept = impl_->cuda_modules;
         for (auto it = kept.begin(); it != kept.end();) {
