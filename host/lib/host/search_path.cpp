@@ -22,10 +22,10 @@ namespace {
 /// An object of this file, for dladdr to say which loaded file holds this code.
 const char anchor = 0;
 
-/// Where this code was loaded from, and the relative path from that file's
-/// directory to the installed plugins. A shared library (libweft.so, or any
-/// library an application linked weft's static layers into) looks beside
-/// itself, whichever executable loaded it; an executable looks from bin/.
+/// The installed plugins, relative to the file this code was loaded from: a
+/// shared library (libweft.so, or any library an application linked weft's
+/// static layers into) looks from its own directory, whichever executable
+/// loaded it; an executable (the `weft` tool) looks from bin/.
 fs::path installed_plugin_dir() {
     std::error_code ec;
     Dl_info info{};
