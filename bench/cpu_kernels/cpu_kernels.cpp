@@ -118,7 +118,7 @@ int main(int argc, char **argv) {
         ho.quiet = true;
         ho.threads = threads;
         weft::Host host(ho);
-        weft::CompiledModule &m = host.load_module(kernels / "ten_kernels.py");
+        weft::CompiledModule m = host.load_module(kernels / "ten_kernels.py");
         const weft::LoadedPlugin &colors = host.load(plugins / "colors");
         const weft::Type color = colors.native_types.at(0).type();
         const weft::Kernel lum = host.load_module_source("colors_bench", colors_kernel).kernel("scaled_luminance");

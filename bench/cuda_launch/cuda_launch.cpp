@@ -153,7 +153,7 @@ int run(const Args &args) {
 
     // --- launch overhead
     const Type f32 = Type::scalar(Scalar::Float32);
-    DeviceArray one = DeviceArray::zeros(args.device, f32, {1});
+    Array one = Array::zeros(f32, {1}, Device::cuda(args.device));
     CudaKernel empty = m.kernel("empty");
     auto weft_launches = [&] {
         for (int i = 0; i < args.launches; ++i) empty.launch({1}, {one}, 32, &stream);
@@ -186,13 +186,15 @@ int run(const Args &args) {
         hx[static_cast<std::size_t>(i)] = static_cast<float>(i % 1024);
         hy[static_cast<std::size_t>(i)] = 1.0f;
     }
-    DeviceArray x = DeviceArray::from_host(args.device, Array::from_vector(f32, hx));
-    DeviceArray y = DeviceArray::from_host(args.device, Array::from_vector(f32, hy));
-    DeviceArray out = DeviceArray::zeros(args.device, f32, {n});
+    Array x = (Array::from_vector(f32, hx)).to(Device::cuda(args.device));
+    Array y = (Array::from_vector(f32, hy)).to(Device::cuda(args.device));
+    Array out = Array::zeros(f32, {n}, Device::cuda(args.device));
     CudaKernel saxpy = m.kernel("saxpy");
     const int block = 256;
     const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>((n + block - 1) / block, 32LL * sms));
-    backend::CudaDevicePtr px = x.data(), py = y.data(), pout = out.data();
+    backend::CudaDevicePtr px = reinterpret_cast<backend::CudaDevicePtr>(x.data()),
+                           py = reinterpret_cast<backend::CudaDevicePtr>(y.data()),
+                           pout = reinterpret_cast<backend::CudaDevicePtr>(out.data());
     float a = 2.0f;
     long long count = n;
     const double weft_ms = timed_ms(stream, args.repeat, [&] { saxpy.launch({n}, {x, y, out, a}, block, &stream); });
@@ -205,7 +207,7 @@ int run(const Args &args) {
     // Check weft's result once: a wrong kernel must not look fast.
     saxpy.launch({n}, {x, y, out, a}, block, &stream);
     stream.synchronize();
-    const std::vector<float> got = out.to_host().to_vector<float>();
+    const std::vector<float> got = out.to(Device::cpu()).to_vector<float>();
     for (std::int64_t i = 0; i < n; i += std::max<std::int64_t>(1, n / 4096))
         if (got[static_cast<std::size_t>(i)] != 2.0f * static_cast<float>(i % 1024) + 1.0f) {
             std::fprintf(stderr, "weft saxpy gave %g at %lld\n", static_cast<double>(got[static_cast<std::size_t>(i)]),

@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
         for (const char *file : {"saxpy.py", "ten_kernels.py"}) {
             if (mode == "cold") fs::remove_all(cache / fs::path(file).stem());
             weft::Host host(options(0, file));
-            weft::CompiledModule &m = host.load_module(kernels / file);
+            weft::CompiledModule m = host.load_module(kernels / file);
             if ((mode == "warm") != m.from_cache()) {
                 std::fprintf(stderr, "weft_side: %s was %s, expected %s\n", file, m.from_cache() ? "cached" : "compiled",
                              mode == "warm" ? "cached" : "compiled");

@@ -82,8 +82,8 @@ weft::Type native_type(const weft::Host &host, const char *name) {
 }
 
 /// Loads one module and prints how: compiled or from the cache.
-weft::CompiledModule &load(weft::Host &host, const fs::path &file, int &compiled, int &cached) {
-    weft::CompiledModule &m = host.load_module(file);
+weft::CompiledModule load(weft::Host &host, const fs::path &file, int &compiled, int &cached) {
+    weft::CompiledModule m = host.load_module(file);
     (m.from_cache() ? cached : compiled)++;
     const weft::Module *module = host.find_module(m.name());
     std::printf("\nmodule %s (plugins: %s): %s in %.1f ms, hash %s\n", m.name().c_str(),
@@ -95,7 +95,7 @@ weft::CompiledModule &load(weft::Host &host, const fs::path &file, int &compiled
 bool close(float a, float b) { return std::fabs(a - b) <= 1e-6f * std::fmax(1.0f, std::fabs(b)); }
 
 /// noisy_colors: base + colors_scale(three philox draws, amount), and its luminance.
-bool run_noisy_colors(weft::Host &host, weft::CompiledModule &m) {
+bool run_noisy_colors(weft::Host &host, const weft::CompiledModule &m) {
     const weft::Type color_t = native_type(host, "colors::Color");
     const std::uint64_t seed = 42;
     const colors::Color base{0.1f, 0.2f, 0.3f};
@@ -125,7 +125,7 @@ bool run_noisy_colors(weft::Host &host, weft::CompiledModule &m) {
 }
 
 /// gradient: colors_scale(Color(t, t/2, 1-t), brightness) for t = i/(n-1), and its luminance.
-bool run_gradient(weft::Host &host, weft::CompiledModule &m) {
+bool run_gradient(weft::Host &host, const weft::CompiledModule &m) {
     const weft::Type color_t = native_type(host, "colors::Color");
     const int n = 5;
     const float brightness = 0.8f;

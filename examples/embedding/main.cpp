@@ -29,7 +29,7 @@ int main() {
             const weft::LoadedPlugin &p = host.load_by_name(name);
             std::printf("loaded %s %s from %s\n", name, p.manifest.version.str().c_str(), p.manifest.path.c_str());
         }
-        weft::CompiledModule &module = host.load_module_source("noisy_gray", kernels);
+        weft::CompiledModule module = host.load_module_source("noisy_gray", kernels);
 
         const std::int64_t n = 1000;
         const float gain = 2.0f;

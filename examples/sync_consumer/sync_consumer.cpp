@@ -83,7 +83,7 @@ private:
 };
 
 int run_cpu(Host &host, int frames, int particles) {
-    CompiledModule &m = host.load_module(fs::path(WEFT_EXAMPLE_DIR) / "particles.py");
+    CompiledModule m = host.load_module(fs::path(WEFT_EXAMPLE_DIR) / "particles.py");
     const Kernel step = m.kernel("step");
     Mailbox mailbox;
 
@@ -150,8 +150,8 @@ int run_egl(Host &host, int particles) {
     CudaModule &m = load_cuda_module(host, fs::path(WEFT_EXAMPLE_DIR) / "particles.py");
     Stream stream = make_cuda_stream(0);
     std::vector<float> v(static_cast<std::size_t>(particles), 1.0f);
-    DeviceArray vel = DeviceArray::from_host(0, Array::from_vector(f32, v));
-    DeviceArray pos = DeviceArray::zeros(0, f32, {particles});
+    Array vel = (Array::from_vector(f32, v)).to(Device::cuda(0));
+    Array pos = Array::zeros(f32, {particles}, Device::cuda(0));
     m.kernel("step").launch({particles}, {pos, vel, 0.5f}, stream);
     Event done(Device::cuda(0));
     done.record(stream);
@@ -160,7 +160,7 @@ int run_egl(Host &host, int particles) {
         const WaitResult r = sync.client_wait(egl::token::forever);
         std::printf("egl: EGLSync (type 0x%llx) %s; pos[0] = %g\n", static_cast<unsigned long long>(sync.attrib(SyncAttrib::Type)),
                     r == WaitResult::ConditionSatisfied ? "satisfied" : "timed out",
-                    static_cast<double>(pos.to_host().to_vector<float>()[0]));
+                    static_cast<double>(pos.to(Device::cpu()).to_vector<float>()[0]));
     } catch (const SyncError &e) {
         // Only a display without the extension is a skip; a failing EGLSync is a failure.
         if (e.kind() != SyncError::Kind::NotSupported && e.kind() != SyncError::Kind::Unavailable) {

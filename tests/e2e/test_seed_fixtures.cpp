@@ -75,7 +75,7 @@ struct Fixture {
     TempCache cache;
     Host host{host_options(cache.path)};
     const LoadedPlugin &plugin = host.load(plugin_path);
-    CompiledModule &module = host.load_module(kernel_file);
+    CompiledModule module = host.load_module(kernel_file);
 
     Type native(const char *name) const {
         const NativeTypeInfo *t = host.registry().native_type(name);
@@ -205,7 +205,7 @@ TEST_CASE("a second host loads the same module from the artifact cache") {
     Fixture &f = fixture();
     Host second(host_options(f.cache.path));
     second.load(plugin_path);
-    CompiledModule &again = second.load_module(kernel_file);
+    CompiledModule again = second.load_module(kernel_file);
     CHECK(again.from_cache());
     CHECK(again.hash() == f.module.hash());
 

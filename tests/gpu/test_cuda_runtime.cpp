@@ -159,7 +159,7 @@ TEST_CASE("without a CUDA driver, load_cuda_module fails clearly and the CPU pat
     Host host(host_options());
     const std::string message = error_of([&] { load_cuda_module(host, corpus / "saxpy.py"); });
     CHECK_THAT(message, Catch::Contains("CUDA driver not available"));
-    CHECK_THAT(error_of([] { DeviceArray::zeros(0, f32, {4}); }), Catch::Contains("CUDA driver not available"));
+    CHECK_THAT(error_of([] { Array::zeros(f32, {4}, Device::cuda(0)); }), Catch::Contains("CUDA driver not available"));
     CHECK_THAT(error_of([] { CudaStream stream; }), Catch::Contains("CUDA driver not available"));
     CHECK_THAT(error_of([] { CudaEvent event; }), Catch::Contains("CUDA driver not available"));
     CHECK_THAT(error_of([] { cuda_compute_capability(0); }), Catch::Contains("CUDA driver not available"));
@@ -170,7 +170,7 @@ TEST_CASE("without a CUDA driver, load_cuda_module fails clearly and the CPU pat
     CHECK_THAT(cuda_unavailable_reason(), Catch::StartsWith("CUDA driver not available: "));
 
     // The CPU path is unaffected.
-    CompiledModule &cpu = host.load_module(corpus / "saxpy.py");
+    CompiledModule cpu = host.load_module(corpus / "saxpy.py");
     Array x = Array::from_vector(f32, std::vector<float>{1, 2, 3});
     Array y = Array::from_vector(f32, std::vector<float>{10, 20, 30});
     Array out = Array::zeros(f32, {3});
@@ -180,6 +180,40 @@ TEST_CASE("without a CUDA driver, load_cuda_module fails clearly and the CPU pat
 
 // ---------------------------------------------------------------------------
 // Need a device (the CUBIN compiles run wherever NVRTC is)
+
+TEST_CASE("one kernel file, the same calls on cpu and cuda:0: load, arrays, launch, stream, expect failures") {
+    Host host(host_options());
+    auto run_on = [&](Device device) {
+        ModuleLoadOptions options;
+        options.device = device;
+        CompiledModule m = host.load_module(corpus / "saxpy.py", options);
+        CHECK(m.device() == device);
+        CHECK(host.load_module(corpus / "saxpy.py", options) == m); // unchanged: the loaded module
+        Array x = Array::from_vector(f32, std::vector<float>{1, 2, 3}, device);
+        Array y = Array::from_vector(f32, std::vector<float>{10, 20, 30}, device);
+        Array out = Array::zeros(f32, {3}, device);
+        const Kernel k = m.kernel("saxpy");
+        k.launch({3}, {x, y, out, 2.0f});
+        std::vector<float> sync = out.to_vector<float>();
+        Stream stream(device);
+        k.launch({3}, {x, y, out, 3.0f}, LaunchOptions{&stream});
+        stream.synchronize();
+        Array back = Array::zeros(f32, {3});
+        copy(back, out);
+        // An array on the other device is refused by name.
+        const Device other = device.is_cpu() ? Device::cuda(0) : Device::cpu();
+        CHECK_THAT(error_of([&] { k.launch({3}, {Array::zeros(f32, {3}, other), y, out, 1.0f}); }),
+                   Catch::Contains("parameter 'x': the array is on " + other.name() + ", the kernel runs on " +
+                                   device.name()));
+        return std::make_pair(sync, back.to_vector<float>());
+    };
+    if (no_device()) return;
+    const auto cpu = run_on(Device::cpu());
+    const auto gpu = run_on(Device::cuda(0));
+    CHECK(cpu.first == std::vector<float>{12, 24, 36});
+    CHECK(cpu.second == std::vector<float>{13, 26, 39});
+    CHECK(gpu == cpu);
+}
 
 TEST_CASE("saxpy on cuda:0 equals the CPU result for 1e6 elements") {
     if (no_device()) return;
@@ -199,21 +233,21 @@ TEST_CASE("saxpy on cuda:0 equals the CPU result for 1e6 elements") {
     CudaKernel k = m.kernel("saxpy");
     CHECK_THAT(k.symbol(), Catch::EndsWith("_cuda"));
     CHECK_FALSE(k.external());
-    DeviceArray dx = DeviceArray::from_host(0, x), dy = DeviceArray::from_host(0, y);
-    DeviceArray dout = DeviceArray::zeros(0, f32, {std::int64_t(n)});
+    Array dx = x.to(Device::cuda(0)), dy = y.to(Device::cuda(0));
+    Array dout = Array::zeros(f32, {std::int64_t(n)}, Device::cuda(0));
     k.launch({std::int64_t(n)}, {dx, dy, dout, 2.0f});
     m.synchronize();
-    CHECK(dout.to_host().to_vector<float>() == out.to_vector<float>());
+    CHECK(dout.to(Device::cpu()).to_vector<float>() == out.to_vector<float>());
 
     // Another block size, the suggested one, and a stream: the same result.
-    DeviceArray d2 = DeviceArray::zeros(0, f32, {std::int64_t(n)});
+    Array d2 = Array::zeros(f32, {std::int64_t(n)}, Device::cuda(0));
     k.launch({std::int64_t(n)}, {dx, dy, d2, 2.0f}, 64);
-    CHECK(d2.to_host().to_vector<float>() == out.to_vector<float>());
+    CHECK(d2.to(Device::cpu()).to_vector<float>() == out.to_vector<float>());
     CudaStream stream;
-    DeviceArray d3 = DeviceArray::zeros(0, f32, {std::int64_t(n)});
+    Array d3 = Array::zeros(f32, {std::int64_t(n)}, Device::cuda(0));
     k.launch({std::int64_t(n)}, {dx, dy, d3, 2.0f}, 0, &stream);
     stream.synchronize();
-    CHECK(d3.to_host().to_vector<float>() == out.to_vector<float>());
+    CHECK(d3.to(Device::cpu()).to_vector<float>() == out.to_vector<float>());
 
     // Attributes and occupancy.
     const backend::CudaFunctionAttributes a = k.attributes();
@@ -230,7 +264,7 @@ TEST_CASE("saxpy on cuda:0 equals the CPU result for 1e6 elements") {
     // Arguments are checked as on the CPU.
     CHECK_THAT(error_of([&] { k.launch({4}, {dx, dy, dout}); }), Catch::Contains("takes 4 arguments (x, y, out, alpha), got 3"));
     CHECK_THAT(error_of([&] { k.launch({4}, {dx, dy, dout, 2.0}); }), Catch::Contains("parameter 'alpha': expected float32, got float64"));
-    CHECK_THAT(error_of([&] { k.launch({4}, {KernelArg(x), dy, dout, 2.0f}); }), Catch::Contains("copy it with DeviceArray::from_host"));
+    CHECK_THAT(error_of([&] { k.launch({4}, {KernelArg(x), dy, dout, 2.0f}); }), Catch::Contains("copy it with Array::from_host"));
     CHECK_THAT(error_of([&] { k.launch({4}, {dx, dy, dout, 2.0f}, 4096); }), Catch::Contains("block size 4096"));
     k.launch({0}, {dx, dy, dout, 2.0f}); // nothing to run
     m.synchronize();
@@ -251,12 +285,12 @@ TEST_CASE("load_aot runs saxpy from an AOT directory: the CUBIN, else PTX - a mi
 
     const std::vector<float> xs{1, 2, 3, 4}, ys{10, 20, 30, 40}, want{12, 24, 36, 48};
     auto run = [&](CudaModule &m) {
-        DeviceArray dx = DeviceArray::from_host(0, Array::from_vector(f32, xs));
-        DeviceArray dy = DeviceArray::from_host(0, Array::from_vector(f32, ys));
-        DeviceArray dout = DeviceArray::zeros(0, f32, {4});
+        Array dx = (Array::from_vector(f32, xs)).to(Device::cuda(0));
+        Array dy = (Array::from_vector(f32, ys)).to(Device::cuda(0));
+        Array dout = Array::zeros(f32, {4}, Device::cuda(0));
         m.kernel("saxpy").launch({4}, {dx, dy, dout, 2.0f});
         m.synchronize();
-        return dout.to_host().to_vector<float>();
+        return dout.to(Device::cpu()).to_vector<float>();
     };
 
     // PTX only (an older arch): loaded as PTX, JIT-compiled by the driver.
@@ -312,15 +346,15 @@ TEST_CASE("the seed fixtures on cuda:0 give the CPU's values") {
                color_t = native("warp_test::Color"), padded_t = native("warp_test::PaddedValue");
     const Type u64 = Type::scalar(Scalar::UInt64);
 
-    DeviceArray pixels = DeviceArray::zeros(0, pixel_t, {2});
-    DeviceArray images =
-        DeviceArray::from_host(0, Array::from_vector(image_t, std::vector<warp_test::Image>{{11}, {29}}));
-    DeviceArray colors = DeviceArray::zeros(0, color_t, {2});
-    DeviceArray handles = DeviceArray::zeros(0, u64, {2});
+    Array pixels = Array::zeros(pixel_t, {2}, Device::cuda(0));
+    Array images =
+        (Array::from_vector(image_t, std::vector<warp_test::Image>{{11}, {29}})).to(Device::cuda(0));
+    Array colors = Array::zeros(color_t, {2}, Device::cuda(0));
+    Array handles = Array::zeros(u64, {2}, Device::cuda(0));
     m.kernel("native_array_kernel").launch({2}, {pixels, images, colors, handles});
     m.synchronize();
-    CHECK(handles.to_host().to_vector<std::uint64_t>() == std::vector<std::uint64_t>{11, 29});
-    const std::vector<warp_test::Color> c = colors.to_host().to_vector<warp_test::Color>();
+    CHECK(handles.to(Device::cpu()).to_vector<std::uint64_t>() == std::vector<std::uint64_t>{11, 29});
+    const std::vector<warp_test::Color> c = colors.to(Device::cpu()).to_vector<warp_test::Color>();
     REQUIRE(c.size() == 2);
     CHECK(c[0].r == 0.0f);
     CHECK(c[1].r == 2.0f);
@@ -328,7 +362,7 @@ TEST_CASE("the seed fixtures on cuda:0 give the CPU's values") {
     CHECK(c[1].g == 1.0f);
     CHECK(c[0].b == 6.0f);
     CHECK(c[1].b == 6.0f);
-    const std::vector<warp_test::Pixel> p = pixels.to_host().to_vector<warp_test::Pixel>();
+    const std::vector<warp_test::Pixel> p = pixels.to(Device::cpu()).to_vector<warp_test::Pixel>();
     REQUIRE(p.size() == 2);
     CHECK(p[0].index == 0);
     CHECK(p[1].index == 1);
@@ -342,14 +376,14 @@ TEST_CASE("the seed fixtures on cuda:0 give the CPU's values") {
     const Type container_t =
         Type::structure(StructLayout::make("NativeContainer", {StructLayout::Field{"color", color_t, 0}}));
     m.kernel("native_struct_kernel")
-        .launch({1}, {CudaArg::of(container_t, NativeContainer{warp_test::Color{4.0f, 5.0f, 6.0f}}),
-                      CudaArg::of(image_t, warp_test::Image{41}), colors, handles});
-    const std::vector<warp_test::Color> after = colors.to_host().to_vector<warp_test::Color>();
+        .launch({1}, {KernelArg::of(container_t, NativeContainer{warp_test::Color{4.0f, 5.0f, 6.0f}}),
+                      KernelArg::of(image_t, warp_test::Image{41}), colors, handles});
+    const std::vector<warp_test::Color> after = colors.to(Device::cpu()).to_vector<warp_test::Color>();
     CHECK(after[0].r == 4.0f);
     CHECK(after[0].g == 5.0f);
     CHECK(after[0].b == 6.0f);
     CHECK(after[1].r == 2.0f);
-    const std::vector<std::uint64_t> h = handles.to_host().to_vector<std::uint64_t>();
+    const std::vector<std::uint64_t> h = handles.to(Device::cpu()).to_vector<std::uint64_t>();
     CHECK(h[0] == 41);
     CHECK(h[1] == 29);
 
@@ -360,18 +394,18 @@ TEST_CASE("the seed fixtures on cuda:0 give the CPU's values") {
     const unsigned char padding[2][3] = {{0xA5, 0x5A, 0xC3}, {0x3C, 0x96, 0x69}};
     for (std::size_t i = 0; i < 2; ++i)
         for (std::size_t b = 0; b < 3; ++b) bytes[i * sizeof v + 1 + b] = padding[i][b];
-    DeviceArray src = DeviceArray::from_host(0, Array::from_host(padded_t, {2}, bytes.data(), bytes.size()));
-    DeviceArray dst = DeviceArray::zeros(0, padded_t, {2});
+    Array src = (Array::from_host(padded_t, {2}, bytes.data(), bytes.size())).to(Device::cuda(0));
+    Array dst = Array::zeros(padded_t, {2}, Device::cuda(0));
     m.kernel("padded_copy").launch({2}, {src, dst});
     std::vector<unsigned char> copied(bytes.size());
-    dst.to_host().copy_to_host(copied.data(), copied.size());
+    dst.to(Device::cpu()).copy_to_host(copied.data(), copied.size());
     CHECK(copied == bytes);
 
-    DeviceArray out = DeviceArray::zeros(0, f32, {1});
+    Array out = Array::zeros(f32, {1}, Device::cuda(0));
     m.kernel("preamble_kernel").launch({1}, {out});
-    CHECK(out.to_host().to_vector<float>() == std::vector<float>{3.0f});
+    CHECK(out.to(Device::cpu()).to_vector<float>() == std::vector<float>{3.0f});
     m.kernel("preamble_cast_kernel").launch({1}, {out});
-    CHECK(out.to_host().to_vector<float>() == std::vector<float>{7.0f});
+    CHECK(out.to(Device::cpu()).to_vector<float>() == std::vector<float>{7.0f});
     m.synchronize();
 }
 
@@ -436,9 +470,9 @@ TEST_CASE("an external_constant_params entry runs through the raw driver with __
     CHECK(a.max_threads_per_block > 0);
     CHECK(m.function("__raygen__external_params_kernel").suggested_block_size() > 0);
     const Type params_t = k.params().at(0).type;
-    CHECK_THAT(error_of([&] { k.launch({1}, {CudaArg::of(params_t, params)}); }),
+    CHECK_THAT(error_of([&] { k.launch({1}, {KernelArg::of(params_t, params)}); }),
                Catch::Contains("cannot be launched by weft"));
-    CHECK_THAT(error_of([&] { k.launch({0}, {CudaArg::of(params_t, params)}); }),
+    CHECK_THAT(error_of([&] { k.launch({0}, {KernelArg::of(params_t, params)}); }),
                Catch::Contains("cannot be launched by weft"));
 }
 
@@ -447,7 +481,7 @@ TEST_CASE("events time a launch on a stream") {
     Host host(host_options());
     CudaModule &m = load_cuda_module(host, corpus / "saxpy.py");
     const std::int64_t n = 1 << 20;
-    DeviceArray x = DeviceArray::zeros(0, f32, {n}), y = DeviceArray::zeros(0, f32, {n}), out = DeviceArray::zeros(0, f32, {n});
+    Array x = Array::zeros(f32, {n}, Device::cuda(0)), y = Array::zeros(f32, {n}, Device::cuda(0)), out = Array::zeros(f32, {n}, Device::cuda(0));
     CudaStream stream(0, true);
     CudaEvent start, end;
     start.record(&stream);
@@ -470,27 +504,27 @@ TEST_CASE("device arrays round-trip byte-exactly") {
     if (no_device()) return;
     // float32 2-D, vec3, float64, a strided host view, an empty array.
     Array a = float_array(f32, {5, 7}, [](std::size_t i) { return static_cast<float>(i) * 0.37f - 3.0f; });
-    DeviceArray da = DeviceArray::from_host(0, a);
+    Array da = a.to(Device::cuda(0));
     CHECK(da.shape() == a.shape());
     CHECK(da.strides() == a.strides());
     CHECK(da.type() == a.type());
-    CHECK(da.to_host().to_vector<float>() == a.to_vector<float>());
+    CHECK(da.to(Device::cpu()).to_vector<float>() == a.to_vector<float>());
 
     const Type vec3 = Type::vector(Scalar::Float32, 3);
     Array v = float_array(vec3, {33}, [](std::size_t i) { return std::sin(static_cast<float>(i)); });
-    CHECK(floats(DeviceArray::from_host(0, v).to_host()) == floats(v));
+    CHECK(floats(v.to(Device::cuda(0)).to(Device::cpu())) == floats(v));
 
     std::vector<double> ds{1.0 / 3.0, -0.0, 1e300, 5e-324};
     Array d = Array::from_vector(Type::scalar(Scalar::Float64), ds);
-    CHECK(DeviceArray::from_host(0, d).to_host().to_vector<double>() == ds);
+    CHECK(d.to(Device::cuda(0)).to(Device::cpu()).to_vector<double>() == ds);
 
     Array strided = a.view({5, 3}, {a.strides()[0], 2 * a.strides()[1]}, 4); // columns 1, 3, 5
-    DeviceArray ds2 = DeviceArray::from_host(0, strided);
-    CHECK(ds2.to_host().to_vector<float>() == strided.to_vector<float>());
+    Array ds2 = strided.to(Device::cuda(0));
+    CHECK(ds2.to(Device::cpu()).to_vector<float>() == strided.to_vector<float>());
 
-    DeviceArray empty = DeviceArray::zeros(0, f32, {0, 3});
+    Array empty = Array::zeros(f32, {0, 3}, Device::cuda(0));
     CHECK(empty.size() == 0);
-    CHECK(empty.to_host().size() == 0);
+    CHECK(empty.to(Device::cpu()).size() == 0);
 
     // A padded 8-byte native type: padding bytes survive both copies.
     Host host(host_options());
@@ -502,14 +536,14 @@ TEST_CASE("device arrays round-trip byte-exactly") {
     std::vector<unsigned char> bytes(8 * 16);
     for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(i * 37 + 11);
     Array p = Array::from_host(padded_t, {16}, bytes.data(), bytes.size());
-    DeviceArray dp = DeviceArray::from_host(0, p);
+    Array dp = p.to(Device::cuda(0));
     std::vector<unsigned char> back(bytes.size());
-    dp.to_host().copy_to_host(back.data(), back.size());
+    dp.to(Device::cpu()).copy_to_host(back.data(), back.size());
     CHECK(back == bytes);
 
-    CHECK_THAT(error_of([&] { dp.copy_from_host(a); }), Catch::Contains("DeviceArray::copy_from_host"));
-    CHECK_THAT(error_of([] { DeviceArray::zeros(0, f32, {}); }), Catch::Contains("1 to 4 dimensions"));
-    CHECK_THAT(error_of([] { DeviceArray::zeros(cuda_device_count(), f32, {1}); }), Catch::Contains("no CUDA device cuda:"));
+    CHECK_THAT(error_of([&] { copy(dp, a); }), Catch::Contains("copy: the destination is"));
+    CHECK_THAT(error_of([] { Array::zeros(f32, {}, Device::cuda(0)); }), Catch::Contains("1 to 4 dimensions"));
+    CHECK_THAT(error_of([] { Array::zeros(f32, {1}, Device::cuda(cuda_device_count())); }), Catch::Contains("no CUDA device cuda:"));
 }
 
 TEST_CASE("CPU and CUDA agree on corpus kernels without atomics") {
@@ -517,26 +551,26 @@ TEST_CASE("CPU and CUDA agree on corpus kernels without atomics") {
     Host host(host_options());
 
     SECTION("stencil2d: laplacian and heat_step (2-D launches)") {
-        CompiledModule &cpu = host.load_module(corpus / "stencil2d.py");
+        CompiledModule cpu = host.load_module(corpus / "stencil2d.py");
         CudaModule &gpu = load_cuda_module(host, corpus / "stencil2d.py");
         const std::int64_t nx = 67, ny = 45;
         Array u = float_array(f32, {nx, ny}, [](std::size_t i) { return std::cos(static_cast<float>(i) * 0.01f); });
         Array out = Array::zeros(f32, {nx, ny});
         cpu.kernel("laplacian").launch({nx, ny}, {u, out, 1.0f}); // h = 1: no amplification of fma rounding differences
-        DeviceArray du = DeviceArray::from_host(0, u), dout = DeviceArray::zeros(0, f32, {nx, ny});
+        Array du = u.to(Device::cuda(0)), dout = Array::zeros(f32, {nx, ny}, Device::cuda(0));
         gpu.kernel("laplacian").launch({nx, ny}, {du, dout, 1.0f});
-        check_close(floats(out), floats(dout.to_host()), "laplacian");
+        check_close(floats(out), floats(dout.to(Device::cpu())), "laplacian");
 
         Array t_next = Array::zeros(f32, {nx, ny});
         cpu.kernel("heat_step").launch({nx, ny}, {u, t_next, 0.2f, 0.05f});
-        DeviceArray dt_next = DeviceArray::zeros(0, f32, {nx, ny});
+        Array dt_next = Array::zeros(f32, {nx, ny}, Device::cuda(0));
         gpu.kernel("heat_step").launch({nx, ny}, {du, dt_next, 0.2f, 0.05f});
-        check_close(floats(t_next), floats(dt_next.to_host()), "heat_step");
+        check_close(floats(t_next), floats(dt_next.to(Device::cpu())), "heat_step");
         gpu.synchronize();
     }
 
     SECTION("matrix_transforms: transform_points, rotate_normals, determinants") {
-        CompiledModule &cpu = host.load_module(corpus / "matrix_transforms.py");
+        CompiledModule cpu = host.load_module(corpus / "matrix_transforms.py");
         CudaModule &gpu = load_cuda_module(host, corpus / "matrix_transforms.py");
         const std::int64_t n = 1000;
         const Type vec3 = Type::vector(Scalar::Float32, 3), mat33 = Type::matrix(Scalar::Float32, 3, 3),
@@ -545,46 +579,46 @@ TEST_CASE("CPU and CUDA agree on corpus kernels without atomics") {
         float xf[16] = {0.9f, -0.1f, 0.2f, 1.0f, 0.1f, 1.1f, 0.0f, -2.0f, -0.2f, 0.05f, 0.95f, 0.5f, 0.0f, 0.01f, 0.02f, 1.0f};
         Array out = Array::zeros(vec3, {n});
         cpu.kernel("transform_points").launch({n}, {pts, KernelArg::value(mat44, xf, sizeof xf), out});
-        DeviceArray dpts = DeviceArray::from_host(0, pts), dout = DeviceArray::zeros(0, vec3, {n});
-        gpu.kernel("transform_points").launch({n}, {dpts, CudaArg::value(mat44, xf, sizeof xf), dout});
-        check_close(floats(out), floats(dout.to_host()), "transform_points");
+        Array dpts = pts.to(Device::cuda(0)), dout = Array::zeros(vec3, {n}, Device::cuda(0));
+        gpu.kernel("transform_points").launch({n}, {dpts, KernelArg::value(mat44, xf, sizeof xf), dout});
+        check_close(floats(out), floats(dout.to(Device::cpu())), "transform_points");
 
         float rot[9] = {0.36f, 0.48f, -0.8f, -0.8f, 0.6f, 0.0f, 0.48f, 0.64f, 0.6f};
         cpu.kernel("rotate_normals").launch({n}, {pts, KernelArg::value(mat33, rot, sizeof rot), out});
-        gpu.kernel("rotate_normals").launch({n}, {dpts, CudaArg::value(mat33, rot, sizeof rot), dout});
-        check_close(floats(out), floats(dout.to_host()), "rotate_normals");
+        gpu.kernel("rotate_normals").launch({n}, {dpts, KernelArg::value(mat33, rot, sizeof rot), dout});
+        check_close(floats(out), floats(dout.to(Device::cpu())), "rotate_normals");
 
         Array mats = float_array(mat33, {n}, [](std::size_t i) { return std::cos(static_cast<float>(i) * 1.3f); });
         Array dets = Array::zeros(f32, {n});
         cpu.kernel("determinants").launch({n}, {mats, dets});
-        DeviceArray dmats = DeviceArray::from_host(0, mats), ddets = DeviceArray::zeros(0, f32, {n});
+        Array dmats = mats.to(Device::cuda(0)), ddets = Array::zeros(f32, {n}, Device::cuda(0));
         gpu.kernel("determinants").launch({n}, {dmats, ddets});
-        check_close(floats(dets), floats(ddets.to_host()), "determinants");
+        check_close(floats(dets), floats(ddets.to(Device::cpu())), "determinants");
         gpu.synchronize();
     }
 
     SECTION("particles: integrate, apply_wind, collide_sphere (module constants, vec3 values)") {
-        CompiledModule &cpu = host.load_module(corpus / "particles.py");
+        CompiledModule cpu = host.load_module(corpus / "particles.py");
         CudaModule &gpu = load_cuda_module(host, corpus / "particles.py");
         const std::int64_t n = 4096;
         const Type vec3 = Type::vector(Scalar::Float32, 3);
         Array x = float_array(vec3, {n}, [](std::size_t i) { return std::sin(static_cast<float>(i)) * 2.0f + 0.5f; });
         Array v = float_array(vec3, {n}, [](std::size_t i) { return std::cos(static_cast<float>(i) * 0.3f); });
         Array inv_mass = float_array(f32, {n}, [](std::size_t i) { return i % 10 == 0 ? 0.0f : 1.0f; });
-        DeviceArray dx = DeviceArray::from_host(0, x), dv = DeviceArray::from_host(0, v),
-                    dm = DeviceArray::from_host(0, inv_mass);
+        Array dx = x.to(Device::cuda(0)), dv = v.to(Device::cuda(0)),
+                    dm = inv_mass.to(Device::cuda(0));
         const float wind[3] = {1.0f, 0.0f, -0.5f}, center[3] = {0.0f, 1.0f, 0.0f};
         for (int step = 0; step < 10; ++step) {
             cpu.kernel("integrate").launch({n}, {x, v, inv_mass, 0.01f});
             gpu.kernel("integrate").launch({n}, {dx, dv, dm, 0.01f});
             cpu.kernel("apply_wind").launch({n}, {v, KernelArg::value(vec3, wind, sizeof wind), 0.1f, 0.01f});
-            gpu.kernel("apply_wind").launch({n}, {dv, CudaArg::value(vec3, wind, sizeof wind), 0.1f, 0.01f});
+            gpu.kernel("apply_wind").launch({n}, {dv, KernelArg::value(vec3, wind, sizeof wind), 0.1f, 0.01f});
             cpu.kernel("collide_sphere").launch({n}, {x, KernelArg::value(vec3, center, sizeof center), 1.5f});
-            gpu.kernel("collide_sphere").launch({n}, {dx, CudaArg::value(vec3, center, sizeof center), 1.5f});
+            gpu.kernel("collide_sphere").launch({n}, {dx, KernelArg::value(vec3, center, sizeof center), 1.5f});
         }
         gpu.synchronize();
-        check_close(floats(x), floats(dx.to_host()), "particles x");
-        check_close(floats(v), floats(dv.to_host()), "particles v");
+        check_close(floats(x), floats(dx.to(Device::cpu())), "particles x");
+        check_close(floats(v), floats(dv.to(Device::cpu())), "particles v");
     }
     release_cuda_modules(host);
 }

@@ -164,9 +164,14 @@ TEST_CASE("array errors name the numbers involved") {
     CHECK_THROWS_WITH(w::Array::from_host(f32, {2, 3}, v.data(), 16),
                       "Array::from_host: shape [2, 3] of float32 is 6 elements, 24 bytes, but 16 bytes were given");
     CHECK_THROWS_WITH(w::Array::from_vector(f64, v),
-                      "Array::from_vector: the host element type has 4 bytes, dtype float64 has 8");
+                      "Array::from_vector: the host elements are float32, the dtype is float64 (use the dtype's own C++ type)");
     CHECK_THROWS_WITH(w::Array::from_vector(f32, v).to_vector<double>(),
-                      "Array::to_vector: the host element type has 8 bytes, dtype float32 has 4");
+                      "Array::to_vector: the host elements are float64, the dtype is float32 (use the dtype's own C++ type)");
+    struct Bytes3 {
+        unsigned char b[3];
+    };
+    CHECK_THROWS_WITH(w::Array::from_vector(f32, std::vector<Bytes3>(2)),
+                      "Array::from_vector: the host element type has 3 bytes, dtype float32 has 4");
     CHECK_THROWS_WITH(w::Array::zeros(f32, {1, 1, 1, 1, 1}),
                       "Array::zeros: an array has 1 to 4 dimensions, got 5");
     CHECK_THROWS_WITH(w::Array::zeros(f32, {}), "Array::zeros: an array has 1 to 4 dimensions, got 0");
@@ -314,15 +319,24 @@ TEST_CASE("pack_args reports wrong arguments exactly") {
     CHECK_THROWS_WITH(w::pack_args("saxpy", saxpy_params(), {x, f2, 2.0f, x}),
                       "kernel 'saxpy', parameter 'y': expected array(dtype=float32), got array(dtype=float32, ndim=2)");
     CHECK_THROWS_WITH(w::pack_args("saxpy", saxpy_params(), {x, x, 2, x}),
-                      "kernel 'saxpy', parameter 'a': expected float32, got int32");
+                      "kernel 'saxpy', parameter 'a': expected float32, got int32 (values convert only between "
+                      "integer types, when they fit)");
     CHECK_THROWS_WITH(w::pack_args("saxpy", saxpy_params(), {x, x, 2.0, x}),
-                      "kernel 'saxpy', parameter 'a': expected float32, got float64");
+                      "kernel 'saxpy', parameter 'a': expected float32, got float64 (values convert only between "
+                      "integer types, when they fit)");
     CHECK_THROWS_WITH(w::pack_args("saxpy", saxpy_params(), {x, x, x, x}),
                       "kernel 'saxpy', parameter 'a': expected float32, got array(dtype=float32)");
     CHECK_THROWS_WITH(w::pack_args("saxpy", saxpy_params(), {x, x, 2.0f, 1.0f}),
                       "kernel 'saxpy', parameter 'out': expected array(dtype=float32), got float32");
-    CHECK_THROWS_WITH(w::pack_args("n", {{"n", i64}}, {3}), "kernel 'n', parameter 'n': expected int64, got int32");
-    CHECK_THROWS_AS(w::pack_args("n", {{"n", i64}}, {3}), w::UserError);
+    // Integers convert when the value fits, and only then.
+    const w::PackedArgs widened = w::pack_args("n", {{"n", i64}}, {-3});
+    std::int64_t n = 0;
+    std::memcpy(&n, widened.arg(0), sizeof n);
+    CHECK(n == -3);
+    CHECK_THROWS_WITH(w::pack_args("n", {{"n", w::Type::scalar(w::Scalar::UInt32)}}, {-3}),
+                      "kernel 'n', parameter 'n': expected uint32, got int32 whose value does not fit (no conversion "
+                      "loses a value)");
+    CHECK_THROWS_AS(w::pack_args("n", {{"n", w::Type::scalar(w::Scalar::UInt8)}}, {256}), w::UserError);
 }
 
 TEST_CASE("pack_args lays out array views and aligned values") {

@@ -337,7 +337,7 @@ TEST_CASE("a CPU kernel launched on a stream runs after the stream's earlier wor
         o.cache_dir = cache;
         o.quiet = true;
         Host host(o);
-        CompiledModule &m = host.load_module_source("stream_kernels", R"(import warp as wp
+        CompiledModule m = host.load_module_source("stream_kernels", R"(import warp as wp
 
 @wp.kernel
 def scale(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):

@@ -98,7 +98,7 @@ TEST_CASE("CUDA streams, events and syncs: snapshot, re-record, stream waits, as
     CHECK(s1.native_handle() != nullptr);
     CHECK_THROWS_WITH(s1.enqueue([] {}), Catch::Contains("runs device work only"));
 
-    DeviceArray a = DeviceArray::zeros(0, f32, {n}), b = DeviceArray::zeros(0, f32, {n});
+    Array a = Array::zeros(f32, {n}, Device::cuda(0)), b = Array::zeros(f32, {n}, Device::cuda(0));
     m.kernel("fill").launch({n}, {a, 2.0f, 2000}, s1);
     Event e(Device::cuda(0));
     e.record(s1);
@@ -117,7 +117,7 @@ TEST_CASE("CUDA streams, events and syncs: snapshot, re-record, stream waits, as
     s2.wait(first);
     m.kernel("add_into").launch({n}, {b, a}, s2);
     Array host_b = Array::zeros(f32, {n});
-    b.copy_to_host(host_b, s2);
+    copy(host_b, b, &s2);
     s2.synchronize();
     CHECK(host_b.to_vector<float>() == expected(n, 2.0f));
 
@@ -126,12 +126,12 @@ TEST_CASE("CUDA streams, events and syncs: snapshot, re-record, stream waits, as
 
     // Host -> device on a stream, then a timed wait (satisfied well within a minute).
     Array ones = Array::from_vector(f32, std::vector<float>(static_cast<std::size_t>(n), 1.0f));
-    a.copy_from_host(ones, s1);
+    copy(a, ones, &s1);
     Event copied(Device::cuda(0));
     copied.record(s1);
     Sync after_copy(copied);
     CHECK(after_copy.client_wait(60'000'000'000ull) == WaitResult::ConditionSatisfied);
-    CHECK(a.to_host().to_vector<float>()[n - 1] == 1.0f);
+    CHECK(a.to(Device::cpu()).to_vector<float>()[n - 1] == 1.0f);
 
     // A CUDA stream cannot wait for CPU work; a CPU stream can wait for CUDA work.
     Stream cpu;
@@ -227,7 +227,7 @@ TEST_CASE("a real EGLSync linked to a CUDA event orders a GL buffer read after a
     Host host(host_options());
     CudaModule &m = load_cuda_module(host, kernel_file());
     Stream stream = make_cuda_stream(0);
-    DeviceArray values = DeviceArray::zeros(0, f32, {n});
+    Array values = Array::zeros(f32, {n}, Device::cuda(0));
 
     // CUDA writes the GL buffer through interop: map, kernel, device-to-device copy, record, unmap.
     void *resource = nullptr;
@@ -241,7 +241,7 @@ TEST_CASE("a real EGLSync linked to a CUDA event orders a GL buffer read after a
     REQUIRE(mapped_bytes >= static_cast<std::size_t>(bytes));
     m.kernel("fill").launch({n}, {values, 3.0f, 20000}, stream);
     REQUIRE(cuda<int (*)(unsigned long long, unsigned long long, std::size_t, void *)>("cuMemcpyDtoDAsync_v2")(
-                mapped, values.data(), static_cast<std::size_t>(bytes), cu_stream) == 0);
+                mapped, reinterpret_cast<unsigned long long>(values.data()), static_cast<std::size_t>(bytes), cu_stream) == 0);
     Event written(Device::cuda(0));
     written.record(stream);
     REQUIRE(cuda<int (*)(unsigned, void **, void *)>("cuGraphicsUnmapResources")(1, &resource, cu_stream) == 0);

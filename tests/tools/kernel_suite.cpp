@@ -51,7 +51,7 @@ std::string describe(const Diagnostic &d) {
 
 bool matches(const Diagnostic &d, const Expectation &e) {
     return d.severity == Diagnostic::Severity::Error && d.location.line == e.line && d.location.column == e.column &&
-           d.message.find(e.fragment) != std::string::npos;
+           d.text().find(e.fragment) != std::string::npos;
 }
 
 /// The text after `tag` on every line that starts with it.

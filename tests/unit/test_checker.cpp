@@ -34,12 +34,12 @@ ir::Module ok(const std::string &text, const Registry &registry = core()) {
     return std::move(r.module);
 }
 
-/// The first error, as "line:col: message".
+/// The first error, as "line:col: message" (and its details, one per line).
 std::string first_error(const std::string &text, const Registry &registry = core()) {
     const FrontendResult r = check(text, registry);
     for (const Diagnostic &d : r.diagnostics)
         if (d.severity == Diagnostic::Severity::Error)
-            return std::to_string(d.location.line) + ":" + std::to_string(d.location.column) + ": " + d.message;
+            return std::to_string(d.location.line) + ":" + std::to_string(d.location.column) + ": " + d.text();
     return "";
 }
 
@@ -111,6 +111,63 @@ def k(a: float, b: int):
 )");
     CHECK_THAT(e, Catch::StartsWith("4:9: no overload of operator + ('add') matches the argument types (float32, int32)"));
     CHECK_THAT(e, Catch::Contains("add(a: float32, b: float32) -> float32"));
+}
+
+TEST_CASE("a failed call prints its candidates one per line") {
+    // Issue 15: the candidates were joined by '\n' inside the message, which
+    // the formatter escapes, so they printed on one line joined by "\x0A".
+    CHECK(check(R"(import warp as wp
+@wp.kernel
+def k(a: wp.array(dtype=int)):
+    z = wp.cross(a[0], a[0])
+)").formatted == "test.py:4:9: error: no overload of 'cross' matches the argument types (int32, int32); candidates:\n"
+                 "    cross(a: vec3, b: vec3) -> vec3\n"
+                 "    cross(a: vec3d, b: vec3d) -> vec3d\n"
+                 "    cross(a: vec3h, b: vec3h) -> vec3h\n"
+                 "        z = wp.cross(a[0], a[0])\n"
+                 "            ^\n");
+    const FrontendResult user = check(R"(import warp as wp
+@wp.func
+def mag(x: float) -> float:
+    return x
+@wp.func
+def mag(v: wp.vec3) -> float:
+    return wp.length(v)
+@wp.kernel
+def k(a: wp.array(dtype=int)):
+    y = mag(a[0])
+)");
+    CHECK(user.formatted == "test.py:10:9: error: no overload of function 'mag' matches the argument types (int32); candidates:\n"
+                            "    mag(x: float)  (line 3)\n"
+                            "    mag(v: wp.vec3)  (line 6)\n"
+                            "        y = mag(a[0])\n"
+                            "            ^\n");
+    // The message stays one line; the candidates are its details.
+    REQUIRE(user.diagnostics.size() == 1);
+    CHECK(user.diagnostics[0].message ==
+          "no overload of function 'mag' matches the argument types (int32); candidates:");
+    CHECK(user.diagnostics[0].details == std::vector<std::string>{"mag(x: float)  (line 3)", "mag(v: wp.vec3)  (line 6)"});
+}
+
+TEST_CASE("a newline quoted from the source stays escaped, so it cannot start a line of the report") {
+    const FrontendResult r = check(R"(import warp as wp
+@wp.kernel(entry_point_abi="warp\ntest.py:1:1: error: forged")
+def k(a: wp.array(dtype=float)):
+    a[0] = 1.0
+)");
+    CHECK(r.formatted == "test.py:2:28: error: entry_point_abi must be 'warp' or 'external_constant_params', got "
+                         "'warp\\x0Atest.py:1:1: error: forged'\n"
+                         "    @wp.kernel(entry_point_abi=\"warp\\ntest.py:1:1: error: forged\")\n"
+                         "                               ^\n");
+    // So do the details' bytes: only the line breaks between them are real.
+    SourceFile f("k.py", "x\n");
+    DiagnosticEngine d(f);
+    d.error(SourceLocation{1, 1}, "no overload; candidates:", {"f(a: int32)\nk.py:9:9: error: forged", "g\x1B[2J()"});
+    CHECK(d.format_all() == "k.py:1:1: error: no overload; candidates:\n"
+                            "    f(a: int32)\\x0Ak.py:9:9: error: forged\n"
+                            "    g\\x1B[2J()\n"
+                            "    x\n"
+                            "    ^\n");
 }
 
 TEST_CASE("a local's type is fixed by its first assignment") {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -53,7 +54,7 @@ TEST_CASE("saxpy compiles in process, runs on the CPU, and a second host takes i
     std::string hash;
     {
         Host host(options_for(cache));
-        CompiledModule &m = host.load_module_source("saxpy", saxpy);
+        CompiledModule m = host.load_module_source("saxpy", saxpy);
         CHECK_FALSE(m.from_cache());
         CHECK(m.kernel_names() == std::vector<std::string>{"saxpy"});
         hash = m.hash();
@@ -71,7 +72,7 @@ TEST_CASE("saxpy compiles in process, runs on the CPU, and a second host takes i
         CHECK_THAT(text, Catch::Contains("extern \"C\" void wk5saxpy_cpu("));
     }
     Host again(options_for(cache));
-    CompiledModule &m = again.load_module_source("saxpy", saxpy);
+    CompiledModule m = again.load_module_source("saxpy", saxpy);
     CHECK(m.from_cache());
     CHECK(m.hash() == hash);
     Array x = Array::from_vector(f32, std::vector<float>{1, 2}), y = Array::from_vector(f32, std::vector<float>{10, 20});
@@ -82,7 +83,7 @@ TEST_CASE("saxpy compiles in process, runs on the CPU, and a second host takes i
 TEST_CASE("control flow, functions, tuples, structs, vectors and 2-D launches give exact results") {
     TempCache cache("mixed");
     Host host(options_for(cache));
-    CompiledModule &m = host.load_module_source("mixed", R"(import warp as wp
+    CompiledModule m = host.load_module_source("mixed", R"(import warp as wp
 
 @wp.struct
 class Params:
@@ -174,7 +175,7 @@ TEST_CASE("compile errors in a plugin-free module name the .py line - the host s
     CHECK_THAT(message, Catch::Contains("module 'pre' preamble:1:"));
     CHECK_THAT(message, Catch::Contains("generated source, for reference: "));
     // Still usable.
-    CompiledModule &m = host.load_module_source("saxpy", saxpy);
+    CompiledModule m = host.load_module_source("saxpy", saxpy);
     Array x = Array::from_vector(f32, std::vector<float>{1}), y = Array::from_vector(f32, std::vector<float>{1});
     m.kernel("saxpy").launch({1}, {x, y, 1.0f});
     CHECK(y.to_vector<float>() == std::vector<float>{2});
@@ -185,7 +186,7 @@ TEST_CASE("compile errors in a plugin-free module name the .py line - the host s
 TEST_CASE("a failing expect_* reports and fails the launch") {
     TempCache cache("expect");
     Host host(options_for(cache));
-    CompiledModule &m = host.load_module_source("checks", R"(import warp as wp
+    CompiledModule m = host.load_module_source("checks", R"(import warp as wp
 @wp.kernel
 def check(a: wp.array(dtype=int)):
     i = wp.tid()
@@ -211,7 +212,7 @@ def work(x: wp.array(dtype=float), total: wp.array(dtype=int)):
     for (unsigned threads : {1u, 2u, 7u}) {
         TempCache cache("threads" + std::to_string(threads));
         Host host(options_for(cache, threads));
-        CompiledModule &m = host.load_module_source("work", source);
+        CompiledModule m = host.load_module_source("work", source);
         Array x = Array::zeros(f32, {100000});
         Array total = Array::zeros(i32, {1});
         m.kernel("work").launch({100000}, {x, total});
@@ -238,7 +239,7 @@ def k(p: wp.array(dtype=lie.Pair)):
     CHECK_THAT(message, Catch::Contains("plugin 'lying_offset': native type lie::Pair, field 'a': the plugin declares "
                                         "offset 0, the header disagrees"));
     // The host stays usable.
-    CompiledModule &m = host.load_module_source("saxpy", saxpy);
+    CompiledModule m = host.load_module_source("saxpy", saxpy);
     CHECK(m.kernel_names() == std::vector<std::string>{"saxpy"});
 }
 
@@ -261,7 +262,7 @@ TEST_CASE("a corrupt precompiled header is rebuilt with one warning") {
         if (level == LogLevel::Warning) log.emplace_back(message);
     };
     Host host(o);
-    CompiledModule &m = host.load_module_source("other", std::string(saxpy) + "\n# another module\n");
+    CompiledModule m = host.load_module_source("other", std::string(saxpy) + "\n# another module\n");
     CHECK_FALSE(m.from_cache());
     REQUIRE(log.size() == 1);
     CHECK_THAT(log[0], Catch::Contains("rebuilding the precompiled runtime header"));
@@ -274,13 +275,13 @@ TEST_CASE("modules compile on several threads at once") {
     TempCache cache("threads_compile");
     Host host(options_for(cache));
     std::vector<std::string> errors(4);
-    std::vector<CompiledModule *> modules(4, nullptr);
+    std::vector<std::optional<CompiledModule>> modules(4);
     std::vector<std::thread> threads;
     for (int t = 0; t < 4; ++t)
         threads.emplace_back([&, t] {
             try {
                 // Different sources: four real compiles, no shared cache entry.
-                modules[static_cast<std::size_t>(t)] = &host.load_module_source(
+                modules[static_cast<std::size_t>(t)] = host.load_module_source(
                     "m" + std::to_string(t), std::string(saxpy) + "\n# variant " + std::to_string(t) + "\n");
             } catch (const std::exception &e) {
                 errors[static_cast<std::size_t>(t)] = e.what();
@@ -299,7 +300,7 @@ TEST_CASE("modules compile on several threads at once") {
 TEST_CASE("review regressions: range bounds once, 64-bit loop counters, rebound parameters") {
     TempCache cache("review");
     Host host(options_for(cache));
-    CompiledModule &m = host.load_module_source("review", R"(import warp as wp
+    CompiledModule m = host.load_module_source("review", R"(import warp as wp
 
 @wp.func
 def g(y: int):
@@ -365,7 +366,7 @@ TEST_CASE("review regressions: errors the checker now reports") {
     CHECK_THAT(error_of("@wp.kernel\ndef k():\n    for i in range(0, 10, 0):\n        pass\n"),
                Catch::Contains("range() step must not be zero"));
     // 3.0 * X keeps X's float64.
-    CompiledModule &m = host.load_module_source("precision", R"(import warp as wp
+    CompiledModule m = host.load_module_source("precision", R"(import warp as wp
 X = wp.constant(wp.float64(0.1))
 Y = 3.0 * X
 @wp.kernel
@@ -389,7 +390,7 @@ TEST_CASE("codegen options are in the hash - include dirs reach Clang after weft
     native.native_cpu = true;
     const std::string h3 = host.load_module_source("opts", saxpy, o3).hash();
     const std::string hf = host.load_module_source("opts", saxpy, fast).hash();
-    CompiledModule &mn = host.load_module_source("opts", saxpy, native);
+    CompiledModule mn = host.load_module_source("opts", saxpy, native);
     CHECK(h3 != base);
     CHECK(hf != base);
     CHECK(mn.hash() != base);

@@ -366,6 +366,16 @@ TEST_CASE("hostile kernel source: control bytes are escaped in diagnostics, neve
     CHECK(d.format_all() == "k.py:1:1: error: name '\\x1B]0;pwned\\x07' is not defined\n    x\n    ^\n");
 }
 
+TEST_CASE("hostile kernel source: a thousand candidates are cut at the message budget") {
+    // A module can define any number of overloads, and a failed call lists them all.
+    kernel::SourceFile f("k.py", "x\n");
+    kernel::DiagnosticEngine d(f);
+    d.error(kernel::SourceLocation{1, 1}, "m; candidates:", std::vector<std::string>(1000, std::string(50, 'c')));
+    const std::string out = d.format_all();
+    CHECK(out.size() < kernel::DiagnosticEngine::max_message_bytes + 200);
+    CHECK_THAT(out, Catch::EndsWith("\n    " + std::string(36, 'c') + "...\n    ...\n    x\n    ^\n"));
+}
+
 TEST_CASE("hostile kernel source: 100,000 NULs give a bounded report") {
     // One line of NULs: one error for the run, its line shown as a window.
     const kernel::FrontendResult run = check_text("x = " + std::string(100000, '\0') + "\n");

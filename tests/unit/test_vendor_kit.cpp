@@ -121,7 +121,7 @@ TEST_CASE("a plugin builtin taking an array and a vec3 runs in a CPU kernel") {
         const Type f32 = Type::scalar(Scalar::Float32);
         const Type i32 = Type::scalar(Scalar::Int32);
         const Type v3 = Type::vector(Scalar::Float32, 3);
-        CompiledModule &m = host.load_module_source("arrays", R"(import warp as wp
+        CompiledModule m = host.load_module_source("arrays", R"(import warp as wp
 
 @wp.kernel
 def use_arrays(xs: wp.array(dtype=float), grid: wp.array2d(dtype=wp.int32), points: wp.array(dtype=wp.vec3),
@@ -438,7 +438,7 @@ TEST_CASE("the guide's kernel runs with the bundled colors plugin") {
         o.quiet = true;
         Host host(o);
         host.load(fs::path(WEFT_BUNDLED_PLUGIN_DIR) / "colors");
-        CompiledModule &m = host.load_module_source(
+        CompiledModule m = host.load_module_source(
             "colors_kernel", read_text(fs::path(WEFT_SOURCE_DIR) / "docs" / "examples" / "colors_kernel.py"));
         const Type color = host.registry().parse_type("colors::Color");
         const std::vector<float> rgb{1, 2, 3};

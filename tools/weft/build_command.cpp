@@ -52,6 +52,7 @@ int kernel_build(const KernelBuildOptions &o) {
     Host host(ho);
     for (const std::string &p : o.plugins) load_plugin_argument(host, p);
     ModuleLoadOptions mo;
+    mo.name = o.name;
     mo.opt_level = o.opt_level;
     mo.fast_math = o.fast_math;
     mo.fmad = !o.no_fmad;

@@ -60,7 +60,7 @@ json report_json(const KernelCheckOptions &o, const kernel::FrontendResult &r, s
     for (const NativeTypeInfo &t : r.module.references.native_types) native_types.push_back(t.native_name);
     json diagnostics = json::array();
     for (const kernel::Diagnostic &d : r.diagnostics) {
-        json entry = {{"severity", severity_name(d.severity)}, {"file", o.file}, {"message", d.message}};
+        json entry = {{"severity", severity_name(d.severity)}, {"file", o.file}, {"message", d.text()}};
         if (d.location.valid()) {
             entry["line"] = d.location.line;
             entry["column"] = d.location.column;

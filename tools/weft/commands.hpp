@@ -61,6 +61,7 @@ struct KernelCheckOptions {
 int kernel_check(const KernelCheckOptions &options);
 
 struct KernelBuildOptions {
+    std::string name; // the module name; empty: the file's stem
     std::string file;
     std::vector<std::string> plugins;
     std::vector<std::string> search_path;

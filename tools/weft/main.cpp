@@ -1,6 +1,7 @@
 // The `weft` command-line tool. Results go to stdout, diagnostics to stderr.
 #include "commands.hpp"
 
+#include "weft/kernel/diagnostics.hpp"
 #include "weft/support/error.hpp"
 #include "weft/support/version.hpp"
 
@@ -86,6 +87,7 @@ int main(int argc, char **argv) {
                        "Target (repeatable): cpu, cuda:N (that device's arch), sm_XX (CUBIN), compute_XX (PTX); "
                        "devices first, then archs")
         ->allow_extra_args(false);
+    kbuild->add_option("--name", build_opts.name, "Module name: its identity in the cache (default: the file's stem)");
     kbuild->add_option("--output-dir", build_opts.output_dir, "Also copy the artifacts here, named for load_aot");
     kbuild->add_option("--cache-dir", build_opts.cache_dir, "Cache root (default: WEFT_CACHE_DIR, $XDG_CACHE_HOME/weft)");
     kbuild->add_option("-O,--opt-level", build_opts.opt_level, "Optimization level 0-3 (default 2)")->check(CLI::Range(0, 3));
@@ -111,6 +113,11 @@ int main(int argc, char **argv) {
         if (cache_stats->parsed()) return weft::cli::cache_stats(cache_opts);
         if (cache_clear->parsed()) return weft::cli::cache_clear(cache_opts);
         if (cache_verify->parsed()) return weft::cli::cache_verify(cache_opts);
+    } catch (const weft::kernel::KernelSourceError &e) {
+        // Already "file:line:col: error: ..." lines with their source lines:
+        // a "weft: error: " in front would say it twice (issue 15).
+        fmt::print(stderr, "{}", e.what());
+        return 1;
     } catch (const weft::UserError &e) {
         fmt::print(stderr, "weft: error: {}\n", e.what());
         return 1;

@@ -163,7 +163,7 @@ int plugin_list(const PluginOptions &o) {
     }
     // Diagnostics after the report is flushed, so a terminal shows them last.
     std::fflush(stdout);
-    for (const std::string &e : d.errors) fmt::print(stderr, "weft: {}\n", e);
+    for (const std::string &e : d.errors) fmt::print(stderr, "weft: error: {}\n", e);
     for (const std::string &n : d.notes) fmt::print(stderr, "weft: note: {}\n", n);
     for (const PluginManifest &m : d.plugins)
         for (const std::string &w : m.warnings) fmt::print(stderr, "weft: warning: {}\n", w);
@@ -251,7 +251,7 @@ int plugin_check(const PluginOptions &o) {
         if (host.search_path().empty())
             throw UserError("nothing to check: name plugins, or set WEFT_PLUGIN_PATH or --plugin-path DIR");
         const Discovery d = host.discover();
-        for (const std::string &e : d.errors) fmt::print(stderr, "weft: {}\n", e);
+        for (const std::string &e : d.errors) fmt::print(stderr, "weft: error: {}\n", e);
         for (const PluginManifest &m : d.plugins) paths.push_back(m.path);
         if (paths.empty()) throw UserError("no plugins on the search path");
     }

@@ -3,6 +3,7 @@
 #include "weft/backend/cuda.hpp"
 #include "weft/build/target.hpp"
 #include "weft/support/error.hpp"
+#include "weft/support/file.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -113,12 +114,7 @@ std::vector<std::string> verify(Host &host, const LoadedPlugin &plugin, const Re
     // file the user can open. Kept in the cache, next to the generated code.
     const fs::path dir = host.cache().root() / "plugin-check";
     const fs::path file = dir / (identifier_part(plugin.name()) + "_smoke.py");
-    {
-        fs::create_directories(dir);
-        const fs::path temporary = file.string() + "." + std::to_string(getpid()) + ".tmp";
-        std::ofstream(temporary, std::ios::binary | std::ios::trunc) << smoke_module_source(plugin);
-        fs::rename(temporary, file);
-    }
+    write_file_atomically(file, smoke_module_source(plugin));
     ModuleLoadOptions options;
     options.plugins.emplace(); // the plugin and its requirements, as a module using it gets them
     for (const LoadedPlugin *p : host.plugins()) options.plugins->push_back(p->name());

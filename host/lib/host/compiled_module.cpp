@@ -1,32 +1,26 @@
-// Host::load_module: check -> lower -> generate C++ -> hash -> (cache hit |
-// compile in process) -> JIT load -> kernels. The module hash covers the
-// generated source, the resolved build options, codegen options, the target,
-// referenced contracts, the runtime headers and the toolchain.
+// Loaded CPU modules and their kernels: the pipeline checks, generates,
+// hashes and compiles (or takes the object from the cache); this file links
+// the object into the JIT, keeps the host's table of loaded modules and
+// launches kernels across the host's thread pool. AOT builds go through the
+// same pipeline.
 #include "weft/host/compiled_module.hpp"
 
+#include "host_access.hpp"
 #include "kernel_lookup.hpp"
 #include "weft/backend/cpu_compiler.hpp"
-#include "weft/backend/cuda.hpp"
-#include "weft/build/module_hash.hpp"
-#include "weft/codegen/build_inputs.hpp"
-#include "weft/codegen/cpp_emitter.hpp"
-#include "weft/codegen/runtime_headers.hpp"
+#include "weft/host/cuda_module.hpp"
 #include "weft/host/host.hpp"
-#include "weft/kernel/frontend.hpp"
-#include "weft/kernel/lower.hpp"
 #include "weft/runtime/launch.hpp"
-#include "weft/support/sha256.hpp"
+#include "weft/support/file.hpp"
 
 #include <weft/rt/array.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
-#include <fstream>
 #include <mutex>
 #include <set>
-#include <sstream>
-#include <unistd.h>
 
 namespace weft {
 
@@ -39,275 +33,283 @@ struct Kernel::Impl {
     std::vector<KernelParam> params;
     int tid_dims = 0;
     kernel::ir::EntryPointAbi abi = kernel::ir::EntryPointAbi::Warp;
-    int *expect_failures = nullptr; // the module's counter (weft_expect_failures)
-    ThreadPool *pool = nullptr;
-    std::mutex *launch_mutex = nullptr; // expect_* accounting is per launch
+    const CompiledModule::Impl *owner = nullptr; // alive as long as the Kernel handle (aliasing shared_ptr)
+    std::weak_ptr<ThreadPool> pool;              // the host's: gone with the host
+    Device device;
+    std::optional<CudaKernel> cuda; // a kernel of a CUDA module (owner->cuda)
 };
 
 struct CompiledModule::Impl {
     std::string name;
     std::string hash;
+    fs::path source_path;
     bool from_cache = false;
     double load_ms = 0;
     fs::path artifact_path;
     fs::path generated_source_path;
+    Device device;
     std::unique_ptr<backend::JitModule> jit;
-    std::vector<std::shared_ptr<Kernel::Impl>> kernels;
-    std::mutex launch_mutex;
+    std::shared_ptr<CudaModule> cuda; // a module on a CUDA device: its code and kernels
+    int *expect_failures = nullptr; // the module's counter (weft_expect_failures)
+    char *first_failure = nullptr;  // weft_first_failure: the first failed bounds check's message
+    int *first_failure_claimed = nullptr;
+    std::vector<std::shared_ptr<Kernel::Impl>> kernels; // owned here only: no cycle with Kernel handles
+    mutable std::mutex launch_mutex;                     // expect_* accounting is per launch
 };
 
-const std::string &Kernel::name() const { return impl_->name; }
-const std::vector<KernelParam> &Kernel::params() const { return impl_->params; }
+namespace {
 
-void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args) const {
-    const Impl &k = *impl_;
+std::shared_ptr<ThreadPool> pool_of(const Kernel::Impl &k) {
+    std::shared_ptr<ThreadPool> pool = k.pool.lock();
+    if (!pool)
+        throw LaunchError("kernel '" + k.name + "' (module '" + k.module +
+                          "'): the Host it was loaded in has been destroyed");
+    return pool;
+}
+
+/// What every launch checks before packing arguments.
+void check_launchable(const Kernel::Impl &k, const std::vector<std::int64_t> &dim) {
     if (k.abi == kernel::ir::EntryPointAbi::ExternalConstantParams)
         throw LaunchError("kernel '" + k.name + "' uses entry_point_abi='external_constant_params' and cannot be launched by weft");
     if (k.tid_dims > 1 && dim.size() != static_cast<std::size_t>(k.tid_dims))
         throw LaunchError("kernel '" + k.name + "' unpacks tid() into " + std::to_string(k.tid_dims) +
                           " values; launch it with a " + std::to_string(k.tid_dims) + "-D dimension, not " +
                           std::to_string(dim.size()) + "-D");
-    const PackedArgs packed = pack_args(k.name, k.params, args);
+}
+
+/// Runs one launch and reports its failed expect_* checks.
+void run(const Kernel::Impl &k, const std::vector<std::int64_t> &dim, const PackedArgs &packed, ThreadPool &pool,
+         const char *context) {
     // One launch of a module at a time reads and resets its expect_* counter.
-    std::lock_guard<std::mutex> lock(*k.launch_mutex);
-    auto *counter = reinterpret_cast<std::atomic<int> *>(k.expect_failures);
+    std::lock_guard<std::mutex> lock(k.owner->launch_mutex);
+    auto *counter = reinterpret_cast<std::atomic<int> *>(k.owner->expect_failures);
     counter->store(0);
-    launch_cpu(k.entry, dim, packed, *k.pool);
+    launch_cpu(k.entry, dim, packed, pool);
     const int failed = counter->exchange(0);
-    if (failed)
-        throw LaunchError("kernel '" + k.name + "' (module '" + k.module + "'): " + std::to_string(failed) + " expect_* check" +
-                          (failed == 1 ? "" : "s") + " failed (the messages above give kernel, line and values)");
+    if (!failed) return;
+    std::string first;
+    if (k.owner->first_failure && k.owner->first_failure[0]) {
+        first = std::string(k.owner->first_failure, strnlen(k.owner->first_failure, 256));
+        k.owner->first_failure[0] = 0;
+        __atomic_store_n(k.owner->first_failure_claimed, 0, __ATOMIC_SEQ_CST);
+    }
+    const std::string count = std::to_string(failed) + (failed == 1 ? " check" : " checks") + " failed";
+    if (!first.empty())
+        throw LaunchError("kernel '" + k.name + "' (module '" + k.module + "')" + context + ": " + first + " (" + count +
+                          "; the messages above give each)");
+    throw LaunchError("kernel '" + k.name + "' (module '" + k.module + "')" + context + ": " + std::to_string(failed) +
+                      " expect_* check" + (failed == 1 ? "" : "s") +
+                      " failed (the messages above give kernel, line and values)");
+}
+
+} // namespace
+
+const std::string &Kernel::name() const { return impl_->name; }
+const std::vector<KernelParam> &Kernel::params() const { return impl_->params; }
+
+void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args) const {
+    launch(dim, args, LaunchOptions{});
 }
 
 void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args, Stream *stream) const {
-    if (!stream) return launch(dim, args);
-    const std::shared_ptr<const Impl> k = impl_;
-    if (!stream->device().is_cpu())
-        throw LaunchError("kernel '" + k->name + "' is compiled for the CPU; the stream is on " + stream->device().name());
-    if (k->abi == kernel::ir::EntryPointAbi::ExternalConstantParams)
-        throw LaunchError("kernel '" + k->name + "' uses entry_point_abi='external_constant_params' and cannot be launched by weft");
-    if (k->tid_dims > 1 && dim.size() != static_cast<std::size_t>(k->tid_dims))
-        throw LaunchError("kernel '" + k->name + "' unpacks tid() into " + std::to_string(k->tid_dims) +
-                          " values; launch it with a " + std::to_string(k->tid_dims) + "-D dimension, not " +
-                          std::to_string(dim.size()) + "-D");
-    // Shared, not moved in: the stream's tasks are std::function, which must be copyable.
-    auto packed = std::make_shared<const PackedArgs>(pack_args(k->name, k->params, args));
-    stream->enqueue([k, packed, dim] {
-        std::lock_guard<std::mutex> lock(*k->launch_mutex);
-        auto *counter = reinterpret_cast<std::atomic<int> *>(k->expect_failures);
-        counter->store(0);
-        launch_cpu(k->entry, dim, *packed, *k->pool);
-        const int failed = counter->exchange(0);
-        if (failed)
-            throw LaunchError("kernel '" + k->name + "' (module '" + k->module + "'), on a stream: " +
-                              std::to_string(failed) + " expect_* check" + (failed == 1 ? "" : "s") +
-                              " failed (the messages above give kernel, line and values)");
-    });
+    launch(dim, args, LaunchOptions{stream});
 }
 
-CompiledModule::CompiledModule(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-CompiledModule::~CompiledModule() = default;
+Device Kernel::device() const { return impl_->device; }
+
+namespace {
+
+PackedArgs packed_args(const Kernel::Impl &k, const std::vector<KernelArg> &args) {
+    try {
+        return pack_args(k.name, k.params, args, k.device);
+    } catch (const LaunchError &) {
+        throw;
+    } catch (const UserError &e) {
+        throw LaunchError(e.what()); // argument mismatches are launch errors on every device
+    }
+}
+
+void launch_cuda(const std::shared_ptr<const Kernel::Impl> &k, const std::vector<std::int64_t> &dim,
+                 const std::vector<KernelArg> &args, const LaunchOptions &options) {
+    pool_of(*k); // a kernel of a destroyed host does not launch, on any device
+    const std::shared_ptr<CudaModule> &module = k->owner->cuda;
+    if (!options.stream) {
+        k->cuda->launch(dim, args, options.block_dim);
+        module->synchronize(); // waits; failed expect_* checks throw here
+        return;
+    }
+    k->cuda->launch(dim, args, *options.stream, options.block_dim);
+    // Failed expect_* checks of this module surface at the stream's synchronize().
+    options.stream->backend().check_on_synchronize([module] { module->synchronize(); });
+}
+
+} // namespace
+
+void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args,
+                    const LaunchOptions &options) const {
+    Stream *stream = options.stream;
+    if (stream && stream->device() != impl_->device)
+        throw LaunchError("kernel '" + impl_->name + "' runs on " + impl_->device.name() + "; the stream is on " +
+                          stream->device().name());
+    if (impl_->cuda) return launch_cuda(impl_, dim, args, options);
+    check_launchable(*impl_, dim);
+    std::shared_ptr<ThreadPool> pool = pool_of(*impl_);
+    if (!stream) return run(*impl_, dim, packed_args(*impl_, args), *pool, "");
+    const std::shared_ptr<const Impl> k = impl_; // keeps the module's code loaded until the task has run
+    // Shared, not moved in: the stream's tasks are std::function, which must be copyable.
+    auto packed = std::make_shared<const PackedArgs>(packed_args(*k, args));
+    stream->enqueue([k, packed, dim, pool] { run(*k, dim, *packed, *pool, ", on a stream"); });
+}
+
+CompiledModule::CompiledModule(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 const std::string &CompiledModule::name() const { return impl_->name; }
 const std::string &CompiledModule::hash() const { return impl_->hash; }
 bool CompiledModule::from_cache() const { return impl_->from_cache; }
 double CompiledModule::load_ms() const { return impl_->load_ms; }
 const fs::path &CompiledModule::artifact_path() const { return impl_->artifact_path; }
 const fs::path &CompiledModule::generated_source_path() const { return impl_->generated_source_path; }
+const fs::path &CompiledModule::source_path() const { return impl_->source_path; }
+Device CompiledModule::device() const { return impl_->device; }
 
 std::vector<std::string> CompiledModule::kernel_names() const { return detail::kernel_names(impl_->kernels); }
 
 Kernel CompiledModule::kernel(std::string_view name) const {
     Kernel out;
-    out.impl_ = detail::find_kernel(impl_->kernels, impl_->name, name);
+    // Shares ownership of the module: the kernel's code stays loaded while the handle lives.
+    out.impl_ = std::shared_ptr<const Kernel::Impl>(impl_, detail::find_kernel(impl_->kernels, impl_->name, name).get());
     return out;
 }
 
-namespace {
+namespace detail {
 
-fs::path runtime_pch(const fs::path &root, const backend::CpuCompileOptions &options);
-std::string read_source(const fs::path &file);
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-/// Writes `text` to `path` atomically (temp + rename): concurrent writers of
-/// the same content never leave a torn file.
-void write_atomically(const fs::path &path, const std::string &text) {
-    fs::create_directories(path.parent_path());
-    static std::atomic<unsigned> counter{0};
-    const fs::path tmp = path.string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-    {
-        std::ofstream out(tmp, std::ios::binary);
-        out << text;
-        if (!out) throw UserError("cannot write " + tmp.string());
+PreparedModule prepare_module(Host &host, pipeline::ModuleSource source, const ModuleLoadOptions &options) {
+    PreparedModule p{HostAccess::pipeline(host).check(std::move(source)), {}};
+    Module &module = host.module(p.checked.source.name);
+    if (options.build_options) module.set_build_options(*options.build_options);
+    std::vector<std::string> plugins;
+    if (options.plugins) {
+        plugins = *options.plugins;
+    } else {
+        const std::vector<std::string> owners = p.checked.referenced_owners();
+        for (const LoadedPlugin *plugin : host.plugins()) // load order: requirements first
+            if (std::find(owners.begin(), owners.end(), plugin->name()) != owners.end()) plugins.push_back(plugin->name());
     }
-    fs::rename(tmp, path);
-}
-
-/// The plugins that own what a module references (its default plugin list).
-std::vector<std::string> referenced_plugins(const kernel::ir::Module &m, const Host &host) {
-    std::set<std::string> owners;
-    for (const BuiltinOverload &b : m.references.builtins)
-        if (b.external)
-            for (const std::string &o : b.owners) owners.insert(o);
-    for (const NativeTypeInfo &t : m.references.native_types)
-        for (const std::string &o : t.owners) owners.insert(o);
-    std::vector<std::string> out;
-    for (const LoadedPlugin *p : host.plugins()) // load order: requirements first
-        if (owners.count(p->name())) out.push_back(p->name());
-    return out;
-}
-
-} // namespace
-
-CompiledModule &Host::load_module(const fs::path &file, ModuleLoadOptions options) {
-    const std::string source = read_source(file);
-    return compile_module(file.string(), file.stem().string(), source, std::move(options));
-}
-
-CompiledModule &Host::load_module_source(const std::string &name, const std::string &source, ModuleLoadOptions options) {
-    return compile_module(name + ".py", name, source, std::move(options));
-}
-
-namespace {
-
-/// What every target of a module starts from: the checked, lowered IR and the
-/// module's resolved build options.
-struct Prepared {
-    kernel::ir::Module ir;
-    Module *module = nullptr;
-    const ResolvedBuildOptions *resolved = nullptr;
-};
-
-Prepared prepare(Host &host, const std::string &path, const std::string &name, const std::string &source,
-                 const ModuleLoadOptions &options) {
-    kernel::FrontendResult checked = kernel::check_module(kernel::SourceFile(path, source), host.registry());
-    if (!checked.ok()) throw kernel::KernelSourceError(checked.formatted, checked.diagnostics);
-    Prepared p;
-    p.ir = std::move(checked.module);
-    p.ir.name = name;
-    kernel::lower(p.ir);
-    p.module = &host.module(name);
-    if (options.build_options) p.module->set_build_options(*options.build_options);
-    const std::vector<std::string> plugins = options.plugins ? *options.plugins : referenced_plugins(p.ir, host);
-    if (p.module->plugins() != plugins) host.set_module_plugins(*p.module, plugins);
-    p.resolved = &p.module->resolved_options();
+    if (module.plugins() != plugins) host.set_module_plugins(module, plugins);
+    p.options = module.resolved_options();
     return p;
 }
 
-std::string read_source(const fs::path &file) { return kernel::read_source_text(file); }
+} // namespace detail
 
+namespace {
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
 } // namespace
 
-CompiledModule &Host::compile_module(const std::string &path, const std::string &name, const std::string &source,
-                                     ModuleLoadOptions options) {
+CompiledModule Host::load_module(const fs::path &file, ModuleLoadOptions options) {
+    std::string name = options.name;
+    return load(pipeline::ModuleSource::from_file(file, std::move(name)), std::move(options));
+}
+
+CompiledModule Host::load_module_source(const std::string &name, const std::string &source, ModuleLoadOptions options) {
+    return load(pipeline::ModuleSource::from_text(options.name.empty() ? name : options.name, source), std::move(options));
+}
+
+CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions options) {
+    using detail::HostAccess;
+    if (!options.device.is_cpu()) return load_on_device(std::move(source), std::move(options));
     const auto t0 = std::chrono::steady_clock::now();
-    Prepared prepared = prepare(*this, path, name, source, options);
-    kernel::ir::Module &ir = prepared.ir;
-    Module &module = *prepared.module;
-    const ResolvedBuildOptions &resolved = *prepared.resolved;
+    HostAccess::check_claim(*this, source);
+    const pipeline::Pipeline &pipeline = HostAccess::pipeline(*this);
+    detail::PreparedModule prepared = detail::prepare_module(*this, std::move(source), options);
+    const pipeline::ModuleSource &src = prepared.checked.source;
+    pipeline::GeneratedModule generated =
+        std::move(pipeline.generate(prepared.checked, prepared.options, {Target::cpu()}, options).front());
 
-    codegen::GeneratedSource generated = codegen::generate_cpp(ir, resolved, codegen::Backend::Cpu);
+    // An unchanged module is the loaded one: nothing is read, linked or run again.
+    if (std::shared_ptr<CompiledModule::Impl> loaded = HostAccess::find_loaded(*this, src.name, Device::cpu());
+        loaded && loaded->hash == generated.hash)
+        return CompiledModule(std::move(loaded));
 
-    backend::CpuCompileOptions copts;
-    copts.opt_level = options.opt_level;
-    copts.fast_math = options.fast_math;
-    copts.native_cpu = options.native_cpu;
-    const fs::path root = cache().root();
-    copts.weft_include_dirs = {codegen::materialize_runtime_headers(root / "runtime-headers")};
-    copts.include_dirs = resolved.cpu_include_dirs;
-
-    ModuleHashInputs inputs = codegen::contract_inputs(ir);
-    inputs.generated_source = generated.text;
-    inputs.target = Target::cpu();
-    inputs.codegen_options = {{"opt", std::to_string(options.opt_level)},
-                              {"fast_math", options.fast_math ? "1" : "0"},
-                              {"native_cpu", options.native_cpu ? "1" : "0"}};
-    inputs.runtime_header_digest = codegen::runtime_header_digest();
-    inputs.toolchain = backend::toolchain_identity(copts);
-    const std::string hash = module.hash(inputs);
-
-    auto impl = std::make_unique<CompiledModule::Impl>();
-    impl->name = name;
-    impl->hash = hash;
-    impl->generated_source_path = root / "generated" / (name + "-" + hash.substr(0, 16) + ".cpp");
-
-    std::vector<char> object;
-    if (auto hit = cache().find(name, hash, Target::cpu())) {
-        object.assign(hit->content.begin(), hit->content.end());
-        impl->artifact_path = hit->path;
-        impl->from_cache = true;
-        // A warm load writes nothing: the entry keeps the source it was compiled from.
-        impl->generated_source_path = cache().entry_directory(name, hash) / "module.src";
-    } else {
-        write_atomically(impl->generated_source_path, generated.text); // for reference in diagnostics
-        copts.source_name = impl->generated_source_path.string();
-        if (options.use_pch) copts.pch = runtime_pch(root, copts);
-        try {
-            object = backend::compile_to_object(generated.text, copts);
-        } catch (const backend::CompileError &e) {
-            if (!e.pch_rejected()) {
-                throw backend::CompileError(std::string("module '") + name + "' does not compile:\n" + e.what() +
-                                                "\n(generated source, for reference: " +
-                                                impl->generated_source_path.string() + ")",
-                                            e.diagnostics());
-            }
-            // A PCH that does not fit (corrupt, or from other headers): rebuild it once.
-            logger().log(LogLevel::Warning, "cache", "rebuilding the precompiled runtime header " + copts.pch.string() +
-                                                          ": " + e.what());
-            fs::remove(copts.pch);
-            copts.pch = runtime_pch(root, copts);
-            object = backend::compile_to_object(generated.text, copts);
-        }
-        const CachedArtifact stored =
-            cache().store(name, hash, Target::cpu(), generated.text, std::string(object.begin(), object.end()));
-        impl->artifact_path = stored.path;
-    }
-
-    impl->jit = backend::CpuJit::instance().load(std::move(object), name + "-" + hash.substr(0, 8));
-    int *expect_failures = static_cast<int *>(impl->jit->lookup("weft_expect_failures"));
-    for (const codegen::KernelEntry &e : generated.kernels) {
+    const pipeline::Artifact artifact = pipeline.realize(generated);
+    auto impl = std::make_shared<CompiledModule::Impl>();
+    impl->name = src.name;
+    impl->hash = artifact.hash;
+    impl->source_path = src.origin;
+    impl->from_cache = artifact.from_cache;
+    impl->artifact_path = artifact.path;
+    impl->generated_source_path = artifact.generated_source_path;
+    impl->jit = backend::CpuJit::instance().load(std::vector<char>(artifact.bytes.begin(), artifact.bytes.end()),
+                                                 src.name + "-" + artifact.hash.substr(0, 8));
+    impl->expect_failures = static_cast<int *>(impl->jit->lookup("weft_expect_failures"));
+    impl->first_failure = static_cast<char *>(impl->jit->lookup("weft_first_failure"));
+    impl->first_failure_claimed = static_cast<int *>(impl->jit->lookup("weft_first_failure_claimed"));
+    const std::shared_ptr<ThreadPool> pool = HostAccess::pool(*this);
+    for (const codegen::KernelEntry &e : artifact.kernels) {
         auto k = std::make_shared<Kernel::Impl>();
         k->name = e.name;
-        k->module = name;
+        k->module = src.name;
         k->entry = impl->jit->lookup_function<std::remove_pointer_t<CpuEntry>>(e.symbol);
         for (const auto &[pname, ptype] : e.params) k->params.push_back({pname, ptype});
         k->tid_dims = e.tid_dims;
         k->abi = e.abi;
-        k->expect_failures = expect_failures;
-        k->pool = &thread_pool();
-        k->launch_mutex = &impl->launch_mutex;
+        k->owner = impl.get();
+        k->pool = pool;
         impl->kernels.push_back(std::move(k));
     }
     impl->load_ms = ms_since(t0);
     if (!quiet()) {
         char line[256];
-        std::snprintf(line, sizeof line, "Module %s %s load on device 'cpu' took %.2f ms (%s)\n", name.c_str(),
-                      hash.substr(0, 8).c_str(), impl->load_ms, impl->from_cache ? "cached" : "compiled");
+        std::snprintf(line, sizeof line, "Module %s %s load on device 'cpu' took %.2f ms (%s)\n", src.name.c_str(),
+                      impl->hash.substr(0, 8).c_str(), impl->load_ms, impl->from_cache ? "cached" : "compiled");
         std::fputs(line, stderr);
     }
-    return keep(std::make_unique<CompiledModule>(std::move(impl)));
+    HostAccess::put_loaded(*this, src, Device::cpu(), impl);
+    return CompiledModule(std::move(impl));
 }
 
-namespace {
-fs::path runtime_pch(const fs::path &root, const backend::CpuCompileOptions &options) {
-    // One PCH per (runtime headers, toolchain and flags); several processes may race to build it.
-    Sha256 key;
-    key.field("weft.pch.v1").field(codegen::runtime_header_digest()).field(backend::toolchain_identity(options));
-    for (const fs::path &d : options.weft_include_dirs) key.field(d.string());
-    const fs::path pch = root / "pch" / (key.hex().substr(0, 24) + ".pch");
-    if (!fs::exists(pch)) {
-        fs::create_directories(pch.parent_path());
-        backend::CpuCompileOptions o = options;
-        o.pch.clear();
-        o.source_name = (pch.parent_path() / "runtime.pch.cpp").string();
-        backend::build_pch("#include <weft/rt/runtime.h>\n", o, pch); // atomic
+CompiledModule Host::load_on_device(pipeline::ModuleSource source, ModuleLoadOptions options) {
+    using detail::HostAccess;
+    const Device device = options.device;
+    const pipeline::ModuleSource src = source; // what the claim records
+    const std::shared_ptr<CudaModule> cuda = detail::load_cuda(*this, std::move(source), device.ordinal, options);
+    // The kept CUDA module is reused for an unchanged source: so is its handle.
+    if (std::shared_ptr<CompiledModule::Impl> loaded = HostAccess::find_loaded(*this, cuda->name(), device);
+        loaded && loaded->cuda == cuda)
+        return CompiledModule(std::move(loaded));
+    auto impl = std::make_shared<CompiledModule::Impl>();
+    impl->name = cuda->name();
+    impl->hash = cuda->hash();
+    impl->device = device;
+    impl->source_path = src.origin;
+    impl->from_cache = cuda->from_cache();
+    impl->artifact_path = cuda->artifact_path();
+    impl->generated_source_path = cuda->generated_source_path();
+    impl->load_ms = cuda->load_ms();
+    impl->cuda = cuda;
+    const std::shared_ptr<ThreadPool> pool = HostAccess::pool(*this);
+    for (const std::string &name : cuda->kernel_names()) {
+        auto k = std::make_shared<Kernel::Impl>();
+        k->cuda = cuda->kernel(name);
+        k->name = name;
+        k->module = impl->name;
+        k->params = k->cuda->params();
+        k->owner = impl.get();
+        k->pool = pool;
+        k->device = device;
+        impl->kernels.push_back(std::move(k));
     }
-    return pch;
+    if (!quiet()) {
+        char line[256];
+        std::snprintf(line, sizeof line, "Module %s %s load on device '%s' took %.2f ms (%s)\n", impl->name.c_str(),
+                      impl->hash.substr(0, 8).c_str(), device.name().c_str(), impl->load_ms,
+                      impl->from_cache ? "cached" : "compiled");
+        std::fputs(line, stderr);
+    }
+    HostAccess::put_loaded(*this, src, device, impl);
+    return CompiledModule(std::move(impl));
 }
-} // namespace
-
 } // namespace weft
 
 namespace weft {
@@ -318,18 +320,17 @@ std::string aot_file_name(const std::string &module, const Target &t) {
     return module + "." + t.str() + ext;
 }
 
-/// Copies `from` to `to` unless `to` already holds the same bytes (mtime kept).
-fs::path publish_copy(const fs::path &from, const fs::path &to) {
-    std::ifstream a(from, std::ios::binary), b(to, std::ios::binary);
-    if (b) {
-        const std::string x((std::istreambuf_iterator<char>(a)), std::istreambuf_iterator<char>());
-        const std::string y((std::istreambuf_iterator<char>(b)), std::istreambuf_iterator<char>());
-        if (x == y) return to;
+/// Writes `bytes` to `to` unless it already holds them (its mtime is then kept).
+fs::path publish_copy(const std::string &bytes, const fs::path &to) {
+    std::error_code ec;
+    if (fs::is_regular_file(to, ec) && fs::file_size(to, ec) == bytes.size()) {
+        try {
+            if (read_input_file(to, bytes.size(), "AOT artifact") == bytes) return to;
+        } catch (const UserError &) {
+            // Unreadable or changed meanwhile: replaced below.
+        }
     }
-    std::ifstream in(from, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    write_atomically(to, text.str());
+    write_file_atomically(to, bytes);
     return to;
 }
 } // namespace
@@ -355,74 +356,15 @@ fs::path find_aot_artifact(const fs::path &dir, const std::string &module, int a
 
 std::vector<fs::path> Host::compile_aot(const fs::path &file, const std::vector<Target> &targets, ModuleLoadOptions options,
                                         const fs::path &out_dir) {
-    const std::string source = read_source(file);
-    const std::string name = file.stem().string();
-    Prepared prepared = prepare(*this, file.string(), name, source, options);
-    const fs::path root = cache().root();
-    const fs::path rt_dir = codegen::materialize_runtime_headers(root / "runtime-headers");
+    std::string name = options.name;
+    detail::PreparedModule prepared =
+        detail::prepare_module(*this, pipeline::ModuleSource::from_file(file, std::move(name)), options);
+    const std::string &module = prepared.checked.source.name;
     std::vector<fs::path> paths;
-    for (const Target &target : targets) {
-        const bool cuda = target.kind == Target::Kind::Cuda;
-        const codegen::GeneratedSource generated =
-            codegen::generate_cpp(prepared.ir, *prepared.resolved, cuda ? codegen::Backend::Cuda : codegen::Backend::Cpu);
-        ModuleHashInputs inputs = codegen::contract_inputs(prepared.ir);
-        inputs.generated_source = generated.text;
-        inputs.target = target;
-        inputs.codegen_options = {{"opt", std::to_string(options.opt_level)},
-                                  {"fast_math", options.fast_math ? "1" : "0"},
-                                  {"native_cpu", options.native_cpu && !cuda ? "1" : "0"}};
-        inputs.runtime_header_digest = codegen::runtime_header_digest();
-        backend::CpuCompileOptions cpu;
-        backend::CudaCompileOptions gpu;
-        if (cuda) {
-            gpu.arch = target.arch;
-            gpu.cubin = target.output == Target::Output::Cubin;
-            gpu.opt_level = std::max(options.opt_level, 0);
-            gpu.fast_math = options.fast_math;
-            gpu.fmad = options.fmad;
-            gpu.line_info = options.line_info;
-            gpu.include_dirs = {rt_dir};
-            // NVRTC's PCH pays for heavy plugin headers (about 3x on libcu++/CUB,
-            // bench/cuda_compile) and costs light modules: only when a preamble includes one.
-            for (const SourcedValue &piece : prepared.resolved->cuda_preamble)
-                if (piece.value.find("#include") != std::string::npos) gpu.use_pch = options.use_pch;
-            for (const fs::path &d : prepared.resolved->cuda_include_dirs) gpu.include_dirs.push_back(d);
-            inputs.toolchain = backend::cuda_toolchain_identity(gpu);
-        } else {
-            cpu.opt_level = options.opt_level;
-            cpu.fast_math = options.fast_math;
-            cpu.native_cpu = options.native_cpu;
-            cpu.weft_include_dirs = {rt_dir};
-            cpu.include_dirs = prepared.resolved->cpu_include_dirs;
-            inputs.toolchain = backend::toolchain_identity(cpu);
-        }
-        const std::string hash = prepared.module->hash(inputs);
-        auto publish = [&](const fs::path &cached) {
-            return out_dir.empty() ? cached : publish_copy(cached, out_dir / aot_file_name(name, target));
-        };
-        if (auto hit = cache().find(name, hash, target)) {
-            paths.push_back(publish(hit->path)); // cached: nothing compiles, nothing is rewritten
-            continue;
-        }
-        const fs::path generated_path = root / "generated" / (name + "-" + hash.substr(0, 16) + (cuda ? ".cu" : ".cpp"));
-        write_atomically(generated_path, generated.text);
-        std::string artifact;
-        try {
-            if (cuda) {
-                gpu.source_name = generated_path.string();
-                artifact = backend::compile_cuda(generated.text, gpu);
-            } else {
-                cpu.source_name = generated_path.string();
-                if (options.use_pch) cpu.pch = runtime_pch(root, cpu);
-                const std::vector<char> object = backend::compile_to_object(generated.text, cpu);
-                artifact.assign(object.begin(), object.end());
-            }
-        } catch (const UserError &e) {
-            throw UserError("module '" + name + "' does not compile for " + target.str() + ":\n" + e.what() +
-                            "\n(generated source, for reference: " + generated_path.string() + ")");
-        }
-        paths.push_back(publish(cache().store(name, hash, target, generated.text, artifact).path));
-    }
+    // Targets already cached compile nothing; copies that are already there are not rewritten.
+    for (const pipeline::Artifact &a :
+         detail::HostAccess::pipeline(*this).build(prepared.checked, prepared.options, targets, options))
+        paths.push_back(out_dir.empty() ? a.path : publish_copy(a.bytes, out_dir / aot_file_name(module, a.target)));
     return paths;
 }
 

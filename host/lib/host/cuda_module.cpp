@@ -1,16 +1,18 @@
-// CUDA modules on a device: compile_aot (CUBIN, else PTX) -> cuModuleLoadData
-// in the device's primary context -> kernels launched with cuLaunchKernel.
-// The kernel list (symbols, parameters, ABI) comes from the same front end and
-// emitter compile_aot ran, so it is exactly what the artifact was built from.
+// CUDA modules on a device: the build pipeline (CUBIN, else PTX) ->
+// cuModuleLoadData in the device's primary context -> kernels launched with
+// cuLaunchKernel. The kernel list (symbols, parameters, ABI) comes from the
+// same pipeline run that produced the artifact, so it is exactly what the
+// artifact was built from.
 #include "weft/host/cuda_module.hpp"
 
+#include "cuda_internal.hpp"
+#include "host_access.hpp"
 #include "kernel_lookup.hpp"
 #include "weft/backend/cuda.hpp"
 #include "weft/codegen/cpp_emitter.hpp"
 #include "weft/host/host.hpp"
-#include "weft/kernel/frontend.hpp"
-#include "weft/kernel/lower.hpp"
 #include "weft/support/error.hpp"
+#include "weft/support/file.hpp"
 
 #include <weft/rt/array.h>
 
@@ -21,6 +23,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <sstream>
 
@@ -37,16 +40,36 @@ constexpr int attr_multiprocessor_count = 16;    // CU_DEVICE_ATTRIBUTE_MULTIPRO
 constexpr int func_attr_max_threads_per_block = 0; // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
 constexpr int cuda_error_not_found = 500;        // CUDA_ERROR_NOT_FOUND
 
-CudaDriver &driver() {
+CudaDriver &driver() { return detail::cuda_driver(); }
+backend::CudaContext use_device(int ordinal) { return detail::use_cuda_device(ordinal); }
+
+/// An AOT artifact: a regular file, bounded (CUBIN and PTX images are megabytes, not gigabytes).
+std::string read_artifact(const fs::path &path) { return read_input_file(path, std::uintmax_t{1} << 30, "CUDA artifact"); }
+
+/// "nvrtc 13.0" -> 13000 (cuDriverGetVersion's form); 0 when unparsable.
+int nvrtc_version_number() {
+    const std::string v = backend::nvrtc_version();
+    const std::size_t space = v.find(' ');
+    if (space == std::string::npos) return 0;
+    int major = 0, minor = 0;
+    if (std::sscanf(v.c_str() + space + 1, "%d.%d", &major, &minor) < 1) return 0;
+    return major * 1000 + minor * 10;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+} // namespace
+
+CudaDriver &detail::cuda_driver() {
     CudaDriver &d = CudaDriver::instance();
     if (!d.available()) d.api(); // throws "CUDA driver not available: <reason>"
     return d;
 }
 
-/// The primary context of device `ordinal`, retained once per process and
-/// made current on this thread.
-backend::CudaContext use_device(int ordinal) {
-    CudaDriver &d = driver();
+backend::CudaContext detail::use_cuda_device(int ordinal) {
+    CudaDriver &d = cuda_driver();
     static std::mutex mutex;
     static auto *contexts = new std::map<int, backend::CudaContext>; // never destroyed, like the driver
     backend::CudaContext context = nullptr;
@@ -65,41 +88,6 @@ backend::CudaContext use_device(int ordinal) {
     if (d.current_context() != context) d.set_current_context(context);
     return context;
 }
-
-/// Checks a dtype and shape as weft::Array does; returns the element count.
-std::int64_t check_array(const Type &dtype, const std::vector<std::int64_t> &shape, const char *what) {
-    const std::string where = std::string("DeviceArray::") + what + ": ";
-    if (!is_value_type(dtype)) throw UserError(where + dtype.name() + " is not an array dtype");
-    const std::uint64_t a = dtype.alignment();
-    if (a == 0 || (a & (a - 1)) != 0 || a > 256)
-        throw UserError(where + "dtype " + dtype.name() + " has alignment " + std::to_string(a) +
-                        " (device arrays support powers of two up to 256)");
-    return checked_element_count(dtype, shape, where);
-}
-
-std::string read_binary(const fs::path &path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw UserError("cannot read " + path.string());
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-/// "nvrtc 13.0" -> 13000 (cuDriverGetVersion's form); 0 when unparsable.
-int nvrtc_version_number() {
-    const std::string v = backend::nvrtc_version();
-    const std::size_t space = v.find(' ');
-    if (space == std::string::npos) return 0;
-    int major = 0, minor = 0;
-    if (std::sscanf(v.c_str() + space + 1, "%d.%d", &major, &minor) < 1) return 0;
-    return major * 1000 + minor * 10;
-}
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-} // namespace
 
 int cuda_device_count() noexcept {
     try {
@@ -129,146 +117,6 @@ int cuda_compute_capability(int device) {
                         std::to_string(count) + ")");
     return d.compute_capability(d.device(device));
 }
-
-// ---------------------------------------------------------------------------
-// DeviceArray
-
-struct DeviceArray::Allocation {
-    int device = 0;
-    backend::CudaDevicePtr ptr = 0;
-    std::size_t bytes = 0;
-    Allocation(int dev, std::size_t n) : device(dev), bytes(n) {
-        use_device(device);
-        if (bytes != 0) {
-            ptr = driver().mem_alloc(bytes);
-            try {
-                driver().memset_d8(ptr, 0, bytes);
-                // cuMemsetD8 is asynchronous; non-blocking streams do not order
-                // after the legacy stream, so the zeros must have landed here.
-                driver().stream_synchronize(nullptr);
-            } catch (...) {
-                driver().mem_free(ptr);
-                throw;
-            }
-        }
-    }
-    ~Allocation() {
-        if (ptr == 0) return;
-        try {
-            use_device(device);
-            driver().mem_free(ptr);
-        } catch (...) {
-            // At exit the driver may be shutting down; nothing to report to.
-        }
-    }
-    Allocation(const Allocation &) = delete;
-    Allocation &operator=(const Allocation &) = delete;
-};
-
-DeviceArray DeviceArray::zeros(int device, Type dtype, std::vector<std::int64_t> shape) {
-    const std::int64_t count = check_array(dtype, shape, "zeros");
-    DeviceArray a;
-    a.device_ = device;
-    a.size_ = count;
-    a.strides_.resize(shape.size());
-    std::int64_t s = static_cast<std::int64_t>(dtype.size());
-    for (std::size_t d = shape.size(); d-- > 0;) {
-        a.strides_[d] = s;
-        s *= shape[d] > 0 ? shape[d] : 1;
-    }
-    a.shape_ = std::move(shape);
-    a.dtype_ = std::move(dtype);
-    a.storage_ = std::make_shared<Allocation>(device, a.nbytes());
-    return a;
-}
-
-DeviceArray DeviceArray::from_host(int device, const Array &host) {
-    DeviceArray a = zeros(device, host.dtype(), host.shape());
-    a.copy_from_host(host);
-    return a;
-}
-
-void DeviceArray::copy_from_host(const Array &host) { upload(host, nullptr); }
-
-void DeviceArray::upload(const Array &host, const backend::CudaStream *stream) {
-    if (host.dtype() != dtype_ || host.shape() != shape_)
-        throw UserError("DeviceArray::copy_from_host: the device array is " + dtype_.name() + " " + shape_text(shape_) +
-                        ", the host array " + host.dtype().name() + " " + shape_text(host.shape()));
-    const std::size_t n = nbytes();
-    if (n == 0) return;
-    use_device(device_);
-    std::vector<std::byte> packed;
-    const void *source = host.data();
-    if (!host.is_contiguous()) {
-        // Pageable staging: the driver has read it when the (async) call returns.
-        packed.resize(n);
-        host.copy_to_host(packed.data(), n);
-        source = packed.data();
-    }
-    if (stream) {
-        driver().memcpy_htod_async(storage_->ptr, source, n, *stream);
-    } else {
-        driver().memcpy_htod(storage_->ptr, source, n);
-        // From pageable memory the copy may still be in flight when it returns;
-        // work on a non-blocking stream would not wait for it.
-        driver().stream_synchronize(nullptr);
-    }
-}
-
-Array DeviceArray::to_host() const {
-    Array out = Array::zeros(dtype_, shape_);
-    const std::size_t n = nbytes();
-    if (n == 0) return out;
-    use_device(device_);
-    driver().memcpy_dtoh(out.data(), storage_->ptr, n);
-    return out;
-}
-
-backend::CudaDevicePtr DeviceArray::data() const { return storage_ ? storage_->ptr : 0; }
-
-namespace {
-backend::CudaStream stream_of(const Stream &stream, int device, const char *what) {
-    if (stream.device() != Device::cuda(device))
-        throw UserError(std::string("DeviceArray::") + what + ": the array is on cuda:" + std::to_string(device) +
-                        ", the stream on " + stream.device().name());
-    return static_cast<backend::CudaStream>(stream.native_handle());
-}
-} // namespace
-
-void DeviceArray::copy_from_host(const Array &host, Stream &stream) {
-    const backend::CudaStream s = stream_of(stream, device_, "copy_from_host");
-    upload(host, &s);
-}
-
-void DeviceArray::copy_to_host(Array &host, Stream &stream) const {
-    const backend::CudaStream s = stream_of(stream, device_, "copy_to_host");
-    if (host.dtype() != dtype_ || host.shape() != shape_ || !host.is_contiguous())
-        throw UserError("DeviceArray::copy_to_host: the device array is " + dtype_.name() + " " + shape_text(shape_) +
-                        ", the host array " + host.dtype().name() + " " + shape_text(host.shape()) +
-                        (host.is_contiguous() ? "" : " (not contiguous)"));
-    const std::size_t n = nbytes();
-    if (n == 0) return;
-    use_device(device_);
-    driver().memcpy_dtoh_async(host.data(), storage_->ptr, n, s);
-}
-
-// ---------------------------------------------------------------------------
-// CudaArg
-
-CudaArg::CudaArg(DeviceArray array) : array_(std::move(array)) {}
-CudaArg::CudaArg(KernelArg value) : value_(std::move(value)) {}
-
-const DeviceArray &CudaArg::array() const {
-    if (!array_) throw UserError("CudaArg::array: the argument is a value of type " + value_->type().name());
-    return *array_;
-}
-
-const KernelArg &CudaArg::value() const {
-    if (!value_) throw UserError("CudaArg::value: the argument is a device array of type " + array_->type().name());
-    return *value_;
-}
-
-Type CudaArg::type() const { return array_ ? array_->type() : value_->type(); }
 
 // ---------------------------------------------------------------------------
 // Streams and events
@@ -359,6 +207,9 @@ struct CudaKernel::Impl {
 
 struct CudaModule::Impl {
     std::string name;
+    std::string hash; // of the target loaded (CUBIN or PTX)
+    bool from_cache = false;
+    fs::path generated_source_path;
     int device = 0;
     int arch = 0;
     std::string image_kind;
@@ -366,6 +217,8 @@ struct CudaModule::Impl {
     double load_ms = 0;
     backend::CudaModule module = nullptr;
     backend::CudaDevicePtr expect_failures = 0; // the module's __device__ int weft_expect_failures (0: none)
+    backend::CudaDevicePtr first_failure = 0;   // weft_first_failure (debug mode's first bounds failure)
+    backend::CudaDevicePtr first_failure_claimed = 0;
     std::vector<std::shared_ptr<CudaKernel::Impl>> kernels;
 };
 
@@ -375,21 +228,7 @@ const std::vector<KernelParam> &CudaKernel::params() const { return impl_->param
 bool CudaKernel::external() const { return impl_->abi == kernel::ir::EntryPointAbi::ExternalConstantParams; }
 const CudaEntry &CudaKernel::function() const { return impl_->entry; }
 
-namespace {
-
-/// weft::array_t<T> of a device array (weft::ArrayViewLayout): the device pointer as the generated code's T*.
-void write_view(std::byte *out, const DeviceArray &a) {
-    static_assert(sizeof(backend::CudaDevicePtr) == sizeof(void *));
-    write_array_view(out, a.data(), a.shape(), a.strides());
-}
-
-struct alignas(64) Chunk {
-    std::byte bytes[64];
-};
-
-} // namespace
-
-void CudaKernel::launch(const std::vector<std::int64_t> &dim, const std::vector<CudaArg> &args, int block_size,
+void CudaKernel::launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args, int block_size,
                         CudaStream *stream) const {
     if (stream && stream->device() != impl_->device)
         throw LaunchError("kernel '" + impl_->name + "' is on cuda:" + std::to_string(impl_->device) +
@@ -397,7 +236,7 @@ void CudaKernel::launch(const std::vector<std::int64_t> &dim, const std::vector<
     launch_on(dim, args, block_size, stream ? stream->handle() : nullptr);
 }
 
-void CudaKernel::launch(const std::vector<std::int64_t> &dim, const std::vector<CudaArg> &args, Stream &stream,
+void CudaKernel::launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args, Stream &stream,
                         int block_size) const {
     if (stream.device() != Device::cuda(impl_->device))
         throw LaunchError("kernel '" + impl_->name + "' is loaded on cuda:" + std::to_string(impl_->device) +
@@ -405,7 +244,7 @@ void CudaKernel::launch(const std::vector<std::int64_t> &dim, const std::vector<
     launch_on(dim, args, block_size, static_cast<backend::CudaStream>(stream.native_handle()));
 }
 
-void CudaKernel::launch_on(const std::vector<std::int64_t> &dim, const std::vector<CudaArg> &args, int block_size,
+void CudaKernel::launch_on(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args, int block_size,
                            backend::CudaStream stream) const {
     const Impl &k = *impl_;
     if (k.abi == kernel::ir::EntryPointAbi::ExternalConstantParams)
@@ -415,51 +254,11 @@ void CudaKernel::launch_on(const std::vector<std::int64_t> &dim, const std::vect
         throw LaunchError("kernel '" + k.name + "' unpacks tid() into " + std::to_string(k.tid_dims) +
                           " values; launch it with a " + std::to_string(k.tid_dims) + "-D dimension, not " +
                           std::to_string(dim.size()) + "-D");
-    // Arguments, checked as pack_args checks them; each parameter in its own aligned chunks.
-    if (args.size() != k.params.size()) {
-        std::string names;
-        for (std::size_t i = 0; i < k.params.size(); ++i) names += (i ? ", " : "") + k.params[i].name;
-        throw LaunchError("kernel '" + k.name + "' takes " + std::to_string(k.params.size()) +
-                          (k.params.size() == 1 ? " argument (" : " arguments (") + names + "), got " +
-                          std::to_string(args.size()));
-    }
-    std::vector<std::size_t> offsets(k.params.size());
-    std::size_t chunks = 1; // chunk 0: the launch_t
-    for (std::size_t i = 0; i < k.params.size(); ++i) {
-        const KernelParam &p = k.params[i];
-        const CudaArg &a = args[i];
-        if (p.type.kind() == Type::Kind::Array) {
-            if (!a.is_array()) {
-                const bool host_array = a.value().is_array();
-                throw LaunchError(parameter_prefix(k.name, p) + "expected " + p.type.name() + " on cuda:" +
-                                  std::to_string(k.device) + ", got " +
-                                  (host_array ? "a host " + a.type().name() + " (copy it with DeviceArray::from_host)"
-                                              : a.type().name()));
-            }
-            if (a.type() != p.type)
-                throw LaunchError(parameter_prefix(k.name, p) + "expected " + p.type.name() + ", got " + a.type().name());
-            if (a.array().device() != k.device)
-                throw LaunchError(parameter_prefix(k.name, p) + "the array is on cuda:" + std::to_string(a.array().device()) +
-                                  ", the kernel on cuda:" + std::to_string(k.device));
-        } else {
-            if (!is_value_type(p.type))
-                throw LaunchError(parameter_prefix(k.name, p) + "type " + p.type.name() + " cannot be a kernel parameter");
-            if (a.is_array() || a.value().is_array() || a.type() != p.type)
-                throw LaunchError(parameter_prefix(k.name, p) + "expected " + p.type.name() + ", got " +
-                                  (a.is_array() ? a.type().name() + " on cuda:" + std::to_string(a.array().device())
-                                                : a.type().name()));
-        }
-        const std::size_t align = static_cast<std::size_t>(p.type.alignment());
-        if (align == 0 || (align & (align - 1)) != 0 || align > sizeof(Chunk))
-            throw LaunchError(parameter_prefix(k.name, p) + "type " + p.type.name() + " has alignment " + std::to_string(align) +
-                              ", not a power of two up to " + std::to_string(sizeof(Chunk)));
-        offsets[i] = chunks;
-        chunks += (static_cast<std::size_t>(p.type.size()) + sizeof(Chunk) - 1) / sizeof(Chunk);
-    }
-
-    // The grid, as launch_cpu checks it.
+    // The same checks and bytes as a CPU launch; the entry takes the grid first.
     launch_t grid{};
+    std::optional<PackedArgs> packed;
     try {
+        packed.emplace(pack_args(k.name, k.params, args, Device::cuda(k.device)));
         fill_launch_grid(grid, dim, "kernel '" + k.name + "': ");
     } catch (const LaunchError &) {
         throw;
@@ -467,31 +266,20 @@ void CudaKernel::launch_on(const std::vector<std::int64_t> &dim, const std::vect
         throw LaunchError(e.what());
     }
     const std::int64_t size = grid.size;
-
     if (block_size == 0) block_size = k.entry.suggested_block_size();
     if (block_size < 1 || block_size > k.max_threads_per_block)
         throw LaunchError("kernel '" + k.name + "': block size " + std::to_string(block_size) + " is not 1 to " +
                           std::to_string(k.max_threads_per_block) + " (the kernel's maximum threads per block)");
     if (size == 0) return;
 
-    std::vector<Chunk> buffer(chunks, Chunk{});
     std::vector<void *> params(k.params.size() + 1);
-    std::memcpy(buffer[0].bytes, &grid, sizeof grid);
-    params[0] = buffer[0].bytes;
-    for (std::size_t i = 0; i < k.params.size(); ++i) {
-        std::byte *at = buffer[offsets[i]].bytes;
-        params[i + 1] = at;
-        const CudaArg &a = args[i];
-        if (a.is_array())
-            write_view(at, a.array());
-        else
-            std::memcpy(at, a.value().bytes().data(), a.value().bytes().size());
-    }
-
+    params[0] = &grid;
+    for (std::size_t i = 0; i < k.params.size(); ++i) params[i + 1] = packed->pointers()[i];
     const std::int64_t blocks_needed = (size + block_size - 1) / block_size;
     const std::int64_t cap = std::max<std::int64_t>(1, std::int64_t{k.multiprocessors} * 32);
     const unsigned blocks = static_cast<unsigned>(std::min(blocks_needed, cap));
     use_device(k.device);
+    // cuLaunchKernel copies the parameter bytes before it returns.
     driver().launch_kernel(k.entry.handle(), blocks, 1, 1, static_cast<unsigned>(block_size), 1, 1, 0,
                            stream, params.data());
 }
@@ -508,6 +296,9 @@ CudaModule::~CudaModule() {
 }
 
 const std::string &CudaModule::name() const { return impl_->name; }
+const std::string &CudaModule::hash() const { return impl_->hash; }
+bool CudaModule::from_cache() const { return impl_->from_cache; }
+const fs::path &CudaModule::generated_source_path() const { return impl_->generated_source_path; }
 int CudaModule::device() const { return impl_->device; }
 int CudaModule::arch() const { return impl_->arch; }
 const std::string &CudaModule::image_kind() const { return impl_->image_kind; }
@@ -540,45 +331,42 @@ void CudaModule::synchronize() const {
     driver().memcpy_dtoh(&failed, impl_->expect_failures, sizeof failed);
     if (failed == 0) return;
     driver().memset_d8(impl_->expect_failures, 0, sizeof failed);
-    throw LaunchError("module '" + impl_->name + "' on cuda:" + std::to_string(impl_->device) + ": " +
-                      std::to_string(failed) + " expect_* check" + (failed == 1 ? "" : "s") +
+    std::string first;
+    if (impl_->first_failure != 0) {
+        char message[256] = {};
+        driver().memcpy_dtoh(message, impl_->first_failure, sizeof message);
+        first.assign(message, strnlen(message, sizeof message));
+        driver().memset_d8(impl_->first_failure, 0, sizeof message);
+        driver().memset_d8(impl_->first_failure_claimed, 0, sizeof(int));
+        driver().context_synchronize();
+    }
+    const std::string where = "module '" + impl_->name + "' on cuda:" + std::to_string(impl_->device) + ": ";
+    if (!first.empty())
+        throw LaunchError(where + first + " (" + std::to_string(failed) + (failed == 1 ? " check" : " checks") +
+                          " failed; the messages above give each)");
+    throw LaunchError(where + std::to_string(failed) + " expect_* check" + (failed == 1 ? "" : "s") +
                       " failed (the messages above give kernel, line and values)");
 }
 
 // ---------------------------------------------------------------------------
 // Loading
 
-namespace {
-
-/// The kernels the CUDA artifact holds: the front end and emitter over the
-/// same source and resolved options compile_aot used.
-std::vector<codegen::KernelEntry> cuda_kernels(Host &host, const fs::path &file) {
-    const std::string source = read_binary(file);
-    kernel::FrontendResult checked = kernel::check_module(kernel::SourceFile(file.string(), source), host.registry());
-    if (!checked.ok()) throw kernel::KernelSourceError(checked.formatted, checked.diagnostics);
-    kernel::ir::Module ir = std::move(checked.module);
-    ir.name = file.stem().string();
-    kernel::lower(ir);
-    const ResolvedBuildOptions &resolved = host.module(ir.name).resolved_options();
-    return codegen::generate_cpp(ir, resolved, codegen::Backend::Cuda).kernels;
-}
-
-/// Looks up every kernel of `file` in the loaded image of `module` and
+struct detail::CudaLoader {
+/// Looks up every kernel of the artifact in the loaded image of `module` and
 /// records what launches need. A symbol the image lacks means the artifact was
 /// built from another version of the source (the mangled names carry types).
-} // namespace
-
-struct detail::CudaLoader {
-static void bind_kernels(Host &host, const fs::path &file, CudaModule::Impl &m) {
+static void bind_kernels(const std::vector<codegen::KernelEntry> &kernels, const std::string &origin, CudaModule::Impl &m) {
     CudaDriver &d = driver();
     const backend::CudaDevice dev = d.device(m.device);
     try {
         m.expect_failures = d.module_get_global(m.module, "weft_expect_failures").first;
+        m.first_failure = d.module_get_global(m.module, "weft_first_failure").first;
+        m.first_failure_claimed = d.module_get_global(m.module, "weft_first_failure_claimed").first;
     } catch (const CudaDriverError &e) {
         if (e.result() != cuda_error_not_found) throw;
     }
     const int multiprocessors = d.device_attribute(attr_multiprocessor_count, dev);
-    for (const codegen::KernelEntry &e : cuda_kernels(host, file)) {
+    for (const codegen::KernelEntry &e : kernels) {
         auto k = std::make_shared<CudaKernel::Impl>();
         k->name = e.name;
         k->module = m.name;
@@ -588,7 +376,7 @@ static void bind_kernels(Host &host, const fs::path &file, CudaModule::Impl &m) 
             k->entry.function_ = d.module_get_function(m.module, e.symbol.c_str());
         } catch (const CudaDriverError &err) {
             if (err.result() != cuda_error_not_found) throw;
-            throw UserError("kernel '" + e.name + "' of " + file.string() + " has no entry '" + e.symbol + "' in " +
+            throw UserError("kernel '" + e.name + "' of " + origin + " has no entry '" + e.symbol + "' in " +
                             m.artifact_path.string() +
                             ": the artifact was built from a different version of the source or its plugins");
         }
@@ -602,32 +390,50 @@ static void bind_kernels(Host &host, const fs::path &file, CudaModule::Impl &m) 
     }
 }
 
-    static std::unique_ptr<CudaModule> make(Host &host, const fs::path &file, int device, ModuleLoadOptions options);
-    static CudaModule &load_aot(Host &host, const fs::path &file, const fs::path &dir, int device);
-};
-
-
-std::unique_ptr<CudaModule> detail::CudaLoader::make(Host &host, const fs::path &file, int device, ModuleLoadOptions options) {
+/// The CUBIN for the device's architecture when NVRTC can build it and the
+/// driver loads it, else PTX for the newest architecture NVRTC knows up to
+/// the device's (the driver JIT-compiles it). One front-end run for both.
+static std::shared_ptr<CudaModule> load(Host &host, pipeline::ModuleSource source, int device,
+                                        const ModuleLoadOptions &options) {
+    using detail::HostAccess;
     const auto t0 = std::chrono::steady_clock::now();
     CudaDriver &d = driver();
     use_device(device);
-    const backend::CudaDevice dev = d.device(device);
-    const int cc = d.compute_capability(dev);
+    const int cc = d.compute_capability(d.device(device));
     const std::vector<int> archs = backend::nvrtc_supported_archs();
+    const bool cubin_possible = std::find(archs.begin(), archs.end(), cc) != archs.end();
+    int ptx_arch = 0;
+    for (int a : archs)
+        if (a <= cc) ptx_arch = a;
+
+    HostAccess::check_claim(host, source);
+    const pipeline::Pipeline &pipeline = HostAccess::pipeline(host);
+    PreparedModule prepared = prepare_module(host, std::move(source), options);
+    const pipeline::ModuleSource &src = prepared.checked.source;
+    std::vector<Target> targets;
+    if (cubin_possible) targets.push_back(Target::cuda_cubin(cc));
+    if (ptx_arch) targets.push_back(Target::cuda_ptx(ptx_arch));
+    if (targets.empty())
+        throw backend::BackendError("cuda:" + std::to_string(device) + " (sm_" + std::to_string(cc) + "): " +
+                                    backend::nvrtc_version() + " has no architecture up to this one to compile for");
+    const std::vector<pipeline::GeneratedModule> generated = pipeline.generate(prepared.checked, prepared.options, targets, options);
+    std::vector<std::string> hashes;
+    for (const pipeline::GeneratedModule &g : generated) hashes.push_back(g.hash);
+    // An unchanged module is the loaded one.
+    if (std::shared_ptr<CudaModule> kept = HostAccess::find_cuda(host, src.name, device, hashes)) return kept;
 
     auto impl = std::make_unique<CudaModule::Impl>();
-    impl->name = file.stem().string();
+    impl->name = src.name;
     impl->device = device;
     impl->arch = cc;
 
     std::string cubin_error;
-    if (std::find(archs.begin(), archs.end(), cc) != archs.end()) {
-        const fs::path path = host.compile_aot(file, {Target::cuda_cubin(cc)}, options).at(0);
-        const std::string image = read_binary(path);
+    std::optional<pipeline::Artifact> artifact;
+    if (cubin_possible) {
+        artifact = pipeline.realize(generated.front());
         try {
-            impl->module = d.module_load_data(image.data());
+            impl->module = d.module_load_data(artifact->bytes.data());
             impl->image_kind = "cubin";
-            impl->artifact_path = path;
         } catch (const CudaDriverError &e) {
             cubin_error = e.what();
         }
@@ -635,10 +441,6 @@ std::unique_ptr<CudaModule> detail::CudaLoader::make(Host &host, const fs::path 
         cubin_error = backend::nvrtc_version() + " cannot compile for sm_" + std::to_string(cc);
     }
     if (!impl->module) {
-        // PTX for the newest architecture NVRTC knows up to the device's; the driver JIT-compiles it.
-        int ptx_arch = 0;
-        for (int a : archs)
-            if (a <= cc) ptx_arch = a;
         if (ptx_arch == 0)
             throw backend::BackendError("cuda:" + std::to_string(device) + " (sm_" + std::to_string(cc) + "): " +
                                         cubin_error + ", and " + backend::nvrtc_version() +
@@ -651,10 +453,9 @@ std::unique_ptr<CudaModule> detail::CudaLoader::make(Host &host, const fs::path 
                 " needs a CUDA driver of version " + std::to_string(needed / 1000) + "." +
                 std::to_string(needed % 1000 / 10) + " or newer, this one is " + std::to_string(driver_version / 1000) +
                 "." + std::to_string(driver_version % 1000 / 10));
-        const fs::path path = host.compile_aot(file, {Target::cuda_ptx(ptx_arch)}, options).at(0);
-        const std::string image = read_binary(path); // std::string: NUL-terminated, as PTX must be
+        artifact = pipeline.realize(generated.back());
         try {
-            impl->module = d.module_load_data(image.c_str());
+            impl->module = d.module_load_data(artifact->bytes.c_str()); // NUL-terminated, as PTX must be
         } catch (const CudaDriverError &e) {
             throw CudaDriverError(e.call(), e.result(),
                                   "module '" + impl->name + "' on cuda:" + std::to_string(device) +
@@ -663,41 +464,40 @@ std::unique_ptr<CudaModule> detail::CudaLoader::make(Host &host, const fs::path 
         }
         impl->image_kind = "ptx";
         impl->arch = ptx_arch;
-        impl->artifact_path = path;
     }
-    auto module = std::make_unique<CudaModule>(std::move(impl)); // unloads on any error below
-    bind_kernels(host, file, *module->impl_);
+    impl->hash = artifact->hash;
+    impl->artifact_path = artifact->path;
+    impl->generated_source_path = artifact->generated_source_path;
+    impl->from_cache = artifact->from_cache;
+    auto module = std::make_shared<CudaModule>(std::move(impl)); // unloads on any error below
+    bind_kernels(artifact->kernels, src.display_name(), *module->impl_);
     module->impl_->load_ms = ms_since(t0);
-    return module;
+    return HostAccess::keep_cuda(host, src, std::move(module));
 }
 
-CudaModule &keep_cuda_module(Host &host, std::unique_ptr<CudaModule> module); // host.cpp (a friend of Host)
-
-std::unique_ptr<CudaModule> make_cuda_module(Host &host, const fs::path &file, int device, ModuleLoadOptions options) {
-    return detail::CudaLoader::make(host, file, device, std::move(options));
-}
-
-CudaModule &load_cuda_module(Host &host, const fs::path &file, int device, ModuleLoadOptions options) {
-    return keep_cuda_module(host, make_cuda_module(host, file, device, std::move(options)));
-}
-
-CudaModule &load_aot(Host &host, const fs::path &file, const fs::path &dir, int device) {
-    return detail::CudaLoader::load_aot(host, file, dir, device);
-}
-
-CudaModule &detail::CudaLoader::load_aot(Host &host, const fs::path &file, const fs::path &dir, int device) {
+/// An AOT artifact from `dir`; the pipeline generates (compiles nothing) for
+/// the kernel list and the hash of the target found.
+static std::shared_ptr<CudaModule> load_aot(Host &host, const fs::path &file, const fs::path &dir, int device) {
+    using detail::HostAccess;
     const auto t0 = std::chrono::steady_clock::now();
     CudaDriver &d = driver();
     use_device(device);
     const int cc = d.compute_capability(d.device(device));
+    pipeline::ModuleSource source = pipeline::ModuleSource::from_file(file);
+    HostAccess::check_claim(host, source);
     auto impl = std::make_unique<CudaModule::Impl>();
-    impl->name = file.stem().string();
+    impl->name = source.name;
     impl->device = device;
     impl->artifact_path = find_aot_artifact(dir, impl->name, cc); // UserError listing every path tried
     const bool cubin = impl->artifact_path.extension() == ".cubin";
     impl->image_kind = cubin ? "cubin" : "ptx";
-    impl->arch = Target::parse(impl->artifact_path.stem().extension().string().substr(1)).arch;
-    const std::string image = read_binary(impl->artifact_path); // NUL-terminated, as PTX must be
+    const Target target = Target::parse(impl->artifact_path.stem().extension().string().substr(1));
+    impl->arch = target.arch;
+    PreparedModule prepared = prepare_module(host, std::move(source), {});
+    const pipeline::GeneratedModule generated =
+        HostAccess::pipeline(host).generate(prepared.checked, prepared.options, {target}, {}).front();
+    impl->hash = generated.hash;
+    const std::string image = read_artifact(impl->artifact_path); // NUL-terminated, as PTX must be
     try {
         impl->module = d.module_load_data(image.c_str());
     } catch (const CudaDriverError &e) {
@@ -705,10 +505,26 @@ CudaModule &detail::CudaLoader::load_aot(Host &host, const fs::path &file, const
                               "module '" + impl->name + "' on cuda:" + std::to_string(device) + " from " +
                                   impl->artifact_path.string() + ": " + e.what());
     }
-    auto module = std::make_unique<CudaModule>(std::move(impl));
-    bind_kernels(host, file, *module->impl_);
+    impl->from_cache = true; // nothing compiled
+    auto module = std::make_shared<CudaModule>(std::move(impl));
+    bind_kernels(generated.source.kernels, prepared.checked.source.display_name(), *module->impl_);
     module->impl_->load_ms = ms_since(t0);
-    return keep_cuda_module(host, std::move(module));
+    return HostAccess::keep_cuda(host, prepared.checked.source, std::move(module));
+}
+};
+
+std::shared_ptr<CudaModule> detail::load_cuda(Host &host, pipeline::ModuleSource source, int device,
+                                              const ModuleLoadOptions &options) {
+    return CudaLoader::load(host, std::move(source), device, options);
+}
+
+CudaModule &load_cuda_module(Host &host, const fs::path &file, int device, ModuleLoadOptions options) {
+    std::string name = options.name;
+    return *detail::CudaLoader::load(host, pipeline::ModuleSource::from_file(file, std::move(name)), device, options);
+}
+
+CudaModule &load_aot(Host &host, const fs::path &file, const fs::path &dir, int device) {
+    return *detail::CudaLoader::load_aot(host, file, dir, device);
 }
 
 } // namespace weft

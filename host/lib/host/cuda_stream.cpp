@@ -2,12 +2,16 @@
 // the fence of that record (see cuda_stream.hpp for why).
 #include "weft/host/cuda_stream.hpp"
 
+#include "cuda_internal.hpp"
+
 #include "weft/backend/cuda.hpp"
 #include "weft/host/cuda_module.hpp"
 #include "weft/support/error.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -79,8 +83,26 @@ public:
 
     void synchronize() override {
         stream_.synchronize();
+        std::vector<std::function<void()>> checks;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            waits_.clear(); // every wait of this stream is over
+            checks.swap(checks_);
+        }
+        std::exception_ptr first;
+        for (auto &check : checks) {
+            try {
+                check();
+            } catch (...) {
+                if (!first) first = std::current_exception();
+            }
+        }
+        if (first) std::rethrow_exception(first);
+    }
+
+    void check_on_synchronize(std::function<void()> check) override {
         std::lock_guard<std::mutex> lock(mutex_);
-        waits_.clear(); // every wait of this stream is over
+        checks_.push_back(std::move(check));
     }
 
     void *native_handle() const override { return stream_.handle(); }
@@ -98,14 +120,17 @@ private:
 
     int device_;
     CudaStream stream_;
-    std::mutex mutex_; // guards waits_
+    std::mutex mutex_; // guards waits_ and checks_
     std::vector<std::pair<std::shared_ptr<Fence>, std::shared_ptr<const void>>> waits_;
+    std::vector<std::function<void()>> checks_; // run after the next synchronize()
 };
 
 } // namespace
 
-Stream make_cuda_stream(int device, bool non_blocking) {
-    return Stream(std::make_unique<CudaStreamBackend>(device, non_blocking));
+std::unique_ptr<StreamBackend> detail::make_cuda_stream_backend(int device, bool non_blocking) {
+    return std::make_unique<CudaStreamBackend>(device, non_blocking);
 }
+
+Stream make_cuda_stream(int device, bool non_blocking) { return Stream(detail::make_cuda_stream_backend(device, non_blocking)); }
 
 } // namespace weft

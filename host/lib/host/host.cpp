@@ -1,5 +1,7 @@
 #include "weft/host/host.hpp"
 
+#include "cuda_internal.hpp"
+#include "host_access.hpp"
 #include "loader_internal.hpp"
 #include "weft/host/cuda_module.hpp"
 #include "weft/host/search_path.hpp"
@@ -56,11 +58,15 @@ struct Host::Impl {
     std::vector<std::unique_ptr<Entry>> entries; // load order
     std::map<std::string, std::unique_ptr<Module>, std::less<>> modules;
     mutable std::optional<ArtifactCache> cache;
-    std::unique_ptr<ThreadPool> pool;
-    std::mutex compiled_mutex;
-    mutable std::mutex modules_mutex; // modules and the cache's lazy creation
-    std::vector<std::unique_ptr<CompiledModule>> compiled; // JIT code: freed before any plugin unloads
-    std::vector<std::unique_ptr<CudaModule>> cuda_modules;   // guarded by compiled_mutex; unloaded first
+    mutable std::optional<pipeline::Pipeline> pipeline;
+    std::shared_ptr<ThreadPool> pool; // kernels hold it weakly: launching after the host is gone is an error
+    mutable std::mutex compiled_mutex;
+    mutable std::mutex modules_mutex; // modules and the lazy creation of the cache and pipeline
+    // Who loaded each module name: a canonical file path, or "" for source text.
+    std::map<std::string, std::string, std::less<>> claims;             // guarded by compiled_mutex
+    // Loaded modules by name, then device ("name\ncuda:0"); guarded by compiled_mutex.
+    std::map<std::string, std::shared_ptr<CompiledModule::Impl>, std::less<>> loaded;
+    std::vector<std::shared_ptr<CudaModule>> cuda_modules;   // guarded by compiled_mutex; unloaded first
 
     explicit Impl(HostOptions o)
         : options(std::move(o)), logger(options.log_sink, options.log_categories), search_path(options.search_path) {
@@ -74,7 +80,7 @@ struct Host::Impl {
 
     ~Impl() {
         cuda_modules.clear();
-        compiled.clear();
+        loaded.clear(); // handles still held elsewhere keep their code, but cannot launch
         // Registrations first: nothing may refer to a plugin once its code is gone.
         registry.clear();
         while (!entries.empty()) {
@@ -346,6 +352,8 @@ LoadReport Host::Impl::load_all(std::vector<PluginManifest> roots, std::vector<P
 
 Host::Host(HostOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
     if (impl_->options.core_builtins) register_core_builtins(impl_->registry);
+    // Arrays and streams on CUDA devices work once a host exists (no driver is loaded here).
+    detail::install_cuda_runtime();
 }
 
 Host::~Host() = default;
@@ -442,28 +450,115 @@ const ArtifactCache &Host::cache() const {
     return *impl_->cache;
 }
 
-ThreadPool &Host::thread_pool() {
-    std::lock_guard<std::mutex> lock(impl_->compiled_mutex);
+ThreadPool &Host::thread_pool() { return *detail::HostAccess::pool(*this); }
+
+namespace {
+std::string claim_of(const pipeline::ModuleSource &source) {
+    if (source.origin.empty()) return {};
+    std::error_code ec;
+    fs::path p = fs::weakly_canonical(fs::absolute(source.origin, ec), ec);
+    return ec ? fs::absolute(source.origin).lexically_normal().string() : p.string();
+}
+std::string claim_text(const std::string &claim) { return claim.empty() ? "source text" : claim; }
+std::string loaded_key(std::string_view name, Device device) { return std::string(name) + "\n" + device.name(); }
+} // namespace
+
+namespace detail {
+
+const pipeline::Pipeline &HostAccess::pipeline(const Host &host) {
+    const ArtifactCache &cache = host.cache();
+    std::lock_guard<std::mutex> lock(host.impl_->modules_mutex);
+    if (!host.impl_->pipeline) host.impl_->pipeline.emplace(host.impl_->registry, cache, host.impl_->logger);
+    return *host.impl_->pipeline;
+}
+
+std::shared_ptr<ThreadPool> HostAccess::pool(Host &host) {
+    std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
     // Kernels often do much work per thread index (n-body: a loop over all bodies),
     // so launches split from 1024 indices on; smaller ones run on the caller.
-    if (!impl_->pool) impl_->pool = std::make_unique<ThreadPool>(impl_->options.threads, 1024);
-    return *impl_->pool;
+    if (!host.impl_->pool) host.impl_->pool = std::make_shared<ThreadPool>(host.impl_->options.threads, 1024);
+    return host.impl_->pool;
 }
 
-CompiledModule &Host::keep(std::unique_ptr<CompiledModule> module) {
-    std::lock_guard<std::mutex> lock(impl_->compiled_mutex);
-    impl_->compiled.push_back(std::move(module));
-    return *impl_->compiled.back();
-}
-
-CudaModule &keep_cuda_module(Host &host, std::unique_ptr<CudaModule> module) {
+void HostAccess::check_claim(const Host &host, const pipeline::ModuleSource &source) {
+    const std::string claim = claim_of(source);
     std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
-    host.impl_->cuda_modules.push_back(std::move(module));
-    return *host.impl_->cuda_modules.back();
+    auto it = host.impl_->claims.find(source.name);
+    if (it == host.impl_->claims.end() || it->second == claim) return;
+    throw UserError("module '" + source.name + "' is already loaded in this host from " + claim_text(it->second) +
+                    "; " + claim_text(claim) + " cannot load under the same name (give one of them another name with "
+                    "ModuleLoadOptions::name, or unload_module(\"" + source.name + "\") first)");
 }
 
-void release_cuda_modules(Host &host) {
-    std::vector<std::unique_ptr<CudaModule>> modules;
+std::shared_ptr<CompiledModule::Impl> HostAccess::find_loaded(const Host &host, std::string_view name, Device device) {
+    std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
+    auto it = host.impl_->loaded.find(loaded_key(name, device));
+    return it == host.impl_->loaded.end() ? nullptr : it->second;
+}
+
+void HostAccess::put_loaded(Host &host, const pipeline::ModuleSource &source, Device device,
+                            std::shared_ptr<CompiledModule::Impl> module) {
+    std::shared_ptr<CompiledModule::Impl> replaced; // released outside the lock: unloading runs static destructors
+    std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
+    host.impl_->claims[source.name] = claim_of(source);
+    auto &slot = host.impl_->loaded[loaded_key(source.name, device)];
+    replaced = std::move(slot);
+    slot = std::move(module);
+}
+
+std::shared_ptr<CudaModule> HostAccess::find_cuda(Host &host, std::string_view name, int device,
+                                                  const std::vector<std::string> &hashes) {
+    std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
+    for (const auto &m : host.impl_->cuda_modules)
+        if (m->name() == name && m->device() == device &&
+            std::find(hashes.begin(), hashes.end(), m->hash()) != hashes.end())
+            return m;
+    return nullptr;
+}
+
+std::shared_ptr<CudaModule> HostAccess::keep_cuda(Host &host, const pipeline::ModuleSource &source,
+                                                  std::shared_ptr<CudaModule> module) {
+    std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
+    host.impl_->claims[source.name] = claim_of(source);
+    host.impl_->cuda_modules.push_back(module);
+    return module;
+}
+
+} // namespace detail
+
+std::optional<CompiledModule> Host::loaded_module(std::string_view name, Device device) const {
+    if (auto m = detail::HostAccess::find_loaded(*this, name, device)) return CompiledModule(std::move(m));
+    return std::nullopt;
+}
+
+bool Host::unload_module(std::string_view name) {
+    std::vector<std::shared_ptr<CompiledModule::Impl>> modules;
+    std::vector<std::shared_ptr<CudaModule>> cuda;
+    {
+        std::lock_guard<std::mutex> lock(impl_->compiled_mutex);
+        const std::string prefix = std::string(name) + "\n";
+        for (auto it = impl_->loaded.lower_bound(prefix); it != impl_->loaded.end() && it->first.rfind(prefix, 0) == 0;) {
+            modules.push_back(std::move(it->second));
+            it = impl_->loaded.erase(it);
+        }
+        auto &kept = impl_->cuda_modules;
+        for (auto it = kept.begin(); it != kept.end();) {
+            if ((*it)->name() == name) {
+                cuda.push_back(std::move(*it));
+                it = kept.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        if (auto it = impl_->claims.find(name); it != impl_->claims.end()) impl_->claims.erase(it);
+    }
+    return !modules.empty() || !cuda.empty(); // unloaded here, outside the lock
+}
+
+void release_cuda_modules(Host &host) { detail::HostAccess::release_cuda(host); }
+
+void detail::HostAccess::release_cuda(Host &host) {
+    std::vector<std::shared_ptr<CudaModule>> modules;
     {
         std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
         modules.swap(host.impl_->cuda_modules);

@@ -291,11 +291,12 @@ Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Val
                 auto d = p.annotation ? dotted(*p.annotation) : std::nullopt;
                 ps.push_back(p.name + (d ? ": " + *d : std::string()));
             }
-            sigs.push_back("    " + name + "(" + join(ps) + ")  (line " + std::to_string(def->location.line) + ")");
+            sigs.push_back(name + "(" + join(ps) + ")  (line " + std::to_string(def->location.line) + ")");
         }
-        diags_.error(e.location, std::string(chosen.empty() ? "no overload of function '" : "ambiguous call to function '") +
-                                     name + "' matches the argument types " + type_list(args) + "; candidates:\n" +
-                                     join(sigs, "\n"));
+        diags_.error(e.location,
+                     std::string(chosen.empty() ? "no overload of function '" : "ambiguous call to function '") + name +
+                         "' matches the argument types " + type_list(args) + "; candidates:",
+                     std::move(sigs));
         return poison();
     }
     Candidate &c = *chosen.front();

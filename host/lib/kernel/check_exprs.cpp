@@ -519,18 +519,21 @@ const BuiltinOverload *Checker::resolve_builtin(const std::string &name, std::ve
             for (const BuiltinOverload &o : all) listing.push_back(&o);
         for (const BuiltinOverload *o : listing) {
             if (shown++ == 8) break;
-            candidates.push_back("    " + o->signature());
+            candidates.push_back(o->signature());
         }
-        if (listing.size() > 8) candidates.push_back("    ... and " + std::to_string(listing.size() - 8) + " more");
+        if (listing.size() > 8) candidates.push_back("... and " + std::to_string(listing.size() - 8) + " more");
         if (all.empty()) {
             diags_.error(at, "unknown function '" + name + "'");
         } else if (chosen.empty()) {
-            diags_.error(at, "no overload of " + (what.empty() ? "'" + name + "'" : what + " ('" + name + "')") +
-                                 " matches the argument types " + type_list(shown_args) + "; candidates:\n" +
-                                 join(candidates, "\n"));
+            diags_.error(at,
+                         "no overload of " + (what.empty() ? "'" + name + "'" : what + " ('" + name + "')") +
+                             " matches the argument types " + type_list(shown_args) + "; candidates:",
+                         std::move(candidates));
         } else {
-            diags_.error(at, "ambiguous call to '" + name + "' with argument types " + type_list(shown_args) +
-                                 "; candidates:\n" + join(candidates, "\n"));
+            diags_.error(at,
+                         "ambiguous call to '" + name + "' with argument types " + type_list(shown_args) +
+                             "; candidates:",
+                         std::move(candidates));
         }
         return nullptr;
     }

@@ -30,6 +30,13 @@ std::string shown_message(std::string_view text, std::size_t limit) {
     return out + "...";
 }
 
+/// `text` as shown_message() shows it within `budget`, which it uses up.
+std::string take_message(std::string_view text, std::size_t &budget) {
+    std::string out = shown_message(text, budget);
+    budget -= std::min(budget, out.size());
+    return out;
+}
+
 /// The source line as printed (escaped, windowed) and the run of blanks that
 /// puts a caret under byte `target` of `src`.
 struct ShownLine {
@@ -73,8 +80,17 @@ ShownLine show_line(std::string_view src, std::size_t target) {
 
 } // namespace
 
-void DiagnosticEngine::error(SourceLocation at, std::string message) {
-    add(Diagnostic::Severity::Error, at, std::move(message));
+std::string Diagnostic::text() const {
+    std::string out = message;
+    for (const std::string &line : details) {
+        out += "\n    ";
+        out += line;
+    }
+    return out;
+}
+
+void DiagnosticEngine::error(SourceLocation at, std::string message, std::vector<std::string> details) {
+    add(Diagnostic::Severity::Error, at, std::move(message), std::move(details));
 }
 
 void DiagnosticEngine::warning(SourceLocation at, std::string message) {
@@ -85,7 +101,8 @@ void DiagnosticEngine::note(SourceLocation at, std::string message) {
     add(Diagnostic::Severity::Note, at, std::move(message));
 }
 
-void DiagnosticEngine::add(Diagnostic::Severity severity, SourceLocation at, std::string message) {
+void DiagnosticEngine::add(Diagnostic::Severity severity, SourceLocation at, std::string message,
+                           std::vector<std::string> details) {
     if (severity == Diagnostic::Severity::Error) {
         if (at_limit()) {
             ++dropped_;
@@ -93,7 +110,7 @@ void DiagnosticEngine::add(Diagnostic::Severity severity, SourceLocation at, std
         }
         ++errors_;
     }
-    diagnostics_.push_back(Diagnostic{severity, at, std::move(message)});
+    diagnostics_.push_back(Diagnostic{severity, at, std::move(message), std::move(details)});
 }
 
 std::string DiagnosticEngine::format(const Diagnostic &d) const {
@@ -104,7 +121,16 @@ std::string DiagnosticEngine::format(const Diagnostic &d) const {
     out += ": ";
     out += severity_word(d.severity);
     out += ": ";
-    out += shown_message(d.message, max_message_bytes);
+    std::size_t budget = max_message_bytes;
+    out += take_message(d.message, budget);
+    for (const std::string &line : d.details) {
+        out += "\n    ";
+        if (budget == 0) {
+            out += "...";
+            break;
+        }
+        out += take_message(line, budget);
+    }
     if (!d.location.valid()) return out;
 
     const ShownLine line = show_line(file_->line(d.location.line), d.location.column > 0 ? d.location.column - 1 : 0);

@@ -1,4 +1,5 @@
 #include "weft/runtime/array.hpp"
+#include "weft/runtime/stream.hpp"
 
 #include "weft/support/error.hpp"
 
@@ -47,7 +48,16 @@ std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t> &sh
     return strides;
 }
 
-std::shared_ptr<std::byte> allocate(std::size_t bytes) {
+std::shared_ptr<std::byte> allocate(std::size_t bytes, Device device) {
+    if (!device.is_cpu()) {
+        DeviceRuntime &runtime = device_runtime(device);
+        const int ordinal = device.ordinal;
+        void *p = runtime.allocate(ordinal, bytes);
+        // A device address: never dereferenced here, released by its runtime.
+        return std::shared_ptr<std::byte>(static_cast<std::byte *>(p), [&runtime, ordinal](std::byte *q) {
+            if (q) runtime.release(ordinal, q);
+        });
+    }
     const std::size_t n = bytes == 0 ? storage_alignment : (bytes + storage_alignment - 1) / storage_alignment * storage_alignment;
     void *p = ::operator new(n, std::align_val_t{storage_alignment});
     std::memset(p, 0, n);
@@ -115,13 +125,16 @@ std::int64_t checked_element_count(const Type &dtype, const std::vector<std::int
 }
 
 
-void Array::check_host_element(const Type &dtype, std::size_t host_size, const char *what) {
-    if (host_size != dtype.size())
-        throw UserError(std::string("Array::") + what + ": the host element type has " + std::to_string(host_size) +
+void Array::check_host_element(const Type &dtype, const HostElement &host, const char *what) {
+    if (host.scalar && dtype.name() != host.scalar)
+        throw UserError(std::string("Array::") + what + ": the host elements are " + host.scalar + ", the dtype is " +
+                        dtype.name() + " (use the dtype's own C++ type)");
+    if (host.size != dtype.size())
+        throw UserError(std::string("Array::") + what + ": the host element type has " + std::to_string(host.size) +
                         " bytes, dtype " + dtype.name() + " has " + std::to_string(dtype.size()));
 }
 
-Array Array::zeros(Type dtype, std::vector<std::int64_t> shape) {
+Array Array::zeros(Type dtype, std::vector<std::int64_t> shape, Device device) {
     check_dtype(dtype, "zeros");
     Array a;
     a.size_ = check_shape(dtype, shape, "zeros");
@@ -129,11 +142,12 @@ Array Array::zeros(Type dtype, std::vector<std::int64_t> shape) {
     a.shape_ = std::move(shape);
     a.dtype_ = std::move(dtype);
     a.storage_bytes_ = a.nbytes();
-    a.storage_ = allocate(a.storage_bytes_);
+    a.storage_ = allocate(a.storage_bytes_, device);
+    a.device_ = device;
     return a;
 }
 
-Array Array::from_host(Type dtype, std::vector<std::int64_t> shape, const void *data, std::size_t bytes) {
+Array Array::from_host(Type dtype, std::vector<std::int64_t> shape, const void *data, std::size_t bytes, Device device) {
     check_dtype(dtype, "from_host");
     const std::int64_t count = check_shape(dtype, shape, "from_host");
     const std::size_t expected = static_cast<std::size_t>(count) * static_cast<std::size_t>(dtype.size());
@@ -142,9 +156,21 @@ Array Array::from_host(Type dtype, std::vector<std::int64_t> shape, const void *
                         std::to_string(count) + " elements, " + std::to_string(expected) + " bytes, but " +
                         std::to_string(bytes) + " bytes were given");
     if (bytes != 0 && data == nullptr) throw UserError("Array::from_host: data is null");
-    Array a = zeros(std::move(dtype), std::move(shape));
-    if (bytes != 0) std::memcpy(a.storage_.get(), data, bytes);
+    Array a = zeros(std::move(dtype), std::move(shape), device);
+    if (bytes != 0) a.copy_from_host(data, bytes);
     return a;
+}
+
+Array Array::to(Device device) const {
+    Array out = zeros(dtype_, shape_, device);
+    copy(out, *this);
+    return out;
+}
+
+void Array::require_contiguous(const char *what) const {
+    if (!is_contiguous())
+        throw UserError(std::string("Array::") + what + ": the array on " + device_.name() + " (" + dtype_.name() + " " +
+                        shape_text(shape_) + ") is a strided view; copies of device memory need contiguous arrays");
 }
 
 bool Array::is_contiguous() const { return strides_ == contiguous_strides(shape_, static_cast<std::int64_t>(dtype_.size())); }
@@ -155,6 +181,11 @@ void Array::copy_to_host(void *dst, std::size_t bytes) const {
                         ") has " + std::to_string(nbytes()) + " bytes, the destination " + std::to_string(bytes));
     if (bytes == 0) return;
     if (dst == nullptr) throw UserError("Array::copy_to_host: destination is null");
+    if (!device_.is_cpu()) {
+        require_contiguous("copy_to_host");
+        device_runtime(device_).copy(device_.ordinal, dst, data(), bytes, DeviceRuntime::Copy::DeviceToHost, nullptr);
+        return;
+    }
     if (is_contiguous()) {
         std::memcpy(dst, data(), bytes);
         return;
@@ -169,6 +200,11 @@ void Array::copy_from_host(const void *src, std::size_t bytes) {
                         ") has " + std::to_string(nbytes()) + " bytes, the source " + std::to_string(bytes));
     if (bytes == 0) return;
     if (src == nullptr) throw UserError("Array::copy_from_host: source is null");
+    if (!device_.is_cpu()) {
+        require_contiguous("copy_from_host");
+        device_runtime(device_).copy(device_.ordinal, data(), src, bytes, DeviceRuntime::Copy::HostToDevice, nullptr);
+        return;
+    }
     if (is_contiguous()) {
         std::memcpy(data(), src, bytes);
         return;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <optional>
 #include <limits>
 #include <new>
 #include <string>
@@ -78,8 +79,49 @@ void write_array_view(std::byte *out, std::uint64_t address, const std::vector<s
     std::memcpy(out + ArrayViewLayout::ndim_offset, &ndim, sizeof ndim);
 }
 
+namespace {
+
+bool is_signed(Scalar s) { return s == Scalar::Int8 || s == Scalar::Int16 || s == Scalar::Int32 || s == Scalar::Int64; }
+
+/// An integer argument as the integer parameter type `to`, when its value fits;
+/// the bytes in `out`. False when it does not fit.
+bool convert_integer(const KernelArg &a, Scalar to, std::vector<std::byte> &out) {
+    const Scalar from = a.type().scalar_type();
+    const std::size_t n = a.bytes().size();
+    std::int64_t sv = 0;
+    std::uint64_t uv = 0;
+    bool negative = false;
+    if (is_signed(from)) {
+        switch (n) {
+        case 1: { std::int8_t v; std::memcpy(&v, a.bytes().data(), 1); sv = v; break; }
+        case 2: { std::int16_t v; std::memcpy(&v, a.bytes().data(), 2); sv = v; break; }
+        case 4: { std::int32_t v; std::memcpy(&v, a.bytes().data(), 4); sv = v; break; }
+        default: std::memcpy(&sv, a.bytes().data(), 8);
+        }
+        negative = sv < 0;
+        uv = static_cast<std::uint64_t>(sv);
+    } else {
+        std::memcpy(&uv, a.bytes().data(), n); // little-endian: the low bytes
+    }
+    const std::size_t size = static_cast<std::size_t>(scalar_size(to));
+    const unsigned bits = static_cast<unsigned>(size * 8);
+    if (is_signed(to)) {
+        const std::int64_t max = bits == 64 ? std::numeric_limits<std::int64_t>::max() : (std::int64_t{1} << (bits - 1)) - 1;
+        const std::int64_t min = -max - 1;
+        if (negative ? sv < min : uv > static_cast<std::uint64_t>(max)) return false;
+    } else {
+        if (negative) return false;
+        if (bits < 64 && uv > (std::uint64_t{1} << bits) - 1) return false;
+    }
+    out.resize(size);
+    std::memcpy(out.data(), &uv, size); // two's complement: the low bytes are the value
+    return true;
+}
+
+} // namespace
+
 PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &params,
-                     const std::vector<KernelArg> &args) {
+                     const std::vector<KernelArg> &args, Device device) {
     if (args.size() != params.size()) {
         std::string names;
         for (std::size_t i = 0; i < params.size(); ++i) names += (i ? ", " : "") + params[i].name;
@@ -89,6 +131,7 @@ PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &pa
     }
     // Check every argument and lay the parameters out, each aligned for its type.
     std::vector<std::size_t> offsets(params.size());
+    std::vector<std::optional<std::vector<std::byte>>> converted(params.size());
     std::size_t total = 0, max_align = 64;
     for (std::size_t i = 0; i < params.size(); ++i) {
         const KernelParam &p = params[i];
@@ -96,11 +139,23 @@ PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &pa
         if (p.type.kind() == Type::Kind::Array) {
             if (!a.is_array() || a.type() != p.type)
                 throw UserError(parameter_prefix(kernel, p) + "expected " + p.type.name() + ", got " + a.type().name());
+            if (a.array().device() != device)
+                throw UserError(parameter_prefix(kernel, p) + "the array is on " + a.array().device().name() +
+                                ", the kernel runs on " + device.name() + " (copy it with Array::to)");
         } else {
             if (!is_value_type(p.type))
                 throw UserError(parameter_prefix(kernel, p) + "type " + p.type.name() + " cannot be a kernel parameter");
-            if (a.is_array() || a.type() != p.type)
+            if (a.is_array())
                 throw UserError(parameter_prefix(kernel, p) + "expected " + p.type.name() + ", got " + a.type().name());
+            if (a.type() != p.type) {
+                const bool integers = a.type().is_integer() && p.type.is_integer();
+                converted[i].emplace();
+                if (!integers || !convert_integer(a, p.type.scalar_type(), *converted[i]))
+                    throw UserError(parameter_prefix(kernel, p) + "expected " + p.type.name() + ", got " +
+                                    a.type().name() +
+                                    (integers ? " whose value does not fit (no conversion loses a value)"
+                                              : " (values convert only between integer types, when they fit)"));
+            }
         }
         const std::size_t align = static_cast<std::size_t>(p.type.alignment());
         if (align == 0 || (align & (align - 1)) != 0)
@@ -122,7 +177,8 @@ PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &pa
             write_view(at, a.array());
             packed.arrays_.push_back(a.array());
         } else {
-            std::memcpy(at, a.bytes().data(), a.bytes().size());
+            const std::vector<std::byte> &bytes = converted[i] ? *converted[i] : a.bytes();
+            std::memcpy(at, bytes.data(), bytes.size());
         }
     }
     return packed;

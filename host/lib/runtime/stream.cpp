@@ -18,7 +18,6 @@
 
 namespace weft {
 
-std::string Device::name() const { return is_cpu() ? "cpu" : "cuda:" + std::to_string(ordinal); }
 
 namespace {
 
@@ -133,6 +132,10 @@ private:
 
 Stream::Stream() : backend_(std::make_unique<CpuStream>()) {}
 
+Stream::Stream(Device device, bool non_blocking)
+    : backend_(device.is_cpu() ? std::make_unique<CpuStream>()
+                               : device_runtime(device).make_stream(device.ordinal, non_blocking)) {}
+
 Stream::Stream(std::unique_ptr<StreamBackend> backend) : backend_(std::move(backend)) {
     if (!backend_) throw UserError("Stream: no stream implementation given");
 }
@@ -213,20 +216,53 @@ void copy(const Array &dst, const Array &src, Stream *stream) {
     if (dst.dtype() != src.dtype() || dst.shape() != src.shape())
         throw UserError("copy: the destination is " + dst.dtype().name() + " " + shape_text(dst.shape()) +
                         ", the source " + src.dtype().name() + " " + shape_text(src.shape()));
-    auto run = [dst = Array(dst), src]() mutable { // init-capture: a non-const copy
-        if (src.is_contiguous()) {
-            dst.copy_from_host(src.data(), src.nbytes());
-            return;
-        }
-        std::vector<std::byte> packed(src.nbytes());
-        src.copy_to_host(packed.data(), packed.size());
-        dst.copy_from_host(packed.data(), packed.size());
-    };
-    if (!stream) return run();
-    if (!stream->device().is_cpu())
-        throw UserError("copy: host arrays are copied on CPU streams; the stream is on " + stream->device().name() +
-                        " (use DeviceArray's copies)");
-    stream->enqueue(std::move(run));
+    if (dst.device().is_cpu() && src.device().is_cpu()) {
+        auto run = [dst = Array(dst), src]() mutable { // init-capture: a non-const copy
+            if (src.is_contiguous()) {
+                dst.copy_from_host(src.data(), src.nbytes());
+                return;
+            }
+            std::vector<std::byte> packed(src.nbytes());
+            src.copy_to_host(packed.data(), packed.size());
+            dst.copy_from_host(packed.data(), packed.size());
+        };
+        if (!stream) return run();
+        if (!stream->device().is_cpu())
+            throw UserError("copy: a copy between CPU arrays runs on a CPU stream; the stream is on " +
+                            stream->device().name());
+        return stream->enqueue(std::move(run));
+    }
+    // Device memory: the device's runtime copies, on one of its streams.
+    const Device device = dst.device().is_cpu() ? src.device() : dst.device();
+    if (!dst.device().is_cpu() && !src.device().is_cpu() && dst.device().kind != src.device().kind)
+        throw UserError("copy: from " + src.device().name() + " to " + dst.device().name() + " is not supported");
+    if (stream && stream->device() != device)
+        throw UserError("copy: a copy between " + src.device().name() + " and " + dst.device().name() +
+                        " runs on a stream of " + device.name() + ", not " + stream->device().name());
+    const std::size_t n = src.nbytes();
+    if (n == 0) return;
+    // Host-side views are staged packed; device memory must be contiguous (the driver copies bytes).
+    for (const Array *a : {&dst, &src})
+        if (!a->device().is_cpu() && !a->is_contiguous())
+            throw UserError("copy: the array on " + a->device().name() + " (" + a->dtype().name() + " " +
+                            shape_text(a->shape()) + ") is a strided view; copies of device memory need contiguous arrays");
+    DeviceRuntime &runtime = device_runtime(device);
+    StreamBackend *backend = stream ? &stream->backend() : nullptr;
+    if (dst.device().is_cpu()) {
+        if (dst.is_contiguous()) return runtime.copy(device.ordinal, dst.data(), src.data(), n, DeviceRuntime::Copy::DeviceToHost, backend);
+        std::vector<std::byte> packed(n); // a strided host view: after the stream's work, copy, then scatter
+        if (backend) backend->synchronize();
+        runtime.copy(device.ordinal, packed.data(), src.data(), n, DeviceRuntime::Copy::DeviceToHost, nullptr);
+        Array(dst).copy_from_host(packed.data(), n);
+        return;
+    }
+    if (src.device().is_cpu()) {
+        if (src.is_contiguous()) return runtime.copy(device.ordinal, dst.data(), src.data(), n, DeviceRuntime::Copy::HostToDevice, backend);
+        std::vector<std::byte> packed(n); // the driver has read pageable memory when the call returns
+        src.copy_to_host(packed.data(), n);
+        return runtime.copy(device.ordinal, dst.data(), packed.data(), n, DeviceRuntime::Copy::HostToDevice, backend);
+    }
+    runtime.copy(device.ordinal, dst.data(), src.data(), n, DeviceRuntime::Copy::DeviceToDevice, backend);
 }
 
 } // namespace weft

@@ -3,9 +3,11 @@
 #include "weft/support/error.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -91,6 +93,30 @@ std::string read_input_file(const std::filesystem::path &path, std::uintmax_t ma
     text.resize(have);
     if (text.size() > max_bytes) throw too_large();
     return text;
+}
+
+void write_file_atomically(const std::filesystem::path &path, std::string_view content) {
+    namespace fs = std::filesystem;
+    static std::atomic<unsigned> counter{0};
+    std::error_code ec;
+    if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+    const fs::path tmp = path.string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out.write(content.data(), static_cast<std::streamsize>(content.size()));
+        out.flush();
+        if (!out) {
+            const std::string why = std::strerror(errno);
+            fs::remove(tmp, ec);
+            throw UserError(path.string() + ": cannot write (" + why + ")");
+        }
+    }
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        const std::string why = ec.message();
+        fs::remove(tmp, ec);
+        throw UserError(path.string() + ": cannot write (" + why + ")");
+    }
 }
 
 } // namespace weft

@@ -86,4 +86,21 @@ std::string escape_for_display(std::string_view text) {
     return out;
 }
 
+std::string format_compiler_diagnostic(std::string_view file, unsigned line, unsigned column,
+                                       std::string_view severity, std::string_view message) {
+    std::string out;
+    if (!file.empty()) {
+        out += file;
+        if (line != 0) {
+            out += ':' + std::to_string(line);
+            if (column != 0) out += ':' + std::to_string(column);
+        }
+        out += ": ";
+    }
+    out += severity;
+    out += ": ";
+    out += message;
+    return out;
+}
+
 } // namespace weft

@@ -214,6 +214,9 @@ public:
     // has read the source (HtoD) or written the destination (DtoH) when these return.
     void memcpy_htod_async(CudaDevicePtr dst, const void *src, std::size_t bytes, CudaStream stream);
     void memcpy_dtoh_async(void *dst, CudaDevicePtr src, std::size_t bytes, CudaStream stream);
+    // cuMemcpyDtoD / cuMemcpyDtoDAsync: within a device, or between devices (unified addressing).
+    void memcpy_dtod(CudaDevicePtr dst, CudaDevicePtr src, std::size_t bytes);
+    void memcpy_dtod_async(CudaDevicePtr dst, CudaDevicePtr src, std::size_t bytes, CudaStream stream);
     std::pair<std::size_t, std::size_t> mem_get_info();                      // cuMemGetInfo: free, total
 
     // cuLaunchKernel: params[i] points at the value of parameter i.

@@ -30,10 +30,28 @@ struct GeneratedSource {
     std::vector<KernelEntry> kernels;
 };
 
+/// The macro through which generated text names its kernel file (in #line
+/// markers and compile-time messages). The text defines it to "<module>.py"
+/// unless the compiler is given it: the pipeline passes the real path as a
+/// define, which is not part of the hashed text.
+inline constexpr const char *source_file_macro = "WEFT_PY_FILE";
+
+/// A C/C++ string literal holding `text` (quotes, backslashes and control
+/// bytes escaped), e.g. for a -D value.
+std::string c_string_literal(const std::string &text);
+
+/// What changes the generated text beyond the module and its options.
+struct CodegenOptions {
+    /// Debug mode: every array access is bounds-checked (weft::index_checked);
+    /// a violation counts as a failed check and names kernel, file:line, index and shape.
+    bool bounds_checks = false;
+};
+
 /// Generates the translation unit for `module` (which must be lowered).
 /// Throws UserError for kernels the backend cannot compile (for example an
 /// external_constant_params entry on the CPU), naming the kernel.
-GeneratedSource generate_cpp(const kernel::ir::Module &module, const ResolvedBuildOptions &options, Backend backend);
+GeneratedSource generate_cpp(const kernel::ir::Module &module, const ResolvedBuildOptions &options, Backend backend,
+                             const CodegenOptions &codegen = {});
 
 /// The C++ spelling of a kernel type in generated code ("weft::vec3", "weft::array_t<weft::float32>").
 std::string cpp_type(const Type &type);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "weft/build/build_options.hpp"
+#include "weft/pipeline/load_options.hpp"
 #include "weft/runtime/array.hpp"
 #include "weft/runtime/kernel_arg.hpp"
 #include "weft/runtime/launch.hpp"
@@ -20,27 +21,21 @@
 
 namespace weft {
 
-/// How a kernel module is built. Everything here that changes the binary is
-/// part of the module hash.
-struct ModuleLoadOptions {
-    /// The plugins whose build options the module uses, in order. Empty: the
-    /// plugins that own the external builtins and native types it references.
-    std::optional<std::vector<std::string>> plugins;
-    /// The module's own build options, applied before building (the one
-    /// invalidation point); nullopt keeps what the module has.
-    std::optional<ModuleBuildOptions> build_options;
-    int opt_level = 2;        // -O0..-O3
-    bool fast_math = false;
-    bool native_cpu = false;  // -march=native (the host CPU's features enter the hash)
-    bool use_pch = true;      // a precompiled header of weft's runtime headers, built once per flags
-    // CUDA targets only (both enter the hash through the NVRTC options):
-    bool fmad = true;         // false: no mul + add contraction into fma (--fmad=false), for bitwise CPU agreement
-    bool line_info = false;   // -lineinfo: .loc/.file in the PTX, so profilers map SASS to the kernel's .py lines
-};
-
 class CompiledModule;
 
-/// A kernel of a loaded module. Cheap to copy; valid while its module is loaded.
+/// How a launch runs, beside its grid and arguments.
+struct LaunchOptions {
+    /// The stream the launch is ordered on (one of the module's device);
+    /// nullptr: synchronous, finished (and its expect_* checks reported) when
+    /// launch() returns.
+    Stream *stream = nullptr;
+    /// CUDA: threads per block (0: the occupancy calculator's choice). The CPU ignores it.
+    int block_dim = 256;
+};
+
+/// A kernel of a loaded module. Cheap to copy. It keeps its module's code
+/// loaded (unloading or replacing the module in its host leaves it working);
+/// launching it after its Host is destroyed throws LaunchError.
 class Kernel {
 public:
     const std::string &name() const;
@@ -59,6 +54,14 @@ public:
     /// stay alive until the kernel has run (see weft/runtime/stream.hpp);
     /// failed expect_* checks reach Stream::synchronize() as LaunchError.
     void launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args, Stream *stream) const;
+    /// The launch for every device: arrays must be on the kernel's device.
+    /// Synchronous without a stream (a failed expect_* throws LaunchError
+    /// here); with one, asynchronous, and failed expect_* checks throw
+    /// LaunchError from Stream::synchronize().
+    void launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args,
+                const LaunchOptions &options) const;
+    /// The device the kernel runs on.
+    Device device() const;
 
     struct Impl;
 
@@ -73,27 +76,34 @@ public:
     using UserError::UserError;
 };
 
+/// A kernel module loaded on a device (Host::load_module). A handle: cheap to
+/// copy, and the module's code stays loaded while a handle or one of its
+/// kernels exists. Loading an unchanged module again gives the same module
+/// (equal handles); a changed source or option gives a new one.
 class CompiledModule {
 public:
-    ~CompiledModule();
-    CompiledModule(const CompiledModule &) = delete;
-    CompiledModule &operator=(const CompiledModule &) = delete;
-
     const std::string &name() const;
     const std::string &hash() const;   // full-width module hash
     bool from_cache() const;           // the object came from the artifact cache
-    double load_ms() const;            // check + codegen + (compile | cache read) + JIT load
-    const std::filesystem::path &artifact_path() const;         // the object file in the cache
+    double load_ms() const;            // check + codegen + (compile | cache read) + load
+    const std::filesystem::path &artifact_path() const;         // the object, CUBIN or PTX in the cache
     const std::filesystem::path &generated_source_path() const; // for reference in diagnostics
+    /// The file the module was loaded from, as given ("" for source text).
+    const std::filesystem::path &source_path() const;
+    /// The device it is loaded on (ModuleLoadOptions::device).
+    Device device() const;
     std::vector<std::string> kernel_names() const;
     /// Throws UserError naming the module's kernels when there is no such kernel.
     Kernel kernel(std::string_view name) const;
 
+    /// The same loaded module (not merely the same hash).
+    bool operator==(const CompiledModule &other) const { return impl_ == other.impl_; }
+
     struct Impl;
-    explicit CompiledModule(std::unique_ptr<Impl> impl);
+    explicit CompiledModule(std::shared_ptr<Impl> impl);
 
 private:
-    std::unique_ptr<Impl> impl_;
+    std::shared_ptr<Impl> impl_;
 };
 
 } // namespace weft

@@ -20,6 +20,7 @@
 #include "weft/backend/cuda.hpp"
 #include "weft/build/build_options.hpp"
 #include "weft/host/compiled_module.hpp"
+#include "weft/pipeline/load_options.hpp"
 #include "weft/registry/types.hpp"
 #include "weft/runtime/array.hpp"
 #include "weft/runtime/kernel_arg.hpp"
@@ -44,10 +45,6 @@ namespace detail {
 struct CudaLoader; // fills modules and entries in (cuda_module.cpp)
 }
 
-/// Compiles `file` for CUDA device `device` and loads it (see load_cuda_module); owned by the caller.
-std::unique_ptr<CudaModule> make_cuda_module(Host &host, const std::filesystem::path &file, int device = 0,
-                                             ModuleLoadOptions options = {});
-
 /// The number of CUDA devices; 0 without a driver (never throws).
 int cuda_device_count() noexcept;
 /// Why CUDA cannot be used here ("" when a driver sees at least one device).
@@ -56,89 +53,9 @@ std::string cuda_unavailable_reason();
 /// without a driver and UserError for a device index the driver does not have.
 int cuda_compute_capability(int device);
 
-/// A 1-4 dimensional, contiguous row-major array of `dtype` elements in the
-/// memory of CUDA device `device` (cuMemAlloc). Copies share the allocation
-/// (like weft::Array); the last one frees it (cuMemFree). A new array is
-/// zero-filled. Element bytes are weft's layout, copied byte-exactly.
-class DeviceArray {
-public:
-    static DeviceArray zeros(int device, Type dtype, std::vector<std::int64_t> shape);
-    /// A device copy of `host` (any view: its elements are packed row-major).
-    static DeviceArray from_host(int device, const Array &host);
-    /// A new host array with a copy of the elements (synchronous).
-    Array to_host() const;
-    /// Overwrites the elements from `host` (same dtype and shape; synchronous).
-    void copy_from_host(const Array &host);
-    /// The same, ordered on `stream` (a CUDA stream of this array's device;
-    /// cuMemcpyHtoDAsync). weft's host arrays are pageable memory, so the
-    /// driver has read `host` when this returns.
-    void copy_from_host(const Array &host, Stream &stream);
-    /// Copies the elements into `host` (same dtype and shape, contiguous),
-    /// ordered on `stream` (cuMemcpyDtoHAsync; into pageable memory the driver
-    /// returns once the copy is done).
-    void copy_to_host(Array &host, Stream &stream) const;
-
-    int device() const { return device_; }
-    const Type &dtype() const { return dtype_; }
-    int ndim() const { return static_cast<int>(shape_.size()); }
-    const std::vector<std::int64_t> &shape() const { return shape_; }
-    /// Byte strides (contiguous row-major).
-    const std::vector<std::int64_t> &strides() const { return strides_; }
-    std::int64_t size() const { return size_; }
-    std::size_t nbytes() const { return static_cast<std::size_t>(size_) * static_cast<std::size_t>(dtype_.size()); }
-    /// The CUdeviceptr of element 0 (0 for an empty array).
-    backend::CudaDevicePtr data() const;
-    /// This array's kernel type: Type::array(dtype(), ndim()).
-    Type type() const { return Type::array(dtype_, ndim()); }
-
-    struct Allocation;
-
-private:
-    // Both copy_from_host forms: synchronous when `stream` is null.
-    void upload(const Array &host, const backend::CudaStream *stream);
-    DeviceArray() = default;
-    int device_ = 0;
-    Type dtype_;
-    std::vector<std::int64_t> shape_;
-    std::vector<std::int64_t> strides_;
-    std::int64_t size_ = 0;
-    std::shared_ptr<Allocation> storage_;
-};
-
-/// One argument of a CUDA launch: a DeviceArray or a value (the types of
-/// KernelArg's constructors; checked exactly, no promotion).
-class CudaArg {
-public:
-    CudaArg(DeviceArray array);
-    /// A value (a KernelArg holding a host Array is rejected at launch: copy it
-    /// to the device with DeviceArray::from_host).
-    CudaArg(KernelArg value);
-    CudaArg(float v) : CudaArg(KernelArg(v)) {}
-    CudaArg(double v) : CudaArg(KernelArg(v)) {}
-    CudaArg(int v) : CudaArg(KernelArg(v)) {}
-    CudaArg(std::int64_t v) : CudaArg(KernelArg(v)) {}
-    CudaArg(std::uint32_t v) : CudaArg(KernelArg(v)) {}
-    CudaArg(std::uint64_t v) : CudaArg(KernelArg(v)) {}
-    CudaArg(bool v) : CudaArg(KernelArg(v)) {}
-    template <class T> CudaArg(T *) = delete;
-    /// A host array is not a device argument.
-    CudaArg(const Array &) = delete;
-
-    static CudaArg value(Type type, const void *bytes, std::size_t size) {
-        return CudaArg(KernelArg::value(std::move(type), bytes, size));
-    }
-    template <class T> static CudaArg of(Type type, const T &v) { return CudaArg(KernelArg::of(std::move(type), v)); }
-
-    bool is_array() const { return array_.has_value(); }
-    const DeviceArray &array() const; // UserError for a value
-    const KernelArg &value() const;   // UserError for an array
-    /// The argument's kernel type.
-    Type type() const;
-
-private:
-    std::optional<DeviceArray> array_;
-    std::optional<KernelArg> value_;
-};
+/// Device arrays are weft::Array on Device::cuda(n) and launch arguments are
+/// weft::KernelArg, as on the CPU; the old names remain as aliases.
+using CudaArg = KernelArg;
 
 /// A CUDA stream (cuStreamCreate) on a device; destroyed with the object.
 class CudaStream {
@@ -216,16 +133,15 @@ public:
     /// asynchronously on `stream` (nullptr: the legacy default stream).
     /// `block_size` threads per block (0: suggested_block_size()); the grid is
     /// ceil(size / block) blocks, at most 32 per multiprocessor (the kernel's
-    /// grid-stride loop covers the rest). Arguments are checked as
-    /// weft::pack_args checks them; device arrays must be on the module's
-    /// device. Throws LaunchError for bad arguments or an external kernel.
-    void launch(const std::vector<std::int64_t> &dim, const std::vector<CudaArg> &args, int block_size = 256,
+    /// grid-stride loop covers the rest). Arguments are checked and packed by
+    /// weft::pack_args, as on the CPU; arrays must be on the module's device.
+    /// Throws LaunchError for bad arguments or an external kernel.
+    void launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args, int block_size = 256,
                 CudaStream *stream = nullptr) const;
-    /// The same on a weft::Stream of the module's device (make_cuda_stream,
-    /// weft/host/cuda_stream.hpp). The argument bytes are copied by the
-    /// driver at the call; device arrays need not outlive it (freeing device
-    /// memory waits for the device's work).
-    void launch(const std::vector<std::int64_t> &dim, const std::vector<CudaArg> &args, Stream &stream,
+    /// The same on a weft::Stream of the module's device (Stream(Device)).
+    /// The argument bytes are copied by the driver at the call; device arrays
+    /// need not outlive it (freeing device memory waits for the device's work).
+    void launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args, Stream &stream,
                 int block_size = 256) const;
 
     const CudaEntry &function() const;
@@ -236,7 +152,7 @@ public:
 
 private:
     friend class CudaModule;
-    void launch_on(const std::vector<std::int64_t> &dim, const std::vector<CudaArg> &args, int block_size,
+    void launch_on(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args, int block_size,
                    backend::CudaStream stream) const;
     std::shared_ptr<const Impl> impl_;
 };
@@ -250,6 +166,12 @@ public:
     CudaModule &operator=(const CudaModule &) = delete;
 
     const std::string &name() const;
+    /// The module hash of the target loaded (its CUBIN or PTX).
+    const std::string &hash() const;
+    /// The artifact came from the cache (or an AOT directory): nothing compiled.
+    bool from_cache() const;
+    /// The CUDA C++ compiled, for reference in diagnostics.
+    const std::filesystem::path &generated_source_path() const;
     int device() const;
     /// Compute capability * 10 of the device (the arch compiled for, unless PTX of an older arch was used).
     int arch() const;
@@ -284,7 +206,12 @@ private:
 /// loads it in the device's primary context; when the CUBIN cannot be loaded,
 /// or NVRTC cannot compile for this architecture, PTX (which needs a driver at
 /// least as new as NVRTC). The module is kept with the host's CUDA modules
-/// (see release_cuda_modules) and the reference stays valid until then.
+/// (see release_cuda_modules) and the reference stays valid until then, or
+/// until Host::unload_module of its name. Loading an unchanged module again
+/// (same name, device and hash) returns the kept one; a changed one is kept
+/// beside it. The same pipeline run as Host::load_module: the front end and
+/// codegen run once per call, and the module's name and hash do not depend
+/// on the path of `file`.
 /// Throws BackendError "CUDA driver not available: ..." without a driver.
 CudaModule &load_cuda_module(Host &host, const std::filesystem::path &file, int device = 0,
                              ModuleLoadOptions options = {});

@@ -13,8 +13,8 @@
 // device (cuStreamWaitEvent), not for CPU ones; CPU streams can wait for CUDA
 // fences (their worker thread blocks).
 //
-// Kernels launch on such a stream with CudaKernel::launch(dim, args, stream);
-// DeviceArray's copies take one too.
+// Stream(Device::cuda(n)) makes the same; kernels launch on it with
+// Kernel::launch(dim, args, {&stream}), and weft::copy takes it too.
 #pragma once
 
 #include "weft/runtime/stream.hpp"

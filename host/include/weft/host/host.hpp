@@ -7,6 +7,7 @@
 #include "weft/build/cache.hpp"
 #include "weft/build/module.hpp"
 #include "weft/host/compiled_module.hpp"
+#include "weft/kernel/diagnostics.hpp" // KernelSourceError: what load_module throws for bad source
 #include "weft/manifest/manifest.hpp"
 #include "weft/registry/registry.hpp"
 #include "weft/runtime/thread_pool.hpp"
@@ -14,6 +15,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +23,12 @@
 namespace weft {
 
 class CudaModule;
+namespace pipeline {
+struct ModuleSource;
+}
+namespace detail {
+struct HostAccess;
+}
 
 struct HostOptions {
     /// Append WEFT_PLUGIN_PATH (':'-separated directories) to the search path,
@@ -117,14 +125,28 @@ public:
     const ArtifactCache &cache() const;
 
     /// Checks, compiles (or takes from the cache) and loads a kernel module
-    /// for the CPU. The module is named after the file's stem. Throws
+    /// on options.device (the CPU by default; a CUDA device gets a CUBIN for
+    /// its architecture, else PTX), through the build pipeline
+    /// (weft/pipeline/pipeline.hpp). The same calls then launch it on either.
+    /// The module is named options.name, else after the file's stem; its hash
+    /// depends on its name, source text and options, never on the path, so
+    /// the same file at any path hits the same cache entry. Loading an
+    /// unchanged module again returns the loaded one; a changed one replaces
+    /// it in this host (handles to the old one keep working). Throws
     /// KernelSourceError (file:line:col diagnostics), UserError (build options,
-    /// plugins) or a compile error naming the .py or preamble line; the host
-    /// stays usable. The module lives as long as the host.
-    CompiledModule &load_module(const std::filesystem::path &file, ModuleLoadOptions options = {});
+    /// plugins; another file already loaded under this name, naming both) or
+    /// a compile error naming the .py or preamble line; the host stays usable.
+    CompiledModule load_module(const std::filesystem::path &file, ModuleLoadOptions options = {});
     /// The same for source text; `name` names the module (and its "<name>.py" in diagnostics).
-    CompiledModule &load_module_source(const std::string &name, const std::string &source,
-                                       ModuleLoadOptions options = {});
+    CompiledModule load_module_source(const std::string &name, const std::string &source,
+                                      ModuleLoadOptions options = {});
+    /// The module of that name loaded on `device`, if any.
+    std::optional<CompiledModule> loaded_module(std::string_view name, Device device = Device::cpu()) const;
+    /// Forgets the module of that name (CPU and CUDA): a later load builds
+    /// it anew, and the name may then come from another file. Handles and
+    /// kernels still held keep their code loaded until they are dropped.
+    /// Returns false when no module of that name is loaded.
+    bool unload_module(std::string_view name);
     /// Compiles a kernel module ahead of time for each target, in order (cpu,
     /// cuda-sm_XX-cubin, cuda-compute_XX-ptx), and returns the artifact paths in
     /// the same order: in the artifact cache, or, with `out_dir`, copies named
@@ -145,13 +167,11 @@ public:
     struct Impl;
 
 private:
-    CompiledModule &compile_module(const std::string &path, const std::string &name, const std::string &source,
-                                   ModuleLoadOptions options);
-    CompiledModule &keep(std::unique_ptr<CompiledModule> module);
-    // CUDA modules the host owns (load_cuda_module, load_aot): unloaded before
-    // the host's CPU modules and plugins, so no device code outlives them.
-    friend CudaModule &keep_cuda_module(Host &host, std::unique_ptr<CudaModule> module);
-    friend void release_cuda_modules(Host &host);
+    CompiledModule load(pipeline::ModuleSource source, ModuleLoadOptions options);
+    CompiledModule load_on_device(pipeline::ModuleSource source, ModuleLoadOptions options);
+    // What every path of the host (CPU and CUDA loads, AOT) shares: the
+    // pipeline, the name claims, the module table (host.cpp, modules.cpp).
+    friend struct detail::HostAccess;
     bool quiet() const;
     std::unique_ptr<Impl> impl_;
 };

@@ -17,6 +17,15 @@ struct Diagnostic {
     Severity severity = Severity::Error;
     SourceLocation location;
     std::string message;
+    /// Lines printed under the message, one each (a failed call's candidates).
+    /// Apart so that only these breaks are real: a newline inside the message
+    /// or a detail (quoted from a string literal) is escaped like any control
+    /// byte, and no text from the source can start a line of the report.
+    std::vector<std::string> details;
+
+    /// The message, then each detail on a line of its own indented by four
+    /// spaces: unescaped plain text, as JSON reports carry it.
+    std::string text() const;
 };
 
 class DiagnosticEngine {
@@ -24,7 +33,7 @@ public:
     /// `limit` errors are kept; 0 keeps every error.
     explicit DiagnosticEngine(const SourceFile &file, std::size_t limit = 50) : file_(&file), limit_(limit) {}
 
-    void error(SourceLocation at, std::string message);
+    void error(SourceLocation at, std::string message, std::vector<std::string> details = {});
     void warning(SourceLocation at, std::string message);
     void note(SourceLocation at, std::string message);
 
@@ -37,9 +46,10 @@ public:
     const std::vector<Diagnostic> &diagnostics() const { return diagnostics_; }
     const SourceFile &file() const { return *file_; }
 
-    /// "file:line:col: error: message\n    source line\n    ^" for one diagnostic.
-    /// Control bytes and bytes that are not UTF-8 in the message and the line
-    /// are shown as \xNN; a long line is shown as a window around the column.
+    /// "file:line:col: error: message\n    detail...\n    source line\n    ^" for
+    /// one diagnostic. Control bytes and bytes that are not UTF-8 in the
+    /// message, the details and the line are shown as \xNN; a long line is
+    /// shown as a window around the column.
     std::string format(const Diagnostic &d) const;
     /// Every diagnostic, formatted, in report order; past max_report_bytes a
     /// "N more errors not shown" line instead of the rest, and a last line
@@ -48,13 +58,14 @@ public:
 
     /// Bytes of source line shown around the column of one diagnostic.
     static constexpr std::size_t max_line_bytes = 160;
-    /// Bytes of message shown for one diagnostic.
+    /// Bytes of message and details shown for one diagnostic.
     static constexpr std::size_t max_message_bytes = 1000;
     /// Beyond this, format_all() summarizes the remaining diagnostics in one line.
     static constexpr std::size_t max_report_bytes = 256 * 1024;
 
 private:
-    void add(Diagnostic::Severity severity, SourceLocation at, std::string message);
+    void add(Diagnostic::Severity severity, SourceLocation at, std::string message,
+             std::vector<std::string> details = {});
     const SourceFile *file_;
     std::size_t limit_;
     std::size_t errors_ = 0;

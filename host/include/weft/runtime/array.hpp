@@ -1,9 +1,11 @@
-// weft::Array: a kernel array in host memory. Its dtype is a weft::Type, its
-// elements are that type's bytes in weft's layout (the registry's sizes, the
-// same bytes generated code sees through weft::array_t<T>).
+// weft::Array: a kernel array in the memory of a device (the CPU's, or a CUDA
+// device's). Its dtype is a weft::Type, its elements are that type's bytes in
+// weft's layout (the registry's sizes, the same bytes generated code sees
+// through weft::array_t<T>).
 #pragma once
 
 #include "weft/registry/types.hpp"
+#include "weft/runtime/device.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -14,7 +16,8 @@
 
 namespace weft {
 
-/// A 1-4 dimensional array of `dtype` elements in host memory.
+/// A 1-4 dimensional array of `dtype` elements on a device (host memory for
+/// Device::cpu(), device memory for Device::cuda(n)).
 ///
 /// Storage is owned, 64-byte aligned, zero-filled when created and shared
 /// between an array and its views (copying an Array copies the reference, not
@@ -33,31 +36,38 @@ std::int64_t checked_element_count(const Type &dtype, const std::vector<std::int
 
 class Array {
 public:
-    /// A contiguous array of zero bytes.
-    static Array zeros(Type dtype, std::vector<std::int64_t> shape);
-    /// A contiguous array holding a copy of `bytes` bytes at `data`, row-major;
-    /// `bytes` must be the element count times dtype.size().
-    static Array from_host(Type dtype, std::vector<std::int64_t> shape, const void *data, std::size_t bytes);
-    /// A 1-D array holding the elements of `v`; sizeof(T) must be dtype.size().
-    template <class T> static Array from_vector(Type dtype, const std::vector<T> &v) {
+    /// A contiguous array of zero bytes on `device`.
+    static Array zeros(Type dtype, std::vector<std::int64_t> shape, Device device = Device::cpu());
+    /// A contiguous array on `device` holding a copy of `bytes` host bytes at
+    /// `data`, row-major; `bytes` must be the element count times dtype.size().
+    static Array from_host(Type dtype, std::vector<std::int64_t> shape, const void *data, std::size_t bytes,
+                           Device device = Device::cpu());
+    /// A 1-D array on `device` holding the elements of `v`. A C++ scalar type
+    /// must be the dtype's own (float for float32, std::int32_t for int32, ...:
+    /// a std::vector<int> is not a float32 array); other types (structs, native
+    /// types) must have the dtype's size.
+    template <class T> static Array from_vector(Type dtype, const std::vector<T> &v, Device device = Device::cpu()) {
         static_assert(std::is_trivially_copyable_v<T>, "Array::from_vector: T must be trivially copyable");
-        check_host_element(dtype, sizeof(T), "from_vector");
-        return from_host(std::move(dtype), {static_cast<std::int64_t>(v.size())}, v.data(), v.size() * sizeof(T));
+        check_host_element(dtype, host_element<T>(), "from_vector");
+        return from_host(std::move(dtype), {static_cast<std::int64_t>(v.size())}, v.data(), v.size() * sizeof(T), device);
     }
 
     /// Copies the elements, row-major and packed (strided views included), to
-    /// `dst`; `bytes` must be size() * dtype().size().
+    /// host memory at `dst`; `bytes` must be size() * dtype().size(). Arrays in
+    /// device memory must be contiguous; the copy is complete on return.
     void copy_to_host(void *dst, std::size_t bytes) const;
-    /// Overwrites the elements (row-major, packed at `src`) through this view's strides.
+    /// Overwrites the elements (row-major, packed at host memory `src`) through this view's strides.
     void copy_from_host(const void *src, std::size_t bytes);
-    /// The elements, row-major; sizeof(T) must be dtype().size().
+    /// The elements, row-major, from any device; T as for from_vector.
     template <class T> std::vector<T> to_vector() const {
         static_assert(std::is_trivially_copyable_v<T>, "Array::to_vector: T must be trivially copyable");
-        check_host_element(dtype_, sizeof(T), "to_vector");
+        check_host_element(dtype_, host_element<T>(), "to_vector");
         std::vector<T> out(static_cast<std::size_t>(size_));
         copy_to_host(out.data(), out.size() * sizeof(T));
         return out;
     }
+    /// A contiguous copy of the elements on `device` (this array's own device too).
+    Array to(Device device) const;
 
     /// A view of the same storage: `shape` with `byte_strides` (one per
     /// dimension, may be negative or 0), element 0 at `byte_offset` bytes from
@@ -75,7 +85,10 @@ public:
     std::int64_t size() const { return size_; }
     /// The packed size of the elements: size() * dtype().size().
     std::size_t nbytes() const { return static_cast<std::size_t>(size_) * static_cast<std::size_t>(dtype_.size()); }
-    /// Element 0 (for an empty array, where it would be).
+    /// The device the elements live on.
+    Device device() const { return device_; }
+    /// Element 0 (for an empty array, where it would be), as an address in the
+    /// device's memory: a host pointer on the CPU, a CUdeviceptr for CUDA.
     void *data() const { return storage_.get() + offset_; }
     /// Contiguous row-major (strides as a new array of this shape has them).
     bool is_contiguous() const;
@@ -84,9 +97,17 @@ public:
     /// The bytes of the storage this array (and its views) share.
     std::size_t storage_bytes() const { return storage_bytes_; }
 
+    /// What a host element type says of itself, for the dtype checks of from_vector and to_vector.
+    struct HostElement {
+        std::size_t size;
+        const char *scalar; // the scalar dtype a C++ scalar type is ("float32"), or nullptr: any dtype of its size
+    };
+    template <class T> static HostElement host_element();
+
 private:
     Array() = default;
-    static void check_host_element(const Type &dtype, std::size_t host_size, const char *what);
+    static void check_host_element(const Type &dtype, const HostElement &host, const char *what);
+    void require_contiguous(const char *what) const;
 
     Type dtype_;
     std::vector<std::int64_t> shape_;
@@ -95,6 +116,23 @@ private:
     std::shared_ptr<std::byte> storage_;
     std::size_t storage_bytes_ = 0;
     std::size_t offset_ = 0; // of element 0 in the storage
+    Device device_;
 };
+
+namespace detail {
+/// The scalar dtype a C++ scalar type is (nullptr: not a scalar type).
+template <class T> constexpr const char *host_scalar_name() {
+    if constexpr (std::is_same_v<T, bool>) return "bool";
+    else if constexpr (std::is_floating_point_v<T>) return sizeof(T) == 4 ? "float32" : sizeof(T) == 8 ? "float64" : nullptr;
+    else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, char>) {
+        constexpr const char *s[] = {"int8", "int16", "int32", "int64"};
+        constexpr const char *u[] = {"uint8", "uint16", "uint32", "uint64"};
+        constexpr int i = sizeof(T) == 1 ? 0 : sizeof(T) == 2 ? 1 : sizeof(T) == 4 ? 2 : 3;
+        return std::is_signed_v<T> ? s[i] : u[i];
+    } else return nullptr;
+}
+} // namespace detail
+
+template <class T> Array::HostElement Array::host_element() { return {sizeof(T), detail::host_scalar_name<T>()}; }
 
 } // namespace weft

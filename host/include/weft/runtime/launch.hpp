@@ -54,7 +54,7 @@ public:
 
 private:
     friend PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &params,
-                                const std::vector<KernelArg> &args);
+                                const std::vector<KernelArg> &args, Device device);
     PackedArgs() = default;
     struct Buffer;
 
@@ -78,12 +78,17 @@ void fill_launch_grid(launch_t &grid, const std::vector<std::int64_t> &dim, cons
 void write_array_view(std::byte *out, std::uint64_t address, const std::vector<std::int64_t> &shape,
                       const std::vector<std::int64_t> &byte_strides);
 
-/// Checks `args` against `params` of kernel `kernel` and packs them. UserError,
-/// naming the kernel and parameter, on a wrong argument count, an array of
-/// another dtype or ndim, a value for an array parameter (or the reverse), or a
-/// value of another type (types must be equal: no promotion).
+/// Checks `args` against `params` of kernel `kernel`, which runs on
+/// `device`, and packs them (the same bytes for every device: array views hold
+/// the device's addresses). UserError, naming the kernel and parameter, on a
+/// wrong argument count, an array of another dtype or ndim or on another
+/// device, a value for an array parameter (or the reverse), or a value of
+/// another type. Values convert only where nothing is lost: an integer value
+/// fits an integer parameter of another width or sign when its value does
+/// (1234 for a uint64), and nothing else converts (pass 2.0, not 2.0f, for a
+/// float64).
 PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &params,
-                     const std::vector<KernelArg> &args);
+                     const std::vector<KernelArg> &args, Device device = Device::cpu());
 
 /// Runs `entry` over the grid `dim` (1 to 4 dimensions, each 0 to INT32_MAX)
 /// with `args`, split over `pool` with parallel_for over [0, product of dim).

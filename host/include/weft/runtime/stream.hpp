@@ -15,6 +15,7 @@
 #pragma once
 
 #include "weft/runtime/array.hpp"
+#include "weft/runtime/device.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -26,20 +27,6 @@
 namespace weft {
 
 class Sync;
-
-/// Where work runs: the CPU, or CUDA device `ordinal`.
-struct Device {
-    enum class Kind { Cpu, Cuda };
-    Kind kind = Kind::Cpu;
-    int ordinal = 0;
-
-    static Device cpu() { return {}; }
-    static Device cuda(int ordinal) { return {Kind::Cuda, ordinal}; }
-    bool is_cpu() const { return kind == Kind::Cpu; }
-    /// "cpu" or "cuda:N", as messages name devices.
-    std::string name() const;
-    bool operator==(const Device &) const = default;
-};
 
 /// A completion point: the work a stream held when an event was recorded on
 /// it. Fences are shared (an event, the syncs created from it and the streams
@@ -79,6 +66,10 @@ public:
     virtual void synchronize() = 0;
     /// The device's own handle (a CUstream for CUDA), nullptr on the CPU.
     virtual void *native_handle() const { return nullptr; }
+    /// Runs `check` once the work enqueued so far has finished, at the latest
+    /// in synchronize(), which rethrows what it throws (a kernel's failed
+    /// expect_* checks, read after the device finished). By default a task.
+    virtual void check_on_synchronize(std::function<void()> check) { enqueue(std::move(check)); }
 };
 
 /// An in-order queue of work on one device. Move-only; destroying a stream
@@ -96,7 +87,10 @@ class Stream {
 public:
     /// A CPU stream with its own worker thread.
     Stream();
-    /// A stream over a device's implementation (see weft/host/cuda_stream.hpp).
+    /// A stream on `device`: a CPU stream, or a driver stream of a CUDA device
+    /// (non_blocking: no implicit ordering with CUDA's legacy default stream).
+    explicit Stream(Device device, bool non_blocking = false);
+    /// A stream over a device's implementation.
     explicit Stream(std::unique_ptr<StreamBackend> backend);
     ~Stream();
     Stream(Stream &&) noexcept;
@@ -165,9 +159,12 @@ private:
     std::unique_ptr<State> state_;
 };
 
-/// Copies the elements of `src` to `dst` (same dtype and shape; any views),
-/// on `stream` when given (in order with its other work; both arrays are kept
-/// alive until the copy has run), else now. CPU streams only.
+/// Copies the elements of `src` to `dst` (same dtype and shape), between any
+/// devices, on `stream` when given (in order with its other work), else now.
+/// Views of any strides on the CPU; an array in device memory must be
+/// contiguous. A CPU copy on a CPU stream keeps both arrays alive until it has
+/// run; a copy that touches a CUDA array runs on a stream of that device (or
+/// none), and the caller keeps its arrays alive until the stream reaches it.
 void copy(const Array &dst, const Array &src, Stream *stream = nullptr);
 
 } // namespace weft

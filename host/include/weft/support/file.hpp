@@ -16,6 +16,12 @@ namespace weft {
 /// than `max_bytes` or cannot be read. `what` is e.g. "plugin manifest".
 std::string read_input_file(const std::filesystem::path &path, std::uintmax_t max_bytes, std::string_view what);
 
+/// Writes `content` to a temporary beside `path` (named after `path`, this
+/// process and a counter), then renames it into place: readers, and
+/// concurrent writers of the same content, never see a torn file. Creates the
+/// parent directory. Throws UserError naming `path`; no temporary is left.
+void write_file_atomically(const std::filesystem::path &path, std::string_view content);
+
 /// "a directory", "a FIFO", "a character device", "a symbolic link loop", ...:
 /// what is at `path` when it is not a regular file, for error messages; "" for
 /// a regular file, "nothing (no such file or directory)" when nothing is there.

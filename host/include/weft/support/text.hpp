@@ -26,4 +26,10 @@ std::size_t find_invalid_utf8(std::string_view text);
 /// and bytes that are not valid UTF-8. A backslash stays as it is.
 std::string escape_for_display(std::string_view text);
 
+/// A compiler diagnostic as both backends print it: "file:line:col: severity:
+/// message" ("file:line: ..." without a column, "severity: message" without a
+/// file).
+std::string format_compiler_diagnostic(std::string_view file, unsigned line, unsigned column,
+                                       std::string_view severity, std::string_view message);
+
 } // namespace weft

@@ -1,6 +1,7 @@
 // Clang diagnostics -> CpuDiagnostic (presumed locations, so #line maps
 // errors back to the kernel file or plugin preamble) -> CompileError.
 #include "internal.hpp"
+#include "weft/support/text.hpp"
 
 #include <clang/Basic/DiagnosticFrontend.h>
 #include <clang/Basic/SourceManager.h>
@@ -22,19 +23,7 @@ const char *severity_name(CpuDiagnostic::Severity s) {
 } // namespace
 
 std::string format_diagnostic(const CpuDiagnostic &d) {
-    std::string out;
-    if (!d.file.empty()) {
-        out += d.file;
-        if (d.line != 0) {
-            out += ':' + std::to_string(d.line);
-            if (d.column != 0) out += ':' + std::to_string(d.column);
-        }
-        out += ": ";
-    }
-    out += severity_name(d.severity);
-    out += ": ";
-    out += d.message;
-    return out;
+    return format_compiler_diagnostic(d.file, d.line, d.column, severity_name(d.severity), d.message);
 }
 
 CompileError::CompileError(std::string message, std::vector<CpuDiagnostic> diagnostics, bool pch_rejected)

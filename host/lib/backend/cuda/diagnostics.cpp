@@ -8,6 +8,7 @@
 //                                                           <- blank
 //   1 error detected in the compilation of "module.cu".     <- summary
 #include "internal.hpp"
+#include "weft/support/text.hpp"
 
 #include <cctype>
 
@@ -104,18 +105,7 @@ bool summary_line(std::string_view line) {
 } // namespace
 
 std::string format_diagnostic(const CudaDiagnostic &d) {
-    std::string out;
-    if (!d.file.empty()) {
-        out += d.file;
-        if (d.line != 0) {
-            out += ':' + std::to_string(d.line);
-            if (d.column != 0) out += ':' + std::to_string(d.column);
-        }
-        out += ": ";
-    }
-    out += d.error ? "error: " : "warning: ";
-    out += d.message;
-    return out;
+    return format_compiler_diagnostic(d.file, d.line, d.column, d.error ? "error" : "warning", d.message);
 }
 
 std::vector<CudaDiagnostic> parse_nvrtc_log(std::string_view log) {

@@ -237,6 +237,14 @@ void CudaDriver::memcpy_dtoh_async(void *dst, CudaDevicePtr src, std::size_t byt
     check(require().cuMemcpyDtoHAsync_v3020(dst, src, bytes, stream), "cuMemcpyDtoHAsync");
 }
 
+void CudaDriver::memcpy_dtod(CudaDevicePtr dst, CudaDevicePtr src, std::size_t bytes) {
+    check(require().cuMemcpyDtoD_v3020(dst, src, bytes), "cuMemcpyDtoD");
+}
+
+void CudaDriver::memcpy_dtod_async(CudaDevicePtr dst, CudaDevicePtr src, std::size_t bytes, CudaStream stream) {
+    check(require().cuMemcpyDtoDAsync_v3020(dst, src, bytes, stream), "cuMemcpyDtoDAsync");
+}
+
 std::pair<std::size_t, std::size_t> CudaDriver::mem_get_info() {
     std::size_t free = 0, total = 0;
     check(require().cuMemGetInfo_v3020(&free, &total), "cuMemGetInfo");
@@ -361,6 +369,8 @@ void CudaDriver::memcpy_dtoh(void *, CudaDevicePtr, std::size_t) { require(); }
 void CudaDriver::memset_d8(CudaDevicePtr, unsigned char, std::size_t) { require(); }
 void CudaDriver::memcpy_htod_async(CudaDevicePtr, const void *, std::size_t, CudaStream) { require(); }
 void CudaDriver::memcpy_dtoh_async(void *, CudaDevicePtr, std::size_t, CudaStream) { require(); }
+void CudaDriver::memcpy_dtod(CudaDevicePtr, CudaDevicePtr, std::size_t) { require(); }
+void CudaDriver::memcpy_dtod_async(CudaDevicePtr, CudaDevicePtr, std::size_t, CudaStream) { require(); }
 std::pair<std::size_t, std::size_t> CudaDriver::mem_get_info() { return require(), std::pair<std::size_t, std::size_t>(); }
 void CudaDriver::launch_kernel(CudaFunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                CudaStream, void **) {

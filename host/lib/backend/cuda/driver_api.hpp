@@ -42,6 +42,8 @@
     X(cuMemcpyDtoH, 3020)                                                                                              \
     X(cuMemcpyHtoDAsync, 3020)                                                                                         \
     X(cuMemcpyDtoHAsync, 3020)                                                                                         \
+    X(cuMemcpyDtoD, 3020)                                                                                              \
+    X(cuMemcpyDtoDAsync, 3020)                                                                                         \
     X(cuMemsetD8, 3020)                                                                                                \
     X(cuMemsetD8Async, 3020)                                                                                           \
     X(cuLaunchKernel, 4000)                                                                                            \

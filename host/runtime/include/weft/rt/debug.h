@@ -10,17 +10,33 @@ extern "C" int printf(const char *, ...);
 // Failed expectations of a module, counted atomically. The generated translation
 // unit expands WEFT_DEFINE_RUNTIME_GLOBALS once to define it (a __device__
 // variable under CUDA, read by the host through the module's globals).
+// weft_first_failure holds the first failed bounds check's message (debug
+// mode), claimed through weft_first_failure_claimed; the host reads and clears both.
 extern "C" {
 #if defined(__CUDA_ARCH__)
 extern __device__ int weft_expect_failures;
+extern __device__ int weft_first_failure_claimed;
+extern __device__ char weft_first_failure[256];
 #elif !defined(WEFT_RT_CUDA)
 extern int weft_expect_failures;
+extern int weft_first_failure_claimed;
+extern char weft_first_failure[256];
 #endif
 }
 #ifdef WEFT_RT_CUDA
-#define WEFT_DEFINE_RUNTIME_GLOBALS extern "C" { __device__ int weft_expect_failures = 0; }
+#define WEFT_DEFINE_RUNTIME_GLOBALS                                                                                    \
+    extern "C" {                                                                                                       \
+    __device__ int weft_expect_failures = 0;                                                                           \
+    __device__ int weft_first_failure_claimed = 0;                                                                     \
+    __device__ char weft_first_failure[256] = {};                                                                      \
+    }
 #else
-#define WEFT_DEFINE_RUNTIME_GLOBALS extern "C" { int weft_expect_failures = 0; }
+#define WEFT_DEFINE_RUNTIME_GLOBALS                                                                                    \
+    extern "C" {                                                                                                       \
+    int weft_expect_failures = 0;                                                                                      \
+    int weft_first_failure_claimed = 0;                                                                                \
+    char weft_first_failure[256] = {};                                                                                 \
+    }
 #endif
 
 namespace weft {

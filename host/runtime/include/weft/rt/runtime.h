@@ -7,6 +7,7 @@
 //   linalg.h  vec_t / mat_t / quat_t, their aliases (vec3, mat33d, quath, ...) and builtins
 //   array.h   array_t, index(), len, select / where, atomic_add / _sub / _min / _max
 //   debug.h   print, expect_eq / expect_neq / expect_near, WEFT_DEFINE_RUNTIME_GLOBALS
+//   checked.h index_checked: bounds-checked array access (debug mode)
 //
 // For the code generator:
 // - Call builtins qualified, by their registered native name (weft::add(a, b)),
@@ -27,3 +28,4 @@
 #include "weft/rt/linalg.h"
 #include "weft/rt/array.h"
 #include "weft/rt/debug.h"
+#include "weft/rt/checked.h"

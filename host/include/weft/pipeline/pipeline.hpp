@@ -1,0 +1,120 @@
+// The build pipeline: the one way from kernel source to artifacts, for JIT
+// loads and AOT builds, CPU and CUDA alike.
+//
+//   ModuleSource --check--> CheckedModule (parsed, type-checked, lowered: once per load)
+//                --generate(targets)--> GeneratedModule per target (source per backend, module hash)
+//                --realize--> Artifact (from the cache, else compiled and stored)
+//
+// Module identity is content: the hash covers the module's name, the text
+// generated from its source, its resolved build options, codegen options,
+// target, referenced plugin contracts, weft's runtime headers and the
+// toolchain, and never the path the source was read from. Generated text
+// names its file only through codegen::source_file_macro; the compile defines
+// that macro to the real path, so compiler diagnostics still name the file
+// the user can open.
+//
+// This layer knows no Host: the module's resolved build options come in as a
+// value, the registry and the cache by reference.
+#pragma once
+
+#include "weft/build/build_options.hpp"
+#include "weft/build/cache.hpp"
+#include "weft/build/target.hpp"
+#include "weft/codegen/cpp_emitter.hpp"
+#include "weft/kernel/ir.hpp"
+#include "weft/pipeline/load_options.hpp"
+#include "weft/registry/registry.hpp"
+#include "weft/support/log.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace weft::pipeline {
+
+/// A kernel module's source text and the name it is known by.
+struct ModuleSource {
+    std::string name; // the module's identity (with the text and options)
+    std::string text;
+    /// Where the text was read from, as given. Diagnostics and #line markers
+    /// name it; the module hash never sees it. Empty: "<name>.py".
+    std::filesystem::path origin;
+
+    /// Reads `file` (a regular file of bounded size; UserError naming it
+    /// otherwise). `name` empty: the file's stem.
+    static ModuleSource from_file(const std::filesystem::path &file, std::string name = {});
+    /// Source text without a file: diagnostics name "<name>.py".
+    static ModuleSource from_text(std::string name, std::string text);
+    /// What diagnostics call the file: origin, or "<name>.py".
+    std::string display_name() const;
+};
+
+/// A module after the front end: checked, lowered, named.
+struct CheckedModule {
+    ModuleSource source;
+    kernel::ir::Module ir;
+    /// The plugins that own the external builtins and native types the module
+    /// references (unordered; a module's default plugin list).
+    std::vector<std::string> referenced_owners() const;
+};
+
+/// One target of a module: the generated source and its hash; nothing compiled.
+struct GeneratedModule {
+    std::string module;
+    Target target;
+    std::string hash; // full-width module hash for this target
+    codegen::GeneratedSource source;
+    std::string origin; // the file name #line markers resolve to (the define, outside the hash)
+    ModuleLoadOptions options;
+    std::vector<std::filesystem::path> include_dirs; // the module's resolved include dirs for this backend
+    bool preamble_includes_headers = false;          // a CUDA preamble with #include (NVRTC PCH pays off)
+};
+
+/// A compiled module for one target.
+struct Artifact {
+    std::string module;
+    Target target;
+    std::string hash;
+    std::vector<codegen::KernelEntry> kernels;
+    std::string bytes;                              // the object, CUBIN or PTX
+    std::filesystem::path path;                     // in the artifact cache
+    std::filesystem::path generated_source_path;   // the source compiled, for reference in diagnostics
+    bool from_cache = false;
+};
+
+class Pipeline {
+public:
+    /// `cache` must outlive the pipeline; its root also holds the runtime
+    /// headers, precompiled headers and generated sources.
+    Pipeline(const Registry &registry, const ArtifactCache &cache, const Logger &logger);
+
+    /// Parses, checks and lowers. Throws kernel::KernelSourceError with
+    /// file:line:col diagnostics; the registry is only read.
+    CheckedModule check(ModuleSource source) const;
+
+    /// Generates the source for each target (codegen runs once per backend)
+    /// and its module hash. Throws UserError for a kernel a backend cannot
+    /// compile, naming it.
+    std::vector<GeneratedModule> generate(const CheckedModule &module, const ResolvedBuildOptions &options,
+                                          const std::vector<Target> &targets, const ModuleLoadOptions &load) const;
+
+    /// The artifact: verified from the cache, else compiled (Clang in process
+    /// or NVRTC) and stored. One routine for every path: a precompiled header
+    /// that does not fit is rebuilt once, and a compile error keeps the
+    /// compiler's diagnostics (backend::CompileError / CudaCompileError) and
+    /// names the module, the target and the generated source.
+    Artifact realize(const GeneratedModule &generated) const;
+
+    /// generate + realize for each target, in order.
+    std::vector<Artifact> build(const CheckedModule &module, const ResolvedBuildOptions &options,
+                                const std::vector<Target> &targets, const ModuleLoadOptions &load) const;
+
+    const ArtifactCache &cache() const { return cache_; }
+
+private:
+    const Registry &registry_;
+    const ArtifactCache &cache_;
+    const Logger &logger_;
+};
+
+} // namespace weft::pipeline

@@ -1,0 +1,62 @@
+// What the host's loading paths (CPU modules, CUDA modules, AOT builds)
+// share: the pipeline, the module name claims and the table of loaded
+// modules. Implemented in host.cpp, where Host::Impl lives.
+#pragma once
+
+#include "weft/host/compiled_module.hpp"
+#include "weft/host/host.hpp"
+#include "weft/pipeline/pipeline.hpp"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace weft {
+
+class CudaModule;
+
+namespace detail {
+
+/// A module after the front end, with the plugins and build options it
+/// builds with: what every target starts from.
+struct PreparedModule {
+    pipeline::CheckedModule checked;
+    ResolvedBuildOptions options;
+};
+
+struct HostAccess {
+    static const pipeline::Pipeline &pipeline(const Host &host);
+    static std::shared_ptr<ThreadPool> pool(Host &host);
+
+    /// Throws UserError naming both files when another file (or source text)
+    /// already holds `source.name` in this host.
+    static void check_claim(const Host &host, const pipeline::ModuleSource &source);
+
+    /// The module of that name loaded on `device` (nullptr: none).
+    static std::shared_ptr<CompiledModule::Impl> find_loaded(const Host &host, std::string_view name, Device device);
+    /// Makes `module` the loaded module of its name on `device`, claiming the name for `source`.
+    static void put_loaded(Host &host, const pipeline::ModuleSource &source, Device device,
+                           std::shared_ptr<CompiledModule::Impl> module);
+
+    /// A CUDA module this host keeps with that name, device and one of `hashes`.
+    static std::shared_ptr<CudaModule> find_cuda(Host &host, std::string_view name, int device,
+                                                 const std::vector<std::string> &hashes);
+    /// Keeps `module` until unload_module(name), release_cuda_modules or the host's end.
+    static std::shared_ptr<CudaModule> keep_cuda(Host &host, const pipeline::ModuleSource &source,
+                                                 std::shared_ptr<CudaModule> module);
+    /// Unloads every CUDA module the host keeps (release_cuda_modules).
+    static void release_cuda(Host &host);
+};
+
+/// The pipeline for CUDA device `device`, loaded in its primary context and
+/// kept by the host (cuda_module.cpp).
+std::shared_ptr<CudaModule> load_cuda(Host &host, pipeline::ModuleSource source, int device,
+                                      const ModuleLoadOptions &options);
+
+/// Check + lower, then the module's plugins (options.plugins, else those the
+/// module references, in load order) and its resolved build options.
+PreparedModule prepare_module(Host &host, pipeline::ModuleSource source, const ModuleLoadOptions &options);
+
+} // namespace detail
+} // namespace weft

@@ -1,0 +1,21 @@
+// The compiler options of a generated module, derived in one place for the
+// hash (toolchain identity) and for the compile itself.
+#pragma once
+
+#include "weft/backend/cpu_compiler.hpp"
+#include "weft/backend/cuda.hpp"
+#include "weft/build/cache.hpp"
+#include "weft/pipeline/pipeline.hpp"
+
+#include <filesystem>
+
+namespace weft::pipeline {
+
+/// weft's runtime headers, written once under the cache root.
+std::filesystem::path runtime_header_dir(const ArtifactCache &cache);
+
+/// Flags, include dirs and the source-file define; no PCH, no source name.
+backend::CpuCompileOptions cpu_options(const GeneratedModule &g, const std::filesystem::path &runtime_headers);
+backend::CudaCompileOptions cuda_options(const GeneratedModule &g, const std::filesystem::path &runtime_headers);
+
+} // namespace weft::pipeline

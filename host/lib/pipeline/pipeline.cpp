@@ -1,0 +1,112 @@
+// check -> generate (per backend, hashed per target). realize() lives in
+// realize.cpp: the one compile-and-store routine.
+#include "weft/pipeline/pipeline.hpp"
+
+#include "weft/backend/cpu_compiler.hpp"
+#include "weft/backend/cuda.hpp"
+#include "weft/build/module_hash.hpp"
+#include "weft/codegen/build_inputs.hpp"
+#include "weft/codegen/runtime_headers.hpp"
+#include "weft/kernel/frontend.hpp"
+#include "weft/kernel/lower.hpp"
+#include "weft/kernel/source.hpp"
+#include "compile_options.hpp"
+
+#include <map>
+#include <optional>
+#include <set>
+
+namespace weft::pipeline {
+
+namespace fs = std::filesystem;
+
+ModuleSource ModuleSource::from_file(const fs::path &file, std::string name) {
+    ModuleSource s;
+    s.text = kernel::read_source_text(file);
+    s.name = name.empty() ? file.stem().string() : std::move(name);
+    s.origin = file;
+    return s;
+}
+
+ModuleSource ModuleSource::from_text(std::string name, std::string text) {
+    ModuleSource s;
+    s.name = std::move(name);
+    s.text = std::move(text);
+    return s;
+}
+
+std::string ModuleSource::display_name() const { return origin.empty() ? name + ".py" : origin.string(); }
+
+std::vector<std::string> CheckedModule::referenced_owners() const {
+    std::set<std::string> owners;
+    for (const BuiltinOverload &b : ir.references.builtins)
+        if (b.external) owners.insert(b.owners.begin(), b.owners.end());
+    for (const NativeTypeInfo &t : ir.references.native_types) owners.insert(t.owners.begin(), t.owners.end());
+    return {owners.begin(), owners.end()};
+}
+
+Pipeline::Pipeline(const Registry &registry, const ArtifactCache &cache, const Logger &logger)
+    : registry_(registry), cache_(cache), logger_(logger) {}
+
+CheckedModule Pipeline::check(ModuleSource source) const {
+    kernel::FrontendResult checked = kernel::check_module(kernel::SourceFile(source.display_name(), source.text), registry_);
+    if (!checked.ok()) throw kernel::KernelSourceError(checked.formatted, checked.diagnostics);
+    CheckedModule out{std::move(source), std::move(checked.module)};
+    out.ir.name = out.source.name;
+    kernel::lower(out.ir);
+    return out;
+}
+
+std::vector<GeneratedModule> Pipeline::generate(const CheckedModule &module, const ResolvedBuildOptions &options,
+                                                const std::vector<Target> &targets, const ModuleLoadOptions &load) const {
+    std::map<codegen::Backend, codegen::GeneratedSource> sources; // codegen once per backend
+    const fs::path rt_dir = runtime_header_dir(cache_);
+    bool cuda_preamble_includes = false;
+    for (const SourcedValue &piece : options.cuda_preamble)
+        if (piece.value.find("#include") != std::string::npos) cuda_preamble_includes = true;
+
+    std::vector<GeneratedModule> out;
+    for (const Target &target : targets) {
+        const bool cuda = target.kind == Target::Kind::Cuda;
+        const codegen::Backend backend = cuda ? codegen::Backend::Cuda : codegen::Backend::Cpu;
+        auto it = sources.find(backend);
+        if (it == sources.end()) {
+            codegen::CodegenOptions codegen_options;
+            codegen_options.bounds_checks = load.debug;
+            it = sources.emplace(backend, codegen::generate_cpp(module.ir, options, backend, codegen_options)).first;
+        }
+
+        GeneratedModule g;
+        g.module = module.source.name;
+        g.target = target;
+        g.source = it->second;
+        g.origin = module.source.display_name();
+        g.options = load;
+        g.include_dirs = cuda ? options.cuda_include_dirs : options.cpu_include_dirs;
+        g.preamble_includes_headers = cuda && cuda_preamble_includes;
+
+        ModuleHashInputs inputs = codegen::contract_inputs(module.ir);
+        inputs.generated_source = g.source.text;
+        inputs.target = target;
+        inputs.codegen_options = {{"module", g.module},
+                                  {"opt", std::to_string(load.opt_level)},
+                                  {"fast_math", load.fast_math ? "1" : "0"},
+                                  {"debug", load.debug ? "1" : "0"},
+                                  {"native_cpu", load.native_cpu && !cuda ? "1" : "0"}};
+        inputs.runtime_header_digest = codegen::runtime_header_digest();
+        inputs.toolchain = cuda ? backend::cuda_toolchain_identity(cuda_options(g, rt_dir))
+                                : backend::toolchain_identity(cpu_options(g, rt_dir));
+        g.hash = compute_module_hash(inputs, options);
+        out.push_back(std::move(g));
+    }
+    return out;
+}
+
+std::vector<Artifact> Pipeline::build(const CheckedModule &module, const ResolvedBuildOptions &options,
+                                      const std::vector<Target> &targets, const ModuleLoadOptions &load) const {
+    std::vector<Artifact> out;
+    for (const GeneratedModule &g : generate(module, options, targets, load)) out.push_back(realize(g));
+    return out;
+}
+
+} // namespace weft::pipeline

@@ -1,0 +1,93 @@
+// weft runtime: bounds-checked array access for modules built in debug mode.
+// A failed check counts like a failed expect_*, prints one line, records the
+// module's first failure message (the host's LaunchError carries it) and
+// reads or writes a scratch element instead of memory outside the array.
+#pragma once
+
+#include "weft/rt/array.h"
+#include "weft/rt/debug.h"
+
+namespace weft {
+namespace rt {
+
+/// Appends to a fixed buffer (device code has no snprintf).
+struct Message {
+    char *out;
+    int size;
+    int used = 0;
+    WEFT_RT_FN Message &text(const char *s) {
+        while (*s && used + 1 < size) out[used++] = *s++;
+        out[used] = 0;
+        return *this;
+    }
+    WEFT_RT_FN Message &number(int64 v) {
+        char digits[24];
+        int n = 0;
+        const bool negative = v < 0;
+        uint64 u = negative ? uint64(0) - uint64(v) : uint64(v);
+        do {
+            digits[n++] = char('0' + int(u % 10));
+            u /= 10;
+        } while (u);
+        if (negative) text("-");
+        while (n > 0 && used + 1 < size) out[used++] = digits[--n];
+        out[used] = 0;
+        return *this;
+    }
+    WEFT_RT_FN Message &list(const int32 *values, int n) {
+        text("[");
+        for (int i = 0; i < n; ++i) {
+            if (i) text(", ");
+            number(values[i]);
+        }
+        return text("]");
+    }
+};
+
+WEFT_RT_FN void bounds_failure(const char *kernel, const char *file, int32 line, const int32 *index, int n,
+                               const int32 *shape, int32 ndim) {
+    count_failure();
+    char local[256];
+    Message m{local, int(sizeof local)};
+    m.text("array index ").list(index, n).text(" is out of bounds for shape ").list(shape, ndim);
+    m.text(" in kernel '").text(kernel).text("' at ").text(file).text(":").number(line);
+    printf("%s\n", local);
+#if defined(__CUDA_ARCH__)
+    if (atomicCAS(&weft_first_failure_claimed, 0, 1) != 0) return;
+#elif !defined(WEFT_RT_CUDA)
+    int expected = 0;
+    if (!__atomic_compare_exchange_n(&weft_first_failure_claimed, &expected, 1, false, __ATOMIC_SEQ_CST,
+                                     __ATOMIC_SEQ_CST))
+        return;
+#else
+    return;
+#endif
+    for (int i = 0; i < int(sizeof local); ++i) weft_first_failure[i] = local[i];
+}
+
+/// Scratch storage a failed access uses instead of memory outside the array.
+template <typename T> WEFT_RT_FN T &scratch() {
+#if defined(__CUDA_ARCH__)
+    __shared__ alignas(T) unsigned char bytes[sizeof(T)];
+#else
+    alignas(T) static thread_local unsigned char bytes[sizeof(T)];
+#endif
+    return *reinterpret_cast<T *>(bytes);
+}
+
+} // namespace rt
+
+/// a[i, ...] in debug mode: every index within its dimension, else a reported
+/// failure and the scratch element.
+template <bool Contig, typename T, typename... I>
+WEFT_RT_FN T &index_checked(const array_t<T> &a, const char *kernel, const char *file, int32 line, I... i) {
+    const int32 index[] = {int32(i)...};
+    constexpr int n = int(sizeof...(I));
+    bool inside = a.ndim == n;
+    for (int d = 0; d < n && inside; ++d) inside = index[d] >= 0 && index[d] < a.shape[d];
+    if (inside) return index_c<Contig>(a, i...);
+    rt::bounds_failure(kernel, file, line, index, n, a.shape, a.ndim);
+    return rt::scratch<T>();
+}
+
+} // namespace weft

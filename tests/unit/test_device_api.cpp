@@ -1,0 +1,195 @@
+// The device-generic application API on the CPU (and its clear errors where
+// no CUDA driver is): Device, arrays that carry their device and check host
+// element types, one launch with lossless integer arguments, launch options
+// with a stream. The same calls on a CUDA device are tests/gpu's.
+#include "test_support.hpp"
+
+#include "weft/backend/cuda.hpp"
+#include "weft/host/host.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <unistd.h>
+
+using namespace weft;
+using weft::test::message_of;
+namespace fs = std::filesystem;
+
+namespace {
+
+const Type f32 = Type::scalar(Scalar::Float32);
+const Type u64 = Type::scalar(Scalar::UInt64);
+const Type i8 = Type::scalar(Scalar::Int8);
+
+struct TempCache {
+    fs::path path = fs::temp_directory_path() / ("weft_device_api_" + std::to_string(::getpid()));
+    TempCache() { fs::remove_all(path); }
+    ~TempCache() { fs::remove_all(path); }
+};
+
+HostOptions options_for(const TempCache &cache) {
+    HostOptions o = weft::test::test_host_options();
+    o.cache_dir = cache.path;
+    o.quiet = true;
+    return o;
+}
+
+const char *store_source = R"(import warp as wp
+
+@wp.kernel
+def store(out: wp.array(dtype=wp.uint64), value: wp.uint64, small: wp.int8):
+    i = wp.tid()
+    out[i] = value + wp.uint64(small)
+)";
+
+} // namespace
+
+TEST_CASE("Device names parse and print") {
+    CHECK(Device::parse("cpu") == Device::cpu());
+    CHECK(Device::parse("cuda") == Device::cuda(0));
+    CHECK(Device::parse("cuda:3") == Device::cuda(3));
+    CHECK(Device::cuda(3).name() == "cuda:3");
+    for (const char *bad : {"gpu", "cuda:", "cuda:-1", "cuda:1x", "cuda:123456789"})
+        CHECK_THAT(message_of<UserError>([&] { Device::parse(bad); }),
+                   Catch::Contains("unknown device '" + std::string(bad) + "' (expected cpu, cuda or cuda:N)"));
+}
+
+TEST_CASE("host element types are checked against the dtype, not only their size") {
+    CHECK_THAT(message_of<UserError>([] { Array::from_vector(f32, std::vector<std::int32_t>{1, 2}); }),
+               Catch::Contains("Array::from_vector: the host elements are int32, the dtype is float32"));
+    const Array a = Array::from_vector(f32, std::vector<float>{1.5f, 2.5f});
+    CHECK(a.device() == Device::cpu());
+    CHECK(a.to_vector<float>() == std::vector<float>{1.5f, 2.5f});
+    CHECK_THAT(message_of<UserError>([&] { a.to_vector<std::uint32_t>(); }),
+               Catch::Contains("Array::to_vector: the host elements are uint32, the dtype is float32"));
+    // A type with no kernel scalar of its own is checked by size (structs, native types).
+    struct Pair {
+        float a, b;
+    };
+    CHECK_THAT(message_of<UserError>([] { Array::from_vector(f32, std::vector<Pair>{{1, 2}}); }),
+               Catch::Contains("the host element type has 8 bytes, dtype float32 has 4"));
+    // to(cpu): a contiguous copy on the same device.
+    const Array copied = a.to(Device::cpu());
+    CHECK(copied.data() != a.data());
+    CHECK(copied.to_vector<float>() == a.to_vector<float>());
+}
+
+TEST_CASE("integer arguments convert when their value fits, and anything lossy is a LaunchError naming the parameter") {
+    TempCache cache;
+    Host host(options_for(cache));
+    const Kernel k = host.load_module_source("store", store_source).kernel("store");
+    Array out = Array::zeros(u64, {2});
+    k.launch({2}, {out, 1234, std::int64_t{-3}}); // int32 -> uint64, int64 -> int8
+    CHECK(out.to_vector<std::uint64_t>() == std::vector<std::uint64_t>{1231, 1231});
+    k.launch({1}, {out, std::uint64_t{1} << 63, KernelArg::of(i8, std::int8_t{0})});
+    CHECK(out.to_vector<std::uint64_t>()[0] == std::uint64_t{1} << 63);
+
+    CHECK_THAT(message_of<LaunchError>([&] { k.launch({1}, {out, -1, 0}); }),
+               Catch::Contains("kernel 'store', parameter 'value': expected uint64, got int32 whose value does not fit"));
+    CHECK_THAT(message_of<LaunchError>([&] { k.launch({1}, {out, 1, 300}); }),
+               Catch::Contains("parameter 'small': expected int8, got int32 whose value does not fit"));
+    CHECK_THAT(message_of<LaunchError>([&] { k.launch({1}, {out, 1.0f, 0}); }),
+               Catch::Contains("parameter 'value': expected uint64, got float32 (values convert only between integer "
+                               "types, when they fit)"));
+    CHECK_THAT(message_of<LaunchError>([&] { k.launch({1}, {out, 1}); }),
+               Catch::Contains("kernel 'store' takes 3 arguments (out, value, small), got 2"));
+}
+
+TEST_CASE("one launch call with options: a stream orders it, and expect_* failures surface at synchronize") {
+    TempCache cache;
+    Host host(options_for(cache));
+    const CompiledModule m = host.load_module_source("checks", R"(import warp as wp
+
+@wp.kernel
+def check(a: wp.array(dtype=float), want: float):
+    i = wp.tid()
+    a[i] = a[i] + 1.0
+    wp.expect_eq(a[i], want)
+)");
+    CHECK(m.device() == Device::cpu());
+    const Kernel k = m.kernel("check");
+    CHECK(k.device() == Device::cpu());
+    Array a = Array::from_vector(f32, std::vector<float>{1, 1});
+    Stream stream(Device::cpu());
+    k.launch({2}, {a, 2.0f}, LaunchOptions{&stream});
+    k.launch({2}, {a, 9.0f}, LaunchOptions{&stream});
+    CHECK_THAT(message_of<LaunchError>([&] { stream.synchronize(); }),
+               Catch::Contains("2 expect_* checks failed"));
+    CHECK(a.to_vector<float>() == std::vector<float>{3, 3});
+    CHECK_THAT(message_of<LaunchError>([&] { k.launch({2}, {a, 0.0f}); }), Catch::Contains("expect_* check"));
+}
+
+TEST_CASE("without a CUDA driver, CUDA arrays, streams and modules fail clearly and the host stays usable") {
+    if (backend::CudaDriver::instance().available()) {
+        WARN("skipped: a CUDA driver is installed; tests/gpu covers CUDA");
+        return;
+    }
+    TempCache cache;
+    Host host(options_for(cache));
+    CHECK_THAT(message_of<Error>([] { Array::zeros(f32, {4}, Device::cuda(0)); }),
+               Catch::Contains("CUDA driver not available"));
+    CHECK_THAT(message_of<Error>([] { Stream stream(Device::cuda(0)); }), Catch::Contains("CUDA driver not available"));
+    ModuleLoadOptions on_gpu;
+    on_gpu.device = Device::cuda(0);
+    CHECK_THAT(message_of<Error>([&] { host.load_module_source("store", store_source, on_gpu); }),
+               Catch::Contains("CUDA driver not available"));
+    Array out = Array::zeros(u64, {1});
+    host.load_module_source("store", store_source).kernel("store").launch({1}, {out, 5, 1});
+    CHECK(out.to_vector<std::uint64_t>() == std::vector<std::uint64_t>{6});
+}
+
+TEST_CASE("debug mode: an out-of-bounds access is a LaunchError naming kernel, file:line, index and shape") {
+    TempCache cache;
+    Host host(options_for(cache));
+    const char *source = R"(import warp as wp
+
+@wp.kernel
+def shift(a: wp.array(dtype=float), b: wp.array2d(dtype=float)):
+    i = wp.tid()
+    a[i + 1] = a[i] + b[0, i]
+)";
+    ModuleLoadOptions debug;
+    debug.debug = true;
+    const CompiledModule checked = host.load_module_source("shift", source, debug);
+    ModuleLoadOptions release;
+    const CompiledModule fast = host.load_module_source("shift_release", source, release);
+    CHECK(checked.hash() != host.load_module_source("shift_release", source).hash());
+
+    Array a = Array::from_vector(f32, std::vector<float>{1, 2, 3, 4});
+    Array b = Array::zeros(f32, {1, 4});
+    // In bounds: the same result as release code.
+    checked.kernel("shift").launch({3}, {a, b});
+    CHECK(a.to_vector<float>() == std::vector<float>{1, 1, 1, 1});
+    // A launch one wider than the arrays: the write a[4] is caught, memory after the array untouched.
+    const std::string message = message_of<LaunchError>([&] { checked.kernel("shift").launch({4}, {a, b}); });
+    CHECK_THAT(message, Catch::Contains("kernel 'shift' (module 'shift'): array index [4] is out of bounds for shape [4] "
+                                        "in kernel 'shift' at shift.py:6 (1 check failed"));
+    CHECK(a.to_vector<float>() == std::vector<float>{1, 1, 1, 1});
+    // The module stays usable, and the next failure is reported afresh.
+    checked.kernel("shift").launch({1}, {a, b});
+    CHECK_THAT(message_of<LaunchError>([&] { checked.kernel("shift").launch({5}, {a, Array::zeros(f32, {1, 5})}); }),
+               Catch::Contains("array index [4] is out of bounds for shape [4]"));
+    (void)fast;
+}
+
+TEST_CASE("debug mode compiles for CUDA too (NVRTC, no GPU needed)") {
+    if (!backend::nvrtc_available()) {
+        WARN("skipped: weft was built without NVRTC");
+        return;
+    }
+    TempCache cache;
+    Host host(options_for(cache));
+    const fs::path file = cache.path / "shift_cuda.py";
+    fs::create_directories(cache.path);
+    std::ofstream(file) << "import warp as wp\n\n@wp.kernel\ndef shift(a: wp.array(dtype=float)):\n"
+                           "    i = wp.tid()\n    a[i + 1] = a[i]\n";
+    ModuleLoadOptions debug;
+    debug.debug = true;
+    const std::vector<fs::path> paths = host.compile_aot(file, {Target::cuda_ptx(75), Target::cuda_cubin(90)}, debug);
+    REQUIRE(paths.size() == 2);
+    std::ifstream ptx(paths[0]);
+    const std::string text((std::istreambuf_iterator<char>(ptx)), std::istreambuf_iterator<char>());
+    CHECK(text.find("weft_first_failure") != std::string::npos);
+    CHECK(host.compile_aot(file, {Target::cuda_ptx(75)}).at(0) != paths[0]); // release: another artifact
+}

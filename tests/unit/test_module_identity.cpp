@@ -1,0 +1,254 @@
+// Module identity and lifetime through the build pipeline: the hash is the
+// module's content (never the path it was read from), one name belongs to one
+// file per host, an unchanged module is loaded once, and kernels keep their
+// code alive.
+#include "test_support.hpp"
+
+#include "weft/backend/cpu_compiler.hpp"
+#include "weft/host/host.hpp"
+#include "weft/pipeline/pipeline.hpp"
+#include "weft/support/file.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <optional>
+#include <set>
+#include <unistd.h>
+
+using namespace weft;
+using weft::test::message_of;
+namespace fs = std::filesystem;
+
+namespace {
+
+const Type f32 = Type::scalar(Scalar::Float32);
+
+const char *saxpy = R"(import warp as wp
+
+@wp.struct
+class Params:
+    a: float
+
+@wp.kernel
+def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+)";
+
+std::string scale_source(int factor) {
+    return "import warp as wp\n\n@wp.kernel\ndef scale(x: wp.array(dtype=float)):\n    i = wp.tid()\n    x[i] = x[i] * " +
+           std::to_string(factor) + ".0\n";
+}
+
+/// A private directory (unique per process: CTest runs test cases in parallel).
+struct TempDir {
+    fs::path path;
+    explicit TempDir(const std::string &name)
+        : path(fs::temp_directory_path() / ("weft_identity_" + name + "_" + std::to_string(::getpid()))) {
+        fs::remove_all(path);
+        fs::create_directories(path);
+    }
+    ~TempDir() { fs::remove_all(path); }
+};
+
+HostOptions options_for(const fs::path &cache) {
+    HostOptions o = weft::test::test_host_options();
+    o.cache_dir = cache;
+    o.quiet = true;
+    return o;
+}
+
+void write(const fs::path &file, const std::string &text) {
+    fs::create_directories(file.parent_path());
+    std::ofstream(file, std::ios::binary) << text;
+}
+
+/// Restores the working directory when the test leaves.
+struct WorkingDirectory {
+    fs::path saved = fs::current_path();
+    explicit WorkingDirectory(const fs::path &to) { fs::current_path(to); }
+    ~WorkingDirectory() { fs::current_path(saved); }
+};
+
+float run_scale(const Kernel &k, float value) {
+    Array x = Array::from_vector(f32, std::vector<float>{value});
+    k.launch({1}, {x});
+    return x.to_vector<float>()[0];
+}
+
+long resident_kib() {
+    std::ifstream statm("/proc/self/statm");
+    long pages = 0, resident = 0;
+    statm >> pages >> resident;
+    return resident * (::sysconf(_SC_PAGESIZE) / 1024);
+}
+
+} // namespace
+
+TEST_CASE("one source at 4 spellings and 2 directories: 1 compile, 3 cache hits, one hash") {
+    TempDir dir("spellings");
+    write(dir.path / "a" / "kern.py", saxpy);
+    write(dir.path / "b" / "kern.py", saxpy);
+    const WorkingDirectory cwd(dir.path);
+    const std::vector<fs::path> spellings = {"a/kern.py", "./a/kern.py", dir.path / "a" / "kern.py", "b/kern.py"};
+    std::vector<bool> from_cache;
+    std::set<std::string> hashes;
+    for (const fs::path &file : spellings) {
+        Host host(options_for(dir.path / "cache")); // a new process would see the same
+        CompiledModule m = host.load_module(file);
+        CHECK(m.name() == "kern");
+        from_cache.push_back(m.from_cache());
+        hashes.insert(m.hash());
+        CHECK(m.source_path() == file);
+    }
+    CHECK(from_cache == std::vector<bool>{false, true, true, true});
+    CHECK(hashes.size() == 1);
+    // AOT builds hash the same way: both copies name one cached object.
+    Host host(options_for(dir.path / "cache"));
+    const fs::path a = host.compile_aot("a/kern.py", {Target::cpu()}).at(0);
+    const fs::path b = host.compile_aot(dir.path / "b" / "kern.py", {Target::cpu()}).at(0);
+    CHECK(a == b);
+}
+
+TEST_CASE("the generated text names the kernel file only through a macro, and compile errors name the real file") {
+    TempDir dir("line_markers");
+    write(dir.path / "deep" / "er" / "kern.py", saxpy);
+    Host host(options_for(dir.path / "cache"));
+    CompiledModule m = host.load_module(dir.path / "deep" / "er" / "kern.py");
+    const std::string text = read_input_file(m.generated_source_path(), 1 << 24, "generated source");
+    CHECK(text.find(dir.path.string()) == std::string::npos);
+    CHECK(text.find("#line 10 WEFT_PY_FILE\n") != std::string::npos);
+    CHECK(text.find("#define WEFT_PY_FILE \"kern.py\"") != std::string::npos);
+
+    // A preamble error is a compile error of the generated text: it keeps
+    // Clang's diagnostics on the JIT and the AOT path alike.
+    ModuleLoadOptions bad;
+    bad.build_options = ModuleBuildOptions{};
+    bad.build_options->extra_cpu_preamble = "int broken = ;\n";
+    bad.name = "bad_preamble";
+    for (int aot = 0; aot < 2; ++aot) {
+        std::vector<backend::CpuDiagnostic> diagnostics;
+        std::string message;
+        try {
+            if (aot) host.compile_aot(dir.path / "deep" / "er" / "kern.py", {Target::cpu()}, bad);
+            else host.load_module(dir.path / "deep" / "er" / "kern.py", bad);
+        } catch (const backend::CompileError &e) {
+            diagnostics = e.diagnostics();
+            message = e.what();
+        }
+        INFO("aot " << aot);
+        REQUIRE_FALSE(diagnostics.empty());
+        CHECK(diagnostics.front().file == "module 'bad_preamble' preamble");
+        CHECK(diagnostics.front().line == 1);
+        CHECK_THAT(message, Catch::StartsWith("module 'bad_preamble' does not compile for cpu:\n"));
+    }
+}
+
+TEST_CASE("two files that claim one module name in one host: an error naming both, and the same file at another spelling is the same module") {
+    TempDir dir("claims");
+    write(dir.path / "a" / "kern.py", saxpy);
+    write(dir.path / "b" / "kern.py", saxpy);
+    Host host(options_for(dir.path / "cache"));
+    CompiledModule first = host.load_module(dir.path / "a" / "kern.py");
+    CHECK(host.load_module(dir.path / "a" / ".." / "a" / "kern.py") == first);
+
+    const std::string message = message_of<UserError>([&] { host.load_module(dir.path / "b" / "kern.py"); });
+    CHECK_THAT(message, Catch::Contains("module 'kern' is already loaded in this host from " +
+                                        (dir.path / "a" / "kern.py").string()));
+    CHECK_THAT(message, Catch::Contains((dir.path / "b" / "kern.py").string() + " cannot load under the same name"));
+    // Source text cannot take a file's name either.
+    CHECK_THAT(message_of<UserError>([&] { host.load_module_source("kern", saxpy); }),
+               Catch::Contains("source text cannot load under the same name"));
+
+    // Another name for the second file works; so does the name once it is unloaded.
+    ModuleLoadOptions renamed;
+    renamed.name = "kern_b";
+    CompiledModule other = host.load_module(dir.path / "b" / "kern.py", renamed);
+    CHECK(other.name() == "kern_b");
+    CHECK(other.hash() != first.hash()); // the name is part of the identity
+    CHECK(host.unload_module("kern"));
+    CHECK_FALSE(host.unload_module("kern"));
+    CompiledModule from_b = host.load_module(dir.path / "b" / "kern.py");
+    CHECK(from_b.hash() == first.hash());
+    CHECK(from_b.from_cache());
+}
+
+TEST_CASE("an unchanged module loads once, a changed one replaces it, and kernels keep their code") {
+    TempDir dir("lifetime");
+    Host host(options_for(dir.path / "cache"));
+    CompiledModule twice = host.load_module_source("scaler", scale_source(2));
+    CHECK(host.load_module_source("scaler", scale_source(2)) == twice);
+    const Kernel by2 = twice.kernel("scale");
+
+    CompiledModule thrice = host.load_module_source("scaler", scale_source(3));
+    CHECK_FALSE(thrice == twice);
+    CHECK(thrice.hash() != twice.hash());
+    REQUIRE(host.loaded_module("scaler").has_value());
+    CHECK(*host.loaded_module("scaler") == thrice);
+    const Kernel by3 = thrice.kernel("scale");
+    CHECK(run_scale(by2, 5.0f) == 10.0f); // the replaced module's code is still loaded
+    CHECK(run_scale(by3, 5.0f) == 15.0f);
+
+    CHECK(host.unload_module("scaler"));
+    CHECK_FALSE(host.loaded_module("scaler").has_value());
+    CHECK(run_scale(by3, 2.0f) == 6.0f); // unloading in the host leaves held kernels working
+    // Back to the first source: a new load (from the cache), not the dropped module.
+    CompiledModule again = host.load_module_source("scaler", scale_source(2));
+    CHECK(again.from_cache());
+    CHECK(again.hash() == twice.hash());
+    CHECK_FALSE(again == twice);
+}
+
+TEST_CASE("300 loads of an unchanged module: one module, constant memory") {
+    TempDir dir("reload");
+    write(dir.path / "kern.py", saxpy);
+    Host host(options_for(dir.path / "cache"));
+    CompiledModule first = host.load_module(dir.path / "kern.py");
+    for (int i = 0; i < 20; ++i) host.load_module(dir.path / "kern.py"); // allocator warm-up
+    const long before = resident_kib();
+    bool same = true;
+    for (int i = 0; i < 300; ++i) same = same && host.load_module(dir.path / "kern.py") == first;
+    const long grown = resident_kib() - before;
+    CHECK(same);
+    INFO("resident memory grew by " << grown << " KiB");
+    CHECK(grown < 1024); // before: each load linked another JIT copy (about 30 KiB each)
+}
+
+TEST_CASE("a kernel launched after its host is gone is a LaunchError, not a crash") {
+    TempDir dir("orphan");
+    std::optional<Kernel> kept;
+    {
+        Host host(options_for(dir.path / "cache"));
+        kept = host.load_module_source("scaler", scale_source(2)).kernel("scale");
+        CHECK(run_scale(*kept, 1.0f) == 2.0f);
+    }
+    Array x = Array::from_vector(f32, std::vector<float>{1});
+    CHECK_THAT(message_of<LaunchError>([&] { kept->launch({1}, {x}); }),
+               Catch::Contains("kernel 'scale' (module 'scaler'): the Host it was loaded in has been destroyed"));
+}
+
+TEST_CASE("the pipeline runs without a host: check, generate, hash, realize") {
+    TempDir dir("pipeline");
+    Registry registry;
+    register_core_builtins(registry);
+    const Logger logger;
+    const ArtifactCache cache(dir.path / "cache");
+    const pipeline::Pipeline p(registry, cache, logger);
+    const pipeline::CheckedModule checked = p.check(pipeline::ModuleSource::from_text("saxpy", saxpy));
+    CHECK(checked.referenced_owners().empty());
+    const ResolvedBuildOptions options = resolve(EffectiveBuildOptions{});
+    const std::vector<pipeline::GeneratedModule> generated = p.generate(checked, options, {Target::cpu()}, {});
+    REQUIRE(generated.size() == 1);
+    CHECK(generated[0].hash.size() == 64);
+    const pipeline::Artifact compiled = p.realize(generated[0]);
+    const pipeline::Artifact cached = p.realize(generated[0]);
+    CHECK_FALSE(compiled.from_cache);
+    CHECK(cached.from_cache);
+    CHECK(cached.bytes == compiled.bytes);
+    REQUIRE(compiled.kernels.size() == 1);
+    CHECK(compiled.kernels[0].name == "saxpy");
+    // Another name is another module.
+    pipeline::ModuleSource renamed = pipeline::ModuleSource::from_text("saxpy2", saxpy);
+    CHECK(p.generate(p.check(renamed), options, {Target::cpu()}, {})[0].hash != generated[0].hash);
+}
