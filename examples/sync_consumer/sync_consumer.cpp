@@ -16,8 +16,8 @@
 //   sync_consumer [frames]
 #include "weft/host/compiled_module.hpp"
 #include "weft/host/cuda_module.hpp"
-#include "weft/host/cuda_stream.hpp"
-#include "weft/host/egl_sync.hpp"
+#include "weft/cuda/cuda_stream.hpp"
+#include "weft/egl/egl_sync.hpp"
 #include "weft/host/host.hpp"
 #include "weft/runtime/stream.hpp"
 #include "weft/runtime/sync.hpp"

@@ -3,7 +3,7 @@
 // under EGL_PLATFORM=surfaceless (that case sets it before creating the
 // display). libEGL missing altogether is reported as a skip with the loader's
 // reason; CI installs it, so there these cases run.
-#include "weft/host/egl_sync.hpp"
+#include "weft/egl/egl_sync.hpp"
 #include "weft/runtime/stream.hpp"
 #include "weft/runtime/sync.hpp"
 

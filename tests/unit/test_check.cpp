@@ -1,7 +1,7 @@
 #include "test_support.hpp"
 
 #include "weft/backend/cuda.hpp"
-#include "weft/host/check.hpp"
+#include "weft/check/check.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // weft-plugin-probe: the process `weft plugin check --isolate` loads each
 // plugin in, so a plugin that crashes or ends the process is reported rather
 // than fatal. Installed next to `weft`; not meant to be run by hand.
-#include "weft/host/check.hpp"
+#include "weft/check/check.hpp"
 
 // A plugin that crashes must kill this process by its signal, which the parent
 // reports ("crashed with signal 11"). In sanitizer builds AddressSanitizer would

@@ -1,7 +1,7 @@
 // `weft plugin list|inspect|check`.
 #include "commands.hpp"
 
-#include "weft/host/check.hpp"
+#include "weft/check/check.hpp"
 #include "weft/support/error.hpp"
 #include "weft/host/host.hpp"
 #include "weft/registry/registry.hpp"

@@ -6,7 +6,7 @@
 #include "weft/host/compiled_module.hpp"
 
 #include "host_access.hpp"
-#include "kernel_lookup.hpp"
+#include "runtime/kernel_lookup.hpp"
 #include "weft/backend/cpu_compiler.hpp"
 #include "weft/host/cuda_module.hpp"
 #include "weft/host/host.hpp"

@@ -1,8 +1,8 @@
 #include "weft/host/host.hpp"
 
-#include "cuda_internal.hpp"
 #include "host_access.hpp"
 #include "loader_internal.hpp"
+#include "weft/cuda/cuda_module.hpp"
 #include "weft/host/cuda_module.hpp"
 #include "weft/host/search_path.hpp"
 #include "weft/support/error.hpp"
@@ -353,7 +353,7 @@ LoadReport Host::Impl::load_all(std::vector<PluginManifest> roots, std::vector<P
 Host::Host(HostOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
     if (impl_->options.core_builtins) register_core_builtins(impl_->registry);
     // Arrays and streams on CUDA devices work once a host exists (no driver is loaded here).
-    detail::install_cuda_runtime();
+    install_cuda_runtime();
 }
 
 Host::~Host() = default;

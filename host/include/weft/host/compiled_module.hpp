@@ -70,12 +70,6 @@ private:
     std::shared_ptr<const Impl> impl_;
 };
 
-/// A failed launch: arguments that do not fit, or failed expectations.
-class LaunchError : public UserError {
-public:
-    using UserError::UserError;
-};
-
 /// A kernel module loaded on a device (Host::load_module). A handle: cheap to
 /// copy, and the module's code stays loaded while a handle or one of its
 /// kernels exists. Loading an unchanged module again gives the same module

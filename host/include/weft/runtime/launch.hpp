@@ -12,6 +12,7 @@
 #include "weft/registry/types.hpp"
 #include "weft/runtime/kernel_arg.hpp"
 #include "weft/runtime/thread_pool.hpp"
+#include "weft/support/error.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +24,12 @@
 namespace weft {
 
 struct launch_t; // weft/rt/array.h
+
+/// A failed launch, on any device: arguments that do not fit, or failed checks.
+class LaunchError : public UserError {
+public:
+    using UserError::UserError;
+};
 
 /// A kernel's CPU entry point.
 using CpuEntry = void (*)(const launch_t *launch, void *const *args, long long begin, long long end);

@@ -4,7 +4,7 @@
 // that enqueued it. On the CPU a stream is an in-order work queue drained by
 // one worker thread of its own (a kernel launched on it still spreads over
 // the host's thread pool); on CUDA it is a driver stream (the host layer's
-// weft/host/cuda_stream.hpp makes one). Work given no stream keeps weft's
+// weft/cuda/cuda_stream.hpp makes one). Work given no stream keeps weft's
 // synchronous behaviour: it has finished when the call returns.
 //
 // An Event marks a point in a stream: record(stream) captures "all work

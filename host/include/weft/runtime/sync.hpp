@@ -15,7 +15,7 @@
 // - Destroying it while client waits or stream waits block on it flags it
 //   for deletion; it is deleted when the last of them ends.
 //
-// weft/host/egl_sync.hpp creates the real EGLSync from a CUDA event on an
+// weft/egl/egl_sync.hpp creates the real EGLSync from a CUDA event on an
 // EGL display that has the extension.
 #pragma once
 

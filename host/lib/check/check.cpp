@@ -1,4 +1,4 @@
-#include "weft/host/check.hpp"
+#include "weft/check/check.hpp"
 
 #include "weft/backend/cuda.hpp"
 #include "weft/build/target.hpp"

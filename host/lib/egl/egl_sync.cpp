@@ -1,7 +1,7 @@
 // The EGL bridge over libEGL loaded with dlopen. EGL's types are spelled out
 // (EGLDisplay and EGLSync are pointers, EGLAttrib is intptr_t, EGLTime is
 // 64-bit) so that no EGL header is needed: Debian's may predate the tokens.
-#include "weft/host/egl_sync.hpp"
+#include "weft/egl/egl_sync.hpp"
 
 #include "weft/backend/cuda.hpp"
 

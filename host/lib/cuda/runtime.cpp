@@ -1,10 +1,12 @@
 // CUDA's DeviceRuntime: device memory and copies for weft::Array, driver
 // streams for weft::Stream. Every call works in the device's primary context.
-#include "cuda_internal.hpp"
+#include "internal.hpp"
 
+#include "weft/cuda/cuda_module.hpp"
 #include "weft/runtime/device.hpp"
+#include "weft/support/error.hpp"
 
-namespace weft::detail {
+namespace weft::cuda {
 
 namespace {
 
@@ -13,9 +15,9 @@ backend::CudaDevicePtr address(const void *p) { return reinterpret_cast<backend:
 class CudaDeviceRuntime final : public DeviceRuntime {
 public:
     void *allocate(int ordinal, std::size_t bytes) override {
-        use_cuda_device(ordinal);
+        use_device(ordinal);
         if (bytes == 0) return nullptr;
-        backend::CudaDriver &d = cuda_driver();
+        backend::CudaDriver &d = driver();
         const backend::CudaDevicePtr p = d.mem_alloc(bytes); // 256-byte aligned
         try {
             d.memset_d8(p, 0, bytes);
@@ -31,8 +33,8 @@ public:
 
     void release(int ordinal, void *p) noexcept override {
         try {
-            use_cuda_device(ordinal);
-            cuda_driver().mem_free(address(p));
+            use_device(ordinal);
+            driver().mem_free(address(p));
         } catch (...) {
             // At exit the driver may be shutting down; nothing to report to.
         }
@@ -40,8 +42,8 @@ public:
 
     void copy(int ordinal, void *dst, const void *src, std::size_t bytes, Copy kind, StreamBackend *stream) override {
         if (bytes == 0) return;
-        use_cuda_device(ordinal);
-        backend::CudaDriver &d = cuda_driver();
+        use_device(ordinal);
+        backend::CudaDriver &d = driver();
         if (stream && stream->device() != Device::cuda(ordinal))
             throw UserError("copy: the stream is on " + stream->device().name() + ", the array on cuda:" +
                             std::to_string(ordinal));
@@ -66,15 +68,17 @@ public:
     }
 
     std::unique_ptr<StreamBackend> make_stream(int ordinal, bool non_blocking) override {
-        return make_cuda_stream_backend(ordinal, non_blocking);
+        return make_stream_backend(ordinal, non_blocking);
     }
 };
 
 } // namespace
 
+} // namespace weft::cuda
+
+namespace weft {
 void install_cuda_runtime() {
-    static CudaDeviceRuntime runtime; // lives as long as the process, as install_device_runtime needs
+    static cuda::CudaDeviceRuntime runtime; // lives as long as the process, as install_device_runtime needs
     install_device_runtime(Device::Kind::Cuda, runtime);
 }
-
-} // namespace weft::detail
+} // namespace weft

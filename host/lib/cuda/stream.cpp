@@ -1,11 +1,11 @@
 // weft::Stream on CUDA: a CudaStream, and one fresh CudaEvent per record as
 // the fence of that record (see cuda_stream.hpp for why).
-#include "weft/host/cuda_stream.hpp"
+#include "weft/cuda/cuda_stream.hpp"
 
-#include "cuda_internal.hpp"
+#include "internal.hpp"
 
 #include "weft/backend/cuda.hpp"
-#include "weft/host/cuda_module.hpp"
+#include "weft/cuda/cuda_module.hpp"
 #include "weft/support/error.hpp"
 
 #include <algorithm>
@@ -127,10 +127,10 @@ private:
 
 } // namespace
 
-std::unique_ptr<StreamBackend> detail::make_cuda_stream_backend(int device, bool non_blocking) {
+std::unique_ptr<StreamBackend> cuda::make_stream_backend(int device, bool non_blocking) {
     return std::make_unique<CudaStreamBackend>(device, non_blocking);
 }
 
-Stream make_cuda_stream(int device, bool non_blocking) { return Stream(detail::make_cuda_stream_backend(device, non_blocking)); }
+Stream make_cuda_stream(int device, bool non_blocking) { return Stream(cuda::make_stream_backend(device, non_blocking)); }
 
 } // namespace weft

@@ -1,0 +1,234 @@
+// The CUDA runtime layer: modules loaded from CUBIN or PTX images with the
+// driver, their kernels (launches, attributes, occupancy), raw streams and
+// events, and CUDA's DeviceRuntime (memory and streams for weft::Array and
+// weft::Stream). Building the images is the pipeline's job and choosing them
+// the host's (weft/host/cuda_module.hpp); applications use weft::Host,
+// weft::Array, weft::Kernel and weft::Stream, which serve every device.
+//
+// Everything here goes through backend::CudaDriver (libcuda.so.1, loaded with
+// dlopen on first use). Without a driver or device every entry point throws
+// BackendError "CUDA driver not available: <reason>"; nothing here runs at
+// static initialization, so the CPU path is unaffected. A failing driver call
+// throws backend::CudaDriverError, whose message names the call.
+//
+// Contexts: every call works in the device's primary context, retained on
+// first use of that device and kept for the life of the process; each call
+// makes it current on the calling thread.
+//
+// Launches are asynchronous (on the given stream, else the legacy default
+// stream, with which the copies here synchronize). CudaModule::synchronize()
+// waits for the device and reports failed expect_* checks.
+#pragma once
+
+#include "weft/backend/cuda.hpp"
+#include "weft/registry/types.hpp"
+#include "weft/runtime/array.hpp"
+#include "weft/runtime/kernel_arg.hpp"
+#include "weft/runtime/launch.hpp"
+#include "weft/runtime/stream.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace weft {
+
+class CudaModule;
+
+/// What a CUDA image holds and how it was built, for CudaModule::load.
+struct CudaImage {
+    /// A kernel as the code generator described it.
+    struct Kernel {
+        std::string name;
+        std::string symbol;
+        std::vector<KernelParam> params;
+        int tid_dims = 0;
+        bool external = false; // entry_point_abi='external_constant_params': never launched by weft
+    };
+    std::string module;
+    std::string hash;
+    int device = 0;
+    int arch = 0;           // the architecture compiled for
+    std::string kind;       // "cubin" or "ptx"
+    std::string bytes;      // the image (PTX without a trailing NUL is fine)
+    std::filesystem::path artifact_path;
+    std::filesystem::path generated_source_path;
+    bool from_cache = false;
+    std::string origin;     // the source file, for messages
+    std::vector<Kernel> kernels;
+    /// When the load began (load_ms counts from it); default: when CudaModule::load starts.
+    std::optional<std::chrono::steady_clock::time_point> started;
+};
+
+/// Installs CUDA's DeviceRuntime for Array and Stream (cheap: no driver is
+/// loaded until used). Every weft::Host does it when it is created.
+void install_cuda_runtime();
+
+/// The number of CUDA devices; 0 without a driver (never throws).
+int cuda_device_count() noexcept;
+/// Why CUDA cannot be used here ("" when a driver sees at least one device).
+std::string cuda_unavailable_reason();
+/// Compute capability * 10 of device `device` (e.g. 90). Throws BackendError
+/// without a driver and UserError for a device index the driver does not have.
+int cuda_compute_capability(int device);
+
+/// Device arrays are weft::Array on Device::cuda(n) and launch arguments are
+/// weft::KernelArg, as on the CPU; the old names remain as aliases.
+using CudaArg = KernelArg;
+
+/// A CUDA stream (cuStreamCreate) on a device; destroyed with the object.
+class CudaStream {
+public:
+    explicit CudaStream(int device = 0, bool non_blocking = false);
+    ~CudaStream();
+    CudaStream(const CudaStream &) = delete;
+    CudaStream &operator=(const CudaStream &) = delete;
+
+    int device() const { return device_; }
+    backend::CudaStream handle() const { return stream_; }
+    void synchronize();
+    /// Later work on this stream waits for `event` (cuStreamWaitEvent, this device's context current).
+    void wait_event(backend::CudaEvent event);
+
+private:
+    int device_;
+    backend::CudaStream stream_ = nullptr;
+};
+
+/// A CUDA event (cuEventCreate) on a device, with timing unless disabled.
+class CudaEvent {
+public:
+    explicit CudaEvent(int device = 0, bool timing = true);
+    ~CudaEvent();
+    CudaEvent(const CudaEvent &) = delete;
+    CudaEvent &operator=(const CudaEvent &) = delete;
+
+    /// Records on `stream` (nullptr: the legacy default stream).
+    void record(CudaStream *stream = nullptr);
+    /// True when the work before the record has completed.
+    bool query();
+    void synchronize();
+    /// Milliseconds from `start` to `end` (both recorded and completed; both timing).
+    static float elapsed_ms(const CudaEvent &start, const CudaEvent &end);
+
+    int device() const { return device_; }
+    backend::CudaEvent handle() const { return event_; }
+
+private:
+    int device_;
+    backend::CudaEvent event_ = nullptr;
+};
+
+/// An entry point of a loaded CUDA module, by its symbol.
+class CudaEntry {
+public:
+    const std::string &symbol() const { return symbol_; }
+    backend::CudaFunction handle() const { return function_; }
+    /// Registers, static shared / const / local bytes, max threads per block, PTX and binary versions.
+    backend::CudaFunctionAttributes attributes() const;
+    /// The block size with the best occupancy (cuOccupancyMaxPotentialBlockSize, no dynamic shared memory).
+    int suggested_block_size() const;
+
+private:
+    friend class CudaModule;
+    friend class CudaKernel;
+    int device_ = 0;
+    std::string symbol_;
+    backend::CudaFunction function_ = nullptr;
+};
+
+/// A kernel of a loaded CUDA module. Cheap to copy; valid while its module is loaded.
+class CudaKernel {
+public:
+    const std::string &name() const;
+    /// The extern "C" entry symbol ("<mangled>_cuda", or the name= of an external entry).
+    const std::string &symbol() const;
+    const std::vector<KernelParam> &params() const;
+    /// entry_point_abi='external_constant_params': launched by an external runtime, never by weft.
+    bool external() const;
+
+    /// Launches over `dim` (1 to 4 dimensions) with `args` in parameter order,
+    /// asynchronously on `stream` (nullptr: the legacy default stream).
+    /// `block_size` threads per block (0: suggested_block_size()); the grid is
+    /// ceil(size / block) blocks, at most 32 per multiprocessor (the kernel's
+    /// grid-stride loop covers the rest). Arguments are checked and packed by
+    /// weft::pack_args, as on the CPU; arrays must be on the module's device.
+    /// Throws LaunchError for bad arguments or an external kernel.
+    void launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args, int block_size = 256,
+                CudaStream *stream = nullptr) const;
+    /// The same on a weft::Stream of the module's device (Stream(Device)).
+    /// The argument bytes are copied by the driver at the call; device arrays
+    /// need not outlive it (freeing device memory waits for the device's work).
+    void launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args, Stream &stream,
+                int block_size = 256) const;
+
+    const CudaEntry &function() const;
+    backend::CudaFunctionAttributes attributes() const { return function().attributes(); }
+    int suggested_block_size() const { return function().suggested_block_size(); }
+
+    struct Impl;
+
+private:
+    friend class CudaModule;
+    void launch_on(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args, int block_size,
+                   backend::CudaStream stream) const;
+    std::shared_ptr<const Impl> impl_;
+};
+
+/// A module loaded on a CUDA device (cuModuleLoadData of the CUBIN, else the
+/// PTX); unloaded with the object.
+class CudaModule {
+public:
+    ~CudaModule();
+    CudaModule(const CudaModule &) = delete;
+    CudaModule &operator=(const CudaModule &) = delete;
+
+    const std::string &name() const;
+    /// The module hash of the target loaded (its CUBIN or PTX).
+    const std::string &hash() const;
+    /// The artifact came from the cache (or an AOT directory): nothing compiled.
+    bool from_cache() const;
+    /// The CUDA C++ compiled, for reference in diagnostics.
+    const std::filesystem::path &generated_source_path() const;
+    int device() const;
+    /// Compute capability * 10 of the device (the arch compiled for, unless PTX of an older arch was used).
+    int arch() const;
+    /// "cubin" or "ptx": what was loaded.
+    const std::string &image_kind() const;
+    /// The artifact file in the cache that was loaded.
+    const std::filesystem::path &artifact_path() const;
+    double load_ms() const;
+
+    std::vector<std::string> kernel_names() const;
+    /// Throws UserError naming the module's kernels when there is no such kernel.
+    CudaKernel kernel(std::string_view name) const;
+    /// Any entry point by symbol (external entries included); CudaDriverError when absent.
+    CudaEntry function(const std::string &symbol) const;
+    backend::CudaModule handle() const;
+
+    /// Waits for all work on the module's device (cuCtxSynchronize) and throws
+    /// LaunchError when expect_* checks of this module failed since the last call
+    /// (the counter is reset).
+    void synchronize() const;
+
+    /// Loads `image` in its device's primary context (cuModuleLoadData) and
+    /// finds every kernel's entry. CudaDriverError when the driver rejects the
+    /// image; UserError naming kernel, symbol and artifact when an entry is
+    /// missing (an artifact built from another version of the source).
+    static std::shared_ptr<CudaModule> load(const CudaImage &image);
+
+    struct Impl;
+    explicit CudaModule(std::unique_ptr<Impl> impl);
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace weft

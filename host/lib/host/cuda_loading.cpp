@@ -1,0 +1,198 @@
+// CUDA modules through the build pipeline: the CUBIN for the device's
+// architecture when NVRTC can build it and the driver loads it, else PTX; or
+// an AOT directory's artifact. The kernel list comes from the same pipeline
+// run that produced the artifact, so it is exactly what the artifact holds.
+#include "weft/host/cuda_module.hpp"
+
+#include "host_access.hpp"
+#include "weft/backend/cuda.hpp"
+#include "weft/host/host.hpp"
+#include "weft/support/error.hpp"
+#include "weft/support/file.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+
+namespace weft {
+
+namespace fs = std::filesystem;
+using backend::CudaDriver;
+using backend::CudaDriverError;
+
+namespace {
+
+/// An AOT artifact: a regular file, bounded (CUBIN and PTX images are megabytes, not gigabytes).
+std::string read_artifact(const fs::path &path) { return read_input_file(path, std::uintmax_t{1} << 30, "CUDA artifact"); }
+
+/// "nvrtc 13.0" -> 13000 (cuDriverGetVersion's form); 0 when unparsable.
+int nvrtc_version_number() {
+    const std::string v = backend::nvrtc_version();
+    const std::size_t space = v.find(' ');
+    if (space == std::string::npos) return 0;
+    int major = 0, minor = 0;
+    if (std::sscanf(v.c_str() + space + 1, "%d.%d", &major, &minor) < 1) return 0;
+    return major * 1000 + minor * 10;
+}
+
+
+/// The image of `artifact` on `device`, with the kernels the generator described.
+CudaImage image_of(const pipeline::Artifact &artifact, const std::vector<codegen::KernelEntry> &kernels, int device,
+                   const std::string &origin) {
+    CudaImage image;
+    image.module = artifact.module;
+    image.hash = artifact.hash;
+    image.device = device;
+    image.arch = artifact.target.arch;
+    image.kind = artifact.target.output == Target::Output::Cubin ? "cubin" : "ptx";
+    image.bytes = artifact.bytes;
+    image.artifact_path = artifact.path;
+    image.generated_source_path = artifact.generated_source_path;
+    image.from_cache = artifact.from_cache;
+    image.origin = origin;
+    for (const codegen::KernelEntry &e : kernels) {
+        CudaImage::Kernel k;
+        k.name = e.name;
+        k.symbol = e.symbol;
+        for (const auto &[name, type] : e.params) k.params.push_back({name, type});
+        k.tid_dims = e.tid_dims;
+        k.external = e.abi == kernel::ir::EntryPointAbi::ExternalConstantParams;
+        image.kernels.push_back(std::move(k));
+    }
+    return image;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------
+// Loading
+
+namespace {
+
+/// The device's compute capability, with the driver and device checked.
+int device_arch(int device) { return cuda_compute_capability(device); }
+
+/// The CUBIN for the device's architecture when NVRTC can build it and the
+/// driver loads it, else PTX for the newest architecture NVRTC knows up to
+/// the device's (the driver JIT-compiles it). One front-end run for both.
+std::shared_ptr<CudaModule> load_built(Host &host, pipeline::ModuleSource source, int device,
+                                       const ModuleLoadOptions &options) {
+    using detail::HostAccess;
+    const auto t0 = std::chrono::steady_clock::now();
+    const int cc = device_arch(device);
+    const std::vector<int> archs = backend::nvrtc_supported_archs();
+    const bool cubin_possible = std::find(archs.begin(), archs.end(), cc) != archs.end();
+    int ptx_arch = 0;
+    for (int a : archs)
+        if (a <= cc) ptx_arch = a;
+
+    HostAccess::check_claim(host, source);
+    const pipeline::Pipeline &pipeline = HostAccess::pipeline(host);
+    detail::PreparedModule prepared = detail::prepare_module(host, std::move(source), options);
+    const pipeline::ModuleSource &src = prepared.checked.source;
+    std::vector<Target> targets;
+    if (cubin_possible) targets.push_back(Target::cuda_cubin(cc));
+    if (ptx_arch) targets.push_back(Target::cuda_ptx(ptx_arch));
+    if (targets.empty())
+        throw backend::BackendError("cuda:" + std::to_string(device) + " (sm_" + std::to_string(cc) + "): " +
+                                    backend::nvrtc_version() + " has no architecture up to this one to compile for");
+    const std::vector<pipeline::GeneratedModule> generated =
+        pipeline.generate(prepared.checked, prepared.options, targets, options);
+    std::vector<std::string> hashes;
+    for (const pipeline::GeneratedModule &g : generated) hashes.push_back(g.hash);
+    // An unchanged module is the loaded one.
+    if (std::shared_ptr<CudaModule> kept = HostAccess::find_cuda(host, src.name, device, hashes)) return kept;
+
+    std::string cubin_error;
+    std::shared_ptr<CudaModule> module;
+    if (cubin_possible) {
+        const pipeline::Artifact artifact = pipeline.realize(generated.front());
+        CudaImage image = image_of(artifact, generated.front().source.kernels, device, src.display_name());
+        image.started = t0;
+        try {
+            module = CudaModule::load(image);
+        } catch (const CudaDriverError &e) {
+            cubin_error = e.what();
+        }
+    } else {
+        cubin_error = backend::nvrtc_version() + " cannot compile for sm_" + std::to_string(cc);
+    }
+    if (!module) {
+        if (ptx_arch == 0)
+            throw backend::BackendError("cuda:" + std::to_string(device) + " (sm_" + std::to_string(cc) + "): " +
+                                        cubin_error + ", and " + backend::nvrtc_version() +
+                                        " has no older architecture to compile PTX for");
+        const int driver_version = CudaDriver::instance().driver_version();
+        const int needed = nvrtc_version_number();
+        if (driver_version < needed)
+            throw backend::BackendError(
+                "cuda:" + std::to_string(device) + ": " + cubin_error + "; PTX from " + backend::nvrtc_version() +
+                " needs a CUDA driver of version " + std::to_string(needed / 1000) + "." +
+                std::to_string(needed % 1000 / 10) + " or newer, this one is " + std::to_string(driver_version / 1000) +
+                "." + std::to_string(driver_version % 1000 / 10));
+        const pipeline::Artifact artifact = pipeline.realize(generated.back());
+        CudaImage image = image_of(artifact, generated.back().source.kernels, device, src.display_name());
+        image.started = t0;
+        try {
+            module = CudaModule::load(image);
+        } catch (const CudaDriverError &e) {
+            throw CudaDriverError(e.call(), e.result(),
+                                  "module '" + src.name + "' on cuda:" + std::to_string(device) +
+                                      ": the CUBIN did not load (" + cubin_error + ") and the PTX did not either: " +
+                                      e.what());
+        }
+    }
+    return HostAccess::keep_cuda(host, src, std::move(module));
+}
+
+/// An AOT artifact from `dir`; the pipeline generates (compiles nothing) for
+/// the kernel list and the hash of the target found.
+std::shared_ptr<CudaModule> load_from_directory(Host &host, const fs::path &file, const fs::path &dir, int device) {
+    using detail::HostAccess;
+    const auto t0 = std::chrono::steady_clock::now();
+    const int cc = device_arch(device);
+    pipeline::ModuleSource source = pipeline::ModuleSource::from_file(file);
+    HostAccess::check_claim(host, source);
+    const fs::path path = find_aot_artifact(dir, source.name, cc); // UserError listing every path tried
+    const Target target = Target::parse(path.stem().extension().string().substr(1));
+    detail::PreparedModule prepared = detail::prepare_module(host, std::move(source), {});
+    const pipeline::GeneratedModule generated =
+        HostAccess::pipeline(host).generate(prepared.checked, prepared.options, {target}, {}).front();
+    pipeline::Artifact artifact;
+    artifact.module = generated.module;
+    artifact.target = target;
+    artifact.hash = generated.hash;
+    artifact.bytes = read_artifact(path);
+    artifact.path = path;
+    artifact.from_cache = true; // nothing compiled
+    CudaImage image = image_of(artifact, generated.source.kernels, device, prepared.checked.source.display_name());
+    image.started = t0;
+    std::shared_ptr<CudaModule> module;
+    try {
+        module = CudaModule::load(image);
+    } catch (const CudaDriverError &e) {
+        throw CudaDriverError(e.call(), e.result(),
+                              "module '" + generated.module + "' on cuda:" + std::to_string(device) + " from " +
+                                  path.string() + ": " + e.what());
+    }
+    return HostAccess::keep_cuda(host, prepared.checked.source, std::move(module));
+}
+
+} // namespace
+
+std::shared_ptr<CudaModule> detail::load_cuda(Host &host, pipeline::ModuleSource source, int device,
+                                              const ModuleLoadOptions &options) {
+    return load_built(host, std::move(source), device, options);
+}
+
+CudaModule &load_cuda_module(Host &host, const fs::path &file, int device, ModuleLoadOptions options) {
+    std::string name = options.name;
+    return *load_built(host, pipeline::ModuleSource::from_file(file, std::move(name)), device, options);
+}
+
+CudaModule &load_aot(Host &host, const fs::path &file, const fs::path &dir, int device) {
+    return *load_from_directory(host, file, dir, device);
+}
+
+} // namespace weft
