@@ -6,35 +6,20 @@ cmake_minimum_required(VERSION 3.20)
 #    <prefix>/lib/weft/plugins without WEFT_PLUGIN_PATH or --plugin-path;
 #  - the SDK's example plugin project builds out of tree with find_package,
 #    keeps its copied header current after an edit, loads, compiles its kernel
-#    with the installed `weft build`, and installs beside the bundled plugins.
+#    with the installed `weft build`, and installs beside the bundled plugins,
+#    where `weft build --plugin example_tint` finds it by name.
 # Inputs: BUILD_DIR, WORK_DIR, GENERATOR, C_COMPILER, CXX_COMPILER.
+include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
-# The machine's own plugin directories and variables must not leak in.
-unset(ENV{WEFT_PLUGIN_PATH})
-unset(ENV{WEFT_PLUGIN_SYSTEM_PATH})
-set(ENV{XDG_DATA_HOME} ${WORK_DIR}/xdg-data)
-set(ENV{WEFT_CACHE_DIR} ${WORK_DIR}/cache)
-
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
-  endif()
-  set(last_output "${out}" PARENT_SCOPE)
-endfunction()
-function(expect text regex)
-  if(NOT text MATCHES "${regex}")
-    message(FATAL_ERROR "expected output matching '${regex}', got:\n${text}")
-  endif()
-endfunction()
+isolate_from_machine(${WORK_DIR})
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 
 include(GNUInstallDirs)
 set(plugins ${prefix}/${CMAKE_INSTALL_LIBDIR}/weft/plugins)
 foreach(f bin/weft
-          ${CMAKE_INSTALL_LIBDIR}/weft/libweft.a
+          ${CMAKE_INSTALL_LIBDIR}/libweft.so
           include/weft/plugin.h include/weft/plugin.hpp include/weft/callable.h include/weft/host/host.hpp
           ${CMAKE_INSTALL_LIBDIR}/cmake/WeftPluginSDK/WeftPluginSDKConfig.cmake
           share/weft/plugin-example/CMakeLists.txt share/weft/plugin-example/tint_kernel.py)
@@ -60,6 +45,9 @@ run(${weft} plugin list)
 expect("${last_output}" "colors +1\\.0\\.0 +1 +Linear RGB.*philox +1\\.0\\.0 .*2 plugins on the search path")
 run(${weft} plugin check)
 expect("${last_output}" "ok +colors.*ok +philox.*2 plugins: 2 ok, 0 failed, 0 conflicts")
+# An installed plugin is named as `plugin list` shows it.
+run(${weft} plugin inspect philox)
+expect("${last_output}" "plugin philox 1\\.0\\.0.*philox_uniform\\(seed: uint64, counter: uint64\\) -> float32")
 
 # The example, copied as a vendor would, built against the installed prefix only.
 set(src ${WORK_DIR}/example)
@@ -91,4 +79,6 @@ foreach(f libexample_tint.so plugin.toml include/example_tint.h)
 endforeach()
 run(${weft} plugin list)
 expect("${last_output}" "colors .*example_tint +1\\.0\\.0 .*philox .*3 plugins on the search path")
+run(${weft} build ${src}/tint_kernel.py --plugin example_tint --target cpu)
+expect("${last_output}" "artifacts/cpu\\.[0-9a-f]+\\.bin")
 message(STATUS "installed weft lists its plugins; the SDK example builds, loads and compiles its kernel")

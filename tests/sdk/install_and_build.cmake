@@ -1,15 +1,9 @@
 cmake_minimum_required(VERSION 3.20)
 # Installs the plugin SDK component alone, builds tests/sdk/consumer against
 # that install, and loads the result with `weft plugin inspect`.
+include(${CMAKE_CURRENT_LIST_DIR}/../install/common.cmake)
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
-  endif()
-  set(last_output "${out}" PARENT_SCOPE)
-endfunction()
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --component sdk --prefix ${prefix})
 # The SDK is a C header, a C++ header and a CMake package: nothing of the host.

@@ -274,6 +274,18 @@ TEST_CASE("load_by_name finds a plugin on the search path") {
                Catch::Contains("plugin 'nope': not found on the search path"));
 }
 
+TEST_CASE("a plugin not found by name lists every directory searched, in order") {
+    HostOptions o = test_host_options();
+    o.search_path.push_back("/nonexistent/weft-plugins");
+    Host host(o);
+    CHECK(message_of<PluginError>([&] { host.load_by_name("nope"); }) ==
+          "plugin 'nope': not found on the search path; searched:\n  " + std::string(WEFT_TEST_PLUGIN_DIR) +
+              "\n  /nonexistent/weft-plugins (no such directory)");
+    o.search_path.clear();
+    CHECK(message_of<PluginError>([&] { Host(o).load_by_name("nope"); }) ==
+          "plugin 'nope': not found on the search path; the search path is empty");
+}
+
 TEST_CASE("WEFT_PLUGIN_PATH feeds the search path") {
     setenv("WEFT_PLUGIN_PATH", (std::string(WEFT_TEST_PLUGIN_DIR) + "::/nonexistent").c_str(), 1);
     HostOptions o;

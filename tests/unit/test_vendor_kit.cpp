@@ -417,6 +417,18 @@ TEST_CASE("the plugin author guide's code blocks are the files the build compile
         CHECK(std::find(paths.begin(), paths.end(), expected) != paths.end());
 }
 
+TEST_CASE("the README's embedding example is the application install.embedding builds and runs") {
+    const fs::path root = WEFT_SOURCE_DIR;
+    std::vector<std::string> paths;
+    for (const auto &[path, text] : marked_blocks(read_text(root / "README.md"))) {
+        paths.push_back(path);
+        INFO("README.md block for " << path);
+        CHECK(text == read_text(root / path));
+    }
+    for (const char *expected : {"examples/embedding/CMakeLists.txt", "examples/embedding/main.cpp"})
+        CHECK(std::find(paths.begin(), paths.end(), expected) != paths.end());
+}
+
 TEST_CASE("the guide's kernel runs with the bundled colors plugin") {
     const fs::path cache = fs::temp_directory_path() / "weft_vendor_kit_guide";
     fs::remove_all(cache);

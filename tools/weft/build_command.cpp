@@ -50,7 +50,7 @@ int kernel_build(const KernelBuildOptions &o) {
     std::vector<Target> targets;
     for (const std::string &t : names) targets.push_back(parse_target(t));
     Host host(ho);
-    for (const std::string &p : o.plugins) host.load(p);
+    for (const std::string &p : o.plugins) load_plugin_argument(host, p);
     ModuleLoadOptions mo;
     mo.name = o.name;
     mo.opt_level = o.opt_level;

@@ -88,7 +88,7 @@ int kernel_check(const KernelCheckOptions &o) {
     HostOptions ho;
     for (const std::string &p : o.search_path) ho.search_path.emplace_back(p);
     Host host(ho);
-    for (const std::string &p : o.plugins) host.load(p);
+    for (const std::string &p : o.plugins) load_plugin_argument(host, p);
 
     kernel::FrontendOptions fo;
     fo.error_limit = o.error_limit;

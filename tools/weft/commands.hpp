@@ -5,7 +5,18 @@
 #include <string>
 #include <vector>
 
+namespace weft {
+class Host;
+struct LoadedPlugin;
+} // namespace weft
+
 namespace weft::cli {
+
+/// Loads a plugin named on the command line (`--plugin`, `plugin inspect`): a
+/// bare plugin name (an identifier) that names nothing in the current directory
+/// is looked up on the search path, so installed plugins are named as `weft
+/// plugin list` shows them; anything else is a manifest, directory or library path.
+const LoadedPlugin &load_plugin_argument(Host &host, const std::string &argument);
 
 /// How JSON on stdout treats strings that are not UTF-8 (file names, plugin
 /// text): replaced by U+FFFD, so a report is never lost to one bad name.

@@ -28,7 +28,9 @@ int main(int argc, char **argv) {
 
     CLI::App *inspect = plugin->add_subcommand("inspect", "Load one plugin and show everything it registers");
     add_common(inspect);
-    inspect->add_option("path", plugin_opts.paths, "Plugin manifest, directory or library")->required()->expected(1);
+    inspect->add_option("plugin", plugin_opts.paths, "Plugin manifest, directory or library, or a name on the search path")
+        ->required()
+        ->expected(1);
 
     CLI::App *check = plugin->add_subcommand("check", "Load plugins together and report every conflict and failure");
     add_common(check);
@@ -56,7 +58,8 @@ int main(int argc, char **argv) {
     weft::cli::KernelCheckOptions check_opts;
     CLI::App *kcheck = app.add_subcommand("check", "Parse and type-check a kernel module; print every diagnostic");
     kcheck->add_option("file", check_opts.file, "Kernel source (.py)")->required();
-    kcheck->add_option("--plugin", check_opts.plugins, "Plugin to load first (manifest, directory or library; repeatable)")
+    kcheck->add_option("--plugin", check_opts.plugins,
+                       "Plugin to load first: manifest, directory or library, or a name on the search path (repeatable)")
         ->allow_extra_args(false); // one value per occurrence: later words stay positional
     kcheck->add_option("--plugin-path", check_opts.search_path, "Directory to search for plugin requirements")
         ->allow_extra_args(false); // one value per occurrence: later words stay positional
@@ -75,7 +78,8 @@ int main(int argc, char **argv) {
     weft::cli::KernelBuildOptions build_opts;
     CLI::App *kbuild = app.add_subcommand("build", "Compile a kernel module ahead of time; print each target's artifact path");
     kbuild->add_option("file", build_opts.file, "Kernel source (.py)")->required();
-    kbuild->add_option("--plugin", build_opts.plugins, "Plugin to load first (repeatable)")
+    kbuild->add_option("--plugin", build_opts.plugins,
+                       "Plugin to load first: manifest, directory or library, or a name on the search path (repeatable)")
         ->allow_extra_args(false); // one value per occurrence: later words stay positional
     kbuild->add_option("--plugin-path", build_opts.search_path, "Directory to search for plugin requirements")
         ->allow_extra_args(false); // one value per occurrence: later words stay positional

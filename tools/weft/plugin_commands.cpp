@@ -4,6 +4,7 @@
 #include "weft/check/check.hpp"
 #include "weft/support/error.hpp"
 #include "weft/host/host.hpp"
+#include "weft/registry/registry.hpp"
 #include "weft/support/version.hpp"
 
 #include <fmt/core.h>
@@ -118,7 +119,25 @@ std::filesystem::path manifest_of_error(const std::vector<std::filesystem::path>
     return best;
 }
 
+bool names_a_path(const std::string &argument) {
+    std::error_code ec;
+    return !is_identifier(argument) || std::filesystem::exists(std::filesystem::symlink_status(argument, ec));
+}
+
+/// The manifest a plugin argument names, for its warnings; empty for a name
+/// that is not found (loading it then says where it was looked for).
+std::filesystem::path manifest_of_argument(const Host &host, const std::string &argument) {
+    if (names_a_path(argument)) return locate_manifest(argument);
+    for (const PluginManifest &m : host.discover().plugins)
+        if (m.name == argument) return m.path;
+    return {};
+}
+
 } // namespace
+
+const LoadedPlugin &load_plugin_argument(Host &host, const std::string &argument) {
+    return names_a_path(argument) ? host.load(argument) : host.load_by_name(argument);
+}
 
 int plugin_list(const PluginOptions &o) {
     Host host(host_options(o));
@@ -154,9 +173,9 @@ int plugin_list(const PluginOptions &o) {
 int plugin_inspect(const PluginOptions &o) {
     Host host(host_options(o));
     // Warnings first: a misspelled key is often why the load below fails.
-    for (const std::string &w : read_manifest(locate_manifest(o.paths.at(0))).warnings)
-        fmt::print(stderr, "weft: warning: {}\n", w);
-    const LoadedPlugin &p = host.load(o.paths.at(0));
+    if (const std::filesystem::path manifest = manifest_of_argument(host, o.paths.at(0)); !manifest.empty())
+        for (const std::string &w : read_manifest(manifest).warnings) fmt::print(stderr, "weft: warning: {}\n", w);
+    const LoadedPlugin &p = load_plugin_argument(host, o.paths.at(0));
     const PluginManifest &m = p.manifest;
 
     if (o.json) {

@@ -401,7 +401,8 @@ const LoadedPlugin &Host::load_by_name(std::string_view name) {
     if (const LoadedPlugin *p = impl_->find(name)) return *p;
     for (const PluginManifest &m : discover().plugins)
         if (m.name == name) return load(m.path);
-    throw PluginError(std::string(name), plugin_label(std::string(name)) + ": not found on the search path");
+    throw PluginError(std::string(name), plugin_label(std::string(name)) + ": not found on the search path; " +
+                                             searched_directories(impl_->search_path));
 }
 
 const LoadedPlugin *Host::plugin(std::string_view name) const { return impl_->find(name); }

@@ -1,13 +1,16 @@
 #include "weft/host/search_path.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <cstdlib>
 #include <string_view>
 #include <system_error>
 
-#ifndef WEFT_PLUGIN_DIR_FROM_BINDIR
-#error "WEFT_PLUGIN_DIR_FROM_BINDIR must be defined by the build (host/CMakeLists.txt)"
+// Both are compiled in: the same object file goes into executables (the CLI,
+// tests) and into libweft.so, and which one applies is known only at run time.
+#if !defined(WEFT_PLUGIN_DIR_FROM_BINDIR) || !defined(WEFT_PLUGIN_DIR_FROM_LIBDIR)
+#error "WEFT_PLUGIN_DIR_FROM_BINDIR and WEFT_PLUGIN_DIR_FROM_LIBDIR must be defined by the build (host/CMakeLists.txt)"
 #endif
 
 namespace weft {
@@ -16,19 +19,25 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// An object of this file, for dladdr to say which loaded file holds this code.
+const char anchor = 0;
 
-/// The file this code was linked into: dladdr names a shared library by its
-/// path, but the main program only by argv[0], which may be relative or a bare
-/// name found through PATH; /proc/self/exe is exact for it.
-fs::path own_binary() {
+/// The installed plugins, relative to the file this code was loaded from: a
+/// shared library (libweft.so, or any library an application linked weft's
+/// static layers into) looks from its own directory, whichever executable
+/// loaded it; an executable (the `weft` tool) looks from bin/.
+fs::path installed_plugin_dir() {
     std::error_code ec;
     Dl_info info{};
-    if (dladdr(reinterpret_cast<void *>(&system_plugin_dir), &info) && info.dli_fname && info.dli_fname[0] == '/') {
-        fs::path p = fs::canonical(info.dli_fname, ec);
-        if (!ec) return p;
+    link_map *map = nullptr;
+    // The main program's link_map has an empty name; dli_fname would be argv[0] there.
+    if (dladdr1(&anchor, &info, reinterpret_cast<void **>(&map), RTLD_DL_LINKMAP) && map && map->l_name &&
+        map->l_name[0]) {
+        const fs::path library = fs::canonical(map->l_name, ec);
+        return ec ? fs::path() : (library.parent_path() / WEFT_PLUGIN_DIR_FROM_LIBDIR).lexically_normal();
     }
-    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? fs::path() : exe;
+    const fs::path exe = fs::canonical("/proc/self/exe", ec);
+    return ec ? fs::path() : (exe.parent_path() / WEFT_PLUGIN_DIR_FROM_BINDIR).lexically_normal();
 }
 
 } // namespace
@@ -54,11 +63,7 @@ fs::path user_plugin_dir() {
 }
 
 fs::path system_plugin_dir() {
-    static const fs::path dir = [] {
-        const fs::path binary = own_binary();
-        if (binary.empty()) return fs::path();
-        return (binary.parent_path() / WEFT_PLUGIN_DIR_FROM_BINDIR).lexically_normal();
-    }();
+    static const fs::path dir = installed_plugin_dir();
     return dir;
 }
 
@@ -68,6 +73,18 @@ std::vector<fs::path> default_plugin_search_path() {
     if (fs::path user = user_plugin_dir(); !user.empty()) out.push_back(std::move(user));
     if (fs::path system = system_plugin_dir(); !system.empty() && (out.empty() || out.back() != system))
         out.push_back(std::move(system));
+    return out;
+}
+
+std::string searched_directories(const std::vector<fs::path> &search_path) {
+    if (search_path.empty()) return "the search path is empty";
+    std::string out = "searched:";
+    for (const fs::path &dir : search_path) {
+        std::error_code ec;
+        const fs::file_status st = fs::status(dir, ec);
+        out += "\n  " + dir.string() +
+               (fs::is_directory(st) ? "" : fs::exists(st) ? " (not a directory)" : " (no such directory)");
+    }
     return out;
 }
 

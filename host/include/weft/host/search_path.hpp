@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -17,10 +18,12 @@ std::vector<std::filesystem::path> split_path_list(std::string_view list);
 /// when neither variable is set (or XDG_DATA_HOME is not absolute and HOME is unset).
 std::filesystem::path user_plugin_dir();
 
-/// The installation's plugin directory, `<prefix>/lib/weft/plugins` for a
-/// binary in `<prefix>/bin`: found from the location of the executable or shared
-/// library libweft is linked into, so a relocated installation still finds its
-/// plugins. The relative path from the binary's directory is fixed when weft is
+/// The installation's plugin directory, `<prefix>/lib/weft/plugins`, found from
+/// the file weft's code was loaded from, so a relocated installation still
+/// finds its plugins: from a shared library (libweft.so in `<prefix>/lib`) it
+/// is relative to the library's directory, whichever executable loaded it;
+/// from an executable weft is linked into (the `weft` tool in `<prefix>/bin`),
+/// relative to the executable's. Both relative paths are fixed when weft is
 /// configured (GNUInstallDirs' BINDIR and LIBDIR). Empty when the location is unknown.
 std::filesystem::path system_plugin_dir();
 
@@ -28,5 +31,10 @@ std::filesystem::path system_plugin_dir();
 /// system_plugin_dir() (each only when known). WEFT_PLUGIN_SYSTEM_PATH, when set,
 /// replaces both with its ':'-separated directories (empty: no defaults).
 std::vector<std::filesystem::path> default_plugin_search_path();
+
+/// For an error about a plugin that is not found: "searched:" and each
+/// directory on its own line, in order, those that do not exist marked, so a
+/// user sees at once whether the directory they expected was looked at.
+std::string searched_directories(const std::vector<std::filesystem::path> &search_path);
 
 } // namespace weft
