@@ -84,7 +84,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 50; ++i)
         inputs.referenced_builtins.push_back(host.registry().overloads("bench_f" + std::to_string(i))[0]);
 
-    weft::Module &module = host.module("bench");
+    weft::ModuleSettings &module = host.module("bench");
     std::vector<double> hash_ms, sha256sum_ms, raw_ms;
     const std::string command = "sha256sum" + files + " > /dev/null";
     for (int k = 0; k < repeat; ++k) {

@@ -85,7 +85,7 @@ weft::Type native_type(const weft::Host &host, const char *name) {
 weft::CompiledModule load(weft::Host &host, const fs::path &file, int &compiled, int &cached) {
     weft::CompiledModule m = host.load_module(file);
     (m.from_cache() ? cached : compiled)++;
-    const weft::Module *module = host.find_module(m.name());
+    const weft::ModuleSettings *module = host.find_module(m.name());
     std::printf("\nmodule %s (plugins: %s): %s in %.1f ms, hash %s\n", m.name().c_str(),
                 module ? join(module->plugins()).c_str() : "?", m.from_cache() ? "cached, loaded" : "compiled",
                 m.load_ms(), m.hash().substr(0, 16).c_str());

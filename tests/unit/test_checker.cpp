@@ -472,7 +472,7 @@ TEST_CASE("the referenced contracts feed the module hash - unreferenced plugins 
     const ModuleHashInputs b = inputs(ok(plain, host.registry()));
     REQUIRE(a.referenced_native_types.size() == 1);
     CHECK(a.referenced_native_types[0].native_name == "warp_test::Color");
-    Module &m = host.module("m");
+    ModuleSettings &m = host.module("m");
     CHECK(m.hash(a) != m.hash(b));
 
     // The same plain module under a registry without wt_color hashes alike.

@@ -37,7 +37,7 @@ ModuleHashInputs inputs(std::string source = "void k() {}") {
 
 std::string hash_with(Host &host, const std::string &name, ModuleBuildOptions options,
                       const ModuleHashInputs &in = inputs()) {
-    Module &m = host.module(name);
+    ModuleSettings &m = host.module(name);
     m.set_build_options(std::move(options));
     return m.hash(in);
 }
@@ -124,7 +124,7 @@ TEST_CASE("an external builtin's native target is part of the hash of modules th
     ModuleHashInputs uses_a = inputs(), uses_b = inputs(), plain = inputs();
     uses_a.referenced_builtins = first->overloads("ext_square");
     uses_b.referenced_builtins = second->overloads("ext_square");
-    Module &m = host.module("m");
+    ModuleSettings &m = host.module("m");
     CHECK(m.hash(uses_a) != m.hash(uses_b));
     CHECK(m.hash(uses_a) != m.hash(plain));
     // A module that does not reference it: no change, whichever registry.
@@ -143,7 +143,7 @@ TEST_CASE("native type codes of referenced types are part of the hash") {
     host.load(plugin_dir("wt_color"));
     ModuleHashInputs in = inputs();
     in.referenced_native_types = {*host.registry().native_type("warp_test::Color")};
-    Module &m = host.module("m");
+    ModuleSettings &m = host.module("m");
     CHECK(m.hash(in) != m.hash(inputs()));
     ModuleHashInputs image = inputs();
     image.referenced_native_types = {*host.registry().native_type("warp_test::Image")};
@@ -159,7 +159,7 @@ TEST_CASE("editing an options value in place changes nothing until it is set aga
     Host host(test_host_options());
     ModuleBuildOptions o;
     o.extra_cpu_preamble = "#define A 1";
-    Module &m = host.module("m");
+    ModuleSettings &m = host.module("m");
     host.set_module_options(m, o);
     const std::string h1 = m.hash(inputs());
     const auto gen = m.generation();
@@ -176,10 +176,10 @@ TEST_CASE("effective options: own first, then each used plugin's - plugins the m
     host.load(plugin_dir("wt_color")); // build options: "#define WT_COLOR 1" on both backends
     ModuleBuildOptions own;
     own.extra_cpu_preamble = "#define OWN 1";
-    Module &uses = host.module("uses");
+    ModuleSettings &uses = host.module("uses");
     uses.set_build_options(own);
     host.set_module_plugins(uses, {"wt_color"});
-    Module &plain = host.module("plain");
+    ModuleSettings &plain = host.module("plain");
     plain.set_build_options(own);
 
     const EffectiveBuildOptions e = uses.effective_options();
@@ -200,7 +200,7 @@ TEST_CASE("effective options: own first, then each used plugin's - plugins the m
 
 TEST_CASE("a module that uses a plugin which is not loaded is a clear error") {
     Host host(test_host_options());
-    Module &m = host.module("m");
+    ModuleSettings &m = host.module("m");
     CHECK_THAT(message_of<UserError>([&] { host.set_module_plugins(m, {"wt_color"}); }),
                Catch::Contains("module 'm' uses plugin 'wt_color', which is not loaded in this host"));
     CHECK(m.plugins().empty()); // nothing half-set

@@ -116,7 +116,7 @@ int kernel_check(const KernelCheckOptions &o) {
     }
     if (errors) return finish(1);
     if (o.emit_cpp || o.emit_cuda) {
-        Module &m = host.module(r.module.name);
+        ModuleSettings &m = host.module(r.module.name);
         host.set_module_plugins(m, loaded_names(host));
         kernel::lower(r.module);
         fmt::print("{}", codegen::generate_cpp(r.module, m.resolved_options(),

@@ -4,27 +4,27 @@
 
 namespace weft {
 
-Module::Module(std::string name) : name_(std::move(name)) {}
+ModuleSettings::ModuleSettings(std::string name) : name_(std::move(name)) {}
 
-void Module::set_build_options(ModuleBuildOptions options) {
+void ModuleSettings::set_build_options(ModuleBuildOptions options) {
     options_ = std::move(options);
     ++generation_;
     resolved_.reset();
 }
 
-void Module::set_plugins(std::vector<PluginBuildOptions> plugins) {
+void ModuleSettings::set_plugins(std::vector<PluginBuildOptions> plugins) {
     plugins_ = std::move(plugins);
     ++generation_;
     resolved_.reset();
 }
 
-std::vector<std::string> Module::plugins() const {
+std::vector<std::string> ModuleSettings::plugins() const {
     std::vector<std::string> names;
     for (const PluginBuildOptions &p : plugins_) names.push_back(p.plugin);
     return names;
 }
 
-EffectiveBuildOptions Module::effective_options() const {
+EffectiveBuildOptions ModuleSettings::effective_options() const {
     std::vector<BuildOptionsSource> sources;
     sources.push_back({"module '" + name_ + "'", options_});
     for (const PluginBuildOptions &p : plugins_)
@@ -32,7 +32,7 @@ EffectiveBuildOptions Module::effective_options() const {
     return EffectiveBuildOptions::merge(sources);
 }
 
-const ResolvedBuildOptions &Module::resolved_options() {
+const ResolvedBuildOptions &ModuleSettings::resolved_options() {
     if (!resolved_) {
         try {
             resolved_ = resolve(effective_options());
@@ -43,6 +43,6 @@ const ResolvedBuildOptions &Module::resolved_options() {
     return *resolved_;
 }
 
-std::string Module::hash(const ModuleHashInputs &inputs) { return compute_module_hash(inputs, resolved_options()); }
+std::string ModuleSettings::hash(const ModuleHashInputs &inputs) { return compute_module_hash(inputs, resolved_options()); }
 
 } // namespace weft

@@ -175,7 +175,7 @@ namespace detail {
 
 PreparedModule prepare_module(Host &host, pipeline::ModuleSource source, const ModuleLoadOptions &options) {
     PreparedModule p{HostAccess::pipeline(host).check(std::move(source)), {}};
-    Module &module = host.module(p.checked.source.name);
+    ModuleSettings &module = host.module(p.checked.source.name);
     if (options.build_options) module.set_build_options(*options.build_options);
     std::vector<std::string> plugins;
     if (options.plugins) {

@@ -56,7 +56,7 @@ struct Host::Impl {
         boost::dll::shared_library library;
     };
     std::vector<std::unique_ptr<Entry>> entries; // load order
-    std::map<std::string, std::unique_ptr<Module>, std::less<>> modules;
+    std::map<std::string, std::unique_ptr<ModuleSettings>, std::less<>> modules;
     mutable std::optional<ArtifactCache> cache;
     mutable std::optional<pipeline::Pipeline> pipeline;
     std::shared_ptr<ThreadPool> pool; // kernels hold it weakly: launching after the host is gone is an error
@@ -413,16 +413,16 @@ std::vector<const LoadedPlugin *> Host::plugins() const {
     return out;
 }
 
-Module &Host::module(std::string_view name) {
+ModuleSettings &Host::module(std::string_view name) {
     // Modules of different names may be loaded from several threads at once.
     std::lock_guard<std::mutex> lock(impl_->modules_mutex);
     auto it = impl_->modules.find(name);
     if (it == impl_->modules.end())
-        it = impl_->modules.emplace(std::string(name), std::make_unique<Module>(std::string(name))).first;
+        it = impl_->modules.emplace(std::string(name), std::make_unique<ModuleSettings>(std::string(name))).first;
     return *it->second;
 }
 
-const Module *Host::find_module(std::string_view name) const {
+const ModuleSettings *Host::find_module(std::string_view name) const {
     std::lock_guard<std::mutex> lock(impl_->modules_mutex);
     auto it = impl_->modules.find(name);
     return it == impl_->modules.end() ? nullptr : it->second.get();
@@ -432,9 +432,9 @@ void Host::set_module_options(std::string_view name, ModuleBuildOptions options)
     module(name).set_build_options(std::move(options));
 }
 
-void Host::set_module_options(Module &m, ModuleBuildOptions options) { m.set_build_options(std::move(options)); }
+void Host::set_module_options(ModuleSettings &m, ModuleBuildOptions options) { m.set_build_options(std::move(options)); }
 
-void Host::set_module_plugins(Module &m, const std::vector<std::string> &plugins) {
+void Host::set_module_plugins(ModuleSettings &m, const std::vector<std::string> &plugins) {
     std::vector<PluginBuildOptions> values;
     for (const std::string &name : plugins) {
         const LoadedPlugin *p = plugin(name);

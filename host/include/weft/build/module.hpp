@@ -1,7 +1,8 @@
-// A consuming module: the unit that is hashed and compiled (a kernel source
-// file, or a named module created through the API). It has its own build
-// options and an ordered list of the plugins it uses, each given as the
-// plugin's name and build options (values: this layer knows no Host).
+// The settings of a consuming module, by name: its own build options and an
+// ordered list of the plugins it uses, each given as the plugin's name and
+// build options (values: this layer knows no Host). The module itself is the
+// pipeline's (source, checked IR, artifacts) and, loaded, a CompiledModule;
+// these settings outlive its loads.
 //
 // Setting options or plugins is the one invalidation point: the module keeps
 // a copy, so editing an options value afterwards changes nothing until it is
@@ -25,9 +26,9 @@ struct PluginBuildOptions {
     std::vector<ModuleBuildOptions> options; // one per add_build_options call, in call order
 };
 
-class Module {
+class ModuleSettings {
 public:
-    explicit Module(std::string name);
+    explicit ModuleSettings(std::string name);
 
     const std::string &name() const { return name_; }
 

@@ -112,14 +112,14 @@ public:
     std::vector<const LoadedPlugin *> plugins() const; // load order
 
     /// The module of that name, created on first use.
-    Module &module(std::string_view name);
-    const Module *find_module(std::string_view name) const;
+    ModuleSettings &module(std::string_view name);
+    const ModuleSettings *find_module(std::string_view name) const;
     /// Applies build options to a module (by name or object): the one invalidation point.
     void set_module_options(std::string_view module, ModuleBuildOptions options);
-    void set_module_options(Module &module, ModuleBuildOptions options);
+    void set_module_options(ModuleSettings &module, ModuleBuildOptions options);
     /// Sets the plugins a module uses, by name, taking each one's build options
     /// as they are now. Throws UserError when one is not loaded.
-    void set_module_plugins(Module &module, const std::vector<std::string> &plugins);
+    void set_module_plugins(ModuleSettings &module, const std::vector<std::string> &plugins);
 
     /// The artifact cache (its root is resolved on first use).
     const ArtifactCache &cache() const;
