@@ -63,6 +63,9 @@ TEST_CASE("host element types are checked against the dtype, not only their size
     CHECK(a.to_vector<float>() == std::vector<float>{1.5f, 2.5f});
     CHECK_THAT(message_of<UserError>([&] { a.to_vector<std::uint32_t>(); }),
                Catch::Contains("Array::to_vector: the host elements are uint32, the dtype is float32"));
+    // float16's raw bits travel as uint16 (0x3C00 is 1.0).
+    const Array half = Array::from_vector(Type::scalar(Scalar::Float16), std::vector<std::uint16_t>{0x3C00});
+    CHECK(half.to_vector<std::uint16_t>() == std::vector<std::uint16_t>{0x3C00});
     // A type with no kernel scalar of its own is checked by size (structs, native types).
     struct Pair {
         float a, b;
