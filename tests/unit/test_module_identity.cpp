@@ -211,8 +211,13 @@ TEST_CASE("300 loads of an unchanged module: one module, constant memory") {
     for (int i = 0; i < 300; ++i) same = same && host.load_module(dir.path / "kern.py") == first;
     const long grown = resident_kib() - before;
     CHECK(same);
+#if defined(__SANITIZE_ADDRESS__)
+    // ASan's quarantine keeps freed memory out of reuse: resident size says nothing (LeakSanitizer checks leaks).
+    WARN("resident memory not compared under AddressSanitizer (grew by " << grown << " KiB)");
+#else
     INFO("resident memory grew by " << grown << " KiB");
     CHECK(grown < 1024); // before: each load linked another JIT copy (about 30 KiB each)
+#endif
 }
 
 TEST_CASE("a kernel launched after its host is gone is a LaunchError, not a crash") {
