@@ -33,7 +33,7 @@ struct Kernel::Impl {
     CpuEntry entry = nullptr;
     std::vector<KernelParam> params;
     int tid_dims = 0;
-    kernel::ir::EntryPointAbi abi = kernel::ir::EntryPointAbi::Warp;
+    bool external = false; // entry_point_abi='external_constant_params': never launched by weft
     const CompiledModule::Impl *owner = nullptr; // alive as long as the Kernel handle (aliasing shared_ptr)
     std::weak_ptr<ThreadPool> pool;              // the host's: gone with the host
     Device device;
@@ -143,7 +143,7 @@ void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<Kern
         throw LaunchError("kernel '" + impl_->name + "' runs on " + impl_->device.name() + "; the stream is on " +
                           stream->device().name());
     if (impl_->cuda) return launch_cuda(impl_, dim, args, options);
-    check_launchable(impl_->name, impl_->abi == kernel::ir::EntryPointAbi::ExternalConstantParams, impl_->tid_dims, dim);
+    check_launchable(impl_->name, impl_->external, impl_->tid_dims, dim);
     std::shared_ptr<ThreadPool> pool = pool_of(*impl_);
     if (!stream) return run(*impl_, dim, packed_args(*impl_, args), *pool, "");
     const std::shared_ptr<const Impl> k = impl_; // keeps the module's code loaded until the task has run
@@ -245,7 +245,7 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
         k->entry = impl->jit->lookup_function<std::remove_pointer_t<CpuEntry>>(e.symbol);
         for (const auto &[pname, ptype] : e.params) k->params.push_back({pname, ptype});
         k->tid_dims = e.tid_dims;
-        k->abi = e.abi;
+        k->external = e.abi == kernel::ir::EntryPointAbi::ExternalConstantParams;
         k->owner = impl.get();
         k->pool = pool;
         impl->kernels.push_back(std::move(k));

@@ -37,9 +37,9 @@ int nvrtc_version_number() {
 }
 
 
-/// The image of `artifact` on `device`, with the kernels the generator described.
-CudaImage image_of(const pipeline::Artifact &artifact, const std::vector<codegen::KernelEntry> &kernels, int device,
-                   const std::string &origin) {
+/// The image of `artifact` on `device`, with the kernels the generator described; its load began at `started`.
+CudaImage image_of(const pipeline::Artifact &artifact, int device, const std::string &origin,
+                   std::chrono::steady_clock::time_point started) {
     CudaImage image;
     image.module = artifact.module;
     image.hash = artifact.hash;
@@ -51,7 +51,8 @@ CudaImage image_of(const pipeline::Artifact &artifact, const std::vector<codegen
     image.generated_source_path = artifact.generated_source_path;
     image.from_cache = artifact.from_cache;
     image.origin = origin;
-    for (const codegen::KernelEntry &e : kernels) {
+    image.started = started;
+    for (const codegen::KernelEntry &e : artifact.kernels) {
         CudaImage::Kernel k;
         k.name = e.name;
         k.key = e.key;
@@ -71,9 +72,6 @@ CudaImage image_of(const pipeline::Artifact &artifact, const std::vector<codegen
 
 namespace {
 
-/// The device's compute capability, with the driver and device checked.
-int device_arch(int device) { return cuda_compute_capability(device); }
-
 /// The CUBIN for the device's architecture when NVRTC can build it and the
 /// driver loads it, else PTX for the newest architecture NVRTC knows up to
 /// the device's (the driver JIT-compiles it). One front-end run for both.
@@ -81,7 +79,7 @@ std::shared_ptr<CudaModule> load_built(Host &host, pipeline::ModuleSource source
                                        const ModuleLoadOptions &options) {
     using detail::HostAccess;
     const auto t0 = std::chrono::steady_clock::now();
-    const int cc = device_arch(device);
+    const int cc = cuda_compute_capability(device); // checks the driver and the device
     const std::vector<int> archs = backend::nvrtc_supported_archs();
     const bool cubin_possible = std::find(archs.begin(), archs.end(), cc) != archs.end();
     int ptx_arch = 0;
@@ -105,14 +103,14 @@ std::shared_ptr<CudaModule> load_built(Host &host, pipeline::ModuleSource source
     // An unchanged module is the loaded one.
     if (std::shared_ptr<CudaModule> kept = HostAccess::find_cuda(host, src.name, device, hashes)) return kept;
 
+    auto realize_and_load = [&](const pipeline::GeneratedModule &g) {
+        return CudaModule::load(image_of(pipeline.realize(g), device, src.display_name(), t0));
+    };
     std::string cubin_error;
     std::shared_ptr<CudaModule> module;
     if (cubin_possible) {
-        const pipeline::Artifact artifact = pipeline.realize(generated.front());
-        CudaImage image = image_of(artifact, generated.front().source.kernels, device, src.display_name());
-        image.started = t0;
         try {
-            module = CudaModule::load(image);
+            module = realize_and_load(generated.front());
         } catch (const CudaDriverError &e) {
             cubin_error = e.what();
         }
@@ -132,11 +130,8 @@ std::shared_ptr<CudaModule> load_built(Host &host, pipeline::ModuleSource source
                 " needs a CUDA driver of version " + std::to_string(needed / 1000) + "." +
                 std::to_string(needed % 1000 / 10) + " or newer, this one is " + std::to_string(driver_version / 1000) +
                 "." + std::to_string(driver_version % 1000 / 10));
-        const pipeline::Artifact artifact = pipeline.realize(generated.back());
-        CudaImage image = image_of(artifact, generated.back().source.kernels, device, src.display_name());
-        image.started = t0;
         try {
-            module = CudaModule::load(image);
+            module = realize_and_load(generated.back());
         } catch (const CudaDriverError &e) {
             throw CudaDriverError(e.call(), e.result(),
                                   "module '" + src.name + "' on cuda:" + std::to_string(device) +
@@ -152,7 +147,7 @@ std::shared_ptr<CudaModule> load_built(Host &host, pipeline::ModuleSource source
 std::shared_ptr<CudaModule> load_from_directory(Host &host, const fs::path &file, const fs::path &dir, int device) {
     using detail::HostAccess;
     const auto t0 = std::chrono::steady_clock::now();
-    const int cc = device_arch(device);
+    const int cc = cuda_compute_capability(device); // checks the driver and the device
     pipeline::ModuleSource source = pipeline::ModuleSource::from_file(file);
     HostAccess::check_claim(host, source);
     const fs::path path = find_aot_artifact(dir, source.name, cc); // UserError listing every path tried
@@ -167,11 +162,10 @@ std::shared_ptr<CudaModule> load_from_directory(Host &host, const fs::path &file
     artifact.bytes = read_artifact(path);
     artifact.path = path;
     artifact.from_cache = true; // nothing compiled
-    CudaImage image = image_of(artifact, generated.source.kernels, device, prepared.checked.source.display_name());
-    image.started = t0;
+    artifact.kernels = generated.source.kernels;
     std::shared_ptr<CudaModule> module;
     try {
-        module = CudaModule::load(image);
+        module = CudaModule::load(image_of(artifact, device, prepared.checked.source.display_name(), t0));
     } catch (const CudaDriverError &e) {
         throw CudaDriverError(e.call(), e.result(),
                               "module '" + generated.module + "' on cuda:" + std::to_string(device) + " from " +

@@ -60,7 +60,8 @@ CheckedModule Pipeline::check(ModuleSource source) const {
 std::vector<GeneratedModule> Pipeline::generate(const CheckedModule &module, const ResolvedBuildOptions &options,
                                                 const std::vector<Target> &targets, const ModuleLoadOptions &load) const {
     std::map<codegen::Backend, codegen::GeneratedSource> sources; // codegen once per backend
-    const fs::path rt_dir = runtime_header_dir(cache_);
+    // The toolchain identity leaves include paths out: hashing needs no runtime headers on disk.
+    const fs::path no_dir;
     bool cuda_preamble_includes = false;
     for (const SourcedValue &piece : options.cuda_preamble)
         if (piece.value.find("#include") != std::string::npos) cuda_preamble_includes = true;
@@ -94,8 +95,8 @@ std::vector<GeneratedModule> Pipeline::generate(const CheckedModule &module, con
                                   {"debug", load.debug ? "1" : "0"},
                                   {"native_cpu", load.native_cpu && !cuda ? "1" : "0"}};
         inputs.runtime_header_digest = codegen::runtime_header_digest();
-        inputs.toolchain = cuda ? backend::cuda_toolchain_identity(cuda_options(g, rt_dir))
-                                : backend::toolchain_identity(cpu_options(g, rt_dir));
+        inputs.toolchain = cuda ? backend::cuda_toolchain_identity(cuda_options(g, no_dir))
+                                : backend::toolchain_identity(cpu_options(g, no_dir));
         g.hash = compute_module_hash(inputs, options);
         out.push_back(std::move(g));
     }
