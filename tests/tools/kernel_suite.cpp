@@ -4,7 +4,10 @@
 //   kernel_suite compile FILE.py  exit 0 iff FILE compiles and loads on the CPU
 //                                (a fresh cache in WEFT_CACHE_DIR or a temp dir).
 //   kernel_suite cuda FILE.py     exit 0 iff FILE compiles with NVRTC to PTX for
-//                                compute_90 and to CUBIN for sm_90 and sm_80.
+//                                compute_90 and to CUBIN for sm_90 and sm_80,
+//                                its backward pass (every kernel's adjoint entry) too.
+//   kernel_suite backward FILE.py exit 0 iff FILE's backward pass compiles and
+//                                loads on the CPU (every differentiable kernel).
 //   kernel_suite ir FILE.py GOLDEN  exit 0 iff the lowered IR printed equals
 //                                the GOLDEN file (WEFT_UPDATE_GOLDEN=1 rewrites it).
 //   kernel_suite errors FILE.py  exit 0 iff FILE has `# expect: LINE:COL: fragment`
@@ -103,7 +106,7 @@ int run_corpus(const std::string &path) {
     return problems.empty() ? 0 : 1;
 }
 
-int run_compile(const std::string &path, bool cuda) {
+int run_compile(const std::string &path, bool cuda, bool backward = false) {
     HostOptions options;
     options.use_environment = false;
     options.search_path = {WEFT_TEST_PLUGIN_DIR};
@@ -124,10 +127,24 @@ int run_compile(const std::string &path, bool cuda) {
     }
     try {
         if (cuda) {
-            const auto paths = host.compile_aot(path, {Target::cuda_ptx(90), Target::cuda_cubin(90), Target::cuda_cubin(80)});
-            if (paths.size() != 3) throw std::runtime_error("expected 3 artifacts");
+            const std::vector<Target> targets{Target::cuda_ptx(90), Target::cuda_cubin(90), Target::cuda_cubin(80)};
+            if (host.compile_aot(path, targets).size() != 3) throw std::runtime_error("expected 3 artifacts");
+            if (host.compile_aot(path, targets, {}, {}, Pass::Backward).size() != 3)
+                throw std::runtime_error("expected 3 backward artifacts");
         } else {
-            host.load_module(path);
+            CompiledModule m = host.load_module(path);
+            if (backward) {
+                int built = 0;
+                for (const std::string &name : m.kernel_names()) {
+                    try {
+                        (void)m.kernel(name).backward();
+                        ++built;
+                    } catch (const UserError &e) {
+                        if (std::string(e.what()).find("has no backward pass") == std::string::npos) throw;
+                    }
+                }
+                std::cout << path << ": " << built << " backward kernels\n";
+            }
         }
     } catch (...) {
         std::filesystem::remove_all(cache);
@@ -185,14 +202,15 @@ int run_errors(const std::string &path) {
 
 int main(int argc, char **argv) {
     const std::string mode = argc >= 3 ? argv[1] : "";
-    if (!((mode == "corpus" || mode == "errors" || mode == "compile" || mode == "cuda") && argc == 3) &&
+    if (!((mode == "corpus" || mode == "errors" || mode == "compile" || mode == "cuda" || mode == "backward") && argc == 3) &&
         !(mode == "ir" && argc == 4)) {
-        std::cerr << "usage: kernel_suite corpus|errors|compile|cuda FILE.py\n       kernel_suite ir FILE.py GOLDEN.ir\n";
+        std::cerr << "usage: kernel_suite corpus|errors|compile|backward|cuda FILE.py\n       kernel_suite ir FILE.py GOLDEN.ir\n";
         return 2;
     }
     try {
         if (mode == "ir") return run_golden(argv[2], argv[3]);
-        if (mode == "compile" || mode == "cuda") return run_compile(argv[2], mode == "cuda");
+        if (mode == "compile" || mode == "cuda" || mode == "backward")
+            return run_compile(argv[2], mode == "cuda", mode == "backward");
         return mode == "corpus" ? run_corpus(argv[2]) : run_errors(argv[2]);
     } catch (const std::exception &e) {
         std::cerr << argv[2] << ": " << e.what() << "\n";

@@ -10,6 +10,7 @@
 #include "weft/backend/cpu_compiler.hpp"
 #include "weft/host/cuda_module.hpp"
 #include "weft/host/host.hpp"
+#include "weft/host/tape.hpp"
 #include "weft/runtime/launch.hpp"
 #include "weft/support/file.hpp"
 
@@ -19,6 +20,7 @@
 #include <chrono>
 #include <cstring>
 #include <cstdio>
+#include <functional>
 #include <mutex>
 #include <set>
 
@@ -56,6 +58,10 @@ struct CompiledModule::Impl {
     int *first_failure_claimed = nullptr;
     std::vector<std::shared_ptr<Kernel::Impl>> kernels; // owned here only: no cycle with Kernel handles
     mutable std::mutex launch_mutex;                     // expect_* accounting is per launch
+    // The backward pass: a module of its own, built when a gradient is first needed.
+    std::function<std::shared_ptr<Impl>()> build_backward;
+    mutable std::shared_ptr<Impl> backward;
+    mutable std::mutex backward_mutex;
 };
 
 namespace {
@@ -108,6 +114,40 @@ void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<Kern
 
 Device Kernel::device() const { return impl_->device; }
 
+Kernel Kernel::backward() const {
+    const CompiledModule::Impl &module = *impl_->owner;
+    std::shared_ptr<CompiledModule::Impl> b;
+    {
+        std::lock_guard<std::mutex> lock(module.backward_mutex);
+        if (!module.backward) {
+            if (!module.build_backward)
+                throw UserError("kernel '" + impl_->name + "' (module '" + impl_->module + "') has no backward pass");
+            module.backward = module.build_backward();
+        }
+        b = module.backward;
+    }
+    for (const std::shared_ptr<Kernel::Impl> &k : b->kernels)
+        if (k->name == impl_->name) {
+            Kernel out;
+            out.impl_ = std::shared_ptr<const Impl>(b, k.get());
+            return out;
+        }
+    throw UserError("kernel '" + impl_->name + "' (module '" + impl_->module +
+                    "') has no backward pass: it is declared with enable_backward=False or an external entry point ABI");
+}
+
+void Kernel::launch_adjoint(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args,
+                            const std::vector<KernelArg> &adj_args, const LaunchOptions &options) const {
+    if (adj_args.size() != impl_->params.size())
+        throw LaunchError("launch_adjoint of kernel '" + impl_->name + "': it has " + std::to_string(impl_->params.size()) +
+                          " parameters, so " + std::to_string(impl_->params.size()) + " adjoint arguments, got " +
+                          std::to_string(adj_args.size()));
+    const Kernel b = backward();
+    std::vector<KernelArg> all = args;
+    all.insert(all.end(), adj_args.begin(), adj_args.end());
+    b.launch(dim, all, options);
+}
+
 namespace {
 
 PackedArgs packed_args(const Kernel::Impl &k, const std::vector<KernelArg> &args) {
@@ -142,6 +182,7 @@ void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<Kern
     if (stream && stream->device() != impl_->device)
         throw LaunchError("kernel '" + impl_->name + "' runs on " + impl_->device.name() + "; the stream is on " +
                           stream->device().name());
+    detail::record_on_tape(*this, dim, args, options);
     if (impl_->cuda) return launch_cuda(impl_, dim, args, options);
     check_launchable(impl_->name, impl_->external, impl_->tid_dims, dim);
     std::shared_ptr<ThreadPool> pool = pool_of(*impl_);
@@ -193,6 +234,8 @@ PreparedModule prepare_module(Host &host, pipeline::ModuleSource source, const M
 } // namespace detail
 
 namespace {
+std::shared_ptr<CompiledModule::Impl> cpu_module(const pipeline::Artifact &artifact, const pipeline::ModuleSource &src,
+                                                 const std::shared_ptr<ThreadPool> &pool);
 double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -224,6 +267,42 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
         return CompiledModule(std::move(loaded));
 
     const pipeline::Artifact artifact = pipeline.realize(generated);
+    std::shared_ptr<CompiledModule::Impl> impl = cpu_module(artifact, src, HostAccess::pool(*this));
+    impl->load_ms = ms_since(t0);
+    // The backward pass is built from the same source and options when a gradient is first needed.
+    impl->build_backward = [host = this, source = src, options, pool = std::weak_ptr<ThreadPool>(HostAccess::pool(*this))] {
+        const std::shared_ptr<ThreadPool> alive = pool.lock();
+        if (!alive)
+            throw LaunchError("module '" + source.name + "': the Host it was loaded in has been destroyed");
+        const auto t1 = std::chrono::steady_clock::now();
+        detail::PreparedModule p = detail::prepare_module(*host, source, options);
+        const pipeline::Pipeline &pl = HostAccess::pipeline(*host);
+        const pipeline::Artifact a =
+            pl.realize(pl.generate(p.checked, p.options, {Target::cpu()}, options, pipeline::Pass::Backward).front());
+        std::shared_ptr<CompiledModule::Impl> b = cpu_module(a, p.checked.source, alive);
+        b->load_ms = ms_since(t1);
+        if (!host->quiet()) {
+            char line[256];
+            std::snprintf(line, sizeof line, "Module %s %s backward load on device 'cpu' took %.2f ms (%s)\n",
+                          b->name.c_str(), b->hash.substr(0, 8).c_str(), b->load_ms, b->from_cache ? "cached" : "compiled");
+            std::fputs(line, stderr);
+        }
+        return b;
+    };
+    if (!quiet()) {
+        char line[256];
+        std::snprintf(line, sizeof line, "Module %s %s load on device 'cpu' took %.2f ms (%s)\n", src.name.c_str(),
+                      impl->hash.substr(0, 8).c_str(), impl->load_ms, impl->from_cache ? "cached" : "compiled");
+        std::fputs(line, stderr);
+    }
+    HostAccess::put_loaded(*this, src, Device::cpu(), impl);
+    return CompiledModule(std::move(impl));
+}
+
+namespace {
+/// A CPU module linked into the JIT from its artifact, with its kernels.
+std::shared_ptr<CompiledModule::Impl> cpu_module(const pipeline::Artifact &artifact, const pipeline::ModuleSource &src,
+                                                 const std::shared_ptr<ThreadPool> &pool) {
     auto impl = std::make_shared<CompiledModule::Impl>();
     impl->name = src.name;
     impl->hash = artifact.hash;
@@ -236,7 +315,6 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
     impl->expect_failures = static_cast<int *>(impl->jit->lookup("weft_expect_failures"));
     impl->first_failure = static_cast<char *>(impl->jit->lookup("weft_first_failure"));
     impl->first_failure_claimed = static_cast<int *>(impl->jit->lookup("weft_first_failure_claimed"));
-    const std::shared_ptr<ThreadPool> pool = HostAccess::pool(*this);
     for (const codegen::KernelEntry &e : artifact.kernels) {
         auto k = std::make_shared<Kernel::Impl>();
         k->name = e.name;
@@ -250,16 +328,9 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
         k->pool = pool;
         impl->kernels.push_back(std::move(k));
     }
-    impl->load_ms = ms_since(t0);
-    if (!quiet()) {
-        char line[256];
-        std::snprintf(line, sizeof line, "Module %s %s load on device 'cpu' took %.2f ms (%s)\n", src.name.c_str(),
-                      impl->hash.substr(0, 8).c_str(), impl->load_ms, impl->from_cache ? "cached" : "compiled");
-        std::fputs(line, stderr);
-    }
-    HostAccess::put_loaded(*this, src, Device::cpu(), impl);
-    return CompiledModule(std::move(impl));
+    return impl;
 }
+} // namespace
 
 CompiledModule Host::load_on_device(pipeline::ModuleSource source, ModuleLoadOptions options) {
     using detail::HostAccess;
@@ -348,7 +419,7 @@ fs::path find_aot_artifact(const fs::path &dir, const std::string &module, int a
 }
 
 std::vector<fs::path> Host::compile_aot(const fs::path &file, const std::vector<Target> &targets, ModuleLoadOptions options,
-                                        const fs::path &out_dir) {
+                                        const fs::path &out_dir, Pass pass) {
     std::string name = options.name;
     detail::PreparedModule prepared =
         detail::prepare_module(*this, pipeline::ModuleSource::from_file(file, std::move(name)), options);
@@ -356,8 +427,12 @@ std::vector<fs::path> Host::compile_aot(const fs::path &file, const std::vector<
     std::vector<fs::path> paths;
     // Targets already cached compile nothing; copies that are already there are not rewritten.
     for (const pipeline::Artifact &a :
-         detail::HostAccess::pipeline(*this).build(prepared.checked, prepared.options, targets, options))
-        paths.push_back(out_dir.empty() ? a.path : publish_copy(a.bytes, out_dir / aot_file_name(module, a.target)));
+         detail::HostAccess::pipeline(*this).build(prepared.checked, prepared.options, targets, options, pass))
+        paths.push_back(out_dir.empty() ? a.path
+                                        : publish_copy(a.bytes, out_dir / aot_file_name(pass == Pass::Backward
+                                                                                            ? module + "-backward"
+                                                                                            : module,
+                                                                                        a.target)));
     return paths;
 }
 

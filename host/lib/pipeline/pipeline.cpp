@@ -58,7 +58,11 @@ CheckedModule Pipeline::check(ModuleSource source) const {
 }
 
 std::vector<GeneratedModule> Pipeline::generate(const CheckedModule &module, const ResolvedBuildOptions &options,
-                                                const std::vector<Target> &targets, const ModuleLoadOptions &load) const {
+                                                const std::vector<Target> &targets, const ModuleLoadOptions &load,
+                                                Pass pass) const {
+    if (pass == Pass::Backward && !load.enable_backward)
+        throw UserError("module '" + module.source.name +
+                        "' was loaded with enable_backward=false: it has no backward pass (automatic differentiation)");
     std::map<codegen::Backend, codegen::GeneratedSource> sources; // codegen once per backend
     // The toolchain identity leaves include paths out: hashing needs no runtime headers on disk.
     const fs::path no_dir;
@@ -74,6 +78,7 @@ std::vector<GeneratedModule> Pipeline::generate(const CheckedModule &module, con
         if (it == sources.end()) {
             codegen::CodegenOptions codegen_options;
             codegen_options.bounds_checks = load.debug;
+            codegen_options.adjoint = pass == Pass::Backward;
             it = sources.emplace(backend, codegen::generate_cpp(module.ir, options, backend, codegen_options)).first;
         }
 
@@ -93,6 +98,7 @@ std::vector<GeneratedModule> Pipeline::generate(const CheckedModule &module, con
                                   {"opt", std::to_string(load.opt_level)},
                                   {"fast_math", load.fast_math ? "1" : "0"},
                                   {"debug", load.debug ? "1" : "0"},
+                                  {"pass", pass == Pass::Backward ? "backward" : "forward"},
                                   {"native_cpu", load.native_cpu && !cuda ? "1" : "0"}};
         inputs.runtime_header_digest = codegen::runtime_header_digest();
         inputs.toolchain = cuda ? backend::cuda_toolchain_identity(cuda_options(g, no_dir))
@@ -104,9 +110,9 @@ std::vector<GeneratedModule> Pipeline::generate(const CheckedModule &module, con
 }
 
 std::vector<Artifact> Pipeline::build(const CheckedModule &module, const ResolvedBuildOptions &options,
-                                      const std::vector<Target> &targets, const ModuleLoadOptions &load) const {
+                                      const std::vector<Target> &targets, const ModuleLoadOptions &load, Pass pass) const {
     std::vector<Artifact> out;
-    for (const GeneratedModule &g : generate(module, options, targets, load)) out.push_back(realize(g));
+    for (const GeneratedModule &g : generate(module, options, targets, load, pass)) out.push_back(realize(g));
     return out;
 }
 

@@ -168,6 +168,7 @@ std::string BuiltinOverload::identity() const {
     for (const Parameter &p : params) out += p.name + ":" + p.type.code() + ",";
     out += ")->" + (result ? result->code() : std::string("void"));
     out += "@" + native_namespace + native_function;
+    if (!adjoint_native.empty()) out += "/adjoint@" + adjoint_native;
     return out;
 }
 

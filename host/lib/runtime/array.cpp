@@ -136,7 +136,7 @@ void Array::check_host_element(const Type &dtype, const HostElement &host, const
                         " bytes, dtype " + dtype.name() + " has " + std::to_string(dtype.size()));
 }
 
-Array Array::zeros(Type dtype, std::vector<std::int64_t> shape, Device device) {
+Array Array::zeros(Type dtype, std::vector<std::int64_t> shape, Device device, bool requires_grad) {
     check_dtype(dtype, "zeros");
     Array a;
     a.size_ = check_shape(dtype, shape, "zeros");
@@ -146,10 +146,12 @@ Array Array::zeros(Type dtype, std::vector<std::int64_t> shape, Device device) {
     a.storage_bytes_ = a.nbytes();
     a.storage_ = allocate(a.storage_bytes_, device);
     a.device_ = device;
+    if (requires_grad) return a.with_grad();
     return a;
 }
 
-Array Array::from_host(Type dtype, std::vector<std::int64_t> shape, const void *data, std::size_t bytes, Device device) {
+Array Array::from_host(Type dtype, std::vector<std::int64_t> shape, const void *data, std::size_t bytes, Device device,
+                       bool requires_grad) {
     check_dtype(dtype, "from_host");
     const std::int64_t count = check_shape(dtype, shape, "from_host");
     const std::size_t expected = static_cast<std::size_t>(count) * static_cast<std::size_t>(dtype.size());
@@ -158,7 +160,7 @@ Array Array::from_host(Type dtype, std::vector<std::int64_t> shape, const void *
                         std::to_string(count) + " elements, " + std::to_string(expected) + " bytes, but " +
                         std::to_string(bytes) + " bytes were given");
     if (bytes != 0 && data == nullptr) throw UserError("Array::from_host: data is null");
-    Array a = zeros(std::move(dtype), std::move(shape), device);
+    Array a = zeros(std::move(dtype), std::move(shape), device, requires_grad);
     if (bytes != 0) a.copy_from_host(data, bytes);
     return a;
 }
@@ -253,11 +255,55 @@ Array Array::view(std::vector<std::int64_t> shape, std::vector<std::int64_t> byt
                             " bytes");
     }
     Array a = *this;
+    // The gradient mirrors the elements' layout when it was made for this
+    // storage: then the same view of it is the view's gradient.
+    a.grad_.reset();
+    if (grad_ && grad_->storage_bytes_ == storage_bytes_ && grad_->offset_ == offset_ && grad_->strides_ == strides_)
+        a.grad_ = std::make_shared<Array>(grad_->view(shape, byte_strides, byte_offset));
     a.shape_ = std::move(shape);
     a.strides_ = std::move(byte_strides);
     a.size_ = count;
     a.offset_ = static_cast<std::size_t>(start);
     return a;
+}
+
+const Array &Array::grad() const {
+    if (!grad_)
+        throw UserError("the array (" + dtype_.name() + " " + shape_text(shape_) +
+                        ") has no gradient: create it with requires_grad, or call with_grad()");
+    return *grad_;
+}
+
+Array Array::with_grad() const {
+    if (grad_) return *this;
+    if (dtype_.kind() == Type::Kind::Native)
+        throw UserError("an array of native type " + dtype_.name() +
+                        " cannot carry gradients: automatic differentiation treats native values as constants");
+    Array a = *this;
+    Array g = zeros(dtype_, shape_, device_);
+    if (is_contiguous() && offset_ == 0 && storage_bytes_ == nbytes()) {
+        a.grad_ = std::make_shared<Array>(std::move(g));
+        return a;
+    }
+    // A strided view: its gradient is contiguous (views of it get none).
+    a.grad_ = std::make_shared<Array>(std::move(g));
+    return a;
+}
+
+void Array::zero_grad() const {
+    if (!grad_ || grad_->nbytes() == 0) return;
+    const std::vector<std::byte> zero(grad_->nbytes());
+    const_cast<Array &>(*grad_).copy_from_host(zero.data(), zero.size());
+}
+
+Array null_array_like(const Array &a) {
+    Array out;
+    out.dtype_ = a.dtype_;
+    out.shape_ = a.shape_;
+    out.strides_ = a.strides_;
+    out.size_ = a.size_;
+    out.device_ = a.device_;
+    return out;
 }
 
 } // namespace weft

@@ -46,6 +46,11 @@ struct CodegenOptions {
     /// Debug mode: every array access is bounds-checked (weft::index_checked);
     /// a violation counts as a failed check and names kernel, file:line, index and shape.
     bool bounds_checks = false;
+    /// The backward pass: user functions with their replays and adjoints, and
+    /// for each differentiable kernel (enable_backward, weft's ABI) a backward
+    /// entry "<symbol>_adj" taking the kernel's parameters, then one adjoint per
+    /// parameter (KernelEntry::params lists both). Forward entries are not emitted.
+    bool adjoint = false;
 };
 
 /// Generates the translation unit for `module` (which must be lowered).

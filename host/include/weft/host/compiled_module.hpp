@@ -63,6 +63,19 @@ public:
     /// The device the kernel runs on.
     Device device() const;
 
+    /// The adjoint launch (Warp's launch(adjoint=True)): runs the kernel's
+    /// backward pass over `dim` with the forward `args` and one adjoint per
+    /// parameter in `adj_args` (a gradient array for an array parameter, or
+    /// a null_array_like() one for none; a value, usually zero, otherwise).
+    /// Array gradients accumulate (+=). The first call builds the module's
+    /// backward pass (weft::Tape calls this for each recorded launch).
+    void launch_adjoint(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args,
+                        const std::vector<KernelArg> &adj_args, const LaunchOptions &options = {}) const;
+    /// The backward kernel itself: parameters are the kernel's, then "adj_<name>"
+    /// for each. Builds the backward pass on first use; UserError when the kernel
+    /// has none (enable_backward=False, or the module was loaded without backward).
+    Kernel backward() const;
+
     struct Impl;
 
 private:

@@ -153,9 +153,12 @@ public:
     /// <module>.<target>.<o|cubin|ptx> there (see find_aot_artifact). Targets
     /// already cached compile nothing; files that are already there and equal
     /// are left as they are (their mtimes do not change). Nothing is loaded.
+    /// Pass::Backward builds the kernels' backward entries instead (copies
+    /// named <module>-backward.<target>.<ext>).
     std::vector<std::filesystem::path> compile_aot(const std::filesystem::path &file, const std::vector<Target> &targets,
                                                    ModuleLoadOptions options = {},
-                                                   const std::filesystem::path &out_dir = {});
+                                                   const std::filesystem::path &out_dir = {},
+                                                   Pass pass = Pass::Forward);
     /// The pool CPU launches run on (sized by HostOptions::threads).
     ThreadPool &thread_pool();
 

@@ -12,6 +12,12 @@
 
 namespace weft {
 
+/// Which code of a module: the kernels as launched, or their backward pass
+/// (reverse-mode automatic differentiation), built separately and, for loaded
+/// modules, only when a gradient is first needed. The pass is part of the
+/// module hash.
+enum class Pass { Forward, Backward };
+
 struct ModuleLoadOptions {
     /// Where the module is loaded (Host::load_module): the CPU, or a CUDA
     /// device (a CUBIN for its architecture, else PTX). AOT builds take
@@ -35,6 +41,11 @@ struct ModuleLoadOptions {
     /// a violation makes the launch throw LaunchError naming kernel, file:line,
     /// index and shape. In the hash; release code stays unchecked.
     bool debug = false;
+    /// Whether the module's kernels can be differentiated (weft::Tape): false
+    /// refuses to build a backward pass, as Warp's enable_backward module
+    /// option. The backward pass is built only when a gradient is first
+    /// needed, so a module never differentiated pays nothing either way.
+    bool enable_backward = true;
     // CUDA targets only (both enter the hash through the NVRTC options):
     bool fmad = true;         // false: no mul + add contraction into fma (--fmad=false), for bitwise CPU agreement
     bool line_info = false;   // -lineinfo: .loc/.file in the PTX, so profilers map SASS to the kernel's .py lines

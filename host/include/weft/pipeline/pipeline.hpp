@@ -82,6 +82,8 @@ struct Artifact {
     bool from_cache = false;
 };
 
+using Pass = weft::Pass;
+
 class Pipeline {
 public:
     /// `cache` must outlive the pipeline; its root also holds the runtime
@@ -96,7 +98,8 @@ public:
     /// and its module hash. Throws UserError for a kernel a backend cannot
     /// compile, naming it.
     std::vector<GeneratedModule> generate(const CheckedModule &module, const ResolvedBuildOptions &options,
-                                          const std::vector<Target> &targets, const ModuleLoadOptions &load) const;
+                                          const std::vector<Target> &targets, const ModuleLoadOptions &load,
+                                          Pass pass = Pass::Forward) const;
 
     /// The artifact: verified from the cache, else compiled (Clang in process
     /// or NVRTC) and stored. One routine for every path: a precompiled header
@@ -107,7 +110,8 @@ public:
 
     /// generate + realize for each target, in order.
     std::vector<Artifact> build(const CheckedModule &module, const ResolvedBuildOptions &options,
-                                const std::vector<Target> &targets, const ModuleLoadOptions &load) const;
+                                const std::vector<Target> &targets, const ModuleLoadOptions &load,
+                                Pass pass = Pass::Forward) const;
 
     const ArtifactCache &cache() const { return cache_; }
 

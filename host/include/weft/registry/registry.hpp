@@ -80,7 +80,10 @@ struct BuiltinOverload {
     std::string native_function;  // "square"
     std::string doc;
     bool external = true;       // registered by a plugin
-    bool differentiable = false; // external builtins never are
+    bool differentiable = false; // core builtins with a runtime adjoint; external ones through adjoint_native
+    /// An external builtin's adjoint, qualified like native_name ("external::adj_square"):
+    /// called as adj(inputs..., adj_inputs&..., adj_result). Empty: not differentiable.
+    std::string adjoint_native;
     bool hidden = true;         // external builtins stay out of generated docs
     std::string generic_signature; // non-empty: typed by a checker rule (core only)
     std::vector<std::string> owners; // "core" or plugin names, in registration order

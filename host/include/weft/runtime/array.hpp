@@ -36,21 +36,39 @@ std::int64_t checked_element_count(const Type &dtype, const std::vector<std::int
 
 class Array {
 public:
-    /// A contiguous array of zero bytes on `device`.
-    static Array zeros(Type dtype, std::vector<std::int64_t> shape, Device device = Device::cpu());
+    /// A contiguous array of zero bytes on `device`; with `requires_grad`, with
+    /// a zeroed gradient (see grad()).
+    static Array zeros(Type dtype, std::vector<std::int64_t> shape, Device device = Device::cpu(),
+                       bool requires_grad = false);
     /// A contiguous array on `device` holding a copy of `bytes` host bytes at
     /// `data`, row-major; `bytes` must be the element count times dtype.size().
     static Array from_host(Type dtype, std::vector<std::int64_t> shape, const void *data, std::size_t bytes,
-                           Device device = Device::cpu());
+                           Device device = Device::cpu(), bool requires_grad = false);
     /// A 1-D array on `device` holding the elements of `v`. A C++ scalar type
     /// must be the dtype's own (float for float32, std::int32_t for int32, ...:
     /// a std::vector<int> is not a float32 array); other types (structs, native
     /// types) must have the dtype's size; float16 takes its raw bits as std::uint16_t.
-    template <class T> static Array from_vector(Type dtype, const std::vector<T> &v, Device device = Device::cpu()) {
+    template <class T>
+    static Array from_vector(Type dtype, const std::vector<T> &v, Device device = Device::cpu(), bool requires_grad = false) {
         static_assert(std::is_trivially_copyable_v<T>, "Array::from_vector: T must be trivially copyable");
         check_host_element(dtype, host_element<T>(), "from_vector");
-        return from_host(std::move(dtype), {static_cast<std::int64_t>(v.size())}, v.data(), v.size() * sizeof(T), device);
+        return from_host(std::move(dtype), {static_cast<std::int64_t>(v.size())}, v.data(), v.size() * sizeof(T), device,
+                         requires_grad);
     }
+
+    // -- gradients (automatic differentiation: weft::Tape) ---------------------
+    /// Whether the array has gradient storage.
+    bool requires_grad() const { return grad_ != nullptr; }
+    /// The gradient: an array of the same dtype and shape on the same device,
+    /// zeroed when created, shared by this array's copies; a view of an array
+    /// takes the same view of its gradient. UserError when there is none.
+    const Array &grad() const;
+    /// This array (sharing its elements) with gradient storage: its own if it
+    /// has one, else a new zeroed one. Arrays of native types cannot carry
+    /// gradients (UserError naming automatic differentiation).
+    Array with_grad() const;
+    /// Sets every gradient element to zero (nothing without a gradient).
+    void zero_grad() const;
 
     /// Copies the elements, row-major and packed (strided views included), to
     /// host memory at `dst`; `bytes` must be size() * dtype().size(). Arrays in
@@ -117,7 +135,15 @@ private:
     std::size_t storage_bytes_ = 0;
     std::size_t offset_ = 0; // of element 0 in the storage
     Device device_;
+    std::shared_ptr<Array> grad_;
+
+    friend Array null_array_like(const Array &a);
 };
+
+/// An array of `a`'s dtype, shape and strides without elements (a null data
+/// pointer): what a backward launch passes as the gradient of an array that
+/// has none; generated code skips null gradient arrays.
+Array null_array_like(const Array &a);
 
 namespace detail {
 /// The scalar dtype a C++ scalar type is (nullptr: not a scalar type).

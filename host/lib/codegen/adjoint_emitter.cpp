@@ -1,0 +1,740 @@
+// Reverse mode over the lowered IR. Each function's adjoint replays the
+// forward statements (without side effects: the forward launch already wrote
+// arrays and applied atomics), then walks them backwards accumulating
+// adjoints into "adj_" twins of every local and parameter.
+//
+// Values the reverse walk needs but the replay overwrites are kept on a
+// per-thread tape (weft::rt::adj_tape): before a statement overwrites a
+// variable assigned more than once (or inside a loop), its old value is
+// pushed, and the reverse walk pops it back. Branch decisions and loop trip
+// counts are recorded the same way, after the branch or loop, so the reverse
+// walk pops them first. Unlike Warp's replay of dynamic loops, this is exact
+// for loop-carried values. break, continue and return become an exit flag
+// and guarded blocks, so every path is a structured one.
+#include "emitter.hpp"
+
+namespace weft::codegen::detail {
+
+struct Emitter::AdNode {
+    enum class Kind { Plain, If, Guard, For, While, Exit } kind = Kind::Plain;
+    const Stmt *s = nullptr;
+    std::vector<AdNode> body, orelse;
+    bool in_loop = false;
+    int id = 0;
+};
+
+struct Emitter::AdState {
+    std::vector<bool> saved_locals;
+    std::vector<bool> saved_params;
+    std::ostringstream decls; // function-scope flags and counters
+    int next_id = 0;
+    int dummies = 0;
+    bool uses_tape = false;
+};
+
+namespace {
+
+/// Types whose values carry a gradient.
+bool active(const Type &t) {
+    switch (t.kind()) {
+    case Type::Kind::Scalar: return t.is_float();
+    case Type::Kind::Vector:
+    case Type::Kind::Matrix:
+    case Type::Kind::Quaternion: return Type::scalar(t.scalar_type()).is_float();
+    case Type::Kind::Struct:
+    case Type::Kind::Tuple: return true;
+    default: return false;
+    }
+}
+
+/// Types that get an adj_ twin: active ones and arrays (whose twin is the gradient array).
+bool has_adjoint(const Type &t) {
+    return active(t) || t.kind() == Type::Kind::Array || (t.kind() == Type::Kind::Scalar);
+}
+
+void count_assignments(const std::vector<ir::StmtPtr> &body, bool in_loop, std::vector<int> &count,
+                       std::vector<bool> &in_loops, std::vector<bool> &params_written) {
+    auto note = [&](int local) {
+        ++count[static_cast<std::size_t>(local)];
+        if (in_loop) in_loops[static_cast<std::size_t>(local)] = true;
+    };
+    for (const ir::StmtPtr &s : body) {
+        switch (s->kind) {
+        case S::Declare:
+        case S::Assign: note(s->index); break;
+        case S::Unpack:
+            for (int t : s->targets) note(t);
+            break;
+        case S::Store: {
+            const Expr *root = s->target.get();
+            while (root->kind == K::Field || root->kind == K::Index) {
+                if (root->kind == K::Index && root->args[0]->type.kind() == Type::Kind::Array) {
+                    root = nullptr;
+                    break;
+                }
+                root = root->args[0].get();
+            }
+            if (!root) break;
+            if (root->kind == K::Local) note(root->index);
+            if (root->kind == K::Param) params_written[static_cast<std::size_t>(root->index)] = true;
+            break;
+        }
+        case S::If:
+            count_assignments(s->body, in_loop, count, in_loops, params_written);
+            count_assignments(s->orelse, in_loop, count, in_loops, params_written);
+            break;
+        case S::For:
+            // The loop variable is assigned on every iteration, inside the loop.
+            ++count[static_cast<std::size_t>(s->index)];
+            in_loops[static_cast<std::size_t>(s->index)] = true;
+            count_assignments(s->body, true, count, in_loops, params_written);
+            break;
+        case S::While: count_assignments(s->body, true, count, in_loops, params_written); break;
+        default: break;
+        }
+    }
+}
+
+bool contains_return(const std::vector<Emitter::AdNode> &nodes);
+
+} // namespace
+
+// --- analysis ---------------------------------------------------------------
+
+namespace {
+bool may_exit(const Emitter::AdNode &n);
+bool any_may_exit(const std::vector<Emitter::AdNode> &nodes) {
+    for (const Emitter::AdNode &c : nodes)
+        if (may_exit(c)) return true;
+    return false;
+}
+bool may_exit(const Emitter::AdNode &n) {
+    using NK = Emitter::AdNode::Kind;
+    switch (n.kind) {
+    case NK::Exit: return true;
+    case NK::If:
+    case NK::Guard: return any_may_exit(n.body) || any_may_exit(n.orelse);
+    case NK::For:
+    case NK::While: return contains_return(n.body); // break and continue stop at the loop
+    case NK::Plain: return false;
+    }
+    return false;
+}
+bool contains_return(const std::vector<Emitter::AdNode> &nodes) {
+    using NK = Emitter::AdNode::Kind;
+    for (const Emitter::AdNode &n : nodes) {
+        if (n.kind == NK::Exit && n.s->kind == S::Return) return true;
+        if (contains_return(n.body) || contains_return(n.orelse)) return true;
+    }
+    return false;
+}
+} // namespace
+
+std::vector<Emitter::AdNode> Emitter::ad_build(const std::vector<ir::StmtPtr> &stmts, std::size_t from, bool in_loop) {
+    using NK = AdNode::Kind;
+    std::vector<AdNode> out;
+    for (std::size_t i = from; i < stmts.size(); ++i) {
+        const Stmt &s = *stmts[i];
+        AdNode n;
+        n.s = &s;
+        n.in_loop = in_loop;
+        n.id = ad_->next_id++;
+        switch (s.kind) {
+        case S::Break:
+        case S::Continue:
+        case S::Return:
+            n.kind = NK::Exit;
+            out.push_back(std::move(n));
+            return out; // what follows in this block never runs
+        case S::If:
+            n.kind = NK::If;
+            n.body = ad_build(s.body, 0, in_loop);
+            n.orelse = ad_build(s.orelse, 0, in_loop);
+            break;
+        case S::For:
+            n.kind = NK::For;
+            n.body = ad_build(s.body, 0, true);
+            break;
+        case S::While:
+            n.kind = NK::While;
+            n.body = ad_build(s.body, 0, true);
+            break;
+        default: n.kind = NK::Plain; break;
+        }
+        const bool exits = may_exit(n);
+        out.push_back(std::move(n));
+        if (exits && i + 1 < stmts.size()) {
+            // The rest of the block runs only when nothing above left it.
+            AdNode g;
+            g.kind = NK::Guard;
+            g.in_loop = in_loop;
+            g.id = ad_->next_id++;
+            g.body = ad_build(stmts, i + 1, in_loop);
+            out.push_back(std::move(g));
+            return out;
+        }
+    }
+    return out;
+}
+
+bool Emitter::saved(int index) const { return ad_->saved_locals[static_cast<std::size_t>(index)]; }
+
+// --- adjoint references -------------------------------------------------------
+
+std::string Emitter::adj_ref(const Expr &atom) const {
+    if (atom.kind == K::Local && has_adjoint(atom.type)) return adj_local(atom.index);
+    if (atom.kind == K::Param && has_adjoint(atom.type)) return "adj_" + param(atom.index);
+    return {};
+}
+
+/// Adjoint lvalues for e's arguments from `from` on: atoms without one (literals,
+/// constants, native values) get a zero dummy declared in `o` at indentation `in`.
+std::string Emitter::adj_args(std::ostringstream &o, const Expr &e, const std::string &in, std::size_t from) {
+    std::string out;
+    for (std::size_t i = from; i < e.args.size(); ++i) {
+        std::string r = adj_ref(*e.args[i]);
+        if (r.empty()) {
+            r = "weft_d" + std::to_string(ad_->dummies++) + "_";
+            o << in << type(e.args[i]->type) << " " << r << "{};\n";
+        }
+        out += (i > from ? ", " : "") + r;
+    }
+    return out;
+}
+
+/// The gradient array an array-valued expression's adjoint twin holds.
+std::string Emitter::adj_mirror(const Expr &e) const {
+    if (e.kind == K::Local || e.kind == K::Param) {
+        const std::string r = adj_ref(e);
+        if (!r.empty()) return r;
+    }
+    if (e.kind == K::Field && e.args[0]->type.kind() == Type::Kind::Struct) {
+        const std::string base = adj_ref(*e.args[0]);
+        if (!base.empty()) return base + ".m_" + e.name;
+    }
+    return "{}"; // no gradient reaches this array
+}
+
+/// The adjoint of an lvalue path rooted at a local or parameter: the same path on its twin.
+std::string Emitter::adj_lvalue(const Expr &e) {
+    switch (e.kind) {
+    case K::Local: return adj_local(e.index);
+    case K::Param: return "adj_" + param(e.index);
+    case K::Field: return adj_lvalue(*e.args[0]) + component(e);
+    case K::Index:
+        if (e.args.size() == 3) return adj_lvalue(*e.args[0]) + ".c[" + expr(*e.args[1]) + "].c[" + expr(*e.args[2]) + "]";
+        return adj_lvalue(*e.args[0]) + ".c[" + expr(*e.args[1]) + "]";
+    default: throw InternalError("generate_cpp: not an lvalue (adjoint)");
+    }
+}
+
+// --- helpers for the struct and tuple adjoints ---------------------------------------
+
+std::string Emitter::struct_adjoint_helpers() {
+    std::ostringstream o;
+    o << "using weft::adj_acc;\nusing weft::adj_atomic_acc;\n";
+    for (const ir::Struct &s : m_.structs) {
+        const StructLayout &l = s.type.layout();
+        const std::string name = cpp_type(s.type);
+        o << "WEFT_FN void adj_acc(" << name << " &a, const " << name << " &v) {";
+        for (const auto &f : l.fields)
+            if (f.type.kind() != Type::Kind::Native) o << " adj_acc(a.m_" << f.name << ", v.m_" << f.name << ");";
+        o << " (void)a; (void)v; }\n";
+        o << "WEFT_FN void adj_atomic_acc(" << name << " *p, const " << name << " &v) {";
+        for (const auto &f : l.fields)
+            if (f.type.kind() != Type::Kind::Native) o << " adj_atomic_acc(&p->m_" << f.name << ", v.m_" << f.name << ");";
+        o << " (void)p; (void)v; }\n";
+    }
+    return o.str();
+}
+
+// --- the adjoint function ------------------------------------------------------------
+
+void Emitter::adjoint_function(std::ostringstream &o, const ir::Function &f) {
+    f_ = &f;
+    loop_counter_ = 0;
+    AdState state;
+    ad_ = &state;
+    {
+        std::vector<int> count(f.locals.size(), 0);
+        std::vector<bool> in_loops(f.locals.size(), false), params_written(f.params.size(), false);
+        count_assignments(f.body, false, count, in_loops, params_written);
+        state.saved_locals.resize(f.locals.size());
+        for (std::size_t i = 0; i < f.locals.size(); ++i) state.saved_locals[i] = count[i] > 1 || in_loops[i];
+        state.saved_params = params_written;
+    }
+    const std::vector<AdNode> nodes = ad_build(f.body, 0, false);
+
+    std::ostringstream fwd, rev;
+    replay_ = true;
+    ad_forward(fwd, nodes, 1);
+    ad_reverse(rev, nodes, 1);
+    replay_ = false;
+
+    const std::string name = f.is_kernel ? f.mangled_name + "_body_adj" : "adj_" + f.mangled_name;
+    o << "\ntemplate <bool weft_contig_>\nWEFT_FN void " << name << "(const weft::tid_t &weft_t_";
+    for (std::size_t i = 0; i < f.params.size(); ++i) o << ", " << type(f.params[i].type) << " " << param(static_cast<int>(i));
+    // Kernels take their adjoints by value (each thread accumulates its own
+    // copy of a value's adjoint; arrays are gradient views), functions by reference.
+    for (std::size_t i = 0; i < f.params.size(); ++i)
+        o << ", " << type(f.params[i].type) << (f.is_kernel ? " " : " &") << "adj_" << param(static_cast<int>(i));
+    if (f.return_type) o << ", const " << type(*f.return_type) << " &weft_adj_ret_";
+    o << ") {\n    (void)weft_t_;\n";
+    for (std::size_t i = 0; i < f.params.size(); ++i) o << "    (void)adj_" << param(static_cast<int>(i)) << ";\n";
+    if (f.return_type) o << "    (void)weft_adj_ret_;\n";
+    for (std::size_t i = 0; i < f.locals.size(); ++i) {
+        o << "    " << type(f.locals[i].type) << " " << local(static_cast<int>(i)) << "{};\n";
+        if (has_adjoint(f.locals[i].type))
+            o << "    " << type(f.locals[i].type) << " " << adj_local(static_cast<int>(i)) << "{};\n";
+    }
+    o << "    int weft_exit_ = 0;\n    (void)weft_exit_;\n";
+    if (state.uses_tape) o << "    weft::rt::adj_tape weft_tape_;\n";
+    o << state.decls.str();
+    o << "    // forward (replayed)\n" << fwd.str();
+    o << "    // reverse\n" << rev.str();
+    if (state.uses_tape && backend_ == Backend::Cuda)
+        o << "    weft::rt::adj_tape_overflow(weft_tape_, " << c_string(f.name) << ", " << c_string(logical_file_) << ", "
+          << f.location.line << ");\n";
+    o << "}\n";
+    ad_ = nullptr;
+    if (f.is_kernel) {
+        if (backend_ == Backend::Cuda) cuda_entry(o, f);
+        else entry(o, f);
+    }
+}
+
+// --- forward replay --------------------------------------------------------------------
+
+void Emitter::ad_forward(std::ostringstream &o, const std::vector<AdNode> &nodes, int depth) {
+    using NK = AdNode::Kind;
+    const std::string in = indent(depth);
+    auto record = [&](const AdNode &n, const std::string &kind, const std::string &value) {
+        // After the branch or loop: the reverse walk takes it first.
+        if (n.in_loop) {
+            ad_->uses_tape = true;
+            o << in << "    weft_tape_.push<" << kind << ">(" << value << ");\n";
+        } else {
+            const std::string var = "weft_r" + std::to_string(n.id) + "_";
+            ad_->decls << "    " << kind << " " << var << "{};\n";
+            o << in << "    " << var << " = " << value << ";\n";
+        }
+    };
+    auto loop_exits = [&](const std::string &at) {
+        o << at << "if (weft_exit_ == 1) weft_exit_ = 0;\n"
+          << at << "else if (weft_exit_ == 2) { weft_exit_ = 0; break; }\n"
+          << at << "else if (weft_exit_ == 3) break;\n";
+    };
+    for (const AdNode &n : nodes) {
+        switch (n.kind) {
+        case NK::Plain: ad_forward_plain(o, *n.s, depth); break;
+        case NK::Exit:
+            o << line_marker(n.s->location);
+            o << in << "weft_exit_ = " << (n.s->kind == S::Continue ? 1 : n.s->kind == S::Break ? 2 : 3) << ";\n";
+            break;
+        case NK::If:
+        case NK::Guard: {
+            const std::string b = "weft_b" + std::to_string(n.id) + "_";
+            if (n.kind == NK::If) o << line_marker(n.s->location);
+            o << in << "{\n" << in << "    const bool " << b << " = "
+              << (n.kind == NK::If ? expr(*n.s->cond) : std::string("weft_exit_ == 0")) << ";\n";
+            o << in << "    if (" << b << ") {\n";
+            ad_forward(o, n.body, depth + 2);
+            if (!n.orelse.empty()) {
+                o << in << "    } else {\n";
+                ad_forward(o, n.orelse, depth + 2);
+            }
+            o << in << "    }\n";
+            record(n, "bool", b);
+            o << in << "}\n";
+            break;
+        }
+        case NK::For: {
+            const Stmt &s = *n.s;
+            o << line_marker(s.location);
+            const std::string count = "weft_n" + std::to_string(n.id) + "_";
+            const std::string it = "weft_it" + std::to_string(loop_counter_++) + "_";
+            const std::string t = type(f_->locals[static_cast<std::size_t>(s.index)].type);
+            const std::string start = expr(*s.args[0]), stop = "(long long)(" + expr(*s.args[1]) + ")",
+                              step = "(long long)(" + expr(*s.args[2]) + ")";
+            o << in << "{\n" << in << "    long long " << count << " = 0;\n";
+            o << in << "    for (long long " << it << " = " << start << "; (" << step << " > 0) ? (" << it << " < " << stop
+              << ") : (" << it << " > " << stop << "); " << it << " += " << step << ") {\n";
+            o << in << "        ++" << count << ";\n";
+            if (saved(s.index)) {
+                ad_->uses_tape = true;
+                o << in << "        weft_tape_.push(" << local(s.index) << ");\n";
+            }
+            o << in << "        " << local(s.index) << " = static_cast<" << t << ">(" << it << ");\n";
+            ad_forward(o, n.body, depth + 2);
+            loop_exits(in + "        ");
+            o << in << "    }\n";
+            record(n, "long long", count);
+            o << in << "}\n";
+            break;
+        }
+        case NK::While: {
+            const Stmt &s = *n.s;
+            o << line_marker(s.location);
+            const std::string count = "weft_n" + std::to_string(n.id) + "_";
+            o << in << "{\n" << in << "    long long " << count << " = 0;\n";
+            o << in << "    while (" << expr(*s.cond) << ") {\n";
+            o << in << "        ++" << count << ";\n";
+            ad_forward(o, n.body, depth + 2);
+            loop_exits(in + "        ");
+            o << in << "    }\n";
+            record(n, "long long", count);
+            o << in << "}\n";
+            break;
+        }
+        }
+    }
+}
+
+void Emitter::ad_forward_plain(std::ostringstream &o, const Stmt &s, int depth) {
+    const std::string in = indent(depth);
+    auto save_local = [&](int index) {
+        if (!saved(index)) return;
+        ad_->uses_tape = true;
+        o << in << "weft_tape_.push(" << local(index) << ");\n";
+        if (f_->locals[static_cast<std::size_t>(index)].type.kind() == Type::Kind::Array)
+            o << in << "weft_tape_.push(" << adj_local(index) << ");\n";
+    };
+    switch (s.kind) {
+    case S::Declare:
+    case S::Assign:
+        save_local(s.index);
+        statement(o, s, depth);
+        if (f_->locals[static_cast<std::size_t>(s.index)].type.kind() == Type::Kind::Array)
+            o << in << adj_local(s.index) << " = " << adj_mirror(*s.value) << ";\n";
+        return;
+    case S::Unpack:
+        for (int t : s.targets) save_local(t);
+        statement(o, s, depth);
+        return;
+    case S::Store: {
+        if (!writes_array(*s.target)) {
+            const Expr *root = s.target.get();
+            while (root->kind == K::Field || root->kind == K::Index) root = root->args[0].get();
+            if (root->kind == K::Local) save_local(root->index);
+            if (root->kind == K::Param) {
+                ad_->uses_tape = true;
+                o << in << "weft_tape_.push(" << param(root->index) << ");\n";
+            }
+        }
+        statement(o, s, depth);
+        return;
+    }
+    case S::Eval: statement(o, s, depth); return;
+    default: throw InternalError("generate_cpp: control flow in a plain adjoint statement");
+    }
+}
+
+// --- reverse walk ----------------------------------------------------------------------
+
+void Emitter::ad_reverse(std::ostringstream &o, const std::vector<AdNode> &nodes, int depth) {
+    using NK = AdNode::Kind;
+    const std::string in = indent(depth);
+    auto take = [&](const AdNode &n, const std::string &kind) -> std::string {
+        if (n.in_loop) return "weft_tape_.take<" + kind + ">()";
+        return "weft_r" + std::to_string(n.id) + "_";
+    };
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+        const AdNode &n = *it;
+        switch (n.kind) {
+        case NK::Plain: ad_reverse_plain(o, *n.s, depth); break;
+        case NK::Exit:
+            if (n.s->kind == S::Return && n.s->value && f_->return_type && active(*f_->return_type)) {
+                const std::string r = adj_ref(*n.s->value);
+                if (!r.empty()) o << in << "adj_acc(" << r << ", weft_adj_ret_);\n";
+            }
+            break;
+        case NK::If:
+        case NK::Guard:
+            o << in << "if (" << take(n, "bool") << ") {\n";
+            ad_reverse(o, n.body, depth + 1);
+            if (!n.orelse.empty()) {
+                o << in << "} else {\n";
+                ad_reverse(o, n.orelse, depth + 1);
+            }
+            o << in << "}\n";
+            break;
+        case NK::For:
+        case NK::While: {
+            const std::string count = "weft_n" + std::to_string(n.id) + "_";
+            o << in << "for (long long " << count << " = " << take(n, "long long") << "; " << count << " > 0; --" << count
+              << ") {\n";
+            ad_reverse(o, n.body, depth + 1);
+            if (n.kind == NK::For && saved(n.s->index))
+                o << in << "    weft_tape_.pop(" << local(n.s->index) << ");\n";
+            o << in << "}\n";
+            break;
+        }
+        }
+    }
+}
+
+void Emitter::ad_reverse_plain(std::ostringstream &o, const Stmt &s, int depth) {
+    const std::string in = indent(depth);
+    auto restore_local = [&](int index, const std::string &at) {
+        if (!saved(index)) return;
+        if (f_->locals[static_cast<std::size_t>(index)].type.kind() == Type::Kind::Array)
+            o << at << "weft_tape_.pop(" << adj_local(index) << ");\n";
+        o << at << "weft_tape_.pop(" << local(index) << ");\n";
+    };
+    switch (s.kind) {
+    case S::Declare:
+    case S::Assign: {
+        const Type &t = f_->locals[static_cast<std::size_t>(s.index)].type;
+        const bool grad = active(t) && !(s.value->kind == K::Intrinsic && s.value->intrinsic == ir::Intrinsic::Tid);
+        if (!grad && !saved(s.index)) return;
+        o << line_marker(s.location) << in << "{\n";
+        if (grad)
+            o << in << "    " << type(t) << " weft_a_ = " << adj_local(s.index) << ";\n"
+              << in << "    " << adj_local(s.index) << " = " << type(t) << "{};\n";
+        restore_local(s.index, in + "    ");
+        if (grad) ad_value(o, *s.value, "weft_a_", depth + 1);
+        o << in << "}\n";
+        return;
+    }
+    case S::Unpack: {
+        const bool from_tid = s.value->kind == K::Intrinsic && s.value->intrinsic == ir::Intrinsic::Tid;
+        o << line_marker(s.location) << in << "{\n";
+        if (!from_tid) {
+            o << in << "    " << type(s.value->type) << " weft_a_{};\n";
+            for (std::size_t k = 0; k < s.targets.size(); ++k) {
+                const int t = s.targets[k];
+                if (!has_adjoint(f_->locals[static_cast<std::size_t>(t)].type)) continue;
+                o << in << "    weft_a_.e" << k << " = " << adj_local(t) << ";\n";
+                o << in << "    " << adj_local(t) << " = " << type(f_->locals[static_cast<std::size_t>(t)].type) << "{};\n";
+            }
+        }
+        for (auto t = s.targets.rbegin(); t != s.targets.rend(); ++t) restore_local(*t, in + "    ");
+        if (!from_tid) ad_value(o, *s.value, "weft_a_", depth + 1);
+        o << in << "}\n";
+        return;
+    }
+    case S::Store: {
+        const Expr &target = *s.target;
+        if (writes_array(target)) {
+            // The value's adjoint is the written element's gradient.
+            const std::string r = adj_ref(*s.value);
+            if (r.empty() || !active(s.value->type)) return;
+            // The path's array element, then its components, on the gradient array.
+            std::vector<const Expr *> chain;
+            const Expr *e = &target;
+            while (!(e->kind == K::Index && e->args[0]->type.kind() == Type::Kind::Array)) {
+                chain.push_back(e);
+                e = e->args[0].get();
+            }
+            const std::string adj_array = adj_mirror(*e->args[0]);
+            if (adj_array == "{}") return;
+            std::string path = "weft::adj_array_load(" + adj_array;
+            for (std::size_t i = 1; i < e->args.size(); ++i) path += ", " + expr(*e->args[i]);
+            path += ")";
+            for (auto c = chain.rbegin(); c != chain.rend(); ++c) {
+                const Expr &step = **c;
+                if (step.kind == K::Field) path += component(step);
+                else if (step.args.size() == 3) path += ".c[" + expr(*step.args[1]) + "].c[" + expr(*step.args[2]) + "]";
+                else path += ".c[" + expr(*step.args[1]) + "]";
+            }
+            o << line_marker(s.location) << in << "adj_acc(" << r << ", " << path << ");\n";
+            return;
+        }
+        const Expr *root = &target;
+        while (root->kind == K::Field || root->kind == K::Index) root = root->args[0].get();
+        const bool grad = active(target.type);
+        o << line_marker(s.location) << in << "{\n";
+        if (grad)
+            o << in << "    " << type(target.type) << " weft_a_ = " << adj_lvalue(target) << ";\n"
+              << in << "    " << adj_lvalue(target) << " = " << type(target.type) << "{};\n";
+        if (root->kind == K::Local) restore_local(root->index, in + "    ");
+        if (root->kind == K::Param) o << in << "    weft_tape_.pop(" << param(root->index) << ");\n";
+        if (grad) {
+            const std::string r = adj_ref(*s.value);
+            if (!r.empty()) o << in << "    adj_acc(" << r << ", weft_a_);\n";
+        }
+        o << in << "}\n";
+        return;
+    }
+    case S::Eval: {
+        const Expr &v = *s.value;
+        if (v.kind == K::Call || (v.kind == K::Intrinsic && ir::is_atomic(v.intrinsic))) {
+            o << line_marker(s.location) << in << "{\n";
+            if (v.kind == K::Call && !v.type.is_void()) o << in << "    " << type(v.type) << " weft_a_{};\n";
+            ad_value(o, v, v.type.is_void() ? std::string() : "weft_a_", depth + 1);
+            o << in << "}\n";
+        }
+        return;
+    }
+    default: throw InternalError("generate_cpp: control flow in a plain adjoint statement");
+    }
+}
+
+/// Adds the adjoint `r` of `e`'s value to the adjoints of its operands.
+void Emitter::ad_value(std::ostringstream &o, const Expr &e, const std::string &r, int depth) {
+    const std::string in = indent(depth);
+    switch (e.kind) {
+    case K::Local:
+    case K::Param: {
+        const std::string a = adj_ref(e);
+        if (!a.empty() && active(e.type)) o << in << "adj_acc(" << a << ", " << r << ");\n";
+        return;
+    }
+    case K::Literal:
+    case K::String:
+    case K::Constant:
+    case K::Shape:
+    case K::Not: return;
+    case K::Builtin: {
+        const BuiltinOverload &b = *e.overload;
+        if (!active(e.type)) return;
+        std::string fn;
+        if (!b.external && b.differentiable) fn = "weft::adj_" + b.native_function;
+        else if (!b.adjoint_native.empty()) fn = b.adjoint_native;
+        else return; // not differentiable: a constant to the backward pass
+        const std::string adjs = adj_args(o, e, in);
+        o << in << fn << "(" << args(e) << (e.args.empty() ? "" : ", ") << adjs << ", " << r << ");\n";
+        return;
+    }
+    case K::Call: {
+        std::string call = "adj_" + e.name + "<weft_contig_>(weft_t_";
+        if (!e.args.empty()) call += ", " + args(e);
+        if (!e.args.empty()) call += ", " + adj_args(o, e, in);
+        if (!e.type.is_void()) call += ", " + r;
+        o << in << call << ");\n";
+        return;
+    }
+    case K::Construct: {
+        const Type &t = e.type;
+        if (e.args.empty()) return;
+        if (t.kind() == Type::Kind::Struct) {
+            const auto &fields = t.layout().fields;
+            for (std::size_t i = 0; i < e.args.size() && i < fields.size(); ++i) {
+                const std::string a = adj_ref(*e.args[i]);
+                if (!a.empty() && active(e.args[i]->type)) o << in << "adj_acc(" << a << ", " << r << ".m_" << fields[i].name << ");\n";
+            }
+            return;
+        }
+        if (t.kind() == Type::Kind::Tuple) {
+            for (std::size_t i = 0; i < e.args.size(); ++i) {
+                const std::string a = adj_ref(*e.args[i]);
+                if (!a.empty() && active(e.args[i]->type)) o << in << "adj_acc(" << a << ", " << r << ".e" << i << ");\n";
+            }
+            return;
+        }
+        if (!active(t)) return;
+        if (t.kind() == Type::Kind::Scalar) {
+            const std::string a = adj_ref(*e.args[0]);
+            if (!a.empty()) o << in << "weft::adj_cast(" << a << ", " << r << ");\n";
+            return;
+        }
+        const bool scalars = [&] {
+            for (const ir::ExprPtr &a : e.args)
+                if (!a->type.is_scalar()) return false;
+            return true;
+        }();
+        if (scalars && e.args.size() == 1) {
+            const std::string a = adj_ref(*e.args[0]);
+            if (!a.empty() && active(e.args[0]->type)) o << in << "weft::adj_fill(" << a << ", " << r << ");\n";
+            return;
+        }
+        if (scalars) {
+            for (std::size_t i = 0; i < e.args.size(); ++i) {
+                const std::string a = adj_ref(*e.args[i]);
+                if (!a.empty() && active(e.args[i]->type))
+                    o << in << "weft::adj_component(" << a << ", " << r << ", " << i << ");\n";
+            }
+            return;
+        }
+        if (t.kind() == Type::Kind::Matrix && e.args.size() == static_cast<std::size_t>(t.rows())) {
+            for (std::size_t i = 0; i < e.args.size(); ++i) {
+                const std::string a = adj_ref(*e.args[i]);
+                if (!a.empty() && active(e.args[i]->type)) o << in << "adj_acc(" << a << ", " << r << ".c[" << i << "]);\n";
+            }
+            return;
+        }
+        if (e.args.size() == 1) { // a conversion between composite types
+            const std::string a = adj_ref(*e.args[0]);
+            if (!a.empty() && active(e.args[0]->type)) o << in << "weft::adj_cast(" << a << ", " << r << ");\n";
+            return;
+        }
+        throw InternalError("generate_cpp: no adjoint for constructing " + t.name());
+    }
+    case K::Cast: {
+        const std::string a = adj_ref(*e.args[0]);
+        if (!a.empty() && active(e.args[0]->type) && active(e.type)) o << in << "weft::adj_cast(" << a << ", " << r << ");\n";
+        return;
+    }
+    case K::Field: {
+        const Expr &base = *e.args[0];
+        if (base.type.kind() == Type::Kind::Native || !active(e.type)) return;
+        const std::string a = adj_ref(base);
+        if (!a.empty()) o << in << "adj_acc(" << a << component(e) << ", " << r << ");\n";
+        return;
+    }
+    case K::Index: {
+        const Expr &base = *e.args[0];
+        if (!active(e.type)) return;
+        if (base.type.kind() == Type::Kind::Array) {
+            const std::string a = adj_mirror(base);
+            if (a == "{}") return;
+            o << in << "weft::adj_array_read(" << a << ", " << r;
+            for (std::size_t i = 1; i < e.args.size(); ++i) o << ", " << expr(*e.args[i]);
+            o << ");\n";
+            return;
+        }
+        const std::string a = adj_ref(base);
+        if (a.empty()) return;
+        if (e.args.size() == 3)
+            o << in << "adj_acc(" << a << ".c[" << expr(*e.args[1]) << "].c[" << expr(*e.args[2]) << "], " << r << ");\n";
+        else
+            o << in << "adj_acc(" << a << ".c[" << expr(*e.args[1]) << "], " << r << ");\n";
+        return;
+    }
+    case K::Intrinsic: {
+        using I = ir::Intrinsic;
+        switch (e.intrinsic) {
+        case I::Select:
+        case I::Where: {
+            if (!active(e.type)) return;
+            // select(c, a, b) is a when c is false; where(c, a, b) is a when c is true.
+            const std::string a = adj_ref(*e.args[1]), b = adj_ref(*e.args[2]);
+            const std::string when_true = e.intrinsic == I::Select ? b : a, when_false = e.intrinsic == I::Select ? a : b;
+            o << in << "if (" << expr(*e.args[0]) << ") {";
+            if (!when_true.empty()) o << " adj_acc(" << when_true << ", " << r << ");";
+            o << " } else {";
+            if (!when_false.empty()) o << " adj_acc(" << when_false << ", " << r << ");";
+            o << " }\n";
+            return;
+        }
+        case I::AtomicAdd:
+        case I::AtomicSub:
+        case I::AtomicMin:
+        case I::AtomicMax: {
+            // The returned old value is not differentiable; the added value's
+            // adjoint is the element's gradient (min/max: when it won).
+            const Expr &value = *e.args.back();
+            const std::string v = adj_ref(value);
+            const std::string g = adj_mirror(*e.args[0]);
+            if (v.empty() || g == "{}" || !active(value.type)) return;
+            std::string idx;
+            for (std::size_t i = 1; i + 1 < e.args.size(); ++i) idx += ", " + expr(*e.args[i]);
+            const std::string load = "weft::adj_array_load(" + g + idx + ")";
+            if (e.intrinsic == I::AtomicAdd) o << in << "adj_acc(" << v << ", " << load << ");\n";
+            else if (e.intrinsic == I::AtomicSub) o << in << "weft::adj_sub_from(" << v << ", " << load << ");\n";
+            else
+                o << in << "if (weft::eq(" << atomic_element(e) << ", " << expr(value) << ")) adj_acc(" << v << ", "
+                  << load << ");\n";
+            return;
+        }
+        default: return; // tid, len, print, expect_*, identity: nothing to propagate
+        }
+    }
+    case K::Select:
+    case K::And:
+    case K::Or:
+    case K::Compare: throw InternalError("generate_cpp: a short-circuit expression survived lowering");
+    }
+}
+
+} // namespace weft::codegen::detail

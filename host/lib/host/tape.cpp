@@ -1,0 +1,151 @@
+// Recording launches and running their backward passes (weft::Tape).
+#include "weft/host/tape.hpp"
+
+#include "weft/support/error.hpp"
+
+#include <cstring>
+
+namespace weft {
+
+namespace {
+thread_local Tape *recording = nullptr;
+} // namespace
+
+void detail_record(Tape &tape, const Kernel &kernel, const std::vector<std::int64_t> &dim,
+                   const std::vector<KernelArg> &args, const LaunchOptions &options) {
+    tape.launches_.push_back({kernel, dim, args, options});
+}
+
+void detail::record_on_tape(const Kernel &kernel, const std::vector<std::int64_t> &dim,
+                            const std::vector<KernelArg> &args, const LaunchOptions &options) {
+    if (!recording) return;
+    Tape *tape = recording;
+    // The backward launches this tape makes are not recorded (on it or any other).
+    recording = nullptr;
+    detail_record(*tape, kernel, dim, args, options);
+    recording = tape;
+}
+
+Tape::Tape() = default;
+Tape::~Tape() {
+    if (recording == this) recording = nullptr;
+}
+
+Tape::Scope::Scope(Tape &tape) : previous_(recording) { recording = &tape; }
+Tape::Scope::~Scope() { recording = previous_; }
+
+std::size_t Tape::size() const { return launches_.size(); }
+const std::vector<Tape::Launch> &Tape::launches() const { return launches_; }
+void Tape::reset() { launches_.clear(); }
+
+void Tape::zero() {
+    for (const Launch &l : launches_)
+        for (const KernelArg &a : l.args)
+            if (a.is_array()) a.array().zero_grad();
+}
+
+namespace {
+/// A host buffer of `a`'s element count holding the value 1 in its scalar type, per component.
+std::vector<std::byte> ones_like(const Array &a) {
+    const Type &t = a.dtype();
+    const Type s = t.kind() == Type::Kind::Scalar ? t : Type::scalar(t.scalar_type());
+    if (!s.is_float())
+        throw UserError("Tape::backward: the loss has dtype " + t.name() + ", which carries no gradient (use a float type)");
+    const std::size_t comps = t.size() / s.size();
+    std::vector<std::byte> one(s.size());
+    if (s.scalar_type() == Scalar::Float32) {
+        const float v = 1.0f;
+        std::memcpy(one.data(), &v, sizeof v);
+    } else if (s.scalar_type() == Scalar::Float64) {
+        const double v = 1.0;
+        std::memcpy(one.data(), &v, sizeof v);
+    } else {
+        const std::uint16_t v = 0x3c00; // float16 1.0
+        std::memcpy(one.data(), &v, sizeof v);
+    }
+    std::vector<std::byte> out(static_cast<std::size_t>(a.size()) * comps * s.size());
+    for (std::size_t i = 0; i < out.size(); i += one.size()) std::memcpy(out.data() + i, one.data(), one.size());
+    return out;
+}
+
+/// grad += seed, element-wise, for float scalar components (host round trip: seeds are small).
+void add_into_grad(const Array &target, const std::vector<std::byte> &seed) {
+    const Array &g = target.grad();
+    std::vector<std::byte> cur(g.nbytes());
+    g.copy_to_host(cur.data(), cur.size());
+    const Type &t = g.dtype();
+    const Type s = t.kind() == Type::Kind::Scalar ? t : Type::scalar(t.scalar_type());
+    for (std::size_t i = 0; i < cur.size(); i += s.size()) {
+        if (s.scalar_type() == Scalar::Float32) {
+            float a, b;
+            std::memcpy(&a, cur.data() + i, 4);
+            std::memcpy(&b, seed.data() + i, 4);
+            a += b;
+            std::memcpy(cur.data() + i, &a, 4);
+        } else if (s.scalar_type() == Scalar::Float64) {
+            double a, b;
+            std::memcpy(&a, cur.data() + i, 8);
+            std::memcpy(&b, seed.data() + i, 8);
+            a += b;
+            std::memcpy(cur.data() + i, &a, 8);
+        } else {
+            throw UserError("Tape::backward: seeding a gradient of dtype " + t.name() +
+                            " is not supported (float32 and float64 components are)");
+        }
+    }
+    const_cast<Array &>(g).copy_from_host(cur.data(), cur.size());
+}
+} // namespace
+
+void Tape::backward(const Array &loss) {
+    if (!loss.requires_grad())
+        throw UserError("Tape::backward: the loss array (" + loss.dtype().name() + " " + shape_text(loss.shape()) +
+                        ") has no gradient: create it with requires_grad");
+    add_into_grad(loss, ones_like(loss));
+    run_backward();
+}
+
+void Tape::backward(const std::vector<std::pair<Array, Array>> &seeds) {
+    for (const auto &[target, seed] : seeds) {
+        if (!target.requires_grad())
+            throw UserError("Tape::backward: a seeded array (" + target.dtype().name() + " " + shape_text(target.shape()) +
+                            ") has no gradient: create it with requires_grad");
+        if (seed.dtype() != target.dtype() || seed.shape() != target.shape())
+            throw UserError("Tape::backward: a seed is " + seed.dtype().name() + " " + shape_text(seed.shape()) +
+                            ", its array " + target.dtype().name() + " " + shape_text(target.shape()));
+    }
+    for (const auto &[target, seed] : seeds) {
+        std::vector<std::byte> bytes(seed.nbytes());
+        seed.copy_to_host(bytes.data(), bytes.size());
+        add_into_grad(target, bytes);
+    }
+    run_backward();
+}
+
+void Tape::run_backward() {
+    // Backward launches are never recorded, on this tape or an enclosing one.
+    struct Pause {
+        Tape *saved = recording;
+        Pause() { recording = nullptr; }
+        ~Pause() { recording = saved; }
+    } pause;
+    // Check every kernel first: a tape with one kernel lacking a backward pass changes no gradient.
+    std::vector<Kernel> backward;
+    backward.reserve(launches_.size());
+    for (const Launch &l : launches_) backward.push_back(l.kernel.backward());
+    for (std::size_t i = launches_.size(); i-- > 0;) {
+        const Launch &l = launches_[i];
+        std::vector<KernelArg> all = l.args;
+        for (const KernelArg &a : l.args) {
+            if (a.is_array()) {
+                all.push_back(a.array().requires_grad() ? KernelArg(a.array().grad()) : KernelArg(null_array_like(a.array())));
+            } else {
+                const std::vector<std::byte> zero(a.bytes().size());
+                all.push_back(KernelArg::value(a.type(), zero.data(), zero.size()));
+            }
+        }
+        backward[i].launch(l.dim, all, l.options);
+    }
+}
+
+} // namespace weft

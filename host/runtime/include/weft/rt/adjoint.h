@@ -1,0 +1,426 @@
+// weft runtime: reverse-mode adjoints of the core builtins, for the backward
+// pass of kernels (included only by modules generated with their adjoints).
+//
+// Convention (as Warp's): adj_<builtin>(inputs..., adj_inputs&..., adj_result)
+// adds the result's adjoint, propagated, to each input's adjoint. Integer and
+// bool values carry no gradient; piecewise-constant builtins (floor, sign,
+// comparisons, ...) propagate nothing.
+#pragma once
+
+#include "weft/rt/array.h"
+#include "weft/rt/debug.h"
+
+namespace weft {
+
+// -- accumulation ---------------------------------------------------------------
+template <typename T, WEFT_RT_IF(rt::is_scalar<T>)> WEFT_RT_FN void adj_acc(T &a, T v) {
+    if constexpr (rt::is_float<T>) a = T(rt::acc<T>(a) + rt::acc<T>(v));
+}
+WEFT_RT_COMP void adj_acc(V &a, const V &v) {
+    for (int i = 0; i < rt::comp<V>::n; ++i) adj_acc(rt::at(a, i), rt::at(v, i));
+}
+/// An array's adjoint is its gradient array: passed along, never summed.
+template <typename T> WEFT_RT_FN void adj_acc(array_t<T> &, const array_t<T> &) {}
+template <typename T, WEFT_RT_IF(rt::is_scalar<T>)> WEFT_RT_FN void adj_sub_from(T &a, T v) {
+    if constexpr (rt::is_float<T>) a = T(rt::acc<T>(a) - rt::acc<T>(v));
+}
+WEFT_RT_COMP void adj_sub_from(V &a, const V &v) {
+    for (int i = 0; i < rt::comp<V>::n; ++i) adj_sub_from(rt::at(a, i), rt::at(v, i));
+}
+/// Atomic accumulation into an element of a gradient array (threads share elements).
+template <typename T, WEFT_RT_IF(rt::is_scalar<T>)> WEFT_RT_FN void adj_atomic_acc(T *p, T v) {
+    if constexpr (rt::is_float<T>) rt::atomic<rt::op_add>(p, v);
+}
+WEFT_RT_COMP void adj_atomic_acc(V *p, const V &v) {
+    for (int i = 0; i < rt::comp<V>::n; ++i) adj_atomic_acc(&rt::at(*p, i), rt::at(v, i));
+}
+template <typename T> WEFT_RT_FN void adj_atomic_acc(array_t<T> *, const array_t<T> &) {}
+
+// -- array elements -------------------------------------------------------------
+/// The adjoint of reading a[i...]: adj_a[i...] += adj (when a has a gradient).
+template <typename T, typename... I> WEFT_RT_FN void adj_array_read(const array_t<T> &adj_a, const T &adj, I... i) {
+    if (adj_a.data) adj_atomic_acc(&index(adj_a, i...), adj);
+}
+/// The gradient of a[i...] (what a write's value receives); zero without a gradient array.
+template <typename T, typename... I> WEFT_RT_FN T adj_array_load(const array_t<T> &adj_a, I... i) {
+    if (!adj_a.data) return T{};
+    return index(adj_a, i...);
+}
+
+// -- scalars --------------------------------------------------------------------
+#define WEFT_RT_FLOAT template <typename T, WEFT_RT_IF(::weft::rt::is_float<T>)> WEFT_RT_FN
+namespace rt {
+template <typename T> WEFT_RT_FN void addf(T &a, acc<T> v) { a = T(acc<T>(a) + v); }
+} // namespace rt
+
+WEFT_RT_FLOAT void adj_add(T, T, T &adj_a, T &adj_b, T r) {
+    adj_acc(adj_a, r);
+    adj_acc(adj_b, r);
+}
+WEFT_RT_FLOAT void adj_sub(T, T, T &adj_a, T &adj_b, T r) {
+    adj_acc(adj_a, r);
+    adj_sub_from(adj_b, r);
+}
+WEFT_RT_FLOAT void adj_mul(T a, T b, T &adj_a, T &adj_b, T r) {
+    typedef rt::acc<T> A;
+    rt::addf(adj_a, A(b) * A(r));
+    rt::addf(adj_b, A(a) * A(r));
+}
+WEFT_RT_FLOAT void adj_div(T a, T b, T &adj_a, T &adj_b, T r) {
+    typedef rt::acc<T> A;
+    rt::addf(adj_a, A(r) / A(b));
+    rt::addf(adj_b, -A(r) * (A(a) / A(b)) / A(b));
+}
+WEFT_RT_FLOAT void adj_floordiv(T, T, T &, T &, T) {}
+/// a % b == a - b * floor(a / b): the quotient is piecewise constant.
+WEFT_RT_FLOAT void adj_mod(T a, T b, T &adj_a, T &adj_b, T r) {
+    typedef rt::acc<T> A;
+    rt::addf(adj_a, A(r));
+    rt::addf(adj_b, -A(floordiv(a, b)) * A(r));
+}
+WEFT_RT_FLOAT void adj_neg(T, T &adj_a, T r) { adj_sub_from(adj_a, r); }
+WEFT_RT_FLOAT void adj_pos(T, T &adj_a, T r) { adj_acc(adj_a, r); }
+WEFT_RT_FLOAT void adj_abs(T a, T &adj_a, T r) {
+    if (a < T(0)) adj_sub_from(adj_a, r);
+    else if (a > T(0)) adj_acc(adj_a, r);
+}
+WEFT_RT_FLOAT void adj_sign(T, T &, T) {}
+/// min and max pass the gradient to the operand they return (a on ties).
+WEFT_RT_FLOAT void adj_min(T a, T b, T &adj_a, T &adj_b, T r) {
+    if (b < a) adj_acc(adj_b, r);
+    else adj_acc(adj_a, r);
+}
+WEFT_RT_FLOAT void adj_max(T a, T b, T &adj_a, T &adj_b, T r) {
+    if (a < b) adj_acc(adj_b, r);
+    else adj_acc(adj_a, r);
+}
+WEFT_RT_FLOAT void adj_clamp(T x, T low, T high, T &adj_x, T &adj_low, T &adj_high, T r) {
+    // clamp(x, low, high) == min(max(x, low), high), as computed.
+    const T m = max(x, low);
+    if (high < m) adj_acc(adj_high, r);
+    else if (x < low) adj_acc(adj_low, r);
+    else adj_acc(adj_x, r);
+}
+
+#define WEFT_RT_ADJ1(name, expr)                                                                                       \
+    WEFT_RT_FLOAT void adj_##name(T a_, T &adj_a, T r_) {                                                              \
+        typedef rt::acc<T> A;                                                                                          \
+        const A a = A(a_), r = A(r_);                                                                                  \
+        (void)a;                                                                                                       \
+        rt::addf(adj_a, (expr));                                                                                       \
+    }
+WEFT_RT_ADJ1(sqrt, r * A(0.5) / sqrt(a))
+WEFT_RT_ADJ1(exp, r * exp(a))
+WEFT_RT_ADJ1(log, r / a)
+WEFT_RT_ADJ1(log2, r / (a * A(0.69314718055994530942)))
+WEFT_RT_ADJ1(log10, r / (a * A(2.30258509299404568402)))
+WEFT_RT_ADJ1(sin, r * cos(a))
+WEFT_RT_ADJ1(cos, -r * sin(a))
+WEFT_RT_ADJ1(tan, r / (cos(a) * cos(a)))
+WEFT_RT_ADJ1(asin, r / sqrt(A(1) - a * a))
+WEFT_RT_ADJ1(acos, -r / sqrt(A(1) - a * a))
+WEFT_RT_ADJ1(atan, r / (A(1) + a * a))
+WEFT_RT_ADJ1(sinh, r * cosh(a))
+WEFT_RT_ADJ1(cosh, r * sinh(a))
+WEFT_RT_ADJ1(tanh, r * (A(1) - tanh(a) * tanh(a)))
+WEFT_RT_ADJ1(floor, A(0))
+WEFT_RT_ADJ1(ceil, A(0))
+WEFT_RT_ADJ1(round, A(0))
+WEFT_RT_ADJ1(trunc, A(0))
+#undef WEFT_RT_ADJ1
+WEFT_RT_FLOAT void adj_pow(T a_, T b_, T &adj_a, T &adj_b, T r_) {
+    typedef rt::acc<T> A;
+    const A a = A(a_), b = A(b_), r = A(r_);
+    if (b != A(0)) rt::addf(adj_a, r * b * pow(a, b - A(1)));
+    if (a > A(0)) rt::addf(adj_b, r * log(a) * pow(a, b));
+}
+/// atan2(y = a, x = b).
+WEFT_RT_FLOAT void adj_atan2(T a_, T b_, T &adj_a, T &adj_b, T r_) {
+    typedef rt::acc<T> A;
+    const A y = A(a_), x = A(b_), r = A(r_), d = x * x + y * y;
+    if (d > A(0)) {
+        rt::addf(adj_a, r * x / d);
+        rt::addf(adj_b, -r * y / d);
+    }
+}
+/// static_cast between float types (and the components of vectors, matrices, quaternions).
+template <typename From, typename To> WEFT_RT_FN void adj_cast(From &adj_from, const To &r) {
+    if constexpr (rt::is_scalar<From> && rt::is_scalar<To>) {
+        if constexpr (rt::is_float<From> && rt::is_float<To>) adj_acc(adj_from, static_cast<From>(r));
+    } else if constexpr (rt::comp<From>::is && rt::comp<To>::is) {
+        for (int i = 0; i < rt::comp<From>::n; ++i) adj_cast(rt::at(adj_from, i), rt::at(r, i));
+    }
+}
+
+// -- vectors, matrices, quaternions: component-wise -------------------------------
+#define WEFT_RT_CMAP1(name)                                                                                            \
+    WEFT_RT_COMP void adj_##name(const V &a, V &adj_a, const V &r) {                                                   \
+        for (int i = 0; i < rt::comp<V>::n; ++i) adj_##name(rt::at(a, i), rt::at(adj_a, i), rt::at(r, i));            \
+    }
+#define WEFT_RT_CMAP2(name, scalar_name)                                                                               \
+    WEFT_RT_COMP void adj_##name(const V &a, const V &b, V &adj_a, V &adj_b, const V &r) {                             \
+        for (int i = 0; i < rt::comp<V>::n; ++i)                                                                       \
+            adj_##scalar_name(rt::at(a, i), rt::at(b, i), rt::at(adj_a, i), rt::at(adj_b, i), rt::at(r, i));           \
+    }
+WEFT_RT_CMAP1(neg)
+WEFT_RT_CMAP1(pos)
+WEFT_RT_CMAP1(abs)
+WEFT_RT_CMAP2(add, add)
+WEFT_RT_CMAP2(sub, sub)
+WEFT_RT_CMAP2(min, min)
+WEFT_RT_CMAP2(max, max)
+WEFT_RT_CMAP2(cw_mul, mul)
+WEFT_RT_CMAP2(cw_div, div)
+#undef WEFT_RT_CMAP1
+#undef WEFT_RT_CMAP2
+WEFT_RT_COMP void adj_mul(const V &a, rt::scalar_of<V> s, V &adj_a, rt::scalar_of<V> &adj_s, const V &r) {
+    for (int i = 0; i < rt::comp<V>::n; ++i) adj_mul(rt::at(a, i), s, rt::at(adj_a, i), adj_s, rt::at(r, i));
+}
+WEFT_RT_COMP void adj_mul(rt::scalar_of<V> s, const V &a, rt::scalar_of<V> &adj_s, V &adj_a, const V &r) {
+    for (int i = 0; i < rt::comp<V>::n; ++i) adj_mul(s, rt::at(a, i), adj_s, rt::at(adj_a, i), rt::at(r, i));
+}
+WEFT_RT_COMP void adj_div(const V &a, rt::scalar_of<V> s, V &adj_a, rt::scalar_of<V> &adj_s, const V &r) {
+    for (int i = 0; i < rt::comp<V>::n; ++i) adj_div(rt::at(a, i), s, rt::at(adj_a, i), adj_s, rt::at(r, i));
+}
+
+// -- vectors --------------------------------------------------------------------
+template <int N, typename T>
+WEFT_RT_FN void adj_dot(const vec_t<N, T> &a, const vec_t<N, T> &b, vec_t<N, T> &adj_a, vec_t<N, T> &adj_b, T r) {
+    typedef rt::acc<T> A;
+    for (int i = 0; i < N; ++i) {
+        rt::addf(adj_a.c[i], A(b.c[i]) * A(r));
+        rt::addf(adj_b.c[i], A(a.c[i]) * A(r));
+    }
+}
+template <int N, typename T> WEFT_RT_FN void adj_length_sq(const vec_t<N, T> &a, vec_t<N, T> &adj_a, T r) {
+    typedef rt::acc<T> A;
+    for (int i = 0; i < N; ++i) rt::addf(adj_a.c[i], A(2) * A(a.c[i]) * A(r));
+}
+template <int N, typename T> WEFT_RT_FN void adj_length(const vec_t<N, T> &a, vec_t<N, T> &adj_a, T r) {
+    typedef rt::acc<T> A;
+    const A l = sqrt(rt::dot_acc<N>(a.c, a.c));
+    if (l > A(0))
+        for (int i = 0; i < N; ++i) rt::addf(adj_a.c[i], A(a.c[i]) / l * A(r));
+}
+template <int N, typename T> WEFT_RT_FN void adj_normalize(const vec_t<N, T> &a, vec_t<N, T> &adj_a, const vec_t<N, T> &r) {
+    typedef rt::acc<T> A;
+    const A l = sqrt(rt::dot_acc<N>(a.c, a.c));
+    if (!(l > A(0))) return;
+    // d(a/l) = (r - n (n . r)) / l, n = a / l.
+    A nr = A(0);
+    for (int i = 0; i < N; ++i) nr += A(a.c[i]) / l * A(r.c[i]);
+    for (int i = 0; i < N; ++i) rt::addf(adj_a.c[i], (A(r.c[i]) - A(a.c[i]) / l * nr) / l);
+}
+template <typename T>
+WEFT_RT_FN void adj_cross(const vec_t<3, T> &a, const vec_t<3, T> &b, vec_t<3, T> &adj_a, vec_t<3, T> &adj_b,
+                          const vec_t<3, T> &r) {
+    // a x b: adj_a += b x r, adj_b += r x a.
+    adj_acc(adj_a, cross(b, r));
+    adj_acc(adj_b, cross(r, a));
+}
+
+// -- matrices -------------------------------------------------------------------
+template <int R, int K, int C, typename T>
+WEFT_RT_FN void adj_mul(const mat_t<R, K, T> &a, const mat_t<K, C, T> &b, mat_t<R, K, T> &adj_a, mat_t<K, C, T> &adj_b,
+                        const mat_t<R, C, T> &r) {
+    adj_acc(adj_a, mul(r, transpose(b)));
+    adj_acc(adj_b, mul(transpose(a), r));
+}
+template <int R, int C, typename T>
+WEFT_RT_FN void adj_mul(const mat_t<R, C, T> &m, const vec_t<C, T> &v, mat_t<R, C, T> &adj_m, vec_t<C, T> &adj_v,
+                        const vec_t<R, T> &r) {
+    adj_acc(adj_m, outer(r, v));
+    adj_acc(adj_v, mul(r, m));
+}
+template <int R, int C, typename T>
+WEFT_RT_FN void adj_mul(const vec_t<R, T> &v, const mat_t<R, C, T> &m, vec_t<R, T> &adj_v, mat_t<R, C, T> &adj_m,
+                        const vec_t<C, T> &r) {
+    adj_acc(adj_v, mul(m, r));
+    adj_acc(adj_m, outer(v, r));
+}
+template <int R, int C, typename T>
+WEFT_RT_FN void adj_transpose(const mat_t<R, C, T> &, mat_t<R, C, T> &adj_m, const mat_t<C, R, T> &r) {
+    adj_acc(adj_m, transpose(r));
+}
+template <int R, int C, typename T>
+WEFT_RT_FN void adj_outer(const vec_t<R, T> &a, const vec_t<C, T> &b, vec_t<R, T> &adj_a, vec_t<C, T> &adj_b,
+                          const mat_t<R, C, T> &r) {
+    adj_acc(adj_a, mul(r, b));
+    adj_acc(adj_b, mul(a, r));
+}
+template <int N, typename T> WEFT_RT_FN void adj_trace(const mat_t<N, N, T> &, mat_t<N, N, T> &adj_m, T r) {
+    for (int i = 0; i < N; ++i) adj_acc(adj_m.c[i].c[i], r);
+}
+/// d det(m) / d m[i][j] is the cofactor C[i][j].
+template <typename T> WEFT_RT_FN void adj_determinant(const mat_t<2, 2, T> &m, mat_t<2, 2, T> &adj_m, T r_) {
+    typedef rt::acc<T> A;
+    const A r = A(r_);
+    rt::addf(adj_m.c[0].c[0], A(m.c[1].c[1]) * r);
+    rt::addf(adj_m.c[0].c[1], -A(m.c[1].c[0]) * r);
+    rt::addf(adj_m.c[1].c[0], -A(m.c[0].c[1]) * r);
+    rt::addf(adj_m.c[1].c[1], A(m.c[0].c[0]) * r);
+}
+template <int N, typename T, WEFT_RT_IF(N == 3 || N == 4)>
+WEFT_RT_FN void adj_determinant(const mat_t<N, N, T> &m, mat_t<N, N, T> &adj_m, T r_) {
+    typedef rt::acc<T> A;
+    for (int i = 0; i < N; ++i)
+        for (int j = 0; j < N; ++j) {
+            mat_t<N - 1, N - 1, A> minor;
+            for (int a = 0, ra = 0; a < N; ++a) {
+                if (a == i) continue;
+                for (int b = 0, cb = 0; b < N; ++b)
+                    if (b != j) minor.c[ra].c[cb++] = A(m.c[a].c[b]);
+                ++ra;
+            }
+            const A cof = ((i + j) & 1) ? -A(determinant(minor)) : A(determinant(minor));
+            rt::addf(adj_m.c[i].c[j], cof * A(r_));
+        }
+}
+
+// -- quaternions ------------------------------------------------------------------
+template <typename T>
+WEFT_RT_FN void adj_mul(const quat_t<T> &a, const quat_t<T> &b, quat_t<T> &adj_a, quat_t<T> &adj_b, const quat_t<T> &r) {
+    typedef rt::acc<T> A;
+    const A ax = A(a.c[0]), ay = A(a.c[1]), az = A(a.c[2]), aw = A(a.c[3]);
+    const A bx = A(b.c[0]), by = A(b.c[1]), bz = A(b.c[2]), bw = A(b.c[3]);
+    const A rx = A(r.c[0]), ry = A(r.c[1]), rz = A(r.c[2]), rw = A(r.c[3]);
+    // r = (aw bx + bw ax + ay bz - by az, aw by + bw ay + az bx - bz ax, aw bz + bw az + ax by - bx ay, aw bw - a.b)
+    rt::addf(adj_a.c[0], rx * bw - ry * bz + rz * by - rw * bx);
+    rt::addf(adj_a.c[1], rx * bz + ry * bw - rz * bx - rw * by);
+    rt::addf(adj_a.c[2], -rx * by + ry * bx + rz * bw - rw * bz);
+    rt::addf(adj_a.c[3], rx * bx + ry * by + rz * bz + rw * bw);
+    rt::addf(adj_b.c[0], rx * aw + ry * az - rz * ay - rw * ax);
+    rt::addf(adj_b.c[1], -rx * az + ry * aw + rz * ax - rw * ay);
+    rt::addf(adj_b.c[2], rx * ay - ry * ax + rz * aw - rw * az);
+    rt::addf(adj_b.c[3], rx * ax + ry * ay + rz * az + rw * aw);
+}
+template <typename T> WEFT_RT_FN void adj_length(const quat_t<T> &q, quat_t<T> &adj_q, T r) {
+    typedef rt::acc<T> A;
+    const A l = sqrt(rt::dot_acc<4>(q.c, q.c));
+    if (l > A(0))
+        for (int i = 0; i < 4; ++i) rt::addf(adj_q.c[i], A(q.c[i]) / l * A(r));
+}
+template <typename T> WEFT_RT_FN void adj_normalize(const quat_t<T> &q, quat_t<T> &adj_q, const quat_t<T> &r) {
+    typedef rt::acc<T> A;
+    const A l = sqrt(rt::dot_acc<4>(q.c, q.c));
+    if (!(l > A(0))) return; // the identity substituted for zero is constant
+    A nr = A(0);
+    for (int i = 0; i < 4; ++i) nr += A(q.c[i]) / l * A(r.c[i]);
+    for (int i = 0; i < 4; ++i) rt::addf(adj_q.c[i], (A(r.c[i]) - A(q.c[i]) / l * nr) / l);
+}
+template <typename T> WEFT_RT_FN void adj_quat_inverse(const quat_t<T> &, quat_t<T> &adj_q, const quat_t<T> &r) {
+    adj_sub_from(adj_q.c[0], r.c[0]);
+    adj_sub_from(adj_q.c[1], r.c[1]);
+    adj_sub_from(adj_q.c[2], r.c[2]);
+    adj_acc(adj_q.c[3], r.c[3]);
+}
+template <typename T>
+WEFT_RT_FN void adj_quat_rotate(const quat_t<T> &q, const vec_t<3, T> &p, quat_t<T> &adj_q, vec_t<3, T> &adj_p,
+                                const vec_t<3, T> &r) {
+    typedef rt::acc<T> A;
+    const A x = A(q.c[0]), y = A(q.c[1]), z = A(q.c[2]), w = A(q.c[3]);
+    const A px = A(p.c[0]), py = A(p.c[1]), pz = A(p.c[2]);
+    const A rx = A(r.c[0]), ry = A(r.c[1]), rz = A(r.c[2]);
+    const A c = A(2) * w * w - A(1), d = A(2) * (x * px + y * py + z * pz), w2 = A(2) * w;
+    // out = p c + q.xyz d + (q.xyz x p) w2
+    const A qr = x * rx + y * ry + z * rz;       // q.xyz . r
+    const A pr = px * rx + py * ry + pz * rz;    // p . r
+    // (q x p) . r = q . (p x r) = p . (r x q)
+    const A pxr_x = py * rz - pz * ry, pxr_y = pz * rx - px * rz, pxr_z = px * ry - py * rx;
+    const A rxq_x = ry * z - rz * y, rxq_y = rz * x - rx * z, rxq_z = rx * y - ry * x;
+    const A qxp_r = x * pxr_x + y * pxr_y + z * pxr_z;
+    rt::addf(adj_p.c[0], rx * c + A(2) * x * qr + w2 * rxq_x);
+    rt::addf(adj_p.c[1], ry * c + A(2) * y * qr + w2 * rxq_y);
+    rt::addf(adj_p.c[2], rz * c + A(2) * z * qr + w2 * rxq_z);
+    rt::addf(adj_q.c[0], rx * d + A(2) * px * qr + w2 * pxr_x);
+    rt::addf(adj_q.c[1], ry * d + A(2) * py * qr + w2 * pxr_y);
+    rt::addf(adj_q.c[2], rz * d + A(2) * pz * qr + w2 * pxr_z);
+    rt::addf(adj_q.c[3], A(4) * w * pr + A(2) * qxp_r);
+}
+template <typename T>
+WEFT_RT_FN void adj_quat_from_axis_angle(const vec_t<3, T> &axis, T angle, vec_t<3, T> &adj_axis, T &adj_angle,
+                                         const quat_t<T> &r) {
+    typedef rt::acc<T> A;
+    const A h = A(angle) * A(0.5), s = sin(h), c = cos(h);
+    A ds = A(0);
+    for (int i = 0; i < 3; ++i) {
+        rt::addf(adj_axis.c[i], A(r.c[i]) * s);
+        ds += A(r.c[i]) * A(axis.c[i]);
+    }
+    rt::addf(adj_angle, (ds * c - A(r.c[3]) * s) * A(0.5));
+}
+
+// -- construction -----------------------------------------------------------------
+/// vecN(s) / matRC(s): every component from one scalar.
+template <typename V, WEFT_RT_IF(rt::comp<V>::is)> WEFT_RT_FN void adj_fill(rt::scalar_of<V> &adj_s, const V &r) {
+    for (int i = 0; i < rt::comp<V>::n; ++i) adj_acc(adj_s, rt::at(r, i));
+}
+/// Component k of a composite built from its components in order.
+template <typename V, WEFT_RT_IF(rt::comp<V>::is)>
+WEFT_RT_FN void adj_component(rt::scalar_of<V> &adj_s, const V &r, int k) {
+    adj_acc(adj_s, rt::at(r, k));
+}
+
+// -- the backward pass's own storage ------------------------------------------------
+namespace rt {
+/// Values a backward pass saves while it replays the forward statements (those
+/// overwritten later, branch decisions, loop trip counts), restored in reverse.
+/// On the CPU it grows on the heap; under CUDA it is a fixed per-thread
+/// buffer, and overflowing it fails the launch with a message.
+struct adj_tape {
+    static constexpr unsigned long inline_bytes = 512;
+    alignas(16) unsigned char local[inline_bytes];
+    unsigned char *data = local;
+    unsigned long top = 0, cap = inline_bytes;
+    bool overflowed = false;
+    WEFT_RT_FN adj_tape() {}
+    adj_tape(const adj_tape &) = delete;
+    adj_tape &operator=(const adj_tape &) = delete;
+#if !defined(WEFT_RT_CUDA)
+    WEFT_RT_FN ~adj_tape() {
+        if (data != local) __builtin_free(data);
+    }
+#endif
+    template <typename T> WEFT_RT_FN void push(const T &v) {
+        const unsigned long need = top + sizeof(T);
+        if (need > cap) {
+#if defined(WEFT_RT_CUDA)
+            overflowed = true;
+            return;
+#else
+            unsigned long grown = cap * 2;
+            while (grown < need) grown *= 2;
+            unsigned char *next = static_cast<unsigned char *>(__builtin_malloc(grown));
+            __builtin_memcpy(next, data, top);
+            if (data != local) __builtin_free(data);
+            data = next;
+            cap = grown;
+#endif
+        }
+        __builtin_memcpy(data + top, &v, sizeof(T));
+        top = need;
+    }
+    template <typename T> WEFT_RT_FN void pop(T &v) {
+        if (overflowed) return;
+        top -= sizeof(T);
+        __builtin_memcpy(&v, data + top, sizeof(T));
+    }
+    template <typename T> WEFT_RT_FN T take() {
+        T v{};
+        pop(v);
+        return v;
+    }
+};
+/// Reports a CUDA backward pass whose saved values outgrew its per-thread buffer.
+WEFT_RT_FN void adj_tape_overflow(const adj_tape &t, const char *kernel, const char *file, int32 line) {
+    if (!t.overflowed) return;
+    printf("backward pass of '%s' (%s:%d) saved more than %lu bytes per thread (a long dynamic loop?); its "
+           "gradients are incomplete\n",
+           kernel, file, line, adj_tape::inline_bytes);
+    count_failure();
+}
+} // namespace rt
+
+#undef WEFT_RT_FLOAT
+
+} // namespace weft
