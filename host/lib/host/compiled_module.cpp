@@ -234,6 +234,35 @@ PreparedModule prepare_module(Host &host, pipeline::ModuleSource source, const M
 } // namespace detail
 
 namespace {
+/// A CUDA module's handle and kernels.
+std::shared_ptr<CompiledModule::Impl> cuda_module(const std::shared_ptr<CudaModule> &cuda, Device device,
+                                                  const pipeline::ModuleSource &src,
+                                                  const std::shared_ptr<ThreadPool> &pool) {
+    auto impl = std::make_shared<CompiledModule::Impl>();
+    impl->name = cuda->name();
+    impl->hash = cuda->hash();
+    impl->device = device;
+    impl->source_path = src.origin;
+    impl->from_cache = cuda->from_cache();
+    impl->artifact_path = cuda->artifact_path();
+    impl->generated_source_path = cuda->generated_source_path();
+    impl->load_ms = cuda->load_ms();
+    impl->cuda = cuda;
+    for (const std::string &name : cuda->kernel_names()) {
+        auto k = std::make_shared<Kernel::Impl>();
+        k->cuda = cuda->kernel(name);
+        k->name = name;
+        k->key = k->cuda->key();
+        k->module = impl->name;
+        k->params = k->cuda->params();
+        k->owner = impl.get();
+        k->pool = pool;
+        k->device = device;
+        impl->kernels.push_back(std::move(k));
+    }
+    return impl;
+}
+
 std::shared_ptr<CompiledModule::Impl> cpu_module(const pipeline::Artifact &artifact, const pipeline::ModuleSource &src,
                                                  const std::shared_ptr<ThreadPool> &pool);
 double ms_since(std::chrono::steady_clock::time_point t0) {
@@ -341,29 +370,14 @@ CompiledModule Host::load_on_device(pipeline::ModuleSource source, ModuleLoadOpt
     if (std::shared_ptr<CompiledModule::Impl> loaded = HostAccess::find_loaded(*this, cuda->name(), device);
         loaded && loaded->cuda == cuda)
         return CompiledModule(std::move(loaded));
-    auto impl = std::make_shared<CompiledModule::Impl>();
-    impl->name = cuda->name();
-    impl->hash = cuda->hash();
-    impl->device = device;
-    impl->source_path = src.origin;
-    impl->from_cache = cuda->from_cache();
-    impl->artifact_path = cuda->artifact_path();
-    impl->generated_source_path = cuda->generated_source_path();
-    impl->load_ms = cuda->load_ms();
-    impl->cuda = cuda;
-    const std::shared_ptr<ThreadPool> pool = HostAccess::pool(*this);
-    for (const std::string &name : cuda->kernel_names()) {
-        auto k = std::make_shared<Kernel::Impl>();
-        k->cuda = cuda->kernel(name);
-        k->name = name;
-        k->key = k->cuda->key();
-        k->module = impl->name;
-        k->params = k->cuda->params();
-        k->owner = impl.get();
-        k->pool = pool;
-        k->device = device;
-        impl->kernels.push_back(std::move(k));
-    }
+    std::shared_ptr<CompiledModule::Impl> impl = cuda_module(cuda, device, src, HostAccess::pool(*this));
+    impl->build_backward = [host = this, source = src, device, options,
+                            pool = std::weak_ptr<ThreadPool>(HostAccess::pool(*this))] {
+        const std::shared_ptr<ThreadPool> alive = pool.lock();
+        if (!alive)
+            throw LaunchError("module '" + source.name + "': the Host it was loaded in has been destroyed");
+        return cuda_module(detail::load_cuda(*host, source, device.ordinal, options, Pass::Backward), device, source, alive);
+    };
     if (!quiet()) {
         char line[256];
         std::snprintf(line, sizeof line, "Module %s %s load on device '%s' took %.2f ms (%s)\n", impl->name.c_str(),

@@ -76,7 +76,9 @@ namespace {
 /// driver loads it, else PTX for the newest architecture NVRTC knows up to
 /// the device's (the driver JIT-compiles it). One front-end run for both.
 std::shared_ptr<CudaModule> load_built(Host &host, pipeline::ModuleSource source, int device,
-                                       const ModuleLoadOptions &options) {
+                                       const ModuleLoadOptions &options, Pass pass = Pass::Forward) {
+    // A backward pass belongs to its forward module: it claims no name and is kept by that module.
+    const bool backward = pass == Pass::Backward;
     using detail::HostAccess;
     const auto t0 = std::chrono::steady_clock::now();
     const int cc = cuda_compute_capability(device); // checks the driver and the device
@@ -86,7 +88,7 @@ std::shared_ptr<CudaModule> load_built(Host &host, pipeline::ModuleSource source
     for (int a : archs)
         if (a <= cc) ptx_arch = a;
 
-    HostAccess::check_claim(host, source);
+    if (!backward) HostAccess::check_claim(host, source);
     const pipeline::Pipeline &pipeline = HostAccess::pipeline(host);
     detail::PreparedModule prepared = detail::prepare_module(host, std::move(source), options);
     const pipeline::ModuleSource &src = prepared.checked.source;
@@ -97,11 +99,12 @@ std::shared_ptr<CudaModule> load_built(Host &host, pipeline::ModuleSource source
         throw backend::BackendError("cuda:" + std::to_string(device) + " (sm_" + std::to_string(cc) + "): " +
                                     backend::nvrtc_version() + " has no architecture up to this one to compile for");
     const std::vector<pipeline::GeneratedModule> generated =
-        pipeline.generate(prepared.checked, prepared.options, targets, options);
+        pipeline.generate(prepared.checked, prepared.options, targets, options, pass);
     std::vector<std::string> hashes;
     for (const pipeline::GeneratedModule &g : generated) hashes.push_back(g.hash);
     // An unchanged module is the loaded one.
-    if (std::shared_ptr<CudaModule> kept = HostAccess::find_cuda(host, src.name, device, hashes)) return kept;
+    if (!backward)
+        if (std::shared_ptr<CudaModule> kept = HostAccess::find_cuda(host, src.name, device, hashes)) return kept;
 
     auto realize_and_load = [&](const pipeline::GeneratedModule &g) {
         return CudaModule::load(image_of(pipeline.realize(g), device, src.display_name(), t0));
@@ -139,6 +142,7 @@ std::shared_ptr<CudaModule> load_built(Host &host, pipeline::ModuleSource source
                                       e.what());
         }
     }
+    if (backward) return module;
     return HostAccess::keep_cuda(host, src, std::move(module));
 }
 
@@ -177,8 +181,8 @@ std::shared_ptr<CudaModule> load_from_directory(Host &host, const fs::path &file
 } // namespace
 
 std::shared_ptr<CudaModule> detail::load_cuda(Host &host, pipeline::ModuleSource source, int device,
-                                              const ModuleLoadOptions &options) {
-    return load_built(host, std::move(source), device, options);
+                                              const ModuleLoadOptions &options, Pass pass) {
+    return load_built(host, std::move(source), device, options, pass);
 }
 
 CudaModule &load_cuda_module(Host &host, const fs::path &file, int device, ModuleLoadOptions options) {

@@ -51,8 +51,10 @@ struct HostAccess {
 
 /// The pipeline for CUDA device `device`, loaded in its primary context and
 /// kept by the host (cuda_module.cpp).
+/// With Pass::Backward, the module's backward pass, which claims no name and
+/// is not kept by the host (its forward module keeps it).
 std::shared_ptr<CudaModule> load_cuda(Host &host, pipeline::ModuleSource source, int device,
-                                      const ModuleLoadOptions &options);
+                                      const ModuleLoadOptions &options, Pass pass = Pass::Forward);
 
 /// Check + lower, then the module's plugins (options.plugins, else those the
 /// module references, in load order) and its resolved build options.

@@ -68,6 +68,36 @@ std::vector<std::byte> ones_like(const Array &a) {
     return out;
 }
 
+float float_from_half(std::uint16_t h) {
+    const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0) {
+        const float v = static_cast<float>(m) * 5.9604644775390625e-8f;
+        return sign ? -v : v;
+    }
+    const std::uint32_t bits = e == 31 ? (sign | 0x7f800000u | (m << 13)) : (sign | ((e + 112u) << 23) | (m << 13));
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
+std::uint16_t half_from_float(float f) {
+    std::uint32_t x;
+    std::memcpy(&x, &f, 4);
+    const std::uint32_t sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
+    if (a > 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7e00u);
+    if (a >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);
+    if (a >= 0x38800000u) {
+        const std::uint32_t h = a - 0x38000000u;
+        return static_cast<std::uint16_t>(sign | ((h + 0x0fffu + ((h >> 13) & 1u)) >> 13));
+    }
+    if (a < 0x33000000u) return static_cast<std::uint16_t>(sign);
+    const std::uint32_t s = 126u - (a >> 23), m = (a & 0x7fffffu) | 0x800000u;
+    std::uint32_t q = m >> s;
+    const std::uint32_t rem = m & ((1u << s) - 1u), half = 1u << (s - 1u);
+    if (rem > half || (rem == half && (q & 1u))) ++q;
+    return static_cast<std::uint16_t>(sign | q);
+}
+
 /// grad += seed, element-wise, for float scalar components (host round trip: seeds are small).
 void add_into_grad(const Array &target, const std::vector<std::byte> &seed) {
     const Array &g = target.grad();
@@ -88,9 +118,12 @@ void add_into_grad(const Array &target, const std::vector<std::byte> &seed) {
             std::memcpy(&b, seed.data() + i, 8);
             a += b;
             std::memcpy(cur.data() + i, &a, 8);
-        } else {
-            throw UserError("Tape::backward: seeding a gradient of dtype " + t.name() +
-                            " is not supported (float32 and float64 components are)");
+        } else { // float16: added in float32, rounded to nearest even
+            std::uint16_t a, b;
+            std::memcpy(&a, cur.data() + i, 2);
+            std::memcpy(&b, seed.data() + i, 2);
+            const std::uint16_t sum = half_from_float(float_from_half(a) + float_from_half(b));
+            std::memcpy(cur.data() + i, &sum, 2);
         }
     }
     const_cast<Array &>(g).copy_from_host(cur.data(), cur.size());
