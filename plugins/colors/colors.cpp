@@ -17,6 +17,10 @@ void init(weft::plugin::Registrar &r) {
               .doc("Linear RGB color, three float32 channels."));
     r.builtin<Color(Color, float)>("colors_scale", {"value", "factor"}, "colors::scale", "Scales every channel.");
     r.builtin<float(Color)>("colors_luminance", {"value"}, "colors::luminance", "Rec. 709 relative luminance.");
+    // Differentiable: backward passes call colors::adj_srgb_to_linear (see weft_colors.h).
+    r.builtin<float(float)>("colors_srgb_to_linear", {"c"}, "colors::srgb_to_linear",
+                            "Decodes an sRGB-encoded channel to linear light.",
+                            weft::plugin::Adjoint{"colors::adj_srgb_to_linear"});
     // An overload on the core `add`, so `a + b` works on colors in kernels.
     r.builtin<Color(Color, Color)>("add", {"a", "b"}, "colors::add", "Channel-wise sum.");
 

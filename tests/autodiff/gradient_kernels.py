@@ -153,3 +153,37 @@ def mlp_layer(w: wp.array2d(dtype=wp.float64), bias: wp.array(dtype=wp.float64),
 def forward_only(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
     i = wp.tid()
     out[i] = x[i] * wp.float64(2.0)
+
+
+# Warp's custom gradients: @wp.func_grad replaces a function's adjoint,
+# @wp.func_replay what the backward pass replays instead of the function.
+@wp.func
+def safe_sqrt(x: wp.float64) -> wp.float64:
+    return wp.sqrt(x)
+
+
+@wp.func_grad(safe_sqrt)
+def adj_safe_sqrt(x: wp.float64, adj_ret: wp.float64):
+    if x > wp.float64(0.0):
+        wp.adjoint[x] += adj_ret / (wp.float64(2.0) * wp.sqrt(x))
+
+
+@wp.func
+def counted(x: wp.float64, counter: wp.array(dtype=int)) -> wp.float64:
+    wp.atomic_add(counter, 0, 1)
+    return x * x
+
+
+@wp.func_replay(counted)
+def replay_counted(x: wp.float64, counter: wp.array(dtype=int)) -> wp.float64:
+    # Deliberately not x * x: the test sees that backward passes replay this.
+    return wp.float64(2.0) * x * x
+
+
+@wp.kernel
+def custom_gradients(x: wp.array(dtype=wp.float64), counter: wp.array(dtype=int), out: wp.array(dtype=wp.float64),
+                     out2: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    out[i] = safe_sqrt(x[i])
+    y = counted(x[i], counter)
+    out2[i] = y * y

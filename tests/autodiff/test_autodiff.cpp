@@ -337,3 +337,93 @@ def native_value_tape(values: wp.array(dtype=wp.float32), image: warp_test.Image
     // Arrays of native types carry no gradients.
     CHECK_THROWS_WITH(Array::zeros(image_t, {2}, Device::cpu(), true), Catch::Contains("automatic differentiation"));
 }
+
+TEST_CASE("plugin builtins with a gradient contract differentiate through their native adjoint") {
+    TempCache cache;
+    Host host(host_options(cache.path));
+    host.load(fs::path(WEFT_BUNDLED_PLUGIN_DIR) / "colors");
+    host.load(fs::path(WEFT_TEST_PLUGIN_DIR) / "wt_adjoint");
+    const BuiltinOverload &cube = host.registry().overloads("_adj_cube").front();
+    CHECK(cube.differentiable);
+    CHECK_THAT(cube.identity(), Catch::Contains("adjoint@wt_adjoint::adj_cube"));
+    CHECK_FALSE(host.registry().overloads("colors_luminance").front().differentiable);
+
+    CompiledModule m = host.load_module_source("plugin_grads", R"(import warp as wp
+
+@wp.kernel
+def decode(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.colors_srgb_to_linear(x[i]) + wp._adj_cube(x[i]) * 2.0
+)");
+    CompiledModule lying = host.load_module_source("plugin_lying", R"(import warp as wp
+
+@wp.kernel
+def lying(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp._adj_lying(x[i])
+)");
+    // Both branches of the transfer function, away from its knee at 0.04045.
+    const std::vector<float> xs{0.01f, 0.03f, 0.2f, 0.5f, 0.9f};
+    Array x = Array::from_vector(f32, xs, Device::cpu(), true);
+    Array out = Array::zeros(f32, {5}, Device::cpu(), true);
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        m.kernel("decode").launch({5}, {x, out});
+    }
+    tape.backward(out);
+    const std::vector<float> g = x.grad().to_vector<float>();
+    auto f = [](double c) {
+        return (c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4)) + 2.0 * c * c * c;
+    };
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        const double h = 1e-4, fd = (f(xs[i] + h) - f(xs[i] - h)) / (2 * h);
+        INFO("x = " << xs[i] << ": analytic " << g[i] << ", finite differences " << fd);
+        CHECK(std::abs(g[i] - fd) <= 1e-4 * std::max(1.0, std::abs(fd)));
+    }
+
+    // A declared adjoint whose definition has another signature: a compile
+    // error that names plugin and builtin, and the host stays usable.
+    Array y = Array::from_vector(f32, std::vector<float>{1.0f}, Device::cpu(), true);
+    Array y_out = Array::zeros(f32, {1}, Device::cpu(), true);
+    Tape bad;
+    {
+        Tape::Scope scope(bad);
+        lying.kernel("lying").launch({1}, {y, y_out});
+    }
+    CHECK(y_out.to_vector<float>() == std::vector<float>{2.0f}); // the forward pass is fine
+    try {
+        bad.backward(y_out);
+        FAIL("the lying adjoint compiled");
+    } catch (const std::exception &e) {
+        CHECK_THAT(e.what(), Catch::Contains("plugin 'wt_adjoint'") && Catch::Contains("_adj_lying(x: float32)") &&
+                                 Catch::Contains("wt_adjoint::adj_lying must have the signature"));
+    }
+    m.kernel("decode").launch({5}, {x, out});
+    CHECK(out.to_vector<float>()[4] == Approx(f(0.9)).epsilon(1e-5));
+}
+
+TEST_CASE("@wp.func_grad replaces a function's adjoint and @wp.func_replay its backward replay") {
+    Fixture &f = fixture();
+    const std::vector<double> xs{0.0, 0.25, 1.0, 4.0};
+    Array x = Array::from_vector(f64, xs, Device::cpu(), true);
+    Array counter = Array::zeros(Type::scalar(Scalar::Int32), {1});
+    Array out = Array::zeros(f64, {4}, Device::cpu(), true), out2 = Array::zeros(f64, {4}, Device::cpu(), true);
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        f.module.kernel("custom_gradients").launch({4}, {x, counter, out, out2});
+    }
+    Array seed2 = Array::zeros(f64, {4});
+    tape.backward({{out, Array::from_vector(f64, std::vector<double>(4, 1.0))}, {out2, seed2}});
+    // d sqrt(x)/dx from the custom adjoint: 0 at 0 (sqrt's own would be infinite).
+    CHECK(read(x.grad()) == std::vector<double>{0.0, 1.0, 0.5, 0.25});
+    CHECK(counter.to_vector<std::int32_t>() == std::vector<std::int32_t>{4}); // the replay made no atomic add
+
+    tape.zero();
+    tape.backward({{out2, Array::from_vector(f64, std::vector<double>(4, 1.0))}});
+    // out2 = y^2 with y = counted(x): the reverse walk sees the replay's y = 2x^2,
+    // and counted's own adjoint 2x: 2 * 2x^2 * 2x = 8x^3 (the forward value gives 4x^3).
+    const std::vector<double> g = read(x.grad());
+    for (std::size_t i = 0; i < xs.size(); ++i) CHECK(g[i] == Approx(8 * xs[i] * xs[i] * xs[i]));
+}

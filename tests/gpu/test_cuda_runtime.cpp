@@ -9,6 +9,7 @@
 #include "weft/host/compiled_module.hpp"
 #include "weft/host/cuda_module.hpp"
 #include "weft/host/host.hpp"
+#include "weft/host/tape.hpp"
 #include "weft/runtime/array.hpp"
 #include "weft/runtime/kernel_arg.hpp"
 
@@ -621,4 +622,63 @@ TEST_CASE("CPU and CUDA agree on corpus kernels without atomics") {
         check_close(floats(v), floats(dv.to(Device::cpu())), "particles v");
     }
     release_cuda_modules(host);
+}
+
+TEST_CASE("CPU and CUDA gradients agree: branches, dynamic loops, functions and atomics through a Tape") {
+    if (no_device()) return;
+    Host host(host_options());
+    const fs::path file = write_kernel("gpu_gradients", R"(import warp as wp
+
+@wp.func
+def poly(x: wp.float64, n: int) -> wp.float64:
+    acc = wp.float64(0.0)
+    p = wp.float64(1.0)
+    for k in range(n):
+        acc = acc + p
+        p = p * x
+    return acc
+
+@wp.kernel
+def grads(x: wp.array(dtype=wp.float64), n: int, out: wp.array(dtype=wp.float64), total: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    v = x[i]
+    y = wp.float64(0.0)
+    if v > wp.float64(0.5):
+        y = wp.sin(v) * v
+    else:
+        y = v * v * v
+    for k in range(n):
+        if k == 3:
+            break
+        y = y * wp.float64(1.5) + wp.cos(v)
+    out[i] = y + poly(v, n)
+    wp.atomic_add(total, 0, y * y)
+)");
+    const Type f64 = Type::scalar(Scalar::Float64);
+    const std::size_t n = 4096;
+    std::vector<double> xs(n);
+    for (std::size_t i = 0; i < n; ++i) xs[i] = 0.001 * static_cast<double>(i % 1000);
+    auto run_on = [&](Device device) {
+        ModuleLoadOptions options;
+        options.device = device;
+        CompiledModule m = host.load_module(file, options);
+        Array x = Array::from_vector(f64, xs, device, true);
+        Array out = Array::zeros(f64, {std::int64_t(n)}, device, true);
+        Array total = Array::zeros(f64, {1}, device, true);
+        Tape tape;
+        {
+            Tape::Scope scope(tape);
+            m.kernel("grads").launch({std::int64_t(n)}, {x, 5, out, total});
+        }
+        Array seed_out = Array::from_vector(f64, std::vector<double>(n, 1.0), device);
+        Array seed_total = Array::from_vector(f64, std::vector<double>{0.5}, device);
+        tape.backward({{out, seed_out}, {total, seed_total}});
+        return x.grad().to_vector<double>();
+    };
+    const std::vector<double> cpu = run_on(Device::cpu()), gpu = run_on(Device::cuda(0));
+    REQUIRE(cpu.size() == gpu.size());
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        if (std::abs(cpu[i] - gpu[i]) > 1e-9 * std::max(1.0, std::abs(cpu[i]))) ++bad;
+    CHECK(bad == 0);
 }

@@ -122,8 +122,12 @@ std::vector<std::string> verify(Host &host, const LoadedPlugin &plugin, const Re
     std::vector<std::string> problems;
     const std::string what = label(plugin.name()) + ": its smoke module " + file.string() +
                              " (every builtin called, every native type constructed) ";
+    // Gradient contracts: the backward pass calls every declared adjoint.
+    const bool adjoints = std::any_of(plugin.builtins.begin(), plugin.builtins.end(),
+                                      [](const BuiltinOverload &b) { return !b.adjoint_native.empty(); });
     try {
         host.load_module(file, options);
+        if (adjoints) host.compile_aot(file, {Target::cpu()}, options, {}, Pass::Backward);
     } catch (const std::exception &e) {
         problems.push_back(what + "does not build on the CPU:\n" + e.what());
     }
@@ -131,6 +135,7 @@ std::vector<std::string> verify(Host &host, const LoadedPlugin &plugin, const Re
         const Target target = Target::cuda_ptx(pick_cuda_arch(request.cuda_arch));
         try {
             host.compile_aot(file, {target}, options);
+            if (adjoints) host.compile_aot(file, {target}, options, {}, Pass::Backward);
         } catch (const std::exception &e) {
             problems.push_back(what + "does not build with NVRTC (" + target.str() + "):\n" + e.what());
         }

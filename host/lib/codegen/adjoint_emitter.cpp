@@ -233,6 +233,29 @@ std::string Emitter::adj_lvalue(const Expr &e) {
 std::string Emitter::struct_adjoint_helpers() {
     std::ostringstream o;
     o << "using weft::adj_acc;\nusing weft::adj_atomic_acc;\n";
+    // Each plugin adjoint a kernel may call must have the declared signature:
+    // a mismatch names plugin and builtin instead of failing at the call.
+    int checks = 0;
+    for (const BuiltinOverload &b : m_.references.builtins) {
+        if (b.adjoint_native.empty() || !b.result) continue;
+        std::string sig = "void (*)(";
+        for (const Parameter &p : b.params) sig += type(p.type) + ", ";
+        for (const Parameter &p : b.params) sig += type(p.type) + " &, ";
+        sig += type(*b.result) + ")";
+        const std::string owner = b.owners.empty() ? "?" : b.owners.front();
+        const std::string probe = "weft_adjoint_signature_" + std::to_string(checks++) + "_";
+        o << "// gradient contract of " << b.signature() << " (plugin '" << owner << "')\n"
+          << "struct " << probe << " {\n"
+          << "    template <typename F> static constexpr bool test(decltype(static_cast<F>(&" << b.adjoint_native
+          << ")) *) { return true; }\n"
+          << "    template <typename F> static constexpr bool test(...) { return false; }\n"
+          << "};\n"
+          << "static_assert(" << probe << "::test<" << sig << ">(nullptr), "
+          << c_string("plugin '" + owner + "': builtin " + b.signature() + ": its adjoint " + b.adjoint_native +
+                      " must have the signature void(" + sig.substr(9) +
+                      " (the arguments, references to their adjoints, the result's adjoint)")
+          << ");\n";
+    }
     for (const ir::Struct &s : m_.structs) {
         const StructLayout &l = s.type.layout();
         const std::string name = cpp_type(s.type);
@@ -262,6 +285,21 @@ void Emitter::adjoint_function(std::ostringstream &o, const ir::Function &f) {
         state.saved_locals.resize(f.locals.size());
         for (std::size_t i = 0; i < f.locals.size(); ++i) state.saved_locals[i] = count[i] > 1 || in_loops[i];
         state.saved_params = params_written;
+    }
+    if (!f.custom_adjoint.empty()) {
+        // @wp.func_grad: the adjoint is the user's, given the inputs, the result's adjoint and the inputs' adjoints.
+        o << "\ntemplate <bool weft_contig_>\nWEFT_FN void adj_" << f.mangled_name << "(const weft::tid_t &weft_t_";
+        for (std::size_t i = 0; i < f.params.size(); ++i) o << ", " << type(f.params[i].type) << " " << param(static_cast<int>(i));
+        for (std::size_t i = 0; i < f.params.size(); ++i)
+            o << ", " << type(f.params[i].type) << " &adj_" << param(static_cast<int>(i));
+        if (f.return_type) o << ", const " << type(*f.return_type) << " &weft_adj_ret_";
+        o << ") {\n    " << f.custom_adjoint << "<weft_contig_>(weft_t_";
+        for (std::size_t i = 0; i < f.params.size(); ++i) o << ", " << param(static_cast<int>(i));
+        if (f.return_type) o << ", weft_adj_ret_";
+        for (std::size_t i = 0; i < f.params.size(); ++i) o << ", adj_" << param(static_cast<int>(i));
+        o << ");\n}\n";
+        ad_ = nullptr;
+        return;
     }
     const std::vector<AdNode> nodes = ad_build(f.body, 0, false);
 

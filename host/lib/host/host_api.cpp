@@ -168,6 +168,7 @@ static weft_status api_register_builtin(weft_host_context *ctx, const weft_built
         spec.result_cpp_size = desc.result_cpp_size;
         spec.native_name = str(desc.native_name, what + ": native_name");
         spec.doc = str(desc.doc, what + ": doc");
+        spec.adjoint_native = str(desc.adjoint_native, what + ": adjoint_native");
         ctx->transaction.add_builtin(spec);
     });
 }

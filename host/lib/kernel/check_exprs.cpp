@@ -248,6 +248,28 @@ Value Checker::expr(const Expr &e) {
     }
     case Expr::Kind::Subscript: {
         const Expr &base_ast = *e.children[0];
+        if (base_ast.kind == Expr::Kind::Attribute && base_ast.text == "adjoint" &&
+            base_ast.children[0]->kind == Expr::Kind::Name && warp_aliases_.count(base_ast.children[0]->text)) {
+            // wp.adjoint[x] in a @wp.func_grad: the adjoint of input x, written with += or =.
+            if (scope_->adjoint_params.empty()) {
+                diags_.error(e.location, "wp.adjoint[...] is only available in a @wp.func_grad function");
+                return poison();
+            }
+            const auto it = e.children.size() == 2 && e.children[1]->kind == Expr::Kind::Name
+                                ? scope_->adjoint_params.find(e.children[1]->text)
+                                : scope_->adjoint_params.end();
+            if (it == scope_->adjoint_params.end()) {
+                std::string names;
+                for (const auto &[name, index] : scope_->adjoint_params) names += (names.empty() ? "" : ", ") + name;
+                diags_.error(e.location, "wp.adjoint[...] takes a parameter of the function the gradient belongs to (" +
+                                             names + ")");
+                return poison();
+            }
+            auto x = make(K::Param, scope_->function->params[static_cast<std::size_t>(it->second)].type, e.location);
+            x->index = it->second;
+            x->name = scope_->function->params[static_cast<std::size_t>(it->second)].name;
+            return Value{std::move(x)};
+        }
         std::optional<Value> shape_of;
         if (base_ast.kind == Expr::Kind::Attribute && base_ast.text == "shape") {
             Value arr = expr(*base_ast.children[0]);

@@ -19,8 +19,10 @@ std::string decorator_text(const ast::Decorator &d) { return "@" + d.qualified; 
 Checker::Checker(const ast::Module &module, const Registry &registry, DiagnosticEngine &diags, ir::Module &out)
     : ast_(module), registry_(registry), diags_(diags), out_(out) {}
 
-int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &arg_types, SourceLocation call_site) {
+int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &arg_types, SourceLocation call_site,
+                         const ir::Function *adjoint_of) {
     std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(&def));
+    if (adjoint_of) key += "/adjoint of " + adjoint_of->mangled_name;
     for (const Type &t : arg_types) key += "," + t.code();
     if (auto it = instances_.find(key); it != instances_.end()) {
         if (it->second == -2) {
@@ -52,6 +54,15 @@ int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &a
     f.name = def.name;
     f.location = def.location;
     for (std::size_t i = 0; i < def.params.size(); ++i) f.params.push_back({def.params[i].name, arg_types[i], def.params[i].location});
+    std::map<std::string, int> adjoint_params;
+    if (adjoint_of) {
+        // The inputs' adjoints, written through wp.adjoint[x]: hidden reference parameters.
+        f.reference_params_from = static_cast<int>(f.params.size());
+        for (const ir::Variable &p : adjoint_of->params) {
+            adjoint_params[p.name] = static_cast<int>(f.params.size());
+            f.params.push_back({"adj_" + p.name, p.type, p.location});
+        }
+    }
     std::optional<Type> declared;
     bool ok = true;
     const bool returns_none = def.returns && def.returns->kind == Expr::Kind::Name && def.returns->text == "None";
@@ -71,6 +82,7 @@ int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &a
     scope_ = &scope;
     scope.function = &f;
     scope.declared_void = returns_none;
+    scope.adjoint_params = std::move(adjoint_params);
     for (std::size_t i = 0; i < def.params.size(); ++i) scope.params[def.params[i].name] = static_cast<int>(i);
     if (ok) {
         std::vector<ir::StmtPtr> body;
@@ -338,8 +350,24 @@ void Checker::run() {
             const ast::FunctionDef &f = ast_.functions[index];
             std::vector<const ast::Decorator *> known;
             for (const ast::Decorator &d : f.decorators) {
-                if (d.name == "kernel" || d.name == "func") known.push_back(&d);
-                else diags_.error(d.location, "unsupported decorator '" + decorator_text(d) + "'");
+                if (d.name == "kernel" || d.name == "func") {
+                    known.push_back(&d);
+                } else if (d.name == "func_grad" || d.name == "func_replay") {
+                    if (!d.called || d.args.size() != 1 || d.args[0]->kind != Expr::Kind::Name || !d.keywords.empty()) {
+                        diags_.error(d.location, "@wp." + d.name + " takes the @wp.func it belongs to: @wp." + d.name +
+                                                     "(my_func)");
+                        continue;
+                    }
+                    auto &table = d.name == "func_grad" ? func_grads_ : func_replays_;
+                    const std::string &target = d.args[0]->text;
+                    if (table.count(target))
+                        diags_.error(d.location, "'" + target + "' already has a @wp." + d.name + " (line " +
+                                                     std::to_string(table[target]->location.line) + ")");
+                    else
+                        table[target] = &f;
+                } else {
+                    diags_.error(d.location, "unsupported decorator '" + decorator_text(d) + "'");
+                }
             }
             if (known.empty()) invalid_functions_.insert(f.name);
             if (known.empty() && f.decorators.empty())
@@ -405,6 +433,65 @@ void Checker::run() {
                 types.push_back(a->type);
             }
             if (concrete) instantiate(f, types, f.location);
+        }
+    }
+    attach_custom_gradients();
+}
+
+void Checker::attach_custom_gradients() {
+    for (const auto *table : {&func_grads_, &func_replays_})
+        for (const auto &[target, def] : *table)
+            if (!funcs_.count(target))
+                diags_.error(def->location, "@wp." + std::string(table == &func_grads_ ? "func_grad" : "func_replay") +
+                                                "(" + target + "): '" + target + "' is not a @wp.func of this module");
+    // Every instance of a function with a custom gradient or replay gets its own
+    // instance of it (instantiating appends to out_.functions: index, not reference).
+    const std::size_t count = out_.functions.size();
+    for (std::size_t i = 0; i < count && !diags_.at_limit(); ++i) {
+        if (out_.functions[i].is_kernel) continue;
+        const ir::Function forward = [&] {
+            ir::Function copy;
+            copy.name = out_.functions[i].name;
+            copy.mangled_name = out_.functions[i].mangled_name;
+            copy.params = out_.functions[i].params;
+            copy.return_type = out_.functions[i].return_type;
+            return copy;
+        }();
+        std::vector<Type> types;
+        for (const ir::Variable &p : forward.params) types.push_back(p.type);
+        if (auto g = func_grads_.find(forward.name); g != func_grads_.end()) {
+            const ast::FunctionDef &def = *g->second;
+            const std::size_t expected = forward.params.size() + (forward.return_type ? 1 : 0);
+            std::vector<Type> grad_types = types;
+            if (forward.return_type) grad_types.push_back(*forward.return_type);
+            if (def.params.size() != expected) {
+                std::string names;
+                for (const ir::Variable &p : forward.params) names += p.name + ", ";
+                diags_.error(def.location, "@wp.func_grad function '" + def.name + "' must take the parameters of '" +
+                                               forward.name + "' (" + names +
+                                               (forward.return_type ? "then the adjoint of its result" : "nothing else") +
+                                               "): " + std::to_string(expected) + " parameters, it has " +
+                                               std::to_string(def.params.size()));
+            } else {
+                const int index = instantiate(def, grad_types, def.location, &forward);
+                if (index >= 0) out_.functions[i].custom_adjoint = out_.functions[static_cast<std::size_t>(index)].mangled_name;
+            }
+        }
+        if (auto r = func_replays_.find(forward.name); r != func_replays_.end()) {
+            const ast::FunctionDef &def = *r->second;
+            if (def.params.size() != forward.params.size()) {
+                diags_.error(def.location, "@wp.func_replay function '" + def.name + "' must take the parameters of '" +
+                                               forward.name + "' (" + std::to_string(forward.params.size()) + ")");
+                continue;
+            }
+            const int index = instantiate(def, types, def.location);
+            if (index < 0) continue;
+            const ir::Function &replay = out_.functions[static_cast<std::size_t>(index)];
+            if (replay.return_type != forward.return_type)
+                diags_.error(def.location, "@wp.func_replay function '" + def.name + "' must return what '" + forward.name +
+                                               "' returns (" + (forward.return_type ? forward.return_type->name() : "nothing") + ")");
+            else
+                out_.functions[i].custom_replay = replay.mangled_name;
         }
     }
 }

@@ -40,6 +40,7 @@ struct FunctionScope {
     bool declared_void = false;   // `-> None`
     int tid_dims_line = 0;
     std::set<std::string> poisoned; // names whose first assignment failed: uses stay silent
+    std::map<std::string, int> adjoint_params; // @wp.func_grad: wp.adjoint[name] -> parameter index
 };
 
 struct ModuleConstant {
@@ -110,7 +111,9 @@ public:
     std::string callee_name(const ir::Expr &call) const;
     /// A tuple of values, each evaluated in order (a literal takes its hint's type).
     Value tuple(const ast::Expr &e, const std::vector<std::optional<Type>> &hints);
-    int instantiate(const ast::FunctionDef &def, const std::vector<Type> &arg_types, SourceLocation call_site);
+    /// `adjoint_of`: instantiate a @wp.func_grad for that function instance.
+    int instantiate(const ast::FunctionDef &def, const std::vector<Type> &arg_types, SourceLocation call_site,
+                    const ir::Function *adjoint_of = nullptr);
     void check_kernel(const ast::FunctionDef &def);
     void shadow_rebound_params(const ast::FunctionDef &def, std::vector<ir::StmtPtr> &out);
     static bool always_returns(const std::vector<ir::StmtPtr> &body);
@@ -128,6 +131,9 @@ public:
     std::map<std::string, ModuleConstant> constants_;
     std::map<std::string, ModuleConstant> warp_constants_; // wp.pi, wp.inf, ...: only with the prefix
     std::map<std::string, std::vector<const ast::FunctionDef *>> funcs_;
+    std::map<std::string, const ast::FunctionDef *> func_grads_;   // @wp.func_grad(target): by target name
+    std::map<std::string, const ast::FunctionDef *> func_replays_; // @wp.func_replay(target)
+    void attach_custom_gradients();
     std::set<std::string> invalid_functions_;
     std::set<std::string> failed_constants_; // module constants whose value was rejected // defined but rejected (no decorator): calls stay silent
     std::map<std::string, int> instances_; // def address + arg codes -> function index

@@ -330,7 +330,14 @@ BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
     }
     o.external = !core;
     o.hidden = !core;
-    o.differentiable = core;
+    o.differentiable = core || !spec.adjoint_native.empty();
+    if (!spec.adjoint_native.empty()) {
+        if (core) throw invalid(what + ": core builtins have runtime adjoints, not adjoint_native");
+        if (!o.result) throw invalid(what + ": a builtin without a result has nothing to differentiate (adjoint_native)");
+        if (!is_qualified_name(spec.adjoint_native))
+            throw invalid(what + ": adjoint_native '" + spec.adjoint_native + "' is not a valid qualified C++ identifier");
+        o.adjoint_native = spec.adjoint_native;
+    }
     o.owners = {owner_};
 
     const std::vector<BuiltinOverload> &committed = registry_->overloads(spec.name);
@@ -343,6 +350,11 @@ BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
             throw RegistrationError(RegistrationError::Kind::Namespace,
                                     what + ": name is outside the builtin prefixes " + owner_label(owner_) +
                                         " owns (" + prefixes_label(policy_->builtin_prefixes) + ")");
+        if (!o.adjoint_native.empty() && !starts_with_any(o.adjoint_native, policy_->native_prefixes))
+            throw RegistrationError(RegistrationError::Kind::Namespace,
+                                    what + ": adjoint_native '" + o.adjoint_native + "' is outside the native prefixes " +
+                                        owner_label(owner_) + " owns (" + prefixes_label(policy_->native_prefixes) +
+                                        ")");
         if (!starts_with_any(o.native_name, policy_->native_prefixes))
             throw RegistrationError(RegistrationError::Kind::Namespace,
                                     what + ": native name '" + o.native_name + "' is outside the native prefixes " +

@@ -130,6 +130,15 @@ typedef struct weft_builtin_desc {
     /* sizeof the C++ type the native function returns; checked against the
      * result's kernel type like weft_param_desc::cpp_size. 0: not checked. */
     uint64_t result_cpp_size;
+    /* The builtin's gradient contract: the qualified C++ name of its adjoint,
+     * under the plugin's native prefixes, or NULL / "" (not differentiable:
+     * backward passes treat its result as a constant). The adjoint has the
+     * signature void(P1..., P1 &..., R): the forward arguments, references to
+     * their adjoints, then the result's adjoint; it adds the result's adjoint,
+     * propagated, to each argument's adjoint. Part of the builtin's identity
+     * (and so of every module hash that references it); a definition whose
+     * signature differs is a compile error naming plugin and builtin. */
+    const char *adjoint_native;
 } weft_builtin_desc;
 
 /* One data member of the C type as the compiler laid it out. */

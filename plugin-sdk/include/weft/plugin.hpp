@@ -307,6 +307,12 @@ struct BuildOptions {
 // ---------------------------------------------------------------------------
 /// Wraps the host API handed to init. Each call throws Error when the host
 /// rejects it; WEFT_PLUGIN catches it.
+/// A builtin's gradient contract (see weft_builtin_desc::adjoint_native): the
+/// qualified name of its adjoint, void adj(Args..., Args &..., R adj_result).
+struct Adjoint {
+    std::string native_name;
+};
+
 class Registrar {
 public:
     explicit Registrar(const weft_host_api *api) : api_(api) {}
@@ -346,16 +352,18 @@ public:
     }
 
     /// Register a builtin from a typed signature: builtin<Color(Color, float)>(...).
+    /// With an Adjoint, the builtin is differentiable in kernels.
     template <class Signature> void builtin(const std::string &name, std::initializer_list<const char *> param_names,
-                                            const std::string &native_name, const std::string &doc = {}) {
-        add_typed(static_cast<Signature *>(nullptr), name, param_names, native_name, doc);
+                                            const std::string &native_name, const std::string &doc = {},
+                                            const Adjoint &adjoint = {}) {
+        add_typed(static_cast<Signature *>(nullptr), name, param_names, native_name, doc, adjoint.native_name);
     }
 
     /// Register a builtin from kernel type names; result "" means void. The
     /// host cannot check the C++ types' sizes here: prefer the typed form.
     void builtin(const std::string &name, const std::vector<std::pair<std::string, std::string>> &params,
                  const std::string &result, const std::string &native_name, const std::string &doc = {}) {
-        register_builtin(name, params, std::vector<std::uint64_t>(params.size(), 0), result, 0, native_name, doc);
+        register_builtin(name, params, std::vector<std::uint64_t>(params.size(), 0), result, 0, native_name, doc, {});
     }
 
     void add(const BuildOptions &options) {
@@ -378,7 +386,7 @@ public:
 private:
     template <class R, class... Args>
     void add_typed(R (*)(Args...), const std::string &name, std::initializer_list<const char *> param_names,
-                   const std::string &native_name, const std::string &doc) {
+                   const std::string &native_name, const std::string &doc, const std::string &adjoint) {
         if (param_names.size() != sizeof...(Args))
             throw Error(WEFT_ERROR_INVALID_ARGUMENT,
                         "builtin '" + name + "': " + std::to_string(param_names.size()) + " parameter names for " +
@@ -396,12 +404,12 @@ private:
         std::uint64_t result_size = 0;
         if constexpr (!std::is_void_v<R>) result_size = sizeof(R);
         register_builtin(name, params, {std::uint64_t(sizeof(Args))...}, result ? result : "", result_size, native_name,
-                         doc);
+                         doc, adjoint);
     }
 
     void register_builtin(const std::string &name, const std::vector<std::pair<std::string, std::string>> &params,
                           const std::vector<std::uint64_t> &sizes, const std::string &result, std::uint64_t result_size,
-                          const std::string &native_name, const std::string &doc) {
+                          const std::string &native_name, const std::string &doc, const std::string &adjoint) {
         std::vector<weft_param_desc> descs;
         descs.reserve(params.size());
         for (std::size_t i = 0; i < params.size(); ++i) {
@@ -419,6 +427,7 @@ private:
         desc.native_name = native_name.empty() ? nullptr : native_name.c_str();
         desc.doc = doc.c_str();
         desc.result_cpp_size = result_size;
+        desc.adjoint_native = adjoint.empty() ? nullptr : adjoint.c_str();
         check(api_->register_builtin(api_->ctx, &desc));
     }
 

@@ -27,6 +27,23 @@ WEFT_CALLABLE inline Color add(Color a, Color b) { return Color{a.r + b.r, a.g +
 // Rec. 709 relative luminance of a linear RGB color.
 WEFT_CALLABLE inline float luminance(Color c) { return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b; }
 
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define COLORS_POWF powf
+#else
+#define COLORS_POWF __builtin_powf
+#endif
+
+// sRGB transfer function, decoding: an encoded channel to linear light.
+WEFT_CALLABLE inline float srgb_to_linear(float c) {
+    return c <= 0.04045f ? c / 12.92f : COLORS_POWF((c + 0.055f) / 1.055f, 2.4f);
+}
+
+// Its adjoint, the gradient contract weft calls in backward passes:
+// adds d(srgb_to_linear)/dc * adj_result to adj_c.
+WEFT_CALLABLE inline void adj_srgb_to_linear(float c, float &adj_c, float adj_result) {
+    adj_c += adj_result * (c <= 0.04045f ? 1.0f / 12.92f : 2.4f / 1.055f * COLORS_POWF((c + 0.055f) / 1.055f, 1.4f));
+}
+
 } // namespace colors
 
 #endif

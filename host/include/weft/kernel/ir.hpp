@@ -163,6 +163,13 @@ struct Function {
     SourceLocation location;
     bool uses_tid = false; // calls tid(), directly or through a function it calls
 
+    // User functions and automatic differentiation (Warp's @wp.func_grad / @wp.func_replay):
+    std::string custom_adjoint; // mangled name of the @wp.func_grad instance its adjoint calls, or ""
+    std::string custom_replay;  // mangled name of the @wp.func_replay instance backward replays call, or ""
+    /// A @wp.func_grad instance: its parameters from this index on are the adjoints
+    /// of the function's inputs (wp.adjoint[x]), passed by reference; -1 otherwise.
+    int reference_params_from = -1;
+
     // Kernels only.
     bool enable_backward = true;
     bool enable_backward_explicit = false;

@@ -42,6 +42,9 @@ struct BuiltinSpec {
     std::string generic_signature;
     /// sizeof the C++ type the native function returns; 0: not checked.
     std::uint64_t result_cpp_size = 0;
+    /// External builtins: the qualified C++ name of the adjoint (the gradient
+    /// contract, weft_builtin_desc::adjoint_native); "" = not differentiable.
+    std::string adjoint_native{};
 };
 
 struct DeclaredField {
@@ -83,7 +86,7 @@ struct BuiltinOverload {
     bool differentiable = false; // core builtins with a runtime adjoint; external ones through adjoint_native
     /// An external builtin's adjoint, qualified like native_name ("external::adj_square"):
     /// called as adj(inputs..., adj_inputs&..., adj_result). Empty: not differentiable.
-    std::string adjoint_native;
+    std::string adjoint_native{};
     bool hidden = true;         // external builtins stay out of generated docs
     std::string generic_signature; // non-empty: typed by a checker rule (core only)
     std::vector<std::string> owners; // "core" or plugin names, in registration order

@@ -1,0 +1,117 @@
+// weft's side of the autodiff benchmark (bench/autodiff/run.sh runs both):
+//   bench_autodiff --kernels FILE --cache-dir DIR
+// Prints `weft KEY VALUE` lines (medians):
+//   cold_forward_ms      load with an empty cache (forward pass only: the
+//                        backward pass is built when first needed)
+//   cold_backward_ms     building the backward pass afterwards, cache empty
+//   <kernel>_forward_ms / <kernel>_backward_ms   one launch / one Tape::backward
+#include "weft/host/host.hpp"
+#include "weft/host/tape.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace weft;
+namespace fs = std::filesystem;
+
+namespace {
+
+double ms(const std::function<void()> &f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+Array random(const Type &t, std::vector<std::int64_t> shape, std::mt19937 &rng) {
+    Array a = Array::zeros(t, std::move(shape), Device::cpu(), true);
+    std::vector<float> v(a.nbytes() / sizeof(float));
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (float &x : v) x = u(rng);
+    a.copy_from_host(v.data(), a.nbytes());
+    return a;
+}
+
+HostOptions options(const fs::path &cache) {
+    HostOptions o;
+    o.use_environment = false;
+    o.cache_dir = cache;
+    o.quiet = true;
+    return o;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    fs::path file, cache;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!std::strcmp(argv[i], "--kernels")) file = argv[i + 1];
+        else if (!std::strcmp(argv[i], "--cache-dir")) cache = argv[i + 1];
+    }
+    if (file.empty() || cache.empty()) {
+        std::fprintf(stderr, "usage: bench_autodiff --kernels FILE --cache-dir DIR\n");
+        return 2;
+    }
+    // Cold compiles: a fresh cache and host each time; the backward pass of all three kernels.
+    std::vector<double> cold_fwd, cold_bwd;
+    for (int rep = 0; rep < 3; ++rep) {
+        fs::remove_all(cache);
+        Host host(options(cache));
+        CompiledModule m = host.load_module(file);
+        cold_fwd.push_back(m.load_ms());
+        cold_bwd.push_back(ms([&] { (void)m.kernel("saxpy").backward(); }));
+    }
+    std::printf("weft cold_forward_ms %.3f\n", median(cold_fwd));
+    std::printf("weft cold_backward_ms %.3f\n", median(cold_bwd));
+    std::printf("weft cold_forward_and_backward_ms %.3f\n", median(cold_fwd) + median(cold_bwd));
+
+    Host host(options(cache));
+    CompiledModule m = host.load_module(file);
+    const Type f32 = Type::scalar(Scalar::Float32);
+    const Type v3 = host.registry().parse_type("vec3");
+    std::mt19937 rng(1);
+    auto measure = [&](const char *name, const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args,
+                       const Array &out) {
+        const Kernel k = m.kernel(name);
+        std::vector<double> fwd, bwd;
+        for (int rep = 0; rep < 12; ++rep) {
+            Tape tape;
+            fwd.push_back(ms([&] {
+                Tape::Scope scope(tape);
+                k.launch(dim, args);
+            }));
+            bwd.push_back(ms([&] { tape.backward(out); }));
+            tape.zero();
+        }
+        fwd.erase(fwd.begin(), fwd.begin() + 2); // warm-up
+        bwd.erase(bwd.begin(), bwd.begin() + 2);
+        std::printf("weft %s_forward_ms %.3f\nweft %s_backward_ms %.3f\n", name, median(fwd), name, median(bwd));
+    };
+    {
+        const std::int64_t n = 1 << 20;
+        Array x = random(f32, {n}, rng), y = random(f32, {n}, rng), out = random(f32, {n}, rng);
+        measure("saxpy", {n}, {2.0f, x, y, out}, out);
+    }
+    {
+        const int n = 1024;
+        Array pos = random(v3, {n}, rng), vel = random(v3, {n}, rng), out = random(v3, {n}, rng);
+        measure("nbody", {n}, {pos, vel, n, 0.01f, out}, out);
+    }
+    {
+        Array w = random(f32, {64, 64}, rng), b = random(f32, {64}, rng), x = random(f32, {256, 64}, rng),
+              y = random(f32, {256, 64}, rng);
+        measure("mlp", {256, 64}, {w, b, x, y}, y);
+    }
+    return 0;
+}
