@@ -24,6 +24,7 @@ using nlohmann::json;
 HostOptions host_options(const PluginOptions &o) {
     HostOptions h;
     for (const std::string &p : o.search_path) h.search_path.emplace_back(p);
+    apply_host_settings(h);
     return h;
 }
 

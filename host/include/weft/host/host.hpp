@@ -12,8 +12,10 @@
 #include "weft/registry/registry.hpp"
 #include "weft/runtime/thread_pool.hpp"
 #include "weft/support/log.hpp"
+#include "weft/trust/plugin_trust.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +33,14 @@ struct HostAccess;
 }
 
 struct HostOptions {
+    /// Which plugins this host loads (weft/trust/plugin_trust.hpp): any (the
+    /// default), allow-list or signed. Under allow-list and signed, a plugin's
+    /// manifest and library are read once, checked, and the library is loaded
+    /// from a sealed in-memory copy of the checked bytes, so a file replaced
+    /// or rewritten after the check is never run; a refused plugin is never
+    /// opened. The allow-list file and the trusted keys are read when the
+    /// host is constructed (UserError when they cannot be).
+    trust::TrustPolicy plugin_trust;
     /// Append WEFT_PLUGIN_PATH (':'-separated directories) to the search path,
     /// then the default directories (weft/host/search_path.hpp: the per-user
     /// one, then the installation's; WEFT_PLUGIN_SYSTEM_PATH replaces them).
@@ -46,7 +56,18 @@ struct HostOptions {
     unsigned threads = 0;
     /// No "Module <name> <hash> load on device 'cpu' took N ms" line on stderr.
     bool quiet = false;
+    /// Test-only fault injection: called with "plugin-verified" once a
+    /// plugin's bytes passed the trust policy, before its library is opened.
+    std::function<void(std::string_view point)> fault_hook;
 };
+
+/// Reads a weft configuration file (TOML) into `options`; what the file does
+/// not set stays as it is. Relative paths in it are relative to the file.
+///   [plugins] trust = "any" | "allow-list" | "signed", trusted_keys = DIR,
+///             allow_list = FILE, allow = ["<digest>", ...]
+///   [cache]   dir = DIR
+/// Throws UserError naming the file, the line and the key.
+void apply_config_file(HostOptions &options, const std::filesystem::path &file);
 
 /// A plugin whose registrations are committed to a host's registry.
 struct LoadedPlugin {
@@ -56,6 +77,8 @@ struct LoadedPlugin {
     std::vector<BuiltinOverload> builtins;     // what it registered, in call order
     std::vector<NativeTypeInfo> native_types;  // ditto
     std::vector<ModuleBuildOptions> build_options; // one per add_build_options call
+    /// Loaded under the `signed` policy: the file name of the trusted key that signed it.
+    std::string signed_by;
     const std::string &name() const { return manifest.name; }
 };
 
