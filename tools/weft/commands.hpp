@@ -30,6 +30,11 @@ struct HostSettings {
     std::string trust;        // --trust any|allow-list|signed
     std::string trusted_keys; // --trusted-keys DIR
     std::string allow_list;   // --allow-list FILE
+    std::string remote_cache; // --remote-cache URL (else WEFT_REMOTE_CACHE, else the configuration file)
+    bool remote_read_only = false;
+    std::string remote_prefix;
+    std::string remote_password_env;
+    int remote_timeout_ms = -1; // -1: as configured
 };
 HostSettings &host_settings();
 /// Applies host_settings() to `options` (reading the configuration file).
@@ -67,6 +72,8 @@ int cache_list(const CacheOptions &options);
 int cache_stats(const CacheOptions &options);
 int cache_clear(const CacheOptions &options);
 int cache_verify(const CacheOptions &options);
+int cache_push(const CacheOptions &options);
+int cache_pull(const CacheOptions &options);
 
 struct KernelCheckOptions {
     std::string file;

@@ -20,6 +20,12 @@ void apply_host_settings(HostOptions &options) {
     if (!s.trust.empty()) options.plugin_trust.mode = trust::parse_trust_mode(s.trust);
     if (!s.trusted_keys.empty()) options.plugin_trust.trusted_keys_dir = s.trusted_keys;
     if (!s.allow_list.empty()) options.plugin_trust.allow_list_file = s.allow_list;
+    RemoteCacheOptions &r = options.remote_cache;
+    if (!s.remote_cache.empty()) r.url = s.remote_cache;
+    if (s.remote_read_only) r.read_only = true;
+    if (!s.remote_prefix.empty()) r.key_prefix = s.remote_prefix;
+    if (!s.remote_password_env.empty()) r.password_env = s.remote_password_env;
+    if (s.remote_timeout_ms >= 0) r.timeout = std::chrono::milliseconds(s.remote_timeout_ms);
 }
 
 } // namespace weft::cli

@@ -76,10 +76,32 @@ void apply_config_file(HostOptions &options, const fs::path &file) {
     if (const toml::table *cache = section(file, root, "cache")) {
         for (const auto &[key_view, node] : *cache) {
             const std::string key(key_view.str());
-            if (key == "dir")
-                options.cache_dir = path_value(file, node, key);
+            RemoteCacheOptions &r = options.remote_cache;
+            auto boolean = [&] {
+                if (!node.is_boolean()) throw UserError(where(file, node) + ": 'cache." + key + "' must be true or false");
+                return node.as_boolean()->get();
+            };
+            auto number = [&] {
+                if (!node.is_integer() || node.as_integer()->get() < 0)
+                    throw UserError(where(file, node) + ": 'cache." + key + "' must be a non-negative integer");
+                return static_cast<std::uint64_t>(node.as_integer()->get());
+            };
+            if (key == "dir") options.cache_dir = path_value(file, node, key);
+            else if (key == "remote") r.url = string_value(file, node, key);
+            else if (key == "remote_read_only") r.read_only = boolean();
+            else if (key == "remote_prefix") r.key_prefix = string_value(file, node, key);
+            else if (key == "remote_password_env") r.password_env = string_value(file, node, key);
+            else if (key == "remote_timeout_ms") r.timeout = std::chrono::milliseconds(number());
+            else if (key == "remote_backoff_ms") r.backoff = std::chrono::milliseconds(number());
+            else if (key == "remote_max_artifact_bytes") r.max_artifact_bytes = number();
+            else if (key == "remote_require_signature") r.require_signature = boolean();
+            else if (key == "remote_trusted_keys") r.trusted_keys_dir = path_value(file, node, key);
+            else if (key == "remote_signing_key") r.signing_key = path_value(file, node, key);
             else
-                throw UserError(where(file, node) + ": unknown key 'cache." + key + "' (known: dir)");
+                throw UserError(where(file, node) + ": unknown key 'cache." + key +
+                                "' (known: dir, remote, remote_read_only, remote_prefix, remote_password_env, "
+                                "remote_timeout_ms, remote_backoff_ms, remote_max_artifact_bytes, "
+                                "remote_require_signature, remote_trusted_keys, remote_signing_key)");
         }
     }
 }

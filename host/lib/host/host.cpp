@@ -63,6 +63,7 @@ struct Host::Impl {
     std::vector<std::unique_ptr<Entry>> entries; // load order
     std::map<std::string, std::unique_ptr<ModuleSettings>, std::less<>> modules;
     mutable std::optional<ArtifactCache> cache;
+    std::optional<RemoteCache> remote; // constructed with the host: a bad URL or key fails early
     mutable std::optional<pipeline::Pipeline> pipeline;
     std::shared_ptr<ThreadPool> pool; // kernels hold it weakly: launching after the host is gone is an error
     mutable std::mutex compiled_mutex;
@@ -80,12 +81,20 @@ struct Host::Impl {
             // Ignored when the process runs setuid/setgid (environment_override).
             if (const char *env = environment_override("WEFT_PLUGIN_PATH"))
                 for (fs::path &p : split_path_list(env)) search_path.push_back(std::move(p));
+            if (options.remote_cache.url.empty())
+                if (const char *url = environment_override("WEFT_REMOTE_CACHE"); url && *url) options.remote_cache.url = url;
             // After the explicit and WEFT_PLUGIN_PATH entries: those win a name (W-LOAD-2).
             for (fs::path &p : default_plugin_search_path()) search_path.push_back(std::move(p));
         }
     }
 
     ~Impl() {
+        // This process's cache counts join the totals `weft cache stats` shows.
+        if (pipeline && cache) {
+            const CacheCounters counts = pipeline->counters();
+            if (!counts.empty() && !add_cache_counters(*cache, counts))
+                logger.log(LogLevel::Info, "cache", "cannot add to " + (cache->root() / "stats.json").string());
+        }
         cuda_modules.clear();
         loaded_modules.clear(); // handles still held elsewhere keep their code, but cannot launch
         // Registrations first: nothing may refer to a plugin once its code is gone.
@@ -373,6 +382,7 @@ LoadReport Host::Impl::load_all(std::vector<PluginManifest> roots, std::vector<P
 // ---------------------------------------------------------------------------
 
 Host::Host(HostOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
+    if (!impl_->options.remote_cache.url.empty()) impl_->remote.emplace(impl_->options.remote_cache, &impl_->logger);
     if (impl_->options.core_builtins) register_core_builtins(impl_->registry);
     // Arrays and streams on CUDA devices work once a host exists (no driver is loaded here).
     install_cuda_runtime();
@@ -472,6 +482,16 @@ const ArtifactCache &Host::cache() const {
     return *impl_->cache;
 }
 
+const RemoteCache *Host::remote_cache() const { return impl_->remote ? &*impl_->remote : nullptr; }
+
+CacheCounters Host::cache_counters() const {
+    std::lock_guard<std::mutex> lock(impl_->modules_mutex);
+    if (impl_->pipeline) return impl_->pipeline->counters();
+    CacheCounters c;
+    if (impl_->remote) c.remote = impl_->remote->counters();
+    return c;
+}
+
 ThreadPool &Host::thread_pool() { return *detail::HostAccess::pool(*this); }
 
 namespace {
@@ -490,7 +510,9 @@ namespace detail {
 const pipeline::Pipeline &HostAccess::pipeline(const Host &host) {
     const ArtifactCache &cache = host.cache();
     std::lock_guard<std::mutex> lock(host.impl_->modules_mutex);
-    if (!host.impl_->pipeline) host.impl_->pipeline.emplace(host.impl_->registry, cache, host.impl_->logger);
+    if (!host.impl_->pipeline)
+        host.impl_->pipeline.emplace(host.impl_->registry, cache, host.impl_->logger,
+                                     host.impl_->remote ? &*host.impl_->remote : nullptr);
     return *host.impl_->pipeline;
 }
 

@@ -103,7 +103,26 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
         a.from_cache = true;
         // A warm load writes nothing: the entry keeps the source it was compiled from.
         a.generated_source_path = cache_.entry_directory(g.module, g.hash) / "module.src";
+        ++local_hits_;
         return a;
+    }
+    ++local_misses_;
+    // The shared tier: bytes that pass verification are stored locally, so
+    // the next load is a local hit; anything else is compiled here.
+    if (remote_) {
+        if (auto fetched = remote_->fetch(g.module, g.hash, g.target)) {
+            // The entry's source is the text its hash covers: ours.
+            const CachedArtifact stored = cache_.store(g.module, g.hash, g.target, g.source.text, fetched->artifact);
+            a.bytes = std::move(fetched->artifact);
+            a.path = stored.path;
+            a.from_cache = true;
+            a.from_remote = true;
+            a.generated_source_path = cache_.entry_directory(g.module, g.hash) / "module.src";
+            logger_.log(LogLevel::Info, "cache",
+                        "module '" + g.module + "' " + g.hash.substr(0, 8) + " for " + g.target.str() +
+                            " fetched from the remote cache");
+            return a;
+        }
     }
 
     const bool cuda = g.target.kind == Target::Kind::Cuda;
@@ -132,7 +151,9 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
             throw backend::CompileError(failure(e.what()), e.diagnostics());
         }
     }
+    ++compiles_;
     a.path = cache_.store(g.module, g.hash, g.target, g.source.text, a.bytes).path;
+    if (remote_) remote_->store(g.module, g.hash, g.target, g.source.text, a.bytes);
     return a;
 }
 

@@ -5,6 +5,8 @@
 
 #include "weft/build/build_options.hpp"
 #include "weft/build/cache.hpp"
+#include "weft/build/cache_counters.hpp"
+#include "weft/build/remote_cache.hpp"
 #include "weft/build/module.hpp"
 #include "weft/host/compiled_module.hpp"
 #include "weft/kernel/diagnostics.hpp" // KernelSourceError: what load_module throws for bad source
@@ -52,6 +54,9 @@ struct HostOptions {
     bool core_builtins = true;
     /// Artifact cache root; empty: WEFT_CACHE_DIR, else $XDG_CACHE_HOME/weft, else ~/.cache/weft.
     std::filesystem::path cache_dir;
+    /// The shared artifact cache behind the local one (weft/build/remote_cache.hpp);
+    /// url empty: WEFT_REMOTE_CACHE when use_environment (and not setuid), else none.
+    RemoteCacheOptions remote_cache;
     /// Threads CPU launches use; 0: one per hardware thread.
     unsigned threads = 0;
     /// No "Module <name> <hash> load on device 'cpu' took N ms" line on stderr.
@@ -65,7 +70,10 @@ struct HostOptions {
 /// not set stays as it is. Relative paths in it are relative to the file.
 ///   [plugins] trust = "any" | "allow-list" | "signed", trusted_keys = DIR,
 ///             allow_list = FILE, allow = ["<digest>", ...]
-///   [cache]   dir = DIR
+///   [cache]   dir = DIR, remote = URL, remote_read_only = BOOL,
+///             remote_prefix = TEXT, remote_password_env = NAME, remote_timeout_ms = N,
+///             remote_backoff_ms = N, remote_max_artifact_bytes = N,
+///             remote_require_signature = BOOL, remote_trusted_keys = DIR, remote_signing_key = FILE
 /// Throws UserError naming the file, the line and the key.
 void apply_config_file(HostOptions &options, const std::filesystem::path &file);
 
@@ -146,6 +154,11 @@ public:
 
     /// The artifact cache (its root is resolved on first use).
     const ArtifactCache &cache() const;
+    /// The shared tier, or nullptr when none is configured.
+    const RemoteCache *remote_cache() const;
+    /// What this host's loads took from each cache tier and compiled. Added
+    /// to the local cache's stats.json when the host is destroyed.
+    CacheCounters cache_counters() const;
 
     /// Checks, compiles (or takes from the cache) and loads a kernel module
     /// on options.device (the CPU by default; a CUDA device gets a CUBIN for
