@@ -34,6 +34,8 @@ expect_rc(0 "^plugin wt_color" "" ${WEFT} plugin inspect --trust allow-list --al
 file(WRITE ${WORK}/weft.toml "[plugins]\ntrust = \"signed\"\ntrusted_keys = \"keys\"\n")
 expect_rc(0 "^plugin wt_color" "" ${WEFT} plugin inspect --config ${WORK}/weft.toml ${WORK}/plugin)
 
+expect_rc(0 "ok +wt_color 1\\.2\\.0 +1 plugin: 1 ok" "" ${WEFT} plugin check --isolate --trust signed --trusted-keys ${WORK}/keys ${WORK}/plugin)
+
 # The manifest edited after signing: refused by both policies, naming the file.
 file(READ ${WORK}/plugin/plugin.toml manifest)
 string(REPLACE "description = \"" "description = \"Edited. " manifest "${manifest}")
@@ -44,3 +46,6 @@ expect_rc(1 "" "weft: error: plugin 'wt_color': refused by trust policy 'signed'
   ${WEFT} plugin inspect --trust signed --trusted-keys ${WORK}/keys ${WORK}/plugin)
 expect_rc(1 "" "weft: error: plugin 'wt_color': refused by trust policy 'allow-list': its digest [0-9a-f]+ \\(manifest [^ ]*/plugin/plugin\\.toml and this library\\) is not on the allow-list"
   ${WEFT} plugin inspect --trust allow-list --allow-list ${WORK}/allowed.txt ${WORK}/plugin)
+# `plugin check --isolate` takes the policy into its helper process.
+expect_rc(1 "FAILED +wt_color: plugin 'wt_color': refused by trust policy 'signed': the manifest does not match its signature"
+  "" ${WEFT} plugin check --isolate --trust signed --trusted-keys ${WORK}/keys ${WORK}/plugin)
