@@ -8,6 +8,7 @@
 #include "weft/host/host.hpp"
 #include "weft/runtime/array.hpp"
 #include "weft/support/error.hpp"
+#include "weft/support/sha256.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -231,6 +232,21 @@ TEST_CASE("remote cache: a tampered artifact is rejected and compiled locally") 
         CHECK(reader.cache_counters().remote.rejected == 1);
         REQUIRE(log.warnings.size() == 1);
         CHECK_THAT(log.warnings[0], Catch::Contains("(the entry is for module 'someone_else' "));
+    }
+    // A source that is not the module's (its digest made to match) is rejected too.
+    {
+        Host repair(options(scratch.root / "e", redis.url()));
+        load_and_run(repair); // restores the good entry
+    }
+    const std::string forged = "// not saxpy\n";
+    redis.command({"HSET", key, "source", forged, "source_sha256", sha256_hex(forged)});
+    {
+        Log log;
+        Host reader(options(scratch.root / "f", redis.url(), &log));
+        load_and_run(reader);
+        CHECK(reader.cache_counters().remote.rejected == 1);
+        REQUIRE(log.warnings.size() == 1);
+        CHECK_THAT(log.warnings[0], Catch::Contains("(the entry's source is not the module's generated source)"));
     }
     Host fresh(options(scratch.root / "d", redis.url()));
     load_and_run(fresh);

@@ -241,8 +241,8 @@ struct RemoteCache::Impl {
     }
 
     /// The entry at `key`, verified against what was asked (`module` empty: any).
-    std::optional<RemoteArtifact> fetch(const std::string &module, const std::string &hash,
-                                        const std::string &target) const {
+    std::optional<RemoteArtifact> fetch(const std::string &module, const std::string &hash, const std::string &target,
+                                        const std::string *expected_source) const {
         std::lock_guard<std::mutex> lock(mutex);
         if (!available()) return std::nullopt;
         std::vector<std::string> args{"HMGET", key(hash, target)};
@@ -284,6 +284,8 @@ struct RemoteCache::Impl {
                       std::to_string(options.max_artifact_bytes) + " or not a size";
         else if (sha256_hex(source) != source_sha)
             problem = "the source's sha256 " + sha256_hex(source) + " is not the recorded " + source_sha;
+        else if (expected_source && source != *expected_source)
+            problem = "the entry's source is not the module's generated source";
         if (problem.empty() && options.require_signature) {
             const trust::PublicKey *k = present[8] ? keys->find(key_id) : nullptr;
             if (!present[8] || !present[9])
@@ -335,12 +337,12 @@ RemoteCache::RemoteCache(RemoteCacheOptions options, const Logger *logger) : imp
 RemoteCache::~RemoteCache() = default;
 
 std::optional<RemoteArtifact> RemoteCache::fetch(const std::string &module, const std::string &hash,
-                                                 const Target &target) const {
-    return impl_->fetch(module, hash, target.str());
+                                                 const Target &target, const std::string *expected_source) const {
+    return impl_->fetch(module, hash, target.str(), expected_source);
 }
 
 std::optional<RemoteArtifact> RemoteCache::fetch_listed(const std::string &hash, const std::string &target) const {
-    return impl_->fetch({}, hash, target);
+    return impl_->fetch({}, hash, target, nullptr);
 }
 
 bool RemoteCache::store(const std::string &module, const std::string &hash, const Target &target,

@@ -110,8 +110,7 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
     // The shared tier: bytes that pass verification are stored locally, so
     // the next load is a local hit; anything else is compiled here.
     if (remote_) {
-        if (auto fetched = remote_->fetch(g.module, g.hash, g.target)) {
-            // The entry's source is the text its hash covers: ours.
+        if (auto fetched = remote_->fetch(g.module, g.hash, g.target, &g.source.text)) {
             const CachedArtifact stored = cache_.store(g.module, g.hash, g.target, g.source.text, fetched->artifact);
             a.bytes = std::move(fetched->artifact);
             a.path = stored.path;

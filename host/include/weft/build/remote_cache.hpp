@@ -94,8 +94,11 @@ public:
     RemoteCache &operator=(const RemoteCache &) = delete;
 
     /// The verified entry, or nullopt (absent, rejected, remote unavailable).
+    /// With `expected_source`, an entry whose source differs is rejected too
+    /// (the hash covers the source: a different one is not this module).
     /// Never throws for what the remote does.
-    std::optional<RemoteArtifact> fetch(const std::string &module, const std::string &hash, const Target &target) const;
+    std::optional<RemoteArtifact> fetch(const std::string &module, const std::string &hash, const Target &target,
+                                        const std::string *expected_source = nullptr) const;
     /// Writes an entry unless read-only, too large or unavailable; whether it was written.
     bool store(const std::string &module, const std::string &hash, const Target &target, const std::string &source,
                const std::string &artifact) const;
