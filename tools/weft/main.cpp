@@ -100,7 +100,6 @@ int main(int argc, char **argv) {
     kcheck->add_option("--plugin-path", check_opts.search_path, "Directory to search for plugin requirements")
         ->allow_extra_args(false); // one value per occurrence: later words stay positional
     add_host_settings(kcheck);
-    add_remote_settings(kcheck);
     kcheck->add_option("--error-limit", check_opts.error_limit, "Stop after this many errors (default 50; 0: no limit)");
     kcheck->add_option("--dump-ir", check_opts.dump_ir, "Print the IR: 'lowered' (what codegen consumes) or 'typed'")
         ->expected(0, 1)
