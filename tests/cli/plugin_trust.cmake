@@ -30,6 +30,8 @@ if(NOT rc EQUAL 0 OR NOT allowed MATCHES "^[0-9a-f]+  # wt_color 1\\.2\\.0 ")
   message(FATAL_ERROR "plugin digest: exit ${rc}: ${allowed}")
 endif()
 expect_rc(0 "^plugin wt_color" "" ${WEFT} plugin inspect --trust allow-list --allow-list ${WORK}/allowed.txt ${WORK}/plugin)
+expect_rc(0 "^ok +wt_color 1\\.2\\.0 1 plugin: 1 ok, 0 refused \\(policy 'allow-list'\\) $" "" ${WEFT} plugin verify --allow-list ${WORK}/allowed.txt ${WORK}/plugin)
+expect_rc(1 "" "weft: error: nothing to verify against: give --trusted-keys DIR or --allow-list FILE" ${WEFT} plugin verify ${WORK}/plugin)
 # A configuration file says the same.
 file(WRITE ${WORK}/weft.toml "[plugins]\ntrust = \"signed\"\ntrusted_keys = \"keys\"\n")
 expect_rc(0 "^plugin wt_color" "" ${WEFT} plugin inspect --config ${WORK}/weft.toml ${WORK}/plugin)

@@ -302,6 +302,11 @@ int plugin_check(const PluginOptions &o) {
         fmt::print("\n");
     }
     std::fflush(stdout);
+    // Loading checks the declared layouts against each other, not against the
+    // plugins' headers: say so, since only --compile does (issue 19).
+    if (!o.compile)
+        fmt::print(stderr, "weft: note: native type layouts and native functions were not compiled against the "
+                           "plugins' headers; `weft plugin check --compile` verifies them\n");
     if (!r.ok()) fmt::print(stderr, "weft: plugin check failed\n");
     return r.ok() ? 0 : 1;
 }

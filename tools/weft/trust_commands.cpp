@@ -54,10 +54,12 @@ int plugin_verify(const PluginTrustOptions &o) {
     HostOptions options;
     apply_host_settings(options);
     trust::TrustPolicy policy = options.plugin_trust;
-    // --trusted-keys alone: check signatures.
+    // --trusted-keys alone: check signatures; --allow-list alone: check digests.
     if (policy.mode == trust::TrustMode::Any && !policy.trusted_keys_dir.empty()) policy.mode = trust::TrustMode::Signed;
+    if (policy.mode == trust::TrustMode::Any && (!policy.allow_list_file.empty() || !policy.allowed_digests.empty()))
+        policy.mode = trust::TrustMode::AllowList;
     if (policy.mode == trust::TrustMode::Any)
-        throw UserError("nothing to verify against: give --trusted-keys DIR, or --trust allow-list with --allow-list FILE");
+        throw UserError("nothing to verify against: give --trusted-keys DIR or --allow-list FILE");
     const trust::PluginTrust checker(policy);
     int refused = 0;
     for (const std::string &p : o.paths) {
