@@ -9,6 +9,7 @@
 #include "weft/support/sha256.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 namespace weft::pipeline {
 
@@ -129,9 +130,17 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
     const fs::path rt_dir = runtime_header_dir(cache_);
     a.generated_source_path = root / "generated" / (g.module + "-" + g.hash.substr(0, 16) + (cuda ? ".cu" : ".cpp"));
     write_file_atomically(a.generated_source_path, g.source.text); // for reference in diagnostics
-    const auto failure = [&](const char *message) {
-        return "module '" + g.module + "' does not compile for " + g.target.str() + ":\n" + message +
-               "\n(generated source, for reference: " + a.generated_source_path.string() + ")";
+    // A header that is not found is most often a plugin's preamble include:
+    // say where it was looked for (issue 19).
+    const auto failure = [&](const char *message, const std::vector<fs::path> &searched) {
+        std::string text = "module '" + g.module + "' does not compile for " + g.target.str() + ":\n" + message;
+        const std::string_view m(message);
+        if (m.find("file not found") != std::string_view::npos || m.find("cannot open source file") != std::string_view::npos) {
+            text += "\n(include directories searched:";
+            for (const fs::path &d : searched) text += "\n  " + d.string();
+            text += ")";
+        }
+        return text + "\n(generated source, for reference: " + a.generated_source_path.string() + ")";
     };
     if (cuda) {
         backend::CudaCompileOptions options = cuda_options(g, rt_dir);
@@ -139,15 +148,17 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
         try {
             a.bytes = backend::compile_cuda(g.source.text, options);
         } catch (const backend::CudaCompileError &e) {
-            throw backend::CudaCompileError(failure(e.what()), e.diagnostics());
+            throw backend::CudaCompileError(failure(e.what(), options.include_dirs), e.diagnostics());
         }
     } else {
         backend::CpuCompileOptions options = cpu_options(g, rt_dir);
         options.source_name = a.generated_source_path.string();
+        std::vector<fs::path> searched = options.weft_include_dirs;
+        searched.insert(searched.end(), options.include_dirs.begin(), options.include_dirs.end());
         try {
             a.bytes = compile_cpu(g, root, std::move(options), logger_);
         } catch (const backend::CompileError &e) {
-            throw backend::CompileError(failure(e.what()), e.diagnostics());
+            throw backend::CompileError(failure(e.what(), searched), e.diagnostics());
         }
     }
     ++compiles_;
