@@ -133,7 +133,15 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
     // A header that is not found is most often a plugin's preamble include:
     // say where it was looked for (issue 19).
     const auto failure = [&](const char *message, const std::vector<fs::path> &searched) {
-        std::string text = "module '" + g.module + "' does not compile for " + g.target.str() + ":\n" + message;
+        // The generated code's lines are numbered as in the file kept for
+        // reference (#line "<module>.weft.cpp"): name that file, which exists.
+        std::string compiler = message;
+        const std::string generated_name = g.source.file_name + ":";
+        if (!g.source.file_name.empty())
+            for (auto at = compiler.find(generated_name); at != std::string::npos;
+                 at = compiler.find(generated_name, at + a.generated_source_path.string().size() + 1))
+                compiler.replace(at, generated_name.size(), a.generated_source_path.string() + ":");
+        std::string text = "module '" + g.module + "' does not compile for " + g.target.str() + ":\n" + compiler;
         const std::string_view m(message);
         if (m.find("file not found") != std::string_view::npos || m.find("cannot open source file") != std::string_view::npos) {
             text += "\n(include directories searched:";
