@@ -8,7 +8,9 @@ packages=(
   llvm-19-dev libclang-19-dev clang-19 libclang-cpp19-dev
   libboost-dev libboost-filesystem-dev
   libtomlplusplus-dev
-  libssl-dev
+  libssl-dev openssl
+  # The shared artifact cache: the Redis client library, and the server its tests start.
+  libhiredis-dev redis-server
   catch2
   libfmt-dev
   libcli11-dev

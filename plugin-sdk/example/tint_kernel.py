@@ -9,3 +9,8 @@ def tint(pixels: wp.array(dtype=example_tint.Rgb), target: example_tint.Rgb, amo
     mixed.b = 0.5 * mixed.b
     pixels[i] = mixed
     luma[i] = example_tint_luma(example_tint.Rgb(mixed.r, mixed.g, 0.0))
+
+
+@wp.kernel
+def average(pixels: wp.array(dtype=example_tint.Rgb), mean: wp.array(dtype=example_tint.Rgb)):
+    mean[0] = wp.example_tint_average(pixels)

@@ -58,6 +58,8 @@ run(${CMAKE_COMMAND} -S ${src} -B ${bin} -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${p
 run(${CMAKE_COMMAND} --build ${bin})
 run(${weft} plugin inspect ${bin}/example_tint)
 expect("${last_output}" "plugin example_tint 1\\.0\\.0.*example_tint_mix\\(a: example_tint::Rgb, b: example_tint::Rgb, t: float32\\) -> example_tint::Rgb")
+# The array builtin: registered with the SDK's mirror type, implemented in the kernel-only header.
+expect("${last_output}" "example_tint_average\\(pixels: array\\(dtype=example_tint::Rgb\\)\\) -> example_tint::Rgb")
 run(${weft} build ${src}/tint_kernel.py --plugin ${bin}/example_tint --target cpu)
 expect("${last_output}" "artifacts/cpu\\.[0-9a-f]+\\.bin")
 
@@ -72,7 +74,7 @@ endif()
 
 # weft_add_plugin's install rules: beside the bundled plugins, found by default.
 run(${CMAKE_COMMAND} --install ${bin} --prefix ${prefix})
-foreach(f libexample_tint.so plugin.toml include/example_tint.h)
+foreach(f libexample_tint.so plugin.toml include/example_tint.h include/example_tint_arrays.h)
   if(NOT EXISTS ${plugins}/example_tint/${f})
     message(FATAL_ERROR "example_tint: the install lacks ${f}")
   endif()

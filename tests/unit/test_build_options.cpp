@@ -66,9 +66,9 @@ TEST_CASE("resolving checks every path and lists each bad entry with its reason 
     e.build_dependencies = {{dir.string(), "plugin 'philox'"}, {"dep.h", "module 'm'"}, {file.string(), "module 'm'"}};
     const std::string msg = message_of<UserError>([&] { resolve(e); });
     CHECK_THAT(msg, Catch::Contains("extra_cpu_include_dirs: 'relative/include' (from module 'm'): not absolute"));
-    CHECK_THAT(msg, Catch::Contains("extra_cuda_include_dirs: '" + file.string() + "' (from plugin 'colors'): not a directory"));
-    CHECK_THAT(msg, Catch::Contains("extra_cuda_include_dirs: '" + (dir / "missing").string() + "' (from plugin 'colors'): does not exist"));
-    CHECK_THAT(msg, Catch::Contains("extra_build_dependencies: '" + dir.string() + "' (from plugin 'philox'): not a file"));
+    CHECK_THAT(msg, Catch::Contains("cuda_include_dirs: '" + file.string() + "' (from plugin 'colors'): not a directory"));
+    CHECK_THAT(msg, Catch::Contains("cuda_include_dirs: '" + (dir / "missing").string() + "' (from plugin 'colors'): does not exist"));
+    CHECK_THAT(msg, Catch::Contains("build_dependencies: '" + dir.string() + "' (from plugin 'philox'): not a file"));
     CHECK_THAT(msg, Catch::Contains("extra_build_dependencies: 'dep.h' (from module 'm'): not absolute"));
     CHECK(std::count(msg.begin(), msg.end(), '\n') == 5); // five problems, one line each
 

@@ -129,9 +129,9 @@ TEST_CASE("check: build options that do not resolve fail the plugin, naming plug
     const PluginCheck &bad = named(r, "bad_options");
     CHECK_FALSE(bad.ok);
     CHECK_THAT(bad.message, Catch::StartsWith("plugin 'bad_options': invalid module build options:"));
-    CHECK_THAT(bad.message, Catch::Contains("extra_cpu_include_dirs: 'include' (from plugin 'bad_options'): not absolute"));
+    CHECK_THAT(bad.message, Catch::Contains("cpu_include_dirs: 'include' (from plugin 'bad_options'): not absolute"));
     CHECK_THAT(bad.message, Catch::Contains("bad_options/missing_header.h' (from plugin 'bad_options'): does not exist"));
-    CHECK_THAT(bad.message, Catch::Contains("extra_build_dependencies: '"));
+    CHECK_THAT(bad.message, Catch::Contains("  build_dependencies: '"));
     CHECK(named(r, "wt_color").ok);
     // The same through the helper process, message lines intact.
     const CheckReport isolated = check_plugins({plugin_dir("bad_options")}, options(true));

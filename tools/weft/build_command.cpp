@@ -41,6 +41,7 @@ Target parse_target(const std::string &t) {
 int kernel_build(const KernelBuildOptions &o) {
     HostOptions ho;
     for (const std::string &p : o.search_path) ho.search_path.emplace_back(p);
+    apply_host_settings(ho);
     if (!o.cache_dir.empty()) ho.cache_dir = o.cache_dir;
     ho.quiet = true;
     // Devices first, then explicit archs, each group in the order given.

@@ -1,19 +1,55 @@
-// `weft cache path|list|stats|clear|verify`.
+// `weft cache path|list|stats|clear|verify|push|pull`.
 #include "commands.hpp"
 
 #include "weft/build/cache.hpp"
+#include "weft/build/cache_counters.hpp"
+#include "weft/build/remote_cache.hpp"
+#include "weft/host/host.hpp"
+#include "weft/support/environment.hpp"
+#include "weft/support/error.hpp"
+#include "weft/support/file.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
+#include <optional>
 
 namespace weft::cli {
 
 namespace {
 
-ArtifactCache open_cache(const CacheOptions &o) { return ArtifactCache(o.cache_dir); }
+/// The host settings (configuration file, flags) with --cache-dir over them.
+HostOptions settings(const CacheOptions &o) {
+    HostOptions h;
+    apply_host_settings(h);
+    if (!o.cache_dir.empty()) h.cache_dir = o.cache_dir;
+    if (h.remote_cache.url.empty())
+        if (const char *url = environment_override("WEFT_REMOTE_CACHE"); url && *url) h.remote_cache.url = url;
+    return h;
+}
+
+ArtifactCache open_cache(const CacheOptions &o) { return ArtifactCache(settings(o).cache_dir); }
+
+std::unique_ptr<RemoteCache> open_remote(const HostOptions &h, const Logger &logger) {
+    if (h.remote_cache.url.empty())
+        throw UserError("no remote cache: give --remote-cache URL, set WEFT_REMOTE_CACHE, or set [cache] remote in "
+                        "the configuration file");
+    return std::make_unique<RemoteCache>(h.remote_cache, &logger);
+}
+
+/// Exit status 1 when the remote had faults: push and pull then did not do everything.
+int remote_status(const RemoteCache &remote) {
+    const RemoteCacheCounters c = remote.counters();
+    if (c.errors || c.skipped) {
+        fmt::print(stderr, "weft: error: the remote cache {} had {} errors; not everything was copied\n",
+                   remote.options().url, c.errors + c.skipped);
+        return 1;
+    }
+    return 0;
+}
 
 const char *action_name(CacheFinding::Action a) {
     switch (a) {
@@ -40,6 +76,14 @@ nlohmann::json temporary_json(const CacheTemporary &t) {
 std::size_t stale_count(const CacheReport &r) {
     return static_cast<std::size_t>(
         std::count_if(r.temporaries.begin(), r.temporaries.end(), [](const CacheTemporary &t) { return t.stale; }));
+}
+
+nlohmann::json counters_json(const CacheCounters &c) {
+    return {{"local_hits", c.local_hits},         {"local_misses", c.local_misses},
+            {"compiles", c.compiles},             {"remote_hits", c.remote.hits},
+            {"remote_misses", c.remote.misses},   {"remote_errors", c.remote.errors},
+            {"remote_rejected", c.remote.rejected}, {"remote_stores", c.remote.stores},
+            {"remote_skipped", c.remote.skipped}, {"remote_too_large", c.remote.too_large}};
 }
 
 /// Diagnostics follow the report, so a reader of both streams sees them after it.
@@ -91,7 +135,8 @@ int cache_stats(const CacheOptions &o) {
                                           {"bytes", s.bytes},
                                           {"damaged", s.damaged},
                                           {"temporaries", s.temporaries},
-                                          {"stale_temporaries", s.stale_temporaries}}
+                                          {"stale_temporaries", s.stale_temporaries},
+                                          {"counters", counters_json(read_cache_counters(cache))}}
                                .dump(2, ' ', false, json_invalid_utf8));
         return 0;
     }
@@ -102,6 +147,17 @@ int cache_stats(const CacheOptions &o) {
     fmt::print("damaged:           {}\n", s.damaged);
     fmt::print("temporaries:       {}\n", s.temporaries);
     fmt::print("stale temporaries: {}\n", s.stale_temporaries);
+    const CacheCounters c = read_cache_counters(cache);
+    fmt::print("local hits:        {}\n", c.local_hits);
+    fmt::print("local misses:      {}\n", c.local_misses);
+    fmt::print("compiles:          {}\n", c.compiles);
+    fmt::print("remote hits:       {}\n", c.remote.hits);
+    fmt::print("remote misses:     {}\n", c.remote.misses);
+    fmt::print("remote errors:     {}\n", c.remote.errors);
+    fmt::print("remote rejected:   {}\n", c.remote.rejected);
+    fmt::print("remote stores:     {}\n", c.remote.stores);
+    fmt::print("remote skipped:    {}\n", c.remote.skipped);
+    fmt::print("remote too large:  {}\n", c.remote.too_large);
     return 0;
 }
 
@@ -158,6 +214,59 @@ int cache_verify(const CacheOptions &o) {
                r.findings.size(), r.findings.size() == 1 ? "" : "s", stale, stale == 1 ? "y" : "ies",
                rc == 0 ? "" : rc == 1 ? " (repaired)" : o.dry_run ? " (dry run: nothing changed)" : " (some not repaired)");
     return rc;
+}
+
+int cache_push(const CacheOptions &o) {
+    const HostOptions h = settings(o);
+    const Logger logger;
+    const ArtifactCache cache(h.cache_dir, &logger);
+    const std::unique_ptr<RemoteCache> remote = open_remote(h, logger);
+    if (!remote->writable()) throw UserError("the remote cache " + h.remote_cache.url + " is read-only here: nothing to push");
+    std::size_t pushed = 0, failed = 0;
+    for (const CacheEntryInfo &e : cache.list()) {
+        const std::string source = read_input_file(e.directory / "module.src", std::uintmax_t(1) << 30, "module source");
+        for (const std::string &t : e.targets) {
+            const Target target = Target::parse(t);
+            const std::optional<CachedArtifact> artifact = cache.find(e.module, e.hash, target); // verified
+            if (artifact && remote->store(e.module, e.hash, target, source, artifact->content))
+                ++pushed;
+            else
+                ++failed;
+        }
+    }
+    fmt::print("pushed {} artifacts to {} ({} not pushed)\n", pushed, h.remote_cache.url, failed);
+    return remote_status(*remote) ? 1 : failed ? 1 : 0;
+}
+
+int cache_pull(const CacheOptions &o) {
+    const HostOptions h = settings(o);
+    const Logger logger;
+    const ArtifactCache cache(h.cache_dir, &logger);
+    const std::unique_ptr<RemoteCache> remote = open_remote(h, logger);
+    std::size_t pulled = 0, present = 0, rejected = 0;
+    for (const auto &[hash, target_name] : remote->list()) {
+        Target target;
+        try {
+            target = Target::parse(target_name);
+        } catch (const UserError &) {
+            ++rejected;
+            continue;
+        }
+        const std::optional<RemoteArtifact> a = remote->fetch_listed(hash, target_name);
+        if (!a) {
+            ++rejected;
+            continue;
+        }
+        if (cache.find(a->module, hash, target)) {
+            ++present;
+            continue;
+        }
+        cache.store(a->module, hash, target, a->source, a->artifact);
+        ++pulled;
+    }
+    fmt::print("pulled {} artifacts from {} ({} already here, {} rejected)\n", pulled, h.remote_cache.url, present,
+               rejected);
+    return remote_status(*remote) ? 1 : 0;
 }
 
 } // namespace weft::cli

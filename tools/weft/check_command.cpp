@@ -87,6 +87,7 @@ json report_json(const KernelCheckOptions &o, const kernel::FrontendResult &r, s
 int kernel_check(const KernelCheckOptions &o) {
     HostOptions ho;
     for (const std::string &p : o.search_path) ho.search_path.emplace_back(p);
+    apply_host_settings(ho);
     Host host(ho);
     for (const std::string &p : o.plugins) load_plugin_argument(host, p);
 

@@ -7,6 +7,7 @@
 
 namespace weft {
 class Host;
+struct HostOptions;
 struct LoadedPlugin;
 } // namespace weft
 
@@ -22,6 +23,23 @@ const LoadedPlugin &load_plugin_argument(Host &host, const std::string &argument
 /// text): replaced by U+FFFD, so a report is never lost to one bad name.
 inline constexpr auto json_invalid_utf8 = nlohmann::json::error_handler_t::replace;
 
+/// Settings every command that makes a Host shares: the configuration file
+/// (--config, else WEFT_CONFIG) first, then the command-line flags over it.
+struct HostSettings {
+    std::string config;       // --config FILE
+    std::string trust;        // --trust any|allow-list|signed
+    std::string trusted_keys; // --trusted-keys DIR
+    std::string allow_list;   // --allow-list FILE
+    std::string remote_cache; // --remote-cache URL (else WEFT_REMOTE_CACHE, else the configuration file)
+    bool remote_read_only = false;
+    std::string remote_prefix;
+    std::string remote_password_env;
+    int remote_timeout_ms = -1; // -1: as configured
+};
+HostSettings &host_settings();
+/// Applies host_settings() to `options` (reading the configuration file).
+void apply_host_settings(HostOptions &options);
+
 struct PluginOptions {
     std::vector<std::string> search_path;
     std::vector<std::string> paths;
@@ -35,6 +53,14 @@ int plugin_list(const PluginOptions &options);
 int plugin_inspect(const PluginOptions &options);
 int plugin_check(const PluginOptions &options);
 
+struct PluginTrustOptions {
+    std::vector<std::string> paths;
+    std::string key; // sign: the PEM private key
+};
+int plugin_sign(const PluginTrustOptions &options);
+int plugin_verify(const PluginTrustOptions &options);
+int plugin_digest(const PluginTrustOptions &options);
+
 struct CacheOptions {
     std::string cache_dir; // "" = WEFT_CACHE_DIR, $XDG_CACHE_HOME/weft, ~/.cache/weft
     bool json = false;
@@ -46,6 +72,8 @@ int cache_list(const CacheOptions &options);
 int cache_stats(const CacheOptions &options);
 int cache_clear(const CacheOptions &options);
 int cache_verify(const CacheOptions &options);
+int cache_push(const CacheOptions &options);
+int cache_pull(const CacheOptions &options);
 
 struct KernelCheckOptions {
     std::string file;

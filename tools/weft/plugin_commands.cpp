@@ -24,6 +24,7 @@ using nlohmann::json;
 HostOptions host_options(const PluginOptions &o) {
     HostOptions h;
     for (const std::string &p : o.search_path) h.search_path.emplace_back(p);
+    apply_host_settings(h);
     return h;
 }
 
@@ -301,6 +302,11 @@ int plugin_check(const PluginOptions &o) {
         fmt::print("\n");
     }
     std::fflush(stdout);
+    // Loading checks the declared layouts against each other, not against the
+    // plugins' headers: say so, since only --compile does (issue 19).
+    if (!o.compile)
+        fmt::print(stderr, "weft: note: native type layouts and native functions were not compiled against the "
+                           "plugins' headers; `weft plugin check --compile` verifies them\n");
     if (!r.ok()) fmt::print(stderr, "weft: plugin check failed\n");
     return r.ok() ? 0 : 1;
 }

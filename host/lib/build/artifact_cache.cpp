@@ -1,4 +1,5 @@
 #include "weft/build/cache.hpp"
+#include "weft/support/environment.hpp"
 
 #include "weft/support/error.hpp"
 #include "weft/support/sha256.hpp"
@@ -21,6 +22,7 @@
 #include <variant>
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -362,9 +364,14 @@ ArtifactCache::ArtifactCache(fs::path root, const Logger *logger)
       logger_(logger), state_(std::make_shared<State>()) {}
 
 fs::path ArtifactCache::default_root() {
-    if (const char *dir = std::getenv("WEFT_CACHE_DIR"); dir && *dir) return dir;
-    if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "weft";
-    if (const char *home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "weft";
+    // Setuid/setgid: none of these is read (environment_override), so the
+    // cache is the effective user's own.
+    if (const char *dir = environment_override("WEFT_CACHE_DIR"); dir && *dir) return dir;
+    if (const char *xdg = environment_override("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "weft";
+    if (const char *home = environment_override("HOME"); home && *home) return fs::path(home) / ".cache" / "weft";
+    if (secure_execution())
+        if (const passwd *pw = getpwuid(geteuid()); pw && pw->pw_dir && *pw->pw_dir)
+            return fs::path(pw->pw_dir) / ".cache" / "weft";
     throw UserError("no cache directory: set WEFT_CACHE_DIR, XDG_CACHE_HOME or HOME");
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <string_view>
 
 namespace weft {
 
@@ -90,8 +91,12 @@ std::string ResolvedBuildOptions::cpu_preamble_text() const { return joined(cpu_
 ResolvedBuildOptions resolve(const EffectiveBuildOptions &options) {
     ResolvedBuildOptions out;
     std::vector<std::string> problems;
+    // A plugin set its options through the SDK's weft_build_options, whose
+    // fields have no "extra_" prefix: its errors use those names (issue 19).
     auto bad = [&](const char *option, const SourcedValue &v, const char *reason) {
-        problems.push_back(std::string(option) + ": '" + v.value + "' (from " + v.source + "): " + reason);
+        const bool from_plugin = v.source.rfind("plugin '", 0) == 0;
+        const std::string name = from_plugin && std::string_view(option).rfind("extra_", 0) == 0 ? option + 6 : option;
+        problems.push_back(name + ": '" + v.value + "' (from " + v.source + "): " + reason);
     };
     auto dirs = [&](const char *option, const std::vector<SourcedValue> &in, std::vector<fs::path> &result) {
         for (const SourcedValue &v : in) {

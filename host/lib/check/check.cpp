@@ -252,6 +252,14 @@ std::vector<std::string> helper_arguments(const fs::path &helper, const Request 
     for (const fs::path &p : host.search_path) args.insert(args.end(), {"--search-path", p.string()});
     if (!host.cache_dir.empty()) args.insert(args.end(), {"--cache-dir", host.cache_dir.string()});
     if (!host.log_categories.empty()) args.insert(args.end(), {"--log-categories", host.log_categories});
+    // The trust policy crosses the process boundary: an isolated check opens
+    // exactly what an in-process one would.
+    const trust::TrustPolicy &policy = host.plugin_trust;
+    if (policy.mode != trust::TrustMode::Any)
+        args.insert(args.end(), {"--trust", std::string(trust::trust_mode_name(policy.mode))});
+    if (!policy.trusted_keys_dir.empty()) args.insert(args.end(), {"--trusted-keys", policy.trusted_keys_dir.string()});
+    if (!policy.allow_list_file.empty()) args.insert(args.end(), {"--allow-list", policy.allow_list_file.string()});
+    for (const std::string &d : policy.allowed_digests) args.insert(args.end(), {"--allow", d});
     if (request.compile) args.push_back("--compile");
     if (!request.compile_cuda) args.push_back("--no-cuda");
     if (request.cuda_arch) args.insert(args.end(), {"--cuda-arch", std::to_string(request.cuda_arch)});
@@ -550,6 +558,10 @@ int plugin_probe_main(int argc, char **argv) {
             else if (arg == "--search-path") host.search_path.emplace_back(value());
             else if (arg == "--cache-dir") host.cache_dir = value();
             else if (arg == "--log-categories") host.log_categories = value();
+            else if (arg == "--trust") host.plugin_trust.mode = trust::parse_trust_mode(value());
+            else if (arg == "--trusted-keys") host.plugin_trust.trusted_keys_dir = value();
+            else if (arg == "--allow-list") host.plugin_trust.allow_list_file = value();
+            else if (arg == "--allow") host.plugin_trust.allowed_digests.insert(value());
             else if (arg == "--compile") request.compile = true;
             else if (arg == "--no-cuda") request.compile_cuda = false;
             else if (arg == "--cuda-arch") request.cuda_arch = std::stoi(value());

@@ -2,9 +2,11 @@
 
 #include "host_access.hpp"
 #include "loader_internal.hpp"
+#include "trusted_load.hpp"
 #include "weft/cuda/cuda_module.hpp"
 #include "weft/host/cuda_module.hpp"
 #include "weft/host/search_path.hpp"
+#include "weft/support/environment.hpp"
 #include "weft/support/error.hpp"
 #include "weft/support/file.hpp"
 #include "weft/support/version.hpp"
@@ -51,13 +53,17 @@ struct Host::Impl {
     std::vector<fs::path> search_path;
     Registry registry;
 
+    trust::PluginTrust trust;
+
     struct Entry {
         LoadedPlugin plugin;
+        UniqueFd image; // under a trust policy: the sealed copy the library is mapped from (outlives it)
         boost::dll::shared_library library;
     };
     std::vector<std::unique_ptr<Entry>> entries; // load order
     std::map<std::string, std::unique_ptr<ModuleSettings>, std::less<>> modules;
     mutable std::optional<ArtifactCache> cache;
+    std::optional<RemoteCache> remote; // constructed with the host: a bad URL or key fails early
     mutable std::optional<pipeline::Pipeline> pipeline;
     std::shared_ptr<ThreadPool> pool; // kernels hold it weakly: launching after the host is gone is an error
     mutable std::mutex compiled_mutex;
@@ -69,16 +75,26 @@ struct Host::Impl {
     std::vector<std::shared_ptr<CudaModule>> cuda_modules;   // guarded by compiled_mutex; unloaded first
 
     explicit Impl(HostOptions o)
-        : options(std::move(o)), logger(options.log_sink, options.log_categories), search_path(options.search_path) {
+        : options(std::move(o)), logger(options.log_sink, options.log_categories), search_path(options.search_path),
+          trust(options.plugin_trust) {
         if (options.use_environment) {
-            if (const char *env = std::getenv("WEFT_PLUGIN_PATH"))
+            // Ignored when the process runs setuid/setgid (environment_override).
+            if (const char *env = environment_override("WEFT_PLUGIN_PATH"))
                 for (fs::path &p : split_path_list(env)) search_path.push_back(std::move(p));
+            if (options.remote_cache.url.empty())
+                if (const char *url = environment_override("WEFT_REMOTE_CACHE"); url && *url) options.remote_cache.url = url;
             // After the explicit and WEFT_PLUGIN_PATH entries: those win a name (W-LOAD-2).
             for (fs::path &p : default_plugin_search_path()) search_path.push_back(std::move(p));
         }
     }
 
     ~Impl() {
+        // This process's cache counts join the totals `weft cache stats` shows.
+        if (pipeline && cache) {
+            const CacheCounters counts = pipeline->counters();
+            if (!counts.empty() && !add_cache_counters(*cache, counts))
+                logger.log(LogLevel::Info, "cache", "cannot add to " + (cache->root() / "stats.json").string());
+        }
         cuda_modules.clear();
         loaded_modules.clear(); // handles still held elsewhere keep their code, but cannot launch
         // Registrations first: nothing may refer to a plugin once its code is gone.
@@ -121,13 +137,24 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
                    "); this host supports ABI " + abi_range());
 
     std::error_code ec;
-    if (!fs::is_regular_file(m.library_path, ec)) {
+    // Under a trust policy the bytes are read once and checked, and the
+    // library is loaded from a sealed copy of exactly those bytes.
+    std::optional<VerifiedPlugin> verified;
+    if (trust.mode() != trust::TrustMode::Any) {
+        verified = verify_plugin(m, trust, options.fault_hook);
+        debug([&] {
+            return who + " accepted by trust policy '" + std::string(trust::trust_mode_name(trust.mode())) + "'" +
+                   (verified->signed_by.empty() ? std::string() : " (signed by " + verified->signed_by + ")");
+        });
+    }
+    const fs::path load_path = verified ? fs::path(verified->load_path()) : m.library_path;
+    if (!verified && !fs::is_regular_file(m.library_path, ec)) {
         const std::string kind = describe_file_kind(m.library_path);
         throw fail("library " + m.library_path.string() + " named by " + m.path.string() +
                    (kind.rfind("nothing", 0) == 0 ? std::string(" does not exist") : " is " + kind + ", not a file"));
     }
     try {
-        check_shared_library_file(m.library_path);
+        check_shared_library_file(load_path);
     } catch (const UserError &e) {
         throw fail("library " + m.library_path.string() + ": " + e.what());
     }
@@ -135,7 +162,7 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
     debug([&] { return "opening " + m.library_path.string() + " for " + who; });
     boost::dll::shared_library library;
     try {
-        library.load(m.library_path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+        library.load(load_path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
     } catch (const std::exception &e) {
         throw fail("cannot open library: " + dl_message(e));
     }
@@ -223,6 +250,10 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
     entry->plugin.builtins = ctx.transaction.staged_builtins();
     entry->plugin.native_types = ctx.transaction.staged_native_types();
     entry->plugin.build_options = std::move(ctx.build_options);
+    if (verified) {
+        entry->plugin.signed_by = verified->signed_by;
+        entry->image = std::move(verified->image);
+    }
     entry->library = std::move(library);
     ctx.transaction.commit();
     logger.log(LogLevel::Info, "loader",
@@ -351,6 +382,7 @@ LoadReport Host::Impl::load_all(std::vector<PluginManifest> roots, std::vector<P
 // ---------------------------------------------------------------------------
 
 Host::Host(HostOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
+    if (!impl_->options.remote_cache.url.empty()) impl_->remote.emplace(impl_->options.remote_cache, &impl_->logger);
     if (impl_->options.core_builtins) register_core_builtins(impl_->registry);
     // Arrays and streams on CUDA devices work once a host exists (no driver is loaded here).
     install_cuda_runtime();
@@ -450,6 +482,16 @@ const ArtifactCache &Host::cache() const {
     return *impl_->cache;
 }
 
+const RemoteCache *Host::remote_cache() const { return impl_->remote ? &*impl_->remote : nullptr; }
+
+CacheCounters Host::cache_counters() const {
+    std::lock_guard<std::mutex> lock(impl_->modules_mutex);
+    if (impl_->pipeline) return impl_->pipeline->counters();
+    CacheCounters c;
+    if (impl_->remote) c.remote = impl_->remote->counters();
+    return c;
+}
+
 ThreadPool &Host::thread_pool() { return *detail::HostAccess::pool(*this); }
 
 namespace {
@@ -468,7 +510,9 @@ namespace detail {
 const pipeline::Pipeline &HostAccess::pipeline(const Host &host) {
     const ArtifactCache &cache = host.cache();
     std::lock_guard<std::mutex> lock(host.impl_->modules_mutex);
-    if (!host.impl_->pipeline) host.impl_->pipeline.emplace(host.impl_->registry, cache, host.impl_->logger);
+    if (!host.impl_->pipeline)
+        host.impl_->pipeline.emplace(host.impl_->registry, cache, host.impl_->logger,
+                                     host.impl_->remote ? &*host.impl_->remote : nullptr);
     return *host.impl_->pipeline;
 }
 

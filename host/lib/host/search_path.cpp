@@ -1,4 +1,5 @@
 #include "weft/host/search_path.hpp"
+#include "weft/support/environment.hpp"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -56,8 +57,8 @@ std::vector<fs::path> split_path_list(std::string_view list) {
 
 fs::path user_plugin_dir() {
     // The XDG Base Directory rule: a relative XDG_DATA_HOME is invalid and ignored.
-    if (const char *xdg = std::getenv("XDG_DATA_HOME"); xdg && xdg[0] == '/') return fs::path(xdg) / "weft" / "plugins";
-    if (const char *home = std::getenv("HOME"); home && home[0])
+    if (const char *xdg = environment_override("XDG_DATA_HOME"); xdg && xdg[0] == '/') return fs::path(xdg) / "weft" / "plugins";
+    if (const char *home = environment_override("HOME"); home && home[0])
         return fs::path(home) / ".local" / "share" / "weft" / "plugins";
     return {};
 }
@@ -68,7 +69,7 @@ fs::path system_plugin_dir() {
 }
 
 std::vector<fs::path> default_plugin_search_path() {
-    if (const char *system = std::getenv("WEFT_PLUGIN_SYSTEM_PATH")) return split_path_list(system);
+    if (const char *system = environment_override("WEFT_PLUGIN_SYSTEM_PATH")) return split_path_list(system);
     std::vector<fs::path> out;
     if (fs::path user = user_plugin_dir(); !user.empty()) out.push_back(std::move(user));
     if (fs::path system = system_plugin_dir(); !system.empty() && (out.empty() || out.back() != system))

@@ -45,8 +45,18 @@ std::vector<std::string> CheckedModule::referenced_owners() const {
     return {owners.begin(), owners.end()};
 }
 
-Pipeline::Pipeline(const Registry &registry, const ArtifactCache &cache, const Logger &logger)
-    : registry_(registry), cache_(cache), logger_(logger) {}
+Pipeline::Pipeline(const Registry &registry, const ArtifactCache &cache, const Logger &logger,
+                   const RemoteCache *remote)
+    : registry_(registry), cache_(cache), logger_(logger), remote_(remote) {}
+
+CacheCounters Pipeline::counters() const {
+    CacheCounters c;
+    c.local_hits = local_hits_;
+    c.local_misses = local_misses_;
+    c.compiles = compiles_;
+    if (remote_) c.remote = remote_->counters();
+    return c;
+}
 
 CheckedModule Pipeline::check(ModuleSource source) const {
     kernel::FrontendResult checked = kernel::check_module(kernel::SourceFile(source.display_name(), source.text), registry_);

@@ -9,6 +9,7 @@
 #include "weft/support/sha256.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 namespace weft::pipeline {
 
@@ -103,7 +104,25 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
         a.from_cache = true;
         // A warm load writes nothing: the entry keeps the source it was compiled from.
         a.generated_source_path = cache_.entry_directory(g.module, g.hash) / "module.src";
+        ++local_hits_;
         return a;
+    }
+    ++local_misses_;
+    // The shared tier: bytes that pass verification are stored locally, so
+    // the next load is a local hit; anything else is compiled here.
+    if (remote_) {
+        if (auto fetched = remote_->fetch(g.module, g.hash, g.target, &g.source.text)) {
+            const CachedArtifact stored = cache_.store(g.module, g.hash, g.target, g.source.text, fetched->artifact);
+            a.bytes = std::move(fetched->artifact);
+            a.path = stored.path;
+            a.from_cache = true;
+            a.from_remote = true;
+            a.generated_source_path = cache_.entry_directory(g.module, g.hash) / "module.src";
+            logger_.log(LogLevel::Info, "cache",
+                        "module '" + g.module + "' " + g.hash.substr(0, 8) + " for " + g.target.str() +
+                            " fetched from the remote cache");
+            return a;
+        }
     }
 
     const bool cuda = g.target.kind == Target::Kind::Cuda;
@@ -111,9 +130,25 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
     const fs::path rt_dir = runtime_header_dir(cache_);
     a.generated_source_path = root / "generated" / (g.module + "-" + g.hash.substr(0, 16) + (cuda ? ".cu" : ".cpp"));
     write_file_atomically(a.generated_source_path, g.source.text); // for reference in diagnostics
-    const auto failure = [&](const char *message) {
-        return "module '" + g.module + "' does not compile for " + g.target.str() + ":\n" + message +
-               "\n(generated source, for reference: " + a.generated_source_path.string() + ")";
+    // A header that is not found is most often a plugin's preamble include:
+    // say where it was looked for (issue 19).
+    const auto failure = [&](const char *message, const std::vector<fs::path> &searched) {
+        // The generated code's lines are numbered as in the file kept for
+        // reference (#line "<module>.weft.cpp"): name that file, which exists.
+        std::string compiler = message;
+        const std::string generated_name = g.source.file_name + ":";
+        if (!g.source.file_name.empty())
+            for (auto at = compiler.find(generated_name); at != std::string::npos;
+                 at = compiler.find(generated_name, at + a.generated_source_path.string().size() + 1))
+                compiler.replace(at, generated_name.size(), a.generated_source_path.string() + ":");
+        std::string text = "module '" + g.module + "' does not compile for " + g.target.str() + ":\n" + compiler;
+        const std::string_view m(message);
+        if (m.find("file not found") != std::string_view::npos || m.find("cannot open source file") != std::string_view::npos) {
+            text += "\n(include directories searched:";
+            for (const fs::path &d : searched) text += "\n  " + d.string();
+            text += ")";
+        }
+        return text + "\n(generated source, for reference: " + a.generated_source_path.string() + ")";
     };
     if (cuda) {
         backend::CudaCompileOptions options = cuda_options(g, rt_dir);
@@ -121,18 +156,22 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
         try {
             a.bytes = backend::compile_cuda(g.source.text, options);
         } catch (const backend::CudaCompileError &e) {
-            throw backend::CudaCompileError(failure(e.what()), e.diagnostics());
+            throw backend::CudaCompileError(failure(e.what(), options.include_dirs), e.diagnostics());
         }
     } else {
         backend::CpuCompileOptions options = cpu_options(g, rt_dir);
         options.source_name = a.generated_source_path.string();
+        std::vector<fs::path> searched = options.weft_include_dirs;
+        searched.insert(searched.end(), options.include_dirs.begin(), options.include_dirs.end());
         try {
             a.bytes = compile_cpu(g, root, std::move(options), logger_);
         } catch (const backend::CompileError &e) {
-            throw backend::CompileError(failure(e.what()), e.diagnostics());
+            throw backend::CompileError(failure(e.what(), searched), e.diagnostics());
         }
     }
+    ++compiles_;
     a.path = cache_.store(g.module, g.hash, g.target, g.source.text, a.bytes).path;
+    if (remote_) remote_->store(g.module, g.hash, g.target, g.source.text, a.bytes);
     return a;
 }
 

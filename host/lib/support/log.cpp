@@ -1,4 +1,5 @@
 #include "weft/support/log.hpp"
+#include "weft/support/environment.hpp"
 
 #include <cstdlib>
 #include <cstdio>
@@ -17,7 +18,7 @@ std::string_view log_level_name(LogLevel level) {
 
 Logger::Logger(LogSink sink, std::string categories) : sink_(std::move(sink)), categories_(std::move(categories)) {
     if (categories_.empty())
-        if (const char *env = std::getenv("WEFT_DEBUG")) categories_ = env;
+        if (const char *env = environment_override("WEFT_DEBUG")) categories_ = env; // not when setuid
 }
 
 bool Logger::enabled(LogLevel level, std::string_view category) const {

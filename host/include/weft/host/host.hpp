@@ -5,6 +5,8 @@
 
 #include "weft/build/build_options.hpp"
 #include "weft/build/cache.hpp"
+#include "weft/build/cache_counters.hpp"
+#include "weft/build/remote_cache.hpp"
 #include "weft/build/module.hpp"
 #include "weft/host/compiled_module.hpp"
 #include "weft/kernel/diagnostics.hpp" // KernelSourceError: what load_module throws for bad source
@@ -12,8 +14,10 @@
 #include "weft/registry/registry.hpp"
 #include "weft/runtime/thread_pool.hpp"
 #include "weft/support/log.hpp"
+#include "weft/trust/plugin_trust.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +35,14 @@ struct HostAccess;
 }
 
 struct HostOptions {
+    /// Which plugins this host loads (weft/trust/plugin_trust.hpp): any (the
+    /// default), allow-list or signed. Under allow-list and signed, a plugin's
+    /// manifest and library are read once, checked, and the library is loaded
+    /// from a sealed in-memory copy of the checked bytes, so a file replaced
+    /// or rewritten after the check is never run; a refused plugin is never
+    /// opened. The allow-list file and the trusted keys are read when the
+    /// host is constructed (UserError when they cannot be).
+    trust::TrustPolicy plugin_trust;
     /// Append WEFT_PLUGIN_PATH (':'-separated directories) to the search path,
     /// then the default directories (weft/host/search_path.hpp: the per-user
     /// one, then the installation's; WEFT_PLUGIN_SYSTEM_PATH replaces them).
@@ -42,11 +54,28 @@ struct HostOptions {
     bool core_builtins = true;
     /// Artifact cache root; empty: WEFT_CACHE_DIR, else $XDG_CACHE_HOME/weft, else ~/.cache/weft.
     std::filesystem::path cache_dir;
+    /// The shared artifact cache behind the local one (weft/build/remote_cache.hpp);
+    /// url empty: WEFT_REMOTE_CACHE when use_environment (and not setuid), else none.
+    RemoteCacheOptions remote_cache;
     /// Threads CPU launches use; 0: one per hardware thread.
     unsigned threads = 0;
     /// No "Module <name> <hash> load on device 'cpu' took N ms" line on stderr.
     bool quiet = false;
+    /// Test-only fault injection: called with "plugin-verified" once a
+    /// plugin's bytes passed the trust policy, before its library is opened.
+    std::function<void(std::string_view point)> fault_hook;
 };
+
+/// Reads a weft configuration file (TOML) into `options`; what the file does
+/// not set stays as it is. Relative paths in it are relative to the file.
+///   [plugins] trust = "any" | "allow-list" | "signed", trusted_keys = DIR,
+///             allow_list = FILE, allow = ["<digest>", ...]
+///   [cache]   dir = DIR, remote = URL, remote_read_only = BOOL,
+///             remote_prefix = TEXT, remote_password_env = NAME, remote_timeout_ms = N,
+///             remote_backoff_ms = N, remote_max_artifact_bytes = N,
+///             remote_require_signature = BOOL, remote_trusted_keys = DIR, remote_signing_key = FILE
+/// Throws UserError naming the file, the line and the key.
+void apply_config_file(HostOptions &options, const std::filesystem::path &file);
 
 /// A plugin whose registrations are committed to a host's registry.
 struct LoadedPlugin {
@@ -56,6 +85,8 @@ struct LoadedPlugin {
     std::vector<BuiltinOverload> builtins;     // what it registered, in call order
     std::vector<NativeTypeInfo> native_types;  // ditto
     std::vector<ModuleBuildOptions> build_options; // one per add_build_options call
+    /// Loaded under the `signed` policy: the file name of the trusted key that signed it.
+    std::string signed_by;
     const std::string &name() const { return manifest.name; }
 };
 
@@ -123,6 +154,11 @@ public:
 
     /// The artifact cache (its root is resolved on first use).
     const ArtifactCache &cache() const;
+    /// The shared tier, or nullptr when none is configured.
+    const RemoteCache *remote_cache() const;
+    /// What this host's loads took from each cache tier and compiled. Added
+    /// to the local cache's stats.json when the host is destroyed.
+    CacheCounters cache_counters() const;
 
     /// Checks, compiles (or takes from the cache) and loads a kernel module
     /// on options.device (the CPU by default; a CUDA device gets a CUBIN for

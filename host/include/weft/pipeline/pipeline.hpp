@@ -19,6 +19,8 @@
 
 #include "weft/build/build_options.hpp"
 #include "weft/build/cache.hpp"
+#include "weft/build/cache_counters.hpp"
+#include "weft/build/remote_cache.hpp"
 #include "weft/build/target.hpp"
 #include "weft/codegen/cpp_emitter.hpp"
 #include "weft/kernel/ir.hpp"
@@ -26,6 +28,7 @@
 #include "weft/registry/registry.hpp"
 #include "weft/support/log.hpp"
 
+#include <atomic>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -79,16 +82,19 @@ struct Artifact {
     std::string bytes;                              // the object, CUBIN or PTX
     std::filesystem::path path;                     // in the artifact cache
     std::filesystem::path generated_source_path;   // the source compiled, for reference in diagnostics
-    bool from_cache = false;
+    bool from_cache = false;  // local or remote: nothing was compiled
+    bool from_remote = false; // fetched from the remote cache (and now in the local one)
 };
 
 using Pass = weft::Pass;
 
 class Pipeline {
 public:
-    /// `cache` must outlive the pipeline; its root also holds the runtime
-    /// headers, precompiled headers and generated sources.
-    Pipeline(const Registry &registry, const ArtifactCache &cache, const Logger &logger);
+    /// `cache` (and `remote`, when given) must outlive the pipeline; the
+    /// cache's root also holds the runtime headers, precompiled headers and
+    /// generated sources. `remote` is the shared tier behind the local cache.
+    Pipeline(const Registry &registry, const ArtifactCache &cache, const Logger &logger,
+             const RemoteCache *remote = nullptr);
 
     /// Parses, checks and lowers. Throws kernel::KernelSourceError with
     /// file:line:col diagnostics; the registry is only read.
@@ -101,7 +107,8 @@ public:
                                           const std::vector<Target> &targets, const ModuleLoadOptions &load,
                                           Pass pass = Pass::Forward) const;
 
-    /// The artifact: verified from the cache, else compiled (Clang in process
+    /// The artifact: verified from the local cache, else fetched from the
+    /// remote one (verified, then stored locally), else compiled (Clang in process
     /// or NVRTC) and stored. One routine for every path: a precompiled header
     /// that does not fit is rebuilt once, and a compile error keeps the
     /// compiler's diagnostics (backend::CompileError / CudaCompileError) and
@@ -114,11 +121,16 @@ public:
                                 Pass pass = Pass::Forward) const;
 
     const ArtifactCache &cache() const { return cache_; }
+    const RemoteCache *remote() const { return remote_; }
+    /// What realize() did so far: local hits and misses, compiles, and the remote tier's counters.
+    CacheCounters counters() const;
 
 private:
     const Registry &registry_;
     const ArtifactCache &cache_;
     const Logger &logger_;
+    const RemoteCache *remote_;
+    mutable std::atomic<std::uint64_t> local_hits_{0}, local_misses_{0}, compiles_{0};
 };
 
 } // namespace weft::pipeline

@@ -1,6 +1,7 @@
 // Which clang the in-process driver is, target initialization, and the
 // toolchain identity that enters cache keys.
 #include "internal.hpp"
+#include "weft/support/environment.hpp"
 
 #include <clang/Basic/Version.h>
 #include <llvm/Support/Program.h>
@@ -21,7 +22,7 @@ namespace weft::backend {
 namespace {
 fs::path find_clang() {
     std::vector<fs::path> candidates;
-    if (const char *env = std::getenv("WEFT_CLANG")) candidates.emplace_back(env);
+    if (const char *env = environment_override("WEFT_CLANG")) candidates.emplace_back(env);
     candidates.emplace_back(WEFT_CLANG_EXECUTABLE);
     candidates.emplace_back("/usr/lib/llvm-" CLANG_VERSION_MAJOR_STRING "/bin/clang++");
     if (auto found = llvm::sys::findProgramByName("clang++-" CLANG_VERSION_MAJOR_STRING)) candidates.emplace_back(*found);

@@ -1,0 +1,29 @@
+// How the artifact cache tiers served loads: per Pipeline while it runs, and
+// summed over processes in <cache root>/v1/stats.json (each Host adds its
+// counts when it is destroyed), which `weft cache stats` reports.
+#pragma once
+
+#include "weft/build/cache.hpp"
+#include "weft/build/remote_cache.hpp"
+
+#include <cstdint>
+
+namespace weft {
+
+struct CacheCounters {
+    std::uint64_t local_hits = 0;
+    std::uint64_t local_misses = 0;
+    std::uint64_t compiles = 0;
+    RemoteCacheCounters remote;
+
+    CacheCounters &operator+=(const CacheCounters &other);
+    bool empty() const;
+};
+
+/// Adds `counters` to the cache's stats.json, under an exclusive lock on it.
+/// Returns false (changing nothing) when the file cannot be locked or written.
+bool add_cache_counters(const ArtifactCache &cache, const CacheCounters &counters);
+/// The sums in stats.json; zeros when there is none (or it is damaged).
+CacheCounters read_cache_counters(const ArtifactCache &cache);
+
+} // namespace weft

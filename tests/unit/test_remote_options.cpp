@@ -1,0 +1,105 @@
+// Remote cache configuration without a server: URLs, the configuration file,
+// and a server that is not there.
+#include "test_support.hpp"
+
+#include "weft/build/remote_cache.hpp"
+#include "weft/support/error.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+using namespace weft;
+using weft::test::message_of;
+namespace fs = std::filesystem;
+
+TEST_CASE("remote cache URLs: hosts ports databases and sockets") {
+    RemoteAddress a = RemoteAddress::parse("redis://cache.example");
+    CHECK(a.host == "cache.example");
+    CHECK(a.port == 6379);
+    CHECK(a.db == 0);
+    a = RemoteAddress::parse("redis://10.0.0.5:7000/3");
+    CHECK(a.host == "10.0.0.5");
+    CHECK(a.port == 7000);
+    CHECK(a.db == 3);
+    a = RemoteAddress::parse("redis://[::1]:6380");
+    CHECK(a.host == "::1");
+    CHECK(a.port == 6380);
+    a = RemoteAddress::parse("unix:///run/redis/redis.sock?db=2");
+    CHECK(a.socket == "/run/redis/redis.sock");
+    CHECK(a.host.empty());
+    CHECK(a.db == 2);
+}
+
+TEST_CASE("remote cache URLs: mistakes are named") {
+    const std::string expected = " (expected redis://HOST[:PORT][/DB] or unix:///PATH[?db=N])";
+    CHECK(message_of<UserError>([] { RemoteAddress::parse("http://cache"); }) ==
+          "remote cache URL 'http://cache': unknown scheme" + expected);
+    CHECK(message_of<UserError>([] { RemoteAddress::parse("redis://user:secret@cache"); }) ==
+          "remote cache URL 'redis://user:secret@cache': credentials do not belong in the URL; name an environment "
+          "variable that holds the password" + expected);
+    CHECK(message_of<UserError>([] { RemoteAddress::parse("redis://cache:99999"); }) ==
+          "remote cache URL 'redis://cache:99999': port out of range" + expected);
+    CHECK(message_of<UserError>([] { RemoteAddress::parse("redis://cache:http"); }) ==
+          "remote cache URL 'redis://cache:http': port 'http' is not a number");
+    CHECK(message_of<UserError>([] { RemoteAddress::parse("unix:relative.sock"); }) ==
+          "remote cache URL 'unix:relative.sock': the socket path must be absolute" + expected);
+}
+
+TEST_CASE("remote cache: a bad URL fails host construction") {
+    HostOptions o = test::test_host_options();
+    o.remote_cache.url = "redis//nowhere";
+    CHECK_THAT(message_of<UserError>([&] { Host h(o); }), Catch::StartsWith("remote cache URL 'redis//nowhere': unknown scheme"));
+}
+
+TEST_CASE("remote cache: a refused connection is one error then a back-off") {
+    RemoteCacheOptions o;
+    o.url = "unix:///nonexistent/weft-test.sock";
+    o.timeout = std::chrono::milliseconds(100);
+    std::vector<std::string> warnings;
+    Logger logger([&](LogLevel level, std::string_view, std::string_view m) {
+        if (level >= LogLevel::Warning) warnings.emplace_back(m);
+    });
+    RemoteCache remote(o, &logger);
+    const std::string hash(64, 'b');
+    CHECK_FALSE(remote.fetch("m", hash, Target::cpu()));
+    CHECK_FALSE(remote.store("m", hash, Target::cpu(), "source", "artifact"));
+    CHECK_FALSE(remote.fetch("m", hash, Target::cpu()));
+    const RemoteCacheCounters c = remote.counters();
+    CHECK(c.errors == 1);
+    CHECK(c.skipped == 2);
+    CHECK(c.hits + c.misses + c.stores == 0);
+    REQUIRE(warnings.size() == 1);
+    CHECK_THAT(warnings[0], Catch::StartsWith("remote cache unix:///nonexistent/weft-test.sock is unavailable (cannot "
+                                              "connect: "));
+}
+
+TEST_CASE("remote cache: the configuration file sets every remote option") {
+    const fs::path dir = fs::temp_directory_path() / "weft_remote_config";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "weft.toml") << "[cache]\nremote = \"redis://cache:6390/1\"\nremote_read_only = true\n"
+                                        "remote_prefix = \"team:\"\nremote_password_env = \"CACHE_PASSWORD\"\n"
+                                        "remote_timeout_ms = 250\nremote_backoff_ms = 5000\n"
+                                        "remote_max_artifact_bytes = 1000\nremote_require_signature = true\n"
+                                        "remote_trusted_keys = \"keys\"\nremote_signing_key = \"/etc/weft/signer.pem\"\n";
+    HostOptions o;
+    apply_config_file(o, dir / "weft.toml");
+    const RemoteCacheOptions &r = o.remote_cache;
+    CHECK(r.url == "redis://cache:6390/1");
+    CHECK(r.read_only);
+    CHECK(r.key_prefix == "team:");
+    CHECK(r.password_env == "CACHE_PASSWORD");
+    CHECK(r.timeout == std::chrono::milliseconds(250));
+    CHECK(r.backoff == std::chrono::milliseconds(5000));
+    CHECK(r.max_artifact_bytes == 1000);
+    CHECK(r.require_signature);
+    CHECK(r.trusted_keys_dir == dir / "keys");
+    CHECK(r.signing_key == "/etc/weft/signer.pem");
+    std::ofstream(dir / "bad.toml") << "[cache]\nremote_read_only = \"yes\"\n";
+    CHECK(message_of<UserError>([&] { apply_config_file(o, dir / "bad.toml"); }) ==
+          (dir / "bad.toml").string() + ":2:20: 'cache.remote_read_only' must be true or false");
+    fs::remove_all(dir);
+}

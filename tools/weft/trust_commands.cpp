@@ -1,0 +1,96 @@
+// `weft plugin sign|verify|digest`: the trust policy's tools. None of them
+// opens a plugin library with the dynamic loader: they read bytes.
+#include "commands.hpp"
+
+#include "weft/host/host.hpp"
+#include "weft/manifest/manifest.hpp"
+#include "weft/support/error.hpp"
+#include "weft/support/file.hpp"
+#include "weft/trust/plugin_trust.hpp"
+
+#include <fmt/core.h>
+
+#include <filesystem>
+
+namespace weft::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::uintmax_t max_library_bytes = std::uintmax_t(1) << 30;
+
+struct PluginFiles {
+    PluginManifest manifest;
+    trust::PluginBytes bytes;
+};
+
+PluginFiles read_plugin(const std::string &argument) {
+    PluginFiles f;
+    const fs::path manifest = locate_manifest(argument);
+    f.bytes.manifest = read_input_file(manifest, 1 << 20, "plugin manifest");
+    f.manifest = parse_manifest(f.bytes.manifest, manifest);
+    f.bytes.name = f.manifest.name;
+    f.bytes.manifest_path = manifest;
+    f.bytes.library_path = f.manifest.library_path;
+    f.bytes.library = read_input_file(f.manifest.library_path, max_library_bytes, "plugin library");
+    return f;
+}
+
+} // namespace
+
+int plugin_sign(const PluginTrustOptions &o) {
+    const trust::PrivateKey key = trust::PrivateKey::load_pem(o.key);
+    for (const std::string &p : o.paths) {
+        const PluginFiles f = read_plugin(p);
+        const fs::path sig = trust::signature_path(f.bytes.manifest_path);
+        write_file_atomically(sig, trust::make_signature_file(key, f.bytes.manifest, f.bytes.library));
+        fmt::print("signed {} {}: {} (key {})\n", f.manifest.name, f.manifest.version.str(), sig.string(), key.id());
+    }
+    return 0;
+}
+
+int plugin_verify(const PluginTrustOptions &o) {
+    HostOptions options;
+    apply_host_settings(options);
+    trust::TrustPolicy policy = options.plugin_trust;
+    // --trusted-keys alone: check signatures; --allow-list alone: check digests.
+    if (policy.mode == trust::TrustMode::Any && !policy.trusted_keys_dir.empty()) policy.mode = trust::TrustMode::Signed;
+    if (policy.mode == trust::TrustMode::Any && (!policy.allow_list_file.empty() || !policy.allowed_digests.empty()))
+        policy.mode = trust::TrustMode::AllowList;
+    if (policy.mode == trust::TrustMode::Any)
+        throw UserError("nothing to verify against: give --trusted-keys DIR or --allow-list FILE");
+    const trust::PluginTrust checker(policy);
+    int refused = 0;
+    for (const std::string &p : o.paths) {
+        try {
+            const PluginFiles f = read_plugin(p);
+            const trust::TrustVerdict v = checker.check(f.bytes);
+            if (v.accepted())
+                fmt::print("ok       {} {}{}\n", f.manifest.name, f.manifest.version.str(),
+                           v.key.empty() ? std::string() : " (signed by " + v.key + ")");
+            else {
+                ++refused;
+                fmt::print("REFUSED  {}: {}\n", f.manifest.name, v.message(policy.mode));
+            }
+        } catch (const UserError &e) {
+            ++refused;
+            fmt::print("REFUSED  {}: {}\n", p, e.what());
+        }
+    }
+    fmt::print("{} plugin{}: {} ok, {} refused (policy '{}')\n", o.paths.size(), o.paths.size() == 1 ? "" : "s",
+               o.paths.size() - static_cast<std::size_t>(refused), refused, trust::trust_mode_name(policy.mode));
+    return refused ? 1 : 0;
+}
+
+int plugin_digest(const PluginTrustOptions &o) {
+    // One allow-list line per plugin: the digest first, then a comment.
+    for (const std::string &p : o.paths) {
+        const PluginFiles f = read_plugin(p);
+        fmt::print("{}  # {} {} {}\n", trust::plugin_digest(f.bytes.manifest, f.bytes.library), f.manifest.name,
+                   f.manifest.version.str(), f.bytes.manifest_path.string());
+    }
+    return 0;
+}
+
+} // namespace weft::cli
