@@ -187,3 +187,17 @@ def custom_gradients(x: wp.array(dtype=wp.float64), counter: wp.array(dtype=int)
     out[i] = safe_sqrt(x[i])
     y = counted(x[i], counter)
     out2[i] = y * y
+
+
+@wp.func
+def polar(x: wp.float64, y: wp.float64):
+    if x < wp.float64(0.0):
+        return wp.sqrt(x * x + y * y), wp.atan2(y, x) + wp.float64(0.1)
+    return wp.sqrt(x * x + y * y), wp.atan2(y, x)
+
+
+@wp.kernel
+def tuples(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    r, a = polar(x[i], y[i])
+    out[i] = r * wp.cos(a) + r * r * a

@@ -181,6 +181,14 @@ TEST_CASE("struct fields carry gradients through copies, field writes and a func
     check_gradients(k, {6}, {bodies, out}, {0}, 1);
 }
 
+TEST_CASE("tuple returns of a function with two return statements") {
+    Fixture &f = fixture();
+    std::mt19937 rng(9);
+    Array x = random_array(f64, {16}, rng, -1.0, 1.0), y = random_array(f64, {16}, rng, 0.2, 1.0);
+    Array out = Array::zeros(f64, {16}, Device::cpu(), true);
+    check_gradients(f.module.kernel("tuples"), {16}, {x, y, out}, {0, 1}, 2);
+}
+
 TEST_CASE("atomics accumulate gradients from many threads") {
     Fixture &f = fixture();
     std::mt19937 rng(5);
@@ -426,4 +434,27 @@ TEST_CASE("@wp.func_grad replaces a function's adjoint and @wp.func_replay its b
     // and counted's own adjoint 2x: 2 * 2x^2 * 2x = 8x^3 (the forward value gives 4x^3).
     const std::vector<double> g = read(x.grad());
     for (std::size_t i = 0; i < xs.size(); ++i) CHECK(g[i] == Approx(8 * xs[i] * xs[i] * xs[i]));
+}
+
+TEST_CASE("a tape records launches made on a stream and runs their backward passes on it, in order") {
+    Fixture &f = fixture();
+    const std::vector<double> xs{0.5, 0.8, 0.2, 0.9};
+    Array x = Array::from_vector(f64, xs, Device::cpu(), true);
+    Array out = Array::zeros(f64, {4}, Device::cpu(), true);
+    Stream stream(Device::cpu());
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        // Twice: the second launch overwrites out with the same values; both backward passes accumulate.
+        f.module.kernel("early_return").launch({4}, {x, out}, LaunchOptions{&stream});
+        f.module.kernel("early_return").launch({4}, {x, out}, LaunchOptions{&stream});
+    }
+    REQUIRE(tape.size() == 2);
+    CHECK(tape.launches()[0].options.stream == &stream);
+    tape.backward(out);
+    stream.synchronize();
+    // out = 3 * clipped(x): 6x below 0.7, 6 above, 0 below 0.3; two passes double it.
+    CHECK(read(x.grad()) == std::vector<double>{2 * 3.0, 2 * 6.0, 0.0, 2 * 6.0});
+    tape.reset();
+    CHECK(tape.size() == 0);
 }

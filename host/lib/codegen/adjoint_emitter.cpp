@@ -246,9 +246,9 @@ std::string Emitter::struct_adjoint_helpers() {
         const std::string probe = "weft_adjoint_signature_" + std::to_string(checks++) + "_";
         o << "// gradient contract of " << b.signature() << " (plugin '" << owner << "')\n"
           << "struct " << probe << " {\n"
-          << "    template <typename F> static constexpr bool test(decltype(static_cast<F>(&" << b.adjoint_native
+          << "    template <typename F> WEFT_RT_HD static constexpr bool test(decltype(static_cast<F>(&" << b.adjoint_native
           << ")) *) { return true; }\n"
-          << "    template <typename F> static constexpr bool test(...) { return false; }\n"
+          << "    template <typename F> WEFT_RT_HD static constexpr bool test(...) { return false; }\n"
           << "};\n"
           << "static_assert(" << probe << "::test<" << sig << ">(nullptr), "
           << c_string("plugin '" + owner + "': builtin " + b.signature() + ": its adjoint " + b.adjoint_native +
@@ -580,7 +580,8 @@ void Emitter::ad_reverse_plain(std::ostringstream &o, const Stmt &s, int depth) 
         }
         const Expr *root = &target;
         while (root->kind == K::Field || root->kind == K::Index) root = root->args[0].get();
-        const bool grad = active(target.type);
+        // A native value's fields carry no gradient (it has no adjoint twin).
+        const bool grad = active(target.type) && has_adjoint(root->type);
         o << line_marker(s.location) << in << "{\n";
         if (grad)
             o << in << "    " << type(target.type) << " weft_a_ = " << adj_lvalue(target) << ";\n"

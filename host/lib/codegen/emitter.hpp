@@ -257,6 +257,12 @@ private:
             o << "struct " << cpp_type(t) << " {";
             for (std::size_t i = 0; i < t.elements().size(); ++i) o << " " << cpp_type(t.elements()[i]) << " e" << i << ";";
             o << " };\n";
+            if (codegen_.adjoint) {
+                o << "WEFT_FN void adj_acc(" << cpp_type(t) << " &a, const " << cpp_type(t) << " &v) {";
+                for (std::size_t i = 0; i < t.elements().size(); ++i)
+                    if (t.elements()[i].kind() != Type::Kind::Native) o << " adj_acc(a.e" << i << ", v.e" << i << ");";
+                o << " (void)a; (void)v; }\n";
+            }
         }
         return o.str();
     }

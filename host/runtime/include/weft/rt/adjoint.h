@@ -363,6 +363,12 @@ WEFT_RT_FN void adj_component(rt::scalar_of<V> &adj_s, const V &r, int k) {
 
 // -- the backward pass's own storage ------------------------------------------------
 namespace rt {
+/// Byte copy (NVRTC has no __builtin_memcpy).
+WEFT_RT_FN void copy_bytes(void *dst, const void *src, unsigned long n) {
+    unsigned char *d = static_cast<unsigned char *>(dst);
+    const unsigned char *s = static_cast<const unsigned char *>(src);
+    for (unsigned long i = 0; i < n; ++i) d[i] = s[i];
+}
 /// Values a backward pass saves while it replays the forward statements (those
 /// overwritten later, branch decisions, loop trip counts), restored in reverse.
 /// On the CPU it grows on the heap; under CUDA it is a fixed per-thread
@@ -391,19 +397,19 @@ struct adj_tape {
             unsigned long grown = cap * 2;
             while (grown < need) grown *= 2;
             unsigned char *next = static_cast<unsigned char *>(__builtin_malloc(grown));
-            __builtin_memcpy(next, data, top);
+            copy_bytes(next, data, top);
             if (data != local) __builtin_free(data);
             data = next;
             cap = grown;
 #endif
         }
-        __builtin_memcpy(data + top, &v, sizeof(T));
+        copy_bytes(data + top, &v, sizeof(T));
         top = need;
     }
     template <typename T> WEFT_RT_FN void pop(T &v) {
         if (overflowed) return;
         top -= sizeof(T);
-        __builtin_memcpy(&v, data + top, sizeof(T));
+        copy_bytes(&v, data + top, sizeof(T));
     }
     template <typename T> WEFT_RT_FN T take() {
         T v{};
