@@ -30,6 +30,9 @@ struct Emitter::AdState {
     int next_id = 0;
     int dummies = 0;
     bool uses_tape = false;
+    /// Kernel array parameters every access of which is indexed by the thread's
+    /// own tid(): each thread owns its elements, so their gradients need no atomics.
+    std::set<int> owned_params;
 };
 
 namespace {
@@ -96,6 +99,77 @@ void count_assignments(const std::vector<ir::StmtPtr> &body, bool in_loop, std::
 }
 
 bool contains_return(const std::vector<Emitter::AdNode> &nodes);
+
+/// The array parameters of a kernel whose every use is an element access (or
+/// atomic, len, shape) indexed exactly by the thread's tid() values, assigned once.
+class OwnedArrays {
+public:
+    OwnedArrays(const ir::Function &k, const std::vector<int> &assignments) : k_(k), count_(assignments) {}
+
+    std::set<int> run() {
+        find_tid(k_.body);
+        for (std::size_t i = 0; i < k_.params.size(); ++i)
+            if (k_.params[i].type.kind() == Type::Kind::Array) candidates_.insert(static_cast<int>(i));
+        if (tid_.empty()) return {};
+        visit(k_.body);
+        return candidates_;
+    }
+
+private:
+    const ir::Function &k_;
+    const std::vector<int> &count_;
+    std::vector<int> tid_; // the locals holding tid(), in order
+    std::set<int> candidates_;
+
+    bool once(int local) const { return count_[static_cast<std::size_t>(local)] == 1; }
+
+    void find_tid(const std::vector<ir::StmtPtr> &body) {
+        for (const ir::StmtPtr &s : body) {
+            const bool tid = s->value && s->value->kind == K::Intrinsic && s->value->intrinsic == ir::Intrinsic::Tid;
+            if (tid && (s->kind == S::Declare || s->kind == S::Assign) && once(s->index) && tid_.empty()) tid_ = {s->index};
+            if (tid && s->kind == S::Unpack && tid_.empty()) {
+                bool ok = true;
+                for (int t : s->targets) ok = ok && once(t);
+                if (ok) tid_ = s->targets;
+            }
+        }
+    }
+
+    bool tid_indexed(const Expr &e, std::size_t from, std::size_t to) const {
+        if (to - from != tid_.size()) return false;
+        for (std::size_t i = from; i < to; ++i)
+            if (e.args[i]->kind != K::Local || e.args[i]->index != tid_[i - from]) return false;
+        return true;
+    }
+
+    void expr(const Expr &e) {
+        const bool array_param = !e.args.empty() && e.args[0]->kind == K::Param &&
+                                 e.args[0]->type.kind() == Type::Kind::Array;
+        if (array_param && e.kind == K::Index) {
+            if (!tid_indexed(e, 1, e.args.size())) candidates_.erase(e.args[0]->index);
+            for (std::size_t i = 1; i < e.args.size(); ++i) expr(*e.args[i]);
+            return;
+        }
+        if (array_param && e.kind == K::Intrinsic && ir::is_atomic(e.intrinsic)) {
+            if (!tid_indexed(e, 1, e.args.size() - 1)) candidates_.erase(e.args[0]->index);
+            for (std::size_t i = 1; i < e.args.size(); ++i) expr(*e.args[i]);
+            return;
+        }
+        if (array_param && (e.kind == K::Shape || (e.kind == K::Intrinsic && e.intrinsic == ir::Intrinsic::Len))) return;
+        if (e.kind == K::Param && e.type.kind() == Type::Kind::Array) candidates_.erase(e.index); // passed along: anything goes
+        for (const ir::ExprPtr &a : e.args) expr(*a);
+    }
+
+    void visit(const std::vector<ir::StmtPtr> &body) {
+        for (const ir::StmtPtr &s : body) {
+            for (const ir::Expr *e : {s->value.get(), s->target.get(), s->cond.get()})
+                if (e) expr(*e);
+            for (const ir::ExprPtr &a : s->args) expr(*a);
+            visit(s->body);
+            visit(s->orelse);
+        }
+    }
+};
 
 } // namespace
 
@@ -285,6 +359,7 @@ void Emitter::adjoint_function(std::ostringstream &o, const ir::Function &f) {
         state.saved_locals.resize(f.locals.size());
         for (std::size_t i = 0; i < f.locals.size(); ++i) state.saved_locals[i] = count[i] > 1 || in_loops[i];
         state.saved_params = params_written;
+        if (f.is_kernel) state.owned_params = OwnedArrays(f, count).run();
     }
     if (!f.custom_adjoint.empty()) {
         // @wp.func_grad: the adjoint is the user's, given the inputs, the result's adjoint and the inputs' adjoints.
@@ -717,7 +792,8 @@ void Emitter::ad_value(std::ostringstream &o, const Expr &e, const std::string &
         if (base.type.kind() == Type::Kind::Array) {
             const std::string a = adj_mirror(base);
             if (a == "{}") return;
-            o << in << "weft::adj_array_read(" << a << ", " << r;
+            const bool owned = base.kind == K::Param && ad_->owned_params.count(base.index);
+            o << in << (owned ? "weft::adj_array_read_owned(" : "weft::adj_array_read(") << a << ", " << r;
             for (std::size_t i = 1; i < e.args.size(); ++i) o << ", " << expr(*e.args[i]);
             o << ");\n";
             return;

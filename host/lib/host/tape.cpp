@@ -4,6 +4,7 @@
 #include "weft/support/error.hpp"
 
 #include <cstring>
+#include <span>
 
 namespace weft {
 
@@ -101,8 +102,15 @@ std::uint16_t half_from_float(float f) {
 /// grad += seed, element-wise, for float scalar components (host round trip: seeds are small).
 void add_into_grad(const Array &target, const std::vector<std::byte> &seed) {
     const Array &g = target.grad();
-    std::vector<std::byte> cur(g.nbytes());
-    g.copy_to_host(cur.data(), cur.size());
+    // A contiguous CPU gradient is updated where it is; others take a round trip.
+    const bool in_place = g.device().is_cpu() && g.is_contiguous();
+    std::vector<std::byte> copy;
+    if (!in_place) {
+        copy.resize(g.nbytes());
+        g.copy_to_host(copy.data(), copy.size());
+    }
+    const std::span<std::byte> cur = in_place ? std::span<std::byte>(static_cast<std::byte *>(g.data()), g.nbytes())
+                                              : std::span<std::byte>(copy);
     const Type &t = g.dtype();
     const Type s = t.kind() == Type::Kind::Scalar ? t : Type::scalar(t.scalar_type());
     for (std::size_t i = 0; i < cur.size(); i += s.size()) {
@@ -126,7 +134,7 @@ void add_into_grad(const Array &target, const std::vector<std::byte> &seed) {
             std::memcpy(cur.data() + i, &sum, 2);
         }
     }
-    const_cast<Array &>(g).copy_from_host(cur.data(), cur.size());
+    if (!in_place) const_cast<Array &>(g).copy_from_host(copy.data(), copy.size());
 }
 } // namespace
 

@@ -41,6 +41,11 @@ template <typename T> WEFT_RT_FN void adj_atomic_acc(array_t<T> *, const array_t
 template <typename T, typename... I> WEFT_RT_FN void adj_array_read(const array_t<T> &adj_a, const T &adj, I... i) {
     if (adj_a.data) adj_atomic_acc(&index(adj_a, i...), adj);
 }
+/// The same where only this thread touches the element (the kernel indexes the
+/// array by its own tid() only): a plain add.
+template <typename T, typename... I> WEFT_RT_FN void adj_array_read_owned(const array_t<T> &adj_a, const T &adj, I... i) {
+    if (adj_a.data) adj_acc(index(adj_a, i...), adj);
+}
 /// The gradient of a[i...] (what a write's value receives); zero without a gradient array.
 template <typename T, typename... I> WEFT_RT_FN T adj_array_load(const array_t<T> &adj_a, I... i) {
     if (!adj_a.data) return T{};
@@ -371,10 +376,14 @@ WEFT_RT_FN void copy_bytes(void *dst, const void *src, unsigned long n) {
 }
 /// Values a backward pass saves while it replays the forward statements (those
 /// overwritten later, branch decisions, loop trip counts), restored in reverse.
-/// On the CPU it grows on the heap; under CUDA it is a fixed per-thread
-/// buffer, and overflowing it fails the launch with a message.
+/// On the CPU it starts on the stack and grows on the heap; under CUDA it is a
+/// fixed per-thread buffer, and overflowing it fails the launch with a message.
 struct adj_tape {
-    static constexpr unsigned long inline_bytes = 512;
+#if defined(WEFT_RT_CUDA)
+    static constexpr unsigned long inline_bytes = 512; // per-thread local memory: kept small
+#else
+    static constexpr unsigned long inline_bytes = 4096; // on the worker's stack: heap only for long loops
+#endif
     alignas(16) unsigned char local[inline_bytes];
     unsigned char *data = local;
     unsigned long top = 0, cap = inline_bytes;
