@@ -458,3 +458,14 @@ TEST_CASE("a tape records launches made on a stream and runs their backward pass
     tape.reset();
     CHECK(tape.size() == 0);
 }
+
+TEST_CASE("a refused launch is not recorded on the tape") {
+    Fixture &f = fixture();
+    Array x = Array::from_vector(f64, std::vector<double>{0.5}, Device::cpu(), true);
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        CHECK_THROWS_AS(f.module.kernel("early_return").launch({1}, {x, 2.0f}), LaunchError);
+    }
+    CHECK(tape.size() == 0);
+}

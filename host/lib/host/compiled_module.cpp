@@ -182,15 +182,22 @@ void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<Kern
     if (stream && stream->device() != impl_->device)
         throw LaunchError("kernel '" + impl_->name + "' runs on " + impl_->device.name() + "; the stream is on " +
                           stream->device().name());
+    if (impl_->cuda) {
+        launch_cuda(impl_, dim, args, options);
+    } else {
+        check_launchable(impl_->name, impl_->external, impl_->tid_dims, dim);
+        std::shared_ptr<ThreadPool> pool = pool_of(*impl_);
+        if (!stream) {
+            run(*impl_, dim, packed_args(*impl_, args), *pool, "");
+        } else {
+            const std::shared_ptr<const Impl> k = impl_; // keeps the module's code loaded until the task has run
+            // Shared, not moved in: the stream's tasks are std::function, which must be copyable.
+            auto packed = std::make_shared<const PackedArgs>(packed_args(*k, args));
+            stream->enqueue([k, packed, dim, pool] { run(*k, dim, *packed, *pool, ", on a stream"); });
+        }
+    }
+    // A launch that was refused (bad arguments, failed checks) is not recorded.
     detail::record_on_tape(*this, dim, args, options);
-    if (impl_->cuda) return launch_cuda(impl_, dim, args, options);
-    check_launchable(impl_->name, impl_->external, impl_->tid_dims, dim);
-    std::shared_ptr<ThreadPool> pool = pool_of(*impl_);
-    if (!stream) return run(*impl_, dim, packed_args(*impl_, args), *pool, "");
-    const std::shared_ptr<const Impl> k = impl_; // keeps the module's code loaded until the task has run
-    // Shared, not moved in: the stream's tasks are std::function, which must be copyable.
-    auto packed = std::make_shared<const PackedArgs>(packed_args(*k, args));
-    stream->enqueue([k, packed, dim, pool] { run(*k, dim, *packed, *pool, ", on a stream"); });
 }
 
 CompiledModule::CompiledModule(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}

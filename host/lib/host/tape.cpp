@@ -12,19 +12,13 @@ namespace {
 thread_local Tape *recording = nullptr;
 } // namespace
 
-void detail_record(Tape &tape, const Kernel &kernel, const std::vector<std::int64_t> &dim,
-                   const std::vector<KernelArg> &args, const LaunchOptions &options) {
-    tape.launches_.push_back({kernel, dim, args, options});
-}
+struct TapeRecorder {
+    static void add(Tape &tape, Tape::Launch launch) { tape.launches_.push_back(std::move(launch)); }
+};
 
 void detail::record_on_tape(const Kernel &kernel, const std::vector<std::int64_t> &dim,
                             const std::vector<KernelArg> &args, const LaunchOptions &options) {
-    if (!recording) return;
-    Tape *tape = recording;
-    // The backward launches this tape makes are not recorded (on it or any other).
-    recording = nullptr;
-    detail_record(*tape, kernel, dim, args, options);
-    recording = tape;
+    if (recording) TapeRecorder::add(*recording, {kernel, dim, args, options});
 }
 
 Tape::Tape() = default;

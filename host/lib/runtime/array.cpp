@@ -279,14 +279,11 @@ Array Array::with_grad() const {
     if (dtype_.kind() == Type::Kind::Native)
         throw UserError("an array of native type " + dtype_.name() +
                         " cannot carry gradients: automatic differentiation treats native values as constants");
+    // Contiguous and of this array's shape: for a whole array it mirrors the
+    // storage (views of the array take views of it); a strided view's
+    // gradient is packed, and views of that view get none (see view()).
     Array a = *this;
-    Array g = zeros(dtype_, shape_, device_);
-    if (is_contiguous() && offset_ == 0 && storage_bytes_ == nbytes()) {
-        a.grad_ = std::make_shared<Array>(std::move(g));
-        return a;
-    }
-    // A strided view: its gradient is contiguous (views of it get none).
-    a.grad_ = std::make_shared<Array>(std::move(g));
+    a.grad_ = std::make_shared<Array>(zeros(dtype_, shape_, device_));
     return a;
 }
 

@@ -61,8 +61,7 @@ public:
     const std::vector<Launch> &launches() const;
 
 private:
-    friend void detail_record(Tape &, const Kernel &, const std::vector<std::int64_t> &, const std::vector<KernelArg> &,
-                              const LaunchOptions &);
+    friend struct TapeRecorder;
     std::vector<Launch> launches_;
     void run_backward();
 };
