@@ -156,6 +156,23 @@ TEST_CASE("smoke_module_source calls every builtin and constructs every native t
     CHECK_THAT(source, Catch::Contains("    d = warp_test.Image()\n    out[0] = d\n\n"));
 }
 
+TEST_CASE("check --compile: a native function whose C++ signature differs from the registered one is named") {
+    CheckCache cache("compile_narrowing");
+    CheckOptions options = compiling(cache);
+    options.compile_cuda = false;
+    const CheckReport r = check_plugins({plugin_dir("wt_narrowing")}, options);
+    REQUIRE(r.plugins.size() == 1);
+    CHECK_FALSE(r.ok());
+    CHECK_THAT(r.plugins[0].message,
+               Catch::Contains("plugin 'wt_narrowing': builtin _narrow_scale(x: float32, n: int64) -> float32: its native "
+                               "function wt_narrowing::scale must be exactly weft::float32(weft::float32, weft::int64)"));
+    // A module that merely uses the plugin is not held to it (the conversion is C++'s).
+    Host host(test_host_options());
+    host.load(plugin_dir("wt_narrowing"));
+    CHECK_NOTHROW(host.load_module_source("narrowing_use", "import warp as wp\n\n@wp.kernel\ndef k(x: wp.array(dtype=float)):\n"
+                                                           "    i = wp.tid()\n    x[i] = wp._narrow_scale(x[i], wp.int64(3))\n"));
+}
+
 TEST_CASE("check --compile: a plugin whose header matches its declarations builds on every backend") {
     CheckCache cache("compile_ok");
     const CheckReport r = check_plugins({fs_path(WEFT_BUNDLED_PLUGIN_DIR) / "colors"}, compiling(cache));

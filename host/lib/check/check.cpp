@@ -116,6 +116,7 @@ std::vector<std::string> verify(Host &host, const LoadedPlugin &plugin, const Re
     const fs::path file = dir / (identifier_part(plugin.name()) + "_smoke.py");
     write_file_atomically(file, smoke_module_source(plugin));
     ModuleLoadOptions options;
+    options.check_native_signatures = true;
     options.plugins.emplace(); // the plugin and its requirements, as a module using it gets them
     for (const LoadedPlugin *p : host.plugins()) options.plugins->push_back(p->name());
 

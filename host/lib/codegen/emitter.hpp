@@ -136,6 +136,7 @@ public:
                    "    return -1;\n"
                    "}\n");
         append(native_contracts());
+        if (codegen_.native_signature_checks) append(native_signature_checks());
         append(structs());
         if (codegen_.adjoint) append(struct_adjoint_helpers());
         append(tuples());
@@ -227,6 +228,39 @@ private:
                   << c_string(who + ", field '" + f.name + "': the plugin declares type " + f.type.name() +
                               ", the header disagrees")
                   << ");\n";
+        }
+        return o.str();
+    }
+
+    /// Each external builtin's native function against its registered type:
+    /// the same parameter and result types, where integers of one size and
+    /// signedness count as one (uint64_t may be unsigned long, weft::uint64
+    /// unsigned long long: the same ABI).
+    std::string native_signature_checks() {
+        std::ostringstream o;
+        o << "template <typename A, typename B> struct weft_abi_same_ {\n"
+             "    static constexpr bool value = weft_same_<A, B>::value ||\n"
+             "        (weft::rt::is_int<A> && weft::rt::is_int<B> && sizeof(A) == sizeof(B) &&\n"
+             "         weft::rt::is_signed_int<A> == weft::rt::is_signed_int<B>);\n"
+             "};\n"
+             "template <typename ER, typename... EA> struct weft_signature_ {\n"
+             "    template <typename R, typename... A> WEFT_RT_HD static constexpr bool of(R (*)(A...)) {\n"
+             "        if constexpr (sizeof...(A) != sizeof...(EA)) return false;\n"
+             "        else return weft_abi_same_<R, ER>::value && (true && ... && weft_abi_same_<A, EA>::value);\n"
+             "    }\n"
+             "};\n";
+        for (const BuiltinOverload &b : m_.references.builtins) {
+            if (!b.external || b.generic()) continue;
+            std::string params;
+            for (const Parameter &p : b.params) params += ", " + type(p.type);
+            const std::string result = b.result ? type(*b.result) : "void";
+            const std::string owner = b.owners.empty() ? "?" : b.owners.front();
+            o << "static_assert(weft_signature_<" << result << params << ">::of(static_cast<decltype(&" << b.native_name
+              << ")>(nullptr)), "
+              << c_string("plugin '" + owner + "': builtin " + b.signature() + ": its native function " + b.native_name +
+                          " must be exactly " + result + "(" + (params.empty() ? "" : params.substr(2)) +
+                          ") (parameters by value, no conversions: a registered int64 needs a 64-bit C++ integer)")
+              << ");\n";
         }
         return o.str();
     }

@@ -89,6 +89,7 @@ std::vector<GeneratedModule> Pipeline::generate(const CheckedModule &module, con
             codegen::CodegenOptions codegen_options;
             codegen_options.bounds_checks = load.debug;
             codegen_options.adjoint = pass == Pass::Backward;
+            codegen_options.native_signature_checks = load.check_native_signatures;
             it = sources.emplace(backend, codegen::generate_cpp(module.ir, options, backend, codegen_options)).first;
         }
 
@@ -109,6 +110,7 @@ std::vector<GeneratedModule> Pipeline::generate(const CheckedModule &module, con
                                   {"fast_math", load.fast_math ? "1" : "0"},
                                   {"debug", load.debug ? "1" : "0"},
                                   {"pass", pass == Pass::Backward ? "backward" : "forward"},
+                                  {"native_signatures", load.check_native_signatures ? "1" : "0"},
                                   {"native_cpu", load.native_cpu && !cuda ? "1" : "0"}};
         inputs.runtime_header_digest = codegen::runtime_header_digest();
         inputs.toolchain = cuda ? backend::cuda_toolchain_identity(cuda_options(g, no_dir))

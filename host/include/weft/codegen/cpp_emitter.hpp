@@ -51,6 +51,9 @@ struct CodegenOptions {
     /// entry "<symbol>_adj" taking the kernel's parameters, then one adjoint per
     /// parameter (KernelEntry::params lists both). Forward entries are not emitted.
     bool adjoint = false;
+    /// static_asserts that every referenced external builtin's native function
+    /// has exactly its registered signature (ModuleLoadOptions::check_native_signatures).
+    bool native_signature_checks = false;
 };
 
 /// Generates the translation unit for `module` (which must be lowered).

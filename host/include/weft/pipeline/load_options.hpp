@@ -46,6 +46,12 @@ struct ModuleLoadOptions {
     /// option. The backward pass is built only when a gradient is first
     /// needed, so a module never differentiated pays nothing either way.
     bool enable_backward = true;
+    /// Each external builtin's native function must have exactly the registered
+    /// signature (its address taken as that function-pointer type): a compile
+    /// error naming plugin and builtin instead of a silent conversion (a C++
+    /// function taking int registered as int64). `weft plugin check --compile`
+    /// sets it; in the hash.
+    bool check_native_signatures = false;
     // CUDA targets only (both enter the hash through the NVRTC options):
     bool fmad = true;         // false: no mul + add contraction into fma (--fmad=false), for bitwise CPU agreement
     bool line_info = false;   // -lineinfo: .loc/.file in the PTX, so profilers map SASS to the kernel's .py lines
