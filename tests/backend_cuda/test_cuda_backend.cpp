@@ -2,6 +2,7 @@
 // parsing, and the run-time-loaded driver wrapper. Tests that need a device
 // skip (with a WARN saying why) on machines without one.
 #include "weft/backend/cuda.hpp"
+#include "skip.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -408,12 +409,10 @@ TEST_CASE("the process's driver: unavailable here means every use throws", "[dri
 TEST_CASE("on a device: load, launch, copy back, globals, events, errors", "[driver][device]") {
     CudaDriver &driver = CudaDriver::instance();
     if (!driver.available()) {
-        WARN("skipped: no CUDA driver (" << driver.unavailable_reason() << ")");
-        return;
+        weft::test::skip("no CUDA driver (" + driver.unavailable_reason() + ")");
     }
     if (driver.device_count() == 0) {
-        WARN("skipped: the CUDA driver sees no device");
-        return;
+        weft::test::skip("the CUDA driver sees no device");
     }
     REQUIRE(nvrtc_available());
     const CudaDevice dev = driver.device(0);
@@ -477,7 +476,14 @@ TEST_CASE("on a device: load, launch, copy back, globals, events, errors", "[dri
           "cuModuleGetFunction failed: CUDA_ERROR_NOT_FOUND (named symbol not found)");
     // Not PTX (NUL-terminated text, so the driver reads no further than it).
     const std::string bad_image = error_of<CudaDriverError>([&] { driver.module_load_data("this is not PTX"); });
-    CHECK(bad_image.rfind("cuModuleLoadData failed: CUDA_ERROR_", 0) == 0);
+    CHECK(bad_image.rfind("cuModuleLoadDataEx failed: CUDA_ERROR_", 0) == 0);
+    // PTX the JIT rejects: the message carries ptxas's log, with the line (6: the undeclared register).
+    const std::string bad_ptx = error_of<CudaDriverError>([&] {
+        driver.module_load_data(".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry k()\n{\n"
+                                "\tmov.u32 %r1, 1;\n\tret;\n}\n");
+    });
+    CHECK_THAT(bad_ptx, Catch::Contains("CUDA_ERROR_INVALID_PTX") && Catch::Contains("JIT log:") &&
+                            Catch::Contains("line 6"));
 
     driver.event_destroy(start);
     driver.event_destroy(stop);

@@ -2,8 +2,8 @@
 // with the driver, launches, streams, events, attributes, the external
 // (constant-params) entry ABI through the raw driver, and CPU/CUDA agreement.
 //
-// Tests that need a device skip with a WARN "skipped: no CUDA device (...)"
-// where there is none; the parts that need only NVRTC (compiling to CUBIN) run
+// Tests that need a device are reported Skipped ("skipped: no CUDA device
+// (...)", exit 77) where there is none; the parts that need only NVRTC (compiling to CUBIN) run
 // before that check. Without a driver, load_cuda_module must fail clearly.
 #include "weft/backend/cuda.hpp"
 #include "weft/host/compiled_module.hpp"
@@ -15,6 +15,7 @@
 
 #define CUDA_CALLABLE
 #include "seed_fixtures.h"
+#include "skip.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -74,11 +75,10 @@ fs::path write_kernel(const std::string &name, const std::string &text) {
 }
 
 /// True (after a WARN saying why) when there is no device to run on.
-bool no_device() {
+/// Ends the case as skipped (CTest: "Skipped") unless a CUDA device can run it.
+void require_device() {
     const std::string reason = cuda_unavailable_reason();
-    if (reason.empty()) return false;
-    WARN("skipped: no CUDA device (" << reason << ")");
-    return true;
+    if (!reason.empty()) test::skip("no CUDA device (" + reason + ")");
 }
 
 template <class F> std::string error_of(F &&f) {
@@ -154,8 +154,7 @@ static_assert(sizeof(HostParams) == 72);
 
 TEST_CASE("without a CUDA driver, load_cuda_module fails clearly and the CPU path works") {
     if (CudaDriver::instance().available()) {
-        WARN("skipped: a CUDA driver is installed (driver " << CudaDriver::instance().driver_version() << ")");
-        return;
+        test::skip("a CUDA driver is installed (driver " + std::to_string(CudaDriver::instance().driver_version()) + ")");
     }
     Host host(host_options());
     const std::string message = error_of([&] { load_cuda_module(host, corpus / "saxpy.py"); });
@@ -208,7 +207,7 @@ TEST_CASE("one kernel file, the same calls on cpu and cuda:0: load, arrays, laun
                                    device.name()));
         return std::make_pair(sync, back.to_vector<float>());
     };
-    if (no_device()) return;
+    require_device();
     const auto cpu = run_on(Device::cpu());
     const auto gpu = run_on(Device::cuda(0));
     CHECK(cpu.first == std::vector<float>{12, 24, 36});
@@ -217,7 +216,7 @@ TEST_CASE("one kernel file, the same calls on cpu and cuda:0: load, arrays, laun
 }
 
 TEST_CASE("saxpy on cuda:0 equals the CPU result for 1e6 elements") {
-    if (no_device()) return;
+    require_device();
     Host host(host_options());
     const std::size_t n = 1000000;
     std::vector<float> xs(n), ys(n);
@@ -272,7 +271,7 @@ TEST_CASE("saxpy on cuda:0 equals the CPU result for 1e6 elements") {
 }
 
 TEST_CASE("load_aot runs saxpy from an AOT directory: the CUBIN, else PTX - a missing or stale artifact is named") {
-    if (no_device()) return;
+    require_device();
     Host host(host_options());
     const int cc = cuda_compute_capability(0);
     const fs::path dir = cache_root() / ("aot-load-" + std::to_string(::getpid()));
@@ -334,7 +333,7 @@ def saxpy(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64), out: wp.
 }
 
 TEST_CASE("the seed fixtures on cuda:0 give the CPU's values") {
-    if (no_device()) return;
+    require_device();
     Host host(host_options());
     host.load(seed_plugin);
     CudaModule &m = load_cuda_module(host, seed_kernels);
@@ -413,8 +412,7 @@ TEST_CASE("the seed fixtures on cuda:0 give the CPU's values") {
 TEST_CASE("an external_constant_params entry runs through the raw driver with __constant__ params") {
     const bool nvrtc = backend::nvrtc_available();
     if (!nvrtc) {
-        WARN("skipped: weft was built without NVRTC");
-        return;
+        test::skip("weft was built without NVRTC");
     }
     Host host(host_options());
     const fs::path file = write_kernel("external_params", external_source);
@@ -430,7 +428,7 @@ TEST_CASE("an external_constant_params entry runs through the raw driver with __
     const std::string image = image_text.str();
     REQUIRE(image.size() > 4);
     CHECK(image.compare(0, 4, "\x7f" "ELF") == 0);
-    if (no_device()) return;
+    require_device();
 
     CudaDriver &d = CudaDriver::instance();
     const backend::CudaDevice dev = d.device(0);
@@ -478,7 +476,7 @@ TEST_CASE("an external_constant_params entry runs through the raw driver with __
 }
 
 TEST_CASE("events time a launch on a stream") {
-    if (no_device()) return;
+    require_device();
     Host host(host_options());
     CudaModule &m = load_cuda_module(host, corpus / "saxpy.py");
     const std::int64_t n = 1 << 20;
@@ -502,7 +500,7 @@ TEST_CASE("events time a launch on a stream") {
 }
 
 TEST_CASE("device arrays round-trip byte-exactly") {
-    if (no_device()) return;
+    require_device();
     // float32 2-D, vec3, float64, a strided host view, an empty array.
     Array a = float_array(f32, {5, 7}, [](std::size_t i) { return static_cast<float>(i) * 0.37f - 3.0f; });
     Array da = a.to(Device::cuda(0));
@@ -548,7 +546,7 @@ TEST_CASE("device arrays round-trip byte-exactly") {
 }
 
 TEST_CASE("CPU and CUDA agree on corpus kernels without atomics") {
-    if (no_device()) return;
+    require_device();
     Host host(host_options());
 
     SECTION("stencil2d: laplacian and heat_step (2-D launches)") {
@@ -625,7 +623,7 @@ TEST_CASE("CPU and CUDA agree on corpus kernels without atomics") {
 }
 
 TEST_CASE("CPU and CUDA gradients agree: branches, dynamic loops, functions and atomics through a Tape") {
-    if (no_device()) return;
+    require_device();
     Host host(host_options());
     const fs::path file = write_kernel("gpu_gradients", R"(import warp as wp
 

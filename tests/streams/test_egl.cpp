@@ -6,6 +6,7 @@
 #include "weft/egl/egl_sync.hpp"
 #include "weft/runtime/stream.hpp"
 #include "weft/runtime/sync.hpp"
+#include "skip.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -16,12 +17,11 @@ using namespace weft;
 
 namespace {
 
-/// True (after a WARN saying why) when libEGL cannot be loaded at all.
-bool no_libegl() {
-    if (egl::library_available()) return false;
-    WARN("skipped: libEGL is not installed (" << egl::library_unavailable_reason()
-                                              << "); scripts/install-deps.sh installs libegl1 and libegl-mesa0");
-    return true;
+/// Ends the case as skipped (CTest: "Skipped") when libEGL cannot be loaded at all.
+void require_libegl() {
+    if (egl::library_available()) return;
+    test::skip("libEGL is not installed (" + egl::library_unavailable_reason() +
+               "); scripts/install-deps.sh installs libegl1 and libegl-mesa0");
 }
 
 void check_unsupported(const egl::Display &display) {
@@ -69,12 +69,12 @@ TEST_CASE("the extension's tokens are the numbers its text gives") {
 }
 
 TEST_CASE("a Mesa surfaceless display says EGL_NV_cuda_event is not supported") {
-    if (no_libegl()) return;
+    require_libegl();
     check_unsupported(egl::Display::surfaceless());
 }
 
 TEST_CASE("the default display under EGL_PLATFORM=surfaceless says EGL_NV_cuda_event is not supported") {
-    if (no_libegl()) return;
+    require_libegl();
     // Mesa reads it when the default display is created; without it Mesa would look for X11 or Wayland.
     REQUIRE(::setenv("EGL_PLATFORM", "surfaceless", 1) == 0);
     check_unsupported(egl::Display::default_display());

@@ -1,7 +1,7 @@
 // Streams, events and sync objects on a CUDA device, and the real EGLSync of
 // type EGL_SYNC_CUDA_EVENT_NV on NVIDIA's EGL, down to a GL-side wait that
-// orders a buffer read after a kernel's write. Every case skips with a WARN
-// "skipped: ..." without a device (or without NVIDIA's EGL for the EGL ones);
+// orders a buffer read after a kernel's write. Every case is reported Skipped
+// ("skipped: ...", exit 77) without a device (or without NVIDIA's EGL for the EGL ones);
 // tests/gpu/check.sh runs them (CTest names gpu.streams.*).
 #include "weft/backend/cuda.hpp"
 #include "weft/host/cuda_module.hpp"
@@ -10,6 +10,7 @@
 #include "weft/host/host.hpp"
 #include "weft/runtime/stream.hpp"
 #include "weft/runtime/sync.hpp"
+#include "skip.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -44,11 +45,10 @@ HostOptions host_options() {
     return o;
 }
 
-bool no_device() {
+/// Ends the case as skipped (CTest: "Skipped") unless a CUDA device can run it.
+void require_device() {
     const std::string reason = cuda_unavailable_reason();
-    if (reason.empty()) return false;
-    WARN("skipped: no CUDA device (" << reason << ")");
-    return true;
+    if (!reason.empty()) test::skip("no CUDA device (" + reason + ")");
 }
 
 /// out[i] = a * i + 1 after `spin` rounds of busy work, so the kernel is
@@ -89,7 +89,7 @@ std::vector<float> expected(int n, float a) {
 } // namespace
 
 TEST_CASE("CUDA streams, events and syncs: snapshot, re-record, stream waits, async copies") {
-    if (no_device()) return;
+    require_device();
     Host host(host_options());
     CudaModule &m = load_cuda_module(host, kernel_file());
     const int n = 1 << 20;
@@ -181,22 +181,19 @@ template <class F> F cuda(const char *name) {
 } // namespace
 
 TEST_CASE("a real EGLSync linked to a CUDA event orders a GL buffer read after a kernel's write") {
-    if (no_device()) return;
+    require_device();
     if (!egl::library_available()) {
-        WARN("skipped: libEGL is not available (" << egl::library_unavailable_reason() << ")");
-        return;
+        test::skip("libEGL is not available (" + egl::library_unavailable_reason() + ")");
     }
     std::optional<egl::Display> found;
     try {
         found = egl::Display::for_cuda_device(0);
     } catch (const SyncError &e) {
-        WARN("skipped: no NVIDIA EGL device display for cuda:0 (" << e.what() << ")");
-        return;
+        test::skip(std::string("no NVIDIA EGL device display for cuda:0 (") + e.what() + ")");
     }
     const egl::Display &display = *found;
     if (!display.supports_cuda_event()) {
-        WARN("skipped: the EGL device display lacks EGL_NV_cuda_event (" << display.describe() << ")");
-        return;
+        test::skip("the EGL device display lacks EGL_NV_cuda_event (" + display.describe() + ")");
     }
     if (const auto dev = display.cuda_device()) CHECK(*dev == backend::CudaDriver::instance().device(0));
 

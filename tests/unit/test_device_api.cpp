@@ -2,6 +2,7 @@
 // no CUDA driver is): Device, arrays that carry their device and check host
 // element types, one launch with lossless integer arguments, launch options
 // with a stream. The same calls on a CUDA device are tests/gpu's.
+#include "skip.hpp"
 #include "test_support.hpp"
 
 #include "weft/backend/cuda.hpp"
@@ -125,8 +126,7 @@ def check(a: wp.array(dtype=float), want: float):
 
 TEST_CASE("without a CUDA driver, CUDA arrays, streams and modules fail clearly and the host stays usable") {
     if (backend::CudaDriver::instance().available()) {
-        WARN("skipped: a CUDA driver is installed; tests/gpu covers CUDA");
-        return;
+        test::skip("a CUDA driver is installed; tests/gpu covers CUDA");
     }
     TempCache cache;
     Host host(options_for(cache));
@@ -178,8 +178,7 @@ def shift(a: wp.array(dtype=float), b: wp.array2d(dtype=float)):
 
 TEST_CASE("debug mode compiles for CUDA too (NVRTC, no GPU needed)") {
     if (!backend::nvrtc_available()) {
-        WARN("skipped: weft was built without NVRTC");
-        return;
+        test::skip("weft was built without NVRTC");
     }
     TempCache cache;
     Host host(options_for(cache));

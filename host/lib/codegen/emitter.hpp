@@ -475,6 +475,25 @@ private:
     /// "_body" / "_run" / entry symbol suffix of forward or backward code.
     std::string entry_suffix() const { return codegen_.adjoint ? "_adj" : ""; }
 
+    /// The components of a CUDA thread's index, unrolled for the kernel's
+    /// tid() dimensionality: a loop over the launch's runtime ndim indexes
+    /// weft_t_.c dynamically, which puts the array in local memory. With
+    /// tid_dims >= 2 the launch has exactly that many dimensions (checked at
+    /// launch); one component is the outermost index; none is unused.
+    static std::string cuda_tid_components(int tid_dims) {
+        if (tid_dims == 0) return "";
+        if (tid_dims == 1)
+            return "    weft_t_.c[0] = weft::int32(weft_launch_.ndim == 1 ? weft_idx_ : weft_idx_ / (weft_launch_.size / "
+                   "weft_launch_.shape[0]));\n";
+        std::string out = "    long long weft_rest_ = weft_idx_;\n";
+        for (int k = tid_dims - 1; k > 0; --k) {
+            const std::string d = std::to_string(k);
+            out += "    weft_t_.c[" + d + "] = weft::int32(weft_rest_ % weft_launch_.shape[" + d + "]);\n" +
+                   "    weft_rest_ /= weft_launch_.shape[" + d + "];\n";
+        }
+        return out + "    weft_t_.c[0] = weft::int32(weft_rest_);\n";
+    }
+
     void cuda_entry(std::ostringstream &o, const ir::Function &f) {
         if (f.abi == ir::EntryPointAbi::ExternalConstantParams) return external_entry(o, f);
         KernelEntry k;
@@ -484,12 +503,13 @@ private:
         k.tid_dims = f.tid_dims;
         k.abi = f.abi;
         k.params = entry_params(f);
-        std::string decl, pass, dense = "true";
+        std::string decl, grid_decl, pass, dense = "true";
         bool specializable = true;
         for (std::size_t i = 0; i < k.params.size(); ++i) {
             const Type &pt = k.params[i].second;
             const std::string t = type(pt);
             decl += ", const " + t + " a" + std::to_string(i) + "_";
+            grid_decl += ", const WEFT_GRID_CONSTANT " + t + " a" + std::to_string(i) + "_";
             pass += ", a" + std::to_string(i) + "_";
             if (pt.kind() == Type::Kind::Array) dense += " && weft::innermost_dense(a" + std::to_string(i) + "_)";
             if (nests_array(pt)) specializable = false;
@@ -497,13 +517,14 @@ private:
         const std::string body = f.mangled_name + "_body" + entry_suffix(), run = f.mangled_name + "_run" + entry_suffix();
         o << "template <bool weft_contig_>\nWEFT_FN void " << run
           << "(const weft::launch_t &weft_launch_, long long weft_idx_" << decl << ") {\n"
-          << "    weft::tid_t weft_t_{};\n    weft_t_.idx = weft_idx_;\n    long long weft_rest_ = weft_idx_;\n"
-          << "    for (int k = weft_launch_.ndim - 1; k >= 0; --k) {\n"
-          << "        weft_t_.c[k] = weft::int32(weft_rest_ % weft_launch_.shape[k]);\n"
-          << "        weft_rest_ /= weft_launch_.shape[k];\n    }\n"
-          << "    " << body << "<weft_contig_>(weft_t_" << pass << ");\n}\n";
+          << "    weft::tid_t weft_t_{};\n    weft_t_.idx = weft_idx_;\n"
+          << cuda_tid_components(f.tid_dims) << "    " << body << "<weft_contig_>(weft_t_" << pass << ");\n}\n";
         // A grid-stride loop over the launch: any grid covers any dimension.
-        o << "extern \"C\" __global__ void " << k.symbol << "(const weft::launch_t weft_launch_" << decl << ") {\n"
+        // __grid_constant__ parameters are read in place: without it, taking a
+        // parameter's address (the run function's references) copies it to
+        // the thread's local memory, a stack frame of the parameters' size.
+        o << "extern \"C\" __global__ void " << k.symbol << "(const WEFT_GRID_CONSTANT weft::launch_t weft_launch_"
+          << grid_decl << ") {\n"
           << "    const bool weft_dense_ = " << (specializable ? dense : std::string("false")) << ";\n"
           << "    for (long long weft_idx_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; weft_idx_ < weft_launch_.size;\n"
           << "         weft_idx_ += (long long)blockDim.x * gridDim.x) {\n"

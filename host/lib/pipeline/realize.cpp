@@ -83,6 +83,11 @@ backend::CudaCompileOptions cuda_options(const GeneratedModule &g, const fs::pat
     o.fast_math = g.options.fast_math;
     o.fmad = g.options.fmad;
     o.line_info = g.options.line_info;
+    // OptiX links the PTX of external_constant_params entries with its own
+    // code and finds `params` by name: whole-program mode would internalize it.
+    o.relocatable = !o.cubin && std::any_of(g.source.kernels.begin(), g.source.kernels.end(), [](const auto &k) {
+        return k.abi == kernel::ir::EntryPointAbi::ExternalConstantParams;
+    });
     o.include_dirs = {runtime_headers};
     o.include_dirs.insert(o.include_dirs.end(), g.include_dirs.begin(), g.include_dirs.end());
     o.defines = {source_file_define(g)};

@@ -50,6 +50,8 @@ struct CudaCompileOptions {
     bool fast_math = false; // --use_fast_math (ftz, approximate division / sqrt / transcendentals, fmad)
     bool fmad = true;       // false: --fmad=false (no mul + add contraction into fma)
     bool line_info = false; // -lineinfo (.loc / .file in the PTX: profilers map code to the #line files)
+    bool relocatable = false; // --relocatable-device-code=true: namespace-scope symbols stay .visible (an
+                              // external runtime such as OptiX finds `params` in the PTX by name)
     std::vector<std::filesystem::path> include_dirs; // -I, in order: weft's runtime headers dir first, then plugin dirs
     std::vector<std::string> defines;                 // "NAME" or "NAME=VALUE" (-D)
     std::string source_name = "module.cu";            // the name NVRTC gives the source (diagnostics without #line)
@@ -135,7 +137,7 @@ using CudaStream = CUstream_st *;         // CUstream (nullptr: the legacy defau
 using CudaEvent = CUevent_st *;           // CUevent
 
 // A driver call that failed. what(): "<call> failed: <CUDA_ERROR_NAME> (<description>)",
-// e.g. "cuModuleLoadData failed: CUDA_ERROR_INVALID_IMAGE (device kernel image is invalid)".
+// e.g. "cuModuleLoadDataEx failed: CUDA_ERROR_INVALID_IMAGE (device kernel image is invalid)".
 class CudaDriverError : public BackendError {
 public:
     CudaDriverError(std::string call, int result, const std::string &message)
@@ -196,10 +198,14 @@ public:
     CudaContext primary_context_retain(CudaDevice device); // cuDevicePrimaryCtxRetain
     void primary_context_release(CudaDevice device);       // cuDevicePrimaryCtxRelease
     void set_current_context(CudaContext context);         // cuCtxSetCurrent
+    void push_context(CudaContext context);                // cuCtxPushCurrent
+    CudaContext pop_context();                             // cuCtxPopCurrent
     CudaContext current_context();                         // cuCtxGetCurrent (nullptr: none)
     void context_synchronize();                            // cuCtxSynchronize (the current context)
 
-    CudaModule module_load_data(const void *image);        // cuModuleLoadData: PTX (NUL-terminated) or CUBIN
+    // cuModuleLoadDataEx: PTX (NUL-terminated) or CUBIN. A failure's message
+    // carries the PTX JIT's error log ("ptxas application ptx input, line 12; error ...").
+    CudaModule module_load_data(const void *image);
     void module_unload(CudaModule module);                 // cuModuleUnload
     CudaFunction module_get_function(CudaModule module, const char *name); // cuModuleGetFunction
     // cuModuleGetGlobal: address and size of a __device__ / __constant__ variable.

@@ -185,7 +185,7 @@ private:
     std::shared_ptr<const Impl> impl_;
 };
 
-/// A module loaded on a CUDA device (cuModuleLoadData of the CUBIN, else the
+/// A module loaded on a CUDA device (cuModuleLoadDataEx of the CUBIN, else the
 /// PTX); unloaded with the object.
 class CudaModule {
 public:
@@ -221,7 +221,7 @@ public:
     /// (the counter is reset).
     void synchronize() const;
 
-    /// Loads `image` in its device's primary context (cuModuleLoadData) and
+    /// Loads `image` in its device's primary context (cuModuleLoadDataEx) and
     /// finds every kernel's entry. CudaDriverError when the driver rejects the
     /// image; UserError naming kernel, symbol and artifact when an entry is
     /// missing (an artifact built from another version of the source).

@@ -6,6 +6,8 @@
 
 #include <dlfcn.h>
 
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace weft::backend {
@@ -180,6 +182,16 @@ void CudaDriver::set_current_context(CudaContext context) {
     check(require().cuCtxSetCurrent_v4000(context), "cuCtxSetCurrent");
 }
 
+void CudaDriver::push_context(CudaContext context) {
+    check(require().cuCtxPushCurrent_v4000(context), "cuCtxPushCurrent");
+}
+
+CudaContext CudaDriver::pop_context() {
+    CUcontext context = nullptr;
+    check(require().cuCtxPopCurrent_v4000(&context), "cuCtxPopCurrent");
+    return context;
+}
+
 CudaContext CudaDriver::current_context() {
     CUcontext context = nullptr;
     check(require().cuCtxGetCurrent_v4000(&context), "cuCtxGetCurrent");
@@ -189,9 +201,18 @@ CudaContext CudaDriver::current_context() {
 void CudaDriver::context_synchronize() { check(require().cuCtxSynchronize_v2000(), "cuCtxSynchronize"); }
 
 CudaModule CudaDriver::module_load_data(const void *image) {
+    // Without a log buffer a PTX the JIT rejects is only CUDA_ERROR_INVALID_PTX.
+    char error_log[8192] = {};
+    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {error_log, reinterpret_cast<void *>(static_cast<std::uintptr_t>(sizeof error_log))};
     CUmodule module = nullptr;
-    check(require().cuModuleLoadData_v2000(&module, image), "cuModuleLoadData");
-    return module;
+    const CUresult result = require().cuModuleLoadDataEx_v2010(&module, image, 2, options, values);
+    if (result == CUDA_SUCCESS) return module;
+    std::string log(error_log, strnlen(error_log, sizeof error_log));
+    while (!log.empty() && (log.back() == '\n' || log.back() == ' ')) log.pop_back();
+    std::string message = "cuModuleLoadDataEx failed: " + describe(*api_, result);
+    if (!log.empty()) message += "\nJIT log:\n" + log;
+    throw CudaDriverError("cuModuleLoadDataEx", result, message);
 }
 
 void CudaDriver::module_unload(CudaModule module) { check(require().cuModuleUnload_v2000(module), "cuModuleUnload"); }
@@ -354,6 +375,18 @@ std::size_t CudaDriver::device_total_memory(CudaDevice) { return require(), 0; }
 CudaContext CudaDriver::primary_context_retain(CudaDevice) { return require(), nullptr; }
 void CudaDriver::primary_context_release(CudaDevice) { require(); }
 void CudaDriver::set_current_context(CudaContext) { require(); }
+void CudaDriver::push_context(CudaContext) { require(); }
+CudaContext CudaDriver::pop_context() { return require(), nullptr; }
+void CudaDriver::push_context(CudaContext context) {
+    check(require().cuCtxPushCurrent_v4000(context), "cuCtxPushCurrent");
+}
+
+CudaContext CudaDriver::pop_context() {
+    CUcontext context = nullptr;
+    check(require().cuCtxPopCurrent_v4000(&context), "cuCtxPopCurrent");
+    return context;
+}
+
 CudaContext CudaDriver::current_context() { return require(), nullptr; }
 void CudaDriver::context_synchronize() { require(); }
 CudaModule CudaDriver::module_load_data(const void *) { return require(), nullptr; }

@@ -29,8 +29,9 @@
     X(cuDevicePrimaryCtxRelease, 11000)                                                                                \
     X(cuCtxSetCurrent, 4000)                                                                                           \
     X(cuCtxGetCurrent, 4000)                                                                                           \
+    X(cuCtxPushCurrent, 4000)                                                                                          \
+    X(cuCtxPopCurrent, 4000)                                                                                           \
     X(cuCtxSynchronize, 2000)                                                                                          \
-    X(cuModuleLoadData, 2000)                                                                                          \
     X(cuModuleLoadDataEx, 2010)                                                                                        \
     X(cuModuleUnload, 2000)                                                                                            \
     X(cuModuleGetFunction, 2000)                                                                                       \

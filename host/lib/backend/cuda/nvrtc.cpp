@@ -41,6 +41,7 @@ std::vector<std::string> code_options(const CudaCompileOptions &options) {
     if (options.fast_math) args.push_back("--use_fast_math");
     if (!options.fmad) args.push_back("--fmad=false");
     if (options.line_info) args.push_back("-lineinfo");
+    if (options.relocatable) args.push_back("--relocatable-device-code=true");
     return args;
 }
 

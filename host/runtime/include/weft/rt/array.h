@@ -68,8 +68,17 @@ template <bool Contig, typename T> WEFT_RT_FN T &index_c(const array_t<T> &a, in
     else return index(a, i, j, k, l);
 }
 /// Whether an array's last dimension is dense (what index_c<true> assumes).
+/// A switch, not strides[ndim - 1]: indexing a kernel parameter by a runtime
+/// value copies it to the CUDA thread's local memory.
 template <typename T> WEFT_RT_FN bool innermost_dense(const array_t<T> &a) {
-    return a.ndim == 0 || a.strides[a.ndim - 1] == static_cast<int64>(sizeof(T));
+    constexpr int64 dense = static_cast<int64>(sizeof(T));
+    switch (a.ndim) {
+    case 0: return true;
+    case 1: return a.strides[0] == dense;
+    case 2: return a.strides[1] == dense;
+    case 3: return a.strides[2] == dense;
+    default: return a.strides[3] == dense;
+    }
 }
 
 /// The thread index a kernel body sees: the linear index and its components

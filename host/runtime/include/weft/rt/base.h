@@ -13,6 +13,13 @@
 #endif
 // Internal: every runtime function.
 #define WEFT_RT_FN WEFT_RT_HD inline
+// Internal: CUDA entry parameters read in place (sm_70 and newer; every
+// architecture weft's NVRTC targets), never copied to local memory.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+#define WEFT_GRID_CONSTANT __grid_constant__
+#else
+#define WEFT_GRID_CONSTANT
+#endif
 
 // Public, for plugin preambles: write `WEFT_CALLABLE inline T f(...)`. No
 // `inline` in the macro, as in the plugin SDK's headers and Warp's
