@@ -143,6 +143,8 @@ int run(const Args &args) {
         for (int a : archs)
             if (a <= cc) co.arch = a;
     const std::string image = backend::compile_cuda(raw_source, co);
+    // Raw driver calls beside weft's: in weft's context of the device, held for the bench.
+    const CudaContextGuard raw_context(args.device);
     backend::CudaModule raw = d.module_load_data(image.c_str());
     backend::CudaFunction raw_empty = d.module_get_function(raw, "raw_empty");
     backend::CudaFunction raw_saxpy = d.module_get_function(raw, "raw_saxpy");

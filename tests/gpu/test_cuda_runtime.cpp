@@ -74,7 +74,6 @@ fs::path write_kernel(const std::string &name, const std::string &text) {
     return file;
 }
 
-/// True (after a WARN saying why) when there is no device to run on.
 /// Ends the case as skipped (CTest: "Skipped") unless a CUDA device can run it.
 void require_device() {
     const std::string reason = cuda_unavailable_reason();

@@ -5,6 +5,7 @@
 #include "weft/cuda/cuda_module.hpp"
 #include "weft/support/error.hpp"
 
+#include <cstdio>
 #include <map>
 #include <mutex>
 
@@ -12,7 +13,6 @@ namespace weft {
 
 using backend::CudaDriver;
 using cuda::driver;
-using cuda::use_device;
 
 CudaDriver &cuda::driver() {
     CudaDriver &d = CudaDriver::instance();
@@ -20,7 +20,7 @@ CudaDriver &cuda::driver() {
     return d;
 }
 
-backend::CudaContext cuda::use_device(int ordinal) {
+backend::CudaContext cuda::primary_context(int ordinal) {
     CudaDriver &d = driver();
     static std::mutex mutex;
     static auto *contexts = new std::map<int, backend::CudaContext>; // never destroyed, like the driver
@@ -37,8 +37,23 @@ backend::CudaContext cuda::use_device(int ordinal) {
         }
         context = it->second;
     }
-    if (d.current_context() != context) d.set_current_context(context);
     return context;
+}
+
+CudaContextGuard::CudaContextGuard(int device) : context_(cuda::primary_context(device)) {
+    CudaDriver &d = driver();
+    if (d.current_context() == context_) return;
+    d.push_context(context_);
+    pushed_ = true;
+}
+
+CudaContextGuard::~CudaContextGuard() {
+    if (!pushed_) return;
+    try {
+        driver().pop_context();
+    } catch (...) {
+        // Only a driver shutting down fails here; the thread keeps no context of weft's either way.
+    }
 }
 
 int cuda_device_count() noexcept {
@@ -50,15 +65,42 @@ int cuda_device_count() noexcept {
     }
 }
 
+namespace {
+/// 13000 -> "13.0", cuDriverGetVersion's form.
+std::string version_text(int version) { return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10); }
+
+/// NVRTC's version in cuDriverGetVersion's form (13000); 0 without NVRTC.
+int nvrtc_version_number() {
+    if (!backend::nvrtc_available()) return 0;
+    const std::string v = backend::nvrtc_version(); // "nvrtc 13.0"
+    int major = 0, minor = 0;
+    if (std::sscanf(v.c_str(), "nvrtc %d.%d", &major, &minor) < 1) return 0;
+    return major * 1000 + minor * 10;
+}
+} // namespace
+
+std::string cuda_driver_mismatch(bool ptx) {
+    CudaDriver &d = CudaDriver::instance();
+    const int nvrtc = nvrtc_version_number();
+    if (!d.available() || nvrtc == 0) return "";
+    const int driver = d.driver_version();
+    const bool too_old = driver / 1000 < nvrtc / 1000 || (ptx && driver < nvrtc);
+    if (!too_old) return "";
+    return "the CUDA driver is version " + version_text(driver) + ", older than this weft's NVRTC " +
+           version_text(nvrtc) + ": " + (ptx ? "PTX" : "code") + " from NVRTC " + version_text(nvrtc) +
+           " needs a CUDA driver of version " + version_text(ptx ? nvrtc : nvrtc / 1000 * 1000) +
+           " or newer (update the NVIDIA driver, or build weft with an older CUDA toolkit)";
+}
+
 std::string cuda_unavailable_reason() {
     CudaDriver &d = CudaDriver::instance();
     if (!d.available()) return "CUDA driver not available: " + d.unavailable_reason();
     try {
         if (d.device_count() == 0) return "the CUDA driver sees no device";
+        return cuda_driver_mismatch();
     } catch (const std::exception &e) {
         return e.what();
     }
-    return "";
 }
 
 int cuda_compute_capability(int device) {

@@ -11,9 +11,9 @@ namespace weft::cuda {
 
 /// The driver, or BackendError "CUDA driver not available: <reason>".
 backend::CudaDriver &driver();
-/// The primary context of device `ordinal`, retained once per process and
-/// made current on this thread. UserError for a device the driver lacks.
-backend::CudaContext use_device(int ordinal);
+/// The primary context of device `ordinal`, retained once per process (not
+/// made current: CudaContextGuard does that). UserError for a device the driver lacks.
+backend::CudaContext primary_context(int ordinal);
 /// A weft::Stream's implementation on CUDA device `ordinal` (stream.cpp).
 std::unique_ptr<StreamBackend> make_stream_backend(int ordinal, bool non_blocking);
 

@@ -10,6 +10,7 @@
 #include <weft/rt/array.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <optional>
 
@@ -19,7 +20,6 @@ namespace fs = std::filesystem;
 using backend::CudaDriver;
 using backend::CudaDriverError;
 using cuda::driver;
-using cuda::use_device;
 
 namespace {
 // Driver enum values used here (cuda.h is not included by the host layer).
@@ -33,36 +33,37 @@ constexpr int cuda_error_not_found = 500;        // CUDA_ERROR_NOT_FOUND
 // Streams and events
 
 CudaStream::CudaStream(int device, bool non_blocking) : device_(device) {
-    use_device(device_);
+    const CudaContextGuard context(device_);
     stream_ = driver().stream_create(non_blocking ? CudaDriver::stream_non_blocking : 0);
 }
 
 CudaStream::~CudaStream() {
     try {
-        use_device(device_);
+        const CudaContextGuard context(device_);
         driver().stream_destroy(stream_);
     } catch (...) {
     }
 }
 
 void CudaStream::synchronize() {
-    use_device(device_);
+    const CudaContextGuard context(device_);
     driver().stream_synchronize(stream_);
 }
 
 void CudaStream::wait_event(backend::CudaEvent event) {
-    use_device(device_);
+    const CudaContextGuard context(device_);
     driver().stream_wait_event(stream_, event);
 }
 
-CudaEvent::CudaEvent(int device, bool timing) : device_(device) {
-    use_device(device_);
-    event_ = driver().event_create(timing ? 0 : CudaDriver::event_disable_timing);
+CudaEvent::CudaEvent(int device, bool timing, bool blocking_sync) : device_(device) {
+    const CudaContextGuard context(device_);
+    event_ = driver().event_create((timing ? 0 : CudaDriver::event_disable_timing) |
+                                   (blocking_sync ? CudaDriver::event_blocking_sync : 0));
 }
 
 CudaEvent::~CudaEvent() {
     try {
-        use_device(device_);
+        const CudaContextGuard context(device_);
         driver().event_destroy(event_);
     } catch (...) {
     }
@@ -72,22 +73,22 @@ void CudaEvent::record(CudaStream *stream) {
     if (stream && stream->device() != device_)
         throw UserError("CudaEvent::record: the event is on cuda:" + std::to_string(device_) + ", the stream on cuda:" +
                         std::to_string(stream->device()));
-    use_device(device_);
+    const CudaContextGuard context(device_);
     driver().event_record(event_, stream ? stream->handle() : nullptr);
 }
 
 bool CudaEvent::query() {
-    use_device(device_);
+    const CudaContextGuard context(device_);
     return driver().event_query(event_);
 }
 
 void CudaEvent::synchronize() {
-    use_device(device_);
+    const CudaContextGuard context(device_);
     driver().event_synchronize(event_);
 }
 
 float CudaEvent::elapsed_ms(const CudaEvent &start, const CudaEvent &end) {
-    use_device(start.device_);
+    const CudaContextGuard context(start.device_);
     return driver().event_elapsed_ms(start.event_, end.event_);
 }
 
@@ -95,12 +96,12 @@ float CudaEvent::elapsed_ms(const CudaEvent &start, const CudaEvent &end) {
 // Entries, kernels, modules
 
 backend::CudaFunctionAttributes CudaEntry::attributes() const {
-    use_device(device_);
+    const CudaContextGuard context(device_);
     return driver().function_attributes(function_);
 }
 
 int CudaEntry::suggested_block_size() const {
-    use_device(device_);
+    const CudaContextGuard context(device_);
     return driver().max_potential_block_size(function_).second;
 }
 
@@ -115,6 +116,9 @@ struct CudaKernel::Impl {
     int device = 0;
     int max_threads_per_block = 0;
     int multiprocessors = 1;
+    /// cuOccupancyMaxPotentialBlockSize's answer, asked on the first launch
+    /// with block size 0 (0 until then): it does not change for a loaded function.
+    mutable std::atomic<int> suggested_block{0};
 };
 
 struct CudaModule::Impl {
@@ -173,7 +177,13 @@ void CudaKernel::launch_on(const std::vector<std::int64_t> &dim, const std::vect
         throw LaunchError(e.what());
     }
     const std::int64_t size = grid.size;
-    if (block_size == 0) block_size = k.entry.suggested_block_size();
+    if (block_size == 0) {
+        block_size = k.suggested_block.load(std::memory_order_relaxed);
+        if (block_size == 0) {
+            block_size = k.entry.suggested_block_size();
+            k.suggested_block.store(block_size, std::memory_order_relaxed);
+        }
+    }
     if (block_size < 1 || block_size > k.max_threads_per_block)
         throw LaunchError("kernel '" + k.name + "': block size " + std::to_string(block_size) + " is not 1 to " +
                           std::to_string(k.max_threads_per_block) + " (the kernel's maximum threads per block)");
@@ -185,7 +195,7 @@ void CudaKernel::launch_on(const std::vector<std::int64_t> &dim, const std::vect
     const std::int64_t blocks_needed = (size + block_size - 1) / block_size;
     const std::int64_t cap = std::max<std::int64_t>(1, std::int64_t{k.multiprocessors} * 32);
     const unsigned blocks = static_cast<unsigned>(std::min(blocks_needed, cap));
-    use_device(k.device);
+    const CudaContextGuard context(k.device);
     // cuLaunchKernel copies the parameter bytes before it returns.
     driver().launch_kernel(k.entry.handle(), blocks, 1, 1, static_cast<unsigned>(block_size), 1, 1, 0,
                            stream, params.data());
@@ -196,7 +206,7 @@ CudaModule::CudaModule(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CudaModule::~CudaModule() {
     if (!impl_ || !impl_->module) return;
     try {
-        use_device(impl_->device);
+        const CudaContextGuard context(impl_->device);
         driver().module_unload(impl_->module);
     } catch (...) {
     }
@@ -222,7 +232,7 @@ CudaKernel CudaModule::kernel(std::string_view name) const {
 }
 
 CudaEntry CudaModule::function(const std::string &symbol) const {
-    use_device(impl_->device);
+    const CudaContextGuard context(impl_->device);
     CudaEntry e;
     e.device_ = impl_->device;
     e.symbol_ = symbol;
@@ -270,7 +280,7 @@ std::shared_ptr<CudaModule> CudaModule::load(const CudaImage &image) {
 };
 
     CudaDriver &d = driver();
-    use_device(image.device);
+    const CudaContextGuard context(image.device);
     auto impl = std::make_unique<Impl>();
     impl->name = image.module;
     impl->hash = image.hash;
@@ -290,22 +300,29 @@ std::shared_ptr<CudaModule> CudaModule::load(const CudaImage &image) {
 }
 
 void CudaModule::synchronize() const {
-    use_device(impl_->device);
-    driver().context_synchronize();
+    const CudaContextGuard context(impl_->device);
+    CudaDriver &d = driver();
+    d.context_synchronize();
     if (impl_->expect_failures == 0) return;
     int failed = 0;
-    driver().memcpy_dtoh(&failed, impl_->expect_failures, sizeof failed);
+    d.memcpy_dtoh(&failed, impl_->expect_failures, sizeof failed);
     if (failed == 0) return;
-    driver().memset_d8(impl_->expect_failures, 0, sizeof failed);
     std::string first;
     if (impl_->first_failure != 0) {
         char message[256] = {};
-        driver().memcpy_dtoh(message, impl_->first_failure, sizeof message);
+        d.memcpy_dtoh(message, impl_->first_failure, sizeof message);
         first.assign(message, strnlen(message, sizeof message));
-        driver().memset_d8(impl_->first_failure, 0, sizeof message);
-        driver().memset_d8(impl_->first_failure_claimed, 0, sizeof(int));
-        driver().context_synchronize();
     }
+    // The resets are memsets on the legacy stream, asynchronous to the host:
+    // a kernel launched after this call on a non-blocking stream (which does
+    // not order after the legacy stream) could count a failure into the
+    // counter before the zero lands and lose it. Wait for them before returning.
+    d.memset_d8(impl_->expect_failures, 0, sizeof failed);
+    if (impl_->first_failure != 0) {
+        d.memset_d8(impl_->first_failure, 0, 256);
+        d.memset_d8(impl_->first_failure_claimed, 0, sizeof(int));
+    }
+    d.context_synchronize();
     const std::string where = "module '" + impl_->name + "' on cuda:" + std::to_string(impl_->device) + ": ";
     if (!first.empty())
         throw LaunchError(where + first + " (" + std::to_string(failed) + (failed == 1 ? " check" : " checks") +

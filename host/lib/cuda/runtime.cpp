@@ -15,7 +15,7 @@ backend::CudaDevicePtr address(const void *p) { return reinterpret_cast<backend:
 class CudaDeviceRuntime final : public DeviceRuntime {
 public:
     void *allocate(int ordinal, std::size_t bytes) override {
-        use_device(ordinal);
+        const CudaContextGuard context(ordinal);
         if (bytes == 0) return nullptr;
         backend::CudaDriver &d = driver();
         const backend::CudaDevicePtr p = d.mem_alloc(bytes); // 256-byte aligned
@@ -33,7 +33,7 @@ public:
 
     void release(int ordinal, void *p) noexcept override {
         try {
-            use_device(ordinal);
+            const CudaContextGuard context(ordinal);
             driver().mem_free(address(p));
         } catch (...) {
             // At exit the driver may be shutting down; nothing to report to.
@@ -42,7 +42,7 @@ public:
 
     void copy(int ordinal, void *dst, const void *src, std::size_t bytes, Copy kind, StreamBackend *stream) override {
         if (bytes == 0) return;
-        use_device(ordinal);
+        const CudaContextGuard context(ordinal);
         backend::CudaDriver &d = driver();
         if (stream && stream->device() != Device::cuda(ordinal))
             throw UserError("copy: the stream is on " + stream->device().name() + ", the array on cuda:" +

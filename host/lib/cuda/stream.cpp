@@ -59,7 +59,8 @@ public:
     Device device() const override { return Device::cuda(device_); }
 
     std::shared_ptr<Fence> record() override {
-        auto event = std::make_shared<CudaEvent>(device_, /*timing=*/false);
+        // Blocking sync: a CPU stream or thread waiting on this fence sleeps instead of spinning a core.
+        auto event = std::make_shared<CudaEvent>(device_, /*timing=*/false, /*blocking_sync=*/true);
         event->record(&stream_);
         release_finished_waits();
         return std::make_shared<CudaFence>(device_, std::move(event));

@@ -4,6 +4,7 @@
 #include "weft/egl/egl_sync.hpp"
 
 #include "weft/backend/cuda.hpp"
+#include "weft/cuda/cuda_module.hpp"
 
 #include <dlfcn.h>
 
@@ -305,7 +306,13 @@ EglSync::EglSync(const Display &display, const Event *event) {
         throw SyncError(SyncError::Kind::NotSupported, std::string("EGL: ") +
                                                            (core ? "eglCreateSync" : "eglCreateSync64KHR") +
                                                            " is missing from libEGL");
-    void *sync = create(display.handle(), static_cast<EGLenum>(token::sync_cuda_event_nv), attribs);
+    // The driver links the sync to the event in the current CUDA context: the
+    // event's (weft's primary context of its device), not whatever the caller has.
+    void *sync = nullptr;
+    {
+        const CudaContextGuard context(event->device().ordinal);
+        sync = create(display.handle(), static_cast<EGLenum>(token::sync_cuda_event_nv), attribs);
+    }
     if (!sync)
         throw SyncError(SyncError::Kind::Failed, std::string(core ? "eglCreateSync" : "eglCreateSync64KHR") +
                                                      "(EGL_SYNC_CUDA_EVENT_NV) failed: " + last_error());

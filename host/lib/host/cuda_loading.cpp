@@ -26,14 +26,10 @@ namespace {
 /// An AOT artifact: a regular file, bounded (CUBIN and PTX images are megabytes, not gigabytes).
 std::string read_artifact(const fs::path &path) { return read_input_file(path, std::uintmax_t{1} << 30, "CUDA artifact"); }
 
-/// "nvrtc 13.0" -> 13000 (cuDriverGetVersion's form); 0 when unparsable.
-int nvrtc_version_number() {
-    const std::string v = backend::nvrtc_version();
-    const std::size_t space = v.find(' ');
-    if (space == std::string::npos) return 0;
-    int major = 0, minor = 0;
-    if (std::sscanf(v.c_str() + space + 1, "%d.%d", &major, &minor) < 1) return 0;
-    return major * 1000 + minor * 10;
+/// Throws naming both versions when the driver cannot run NVRTC's code (PTX: `ptx`).
+void require_driver_for(int device, bool ptx, const std::string &context = "") {
+    if (const std::string mismatch = cuda_driver_mismatch(ptx); !mismatch.empty())
+        throw backend::BackendError("cuda:" + std::to_string(device) + ": " + context + mismatch);
 }
 
 
@@ -82,6 +78,7 @@ std::shared_ptr<CudaModule> load_built(Host &host, pipeline::ModuleSource source
     using detail::HostAccess;
     const auto t0 = std::chrono::steady_clock::now();
     const int cc = cuda_compute_capability(device); // checks the driver and the device
+    require_driver_for(device, false);
     const std::vector<int> archs = backend::nvrtc_supported_archs();
     const bool cubin_possible = std::find(archs.begin(), archs.end(), cc) != archs.end();
     int ptx_arch = 0;
@@ -125,14 +122,7 @@ std::shared_ptr<CudaModule> load_built(Host &host, pipeline::ModuleSource source
             throw backend::BackendError("cuda:" + std::to_string(device) + " (sm_" + std::to_string(cc) + "): " +
                                         cubin_error + ", and " + backend::nvrtc_version() +
                                         " has no older architecture to compile PTX for");
-        const int driver_version = CudaDriver::instance().driver_version();
-        const int needed = nvrtc_version_number();
-        if (driver_version < needed)
-            throw backend::BackendError(
-                "cuda:" + std::to_string(device) + ": " + cubin_error + "; PTX from " + backend::nvrtc_version() +
-                " needs a CUDA driver of version " + std::to_string(needed / 1000) + "." +
-                std::to_string(needed % 1000 / 10) + " or newer, this one is " + std::to_string(driver_version / 1000) +
-                "." + std::to_string(driver_version % 1000 / 10));
+        require_driver_for(device, true, cubin_error + "; ");
         try {
             module = realize_and_load(generated.back());
         } catch (const CudaDriverError &e) {
@@ -156,6 +146,9 @@ std::shared_ptr<CudaModule> load_from_directory(Host &host, const fs::path &file
     HostAccess::check_claim(host, source);
     const fs::path path = find_aot_artifact(dir, source.name, cc); // UserError listing every path tried
     const Target target = Target::parse(path.stem().extension().string().substr(1));
+    // Before the driver sees it: a driver older than NVRTC answers a PTX with
+    // a bare CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
+    require_driver_for(device, target.output == Target::Output::Ptx, "cannot load " + path.string() + ": ");
     detail::PreparedModule prepared = detail::prepare_module(host, std::move(source), {});
     const pipeline::GeneratedModule generated =
         HostAccess::pipeline(host).generate(prepared.checked, prepared.options, {target}, {}).front();

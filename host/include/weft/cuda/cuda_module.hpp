@@ -12,8 +12,10 @@
 // throws backend::CudaDriverError, whose message names the call.
 //
 // Contexts: every call works in the device's primary context, retained on
-// first use of that device and kept for the life of the process; each call
-// makes it current on the calling thread.
+// first use of that device and kept for the life of the process. A call
+// makes it current for its own duration only (CudaContextGuard): the
+// caller's context (an OptiX or GL interop application's own) is current
+// again when it returns.
 //
 // Launches are asynchronous (on the given stream, else the legacy default
 // stream, with which the copies here synchronize). CudaModule::synchronize()
@@ -74,11 +76,39 @@ void install_cuda_runtime();
 
 /// The number of CUDA devices; 0 without a driver (never throws).
 int cuda_device_count() noexcept;
-/// Why CUDA cannot be used here ("" when a driver sees at least one device).
+/// Why CUDA cannot be used here ("" when a driver sees at least one device
+/// and can run what this build's NVRTC compiles; see cuda_driver_mismatch).
 std::string cuda_unavailable_reason();
+/// Why the installed driver cannot run what this build's NVRTC produces, naming
+/// both versions ("" when it can, or without a driver or NVRTC): a driver of
+/// an older major version runs neither NVRTC's CUBIN nor its PTX (PTX from
+/// NVRTC 13 needs a 13.x driver, 580 or newer); with `ptx`, also a driver of
+/// the same major but an older minor version (the driver JIT-compiles PTX
+/// only from PTX ISA versions it knows; a CUBIN needs no JIT).
+std::string cuda_driver_mismatch(bool ptx = false);
 /// Compute capability * 10 of device `device` (e.g. 90). Throws BackendError
 /// without a driver and UserError for a device index the driver does not have.
 int cuda_compute_capability(int device);
+
+/// Makes device `device`'s primary context (weft's, retained once per
+/// process) current on this thread for the guard's life, with
+/// cuCtxPushCurrent when another context (or none) is current, and pops it
+/// again at the end. Every weft call that needs a context holds one, so weft
+/// never replaces an application's context; hold one around raw driver
+/// calls on weft's modules, arrays or streams. Throws like
+/// cuda_compute_capability for a device the driver does not have.
+class CudaContextGuard {
+public:
+    explicit CudaContextGuard(int device);
+    ~CudaContextGuard();
+    CudaContextGuard(const CudaContextGuard &) = delete;
+    CudaContextGuard &operator=(const CudaContextGuard &) = delete;
+    backend::CudaContext context() const { return context_; }
+
+private:
+    backend::CudaContext context_ = nullptr;
+    bool pushed_ = false;
+};
 
 /// Device arrays are weft::Array on Device::cuda(n) and launch arguments are
 /// weft::KernelArg, as on the CPU; the old names remain as aliases.
@@ -104,9 +134,12 @@ private:
 };
 
 /// A CUDA event (cuEventCreate) on a device, with timing unless disabled.
+/// With blocking_sync (CU_EVENT_BLOCKING_SYNC) a thread in synchronize()
+/// sleeps until the event completes instead of spinning a core: what a fence
+/// another thread waits on needs.
 class CudaEvent {
 public:
-    explicit CudaEvent(int device = 0, bool timing = true);
+    explicit CudaEvent(int device = 0, bool timing = true, bool blocking_sync = false);
     ~CudaEvent();
     CudaEvent(const CudaEvent &) = delete;
     CudaEvent &operator=(const CudaEvent &) = delete;

@@ -12,15 +12,18 @@ extern "C" int printf(const char *, ...);
 // variable under CUDA, read by the host through the module's globals).
 // weft_first_failure holds the first failed bounds check's message (debug
 // mode), claimed through weft_first_failure_claimed; the host reads and clears both.
+// weft_print_lock keeps a thread's print / expect line whole (rt::LineLock).
 extern "C" {
 #if defined(__CUDA_ARCH__)
 extern __device__ int weft_expect_failures;
 extern __device__ int weft_first_failure_claimed;
 extern __device__ char weft_first_failure[256];
+extern __device__ int weft_print_lock;
 #elif !defined(WEFT_RT_CUDA)
 extern int weft_expect_failures;
 extern int weft_first_failure_claimed;
 extern char weft_first_failure[256];
+extern int weft_print_lock;
 #endif
 }
 #ifdef WEFT_RT_CUDA
@@ -29,6 +32,7 @@ extern char weft_first_failure[256];
     __device__ int weft_expect_failures = 0;                                                                           \
     __device__ int weft_first_failure_claimed = 0;                                                                     \
     __device__ char weft_first_failure[256] = {};                                                                      \
+    __device__ int weft_print_lock = 0;                                                                                \
     }
 #else
 #define WEFT_DEFINE_RUNTIME_GLOBALS                                                                                    \
@@ -36,11 +40,46 @@ extern char weft_first_failure[256];
     int weft_expect_failures = 0;                                                                                      \
     int weft_first_failure_claimed = 0;                                                                                \
     char weft_first_failure[256] = {};                                                                                 \
+    int weft_print_lock = 0;                                                                                           \
     }
 #endif
 
 namespace weft {
 namespace rt {
+/// Held while a thread writes one line of print / expect output with several
+/// printf calls (one per value: device code has no snprintf to build the
+/// line first), so lines of different threads never interleave. A spin lock:
+/// on the GPU the threads of a warp may contend for it, which needs
+/// independent thread scheduling (sm_70 and newer, every architecture weft's
+/// NVRTC targets); below that it is not taken. Output is for debugging; a
+/// kernel that prints from every thread serializes on it.
+struct LineLock {
+    WEFT_RT_FN LineLock() {
+#if defined(__CUDA_ARCH__)
+#if __CUDA_ARCH__ >= 700
+        while (atomicCAS(&weft_print_lock, 0, 1) != 0) {
+        }
+        __threadfence();
+#endif
+#elif !defined(WEFT_RT_CUDA)
+        while (__atomic_exchange_n(&weft_print_lock, 1, __ATOMIC_ACQUIRE) != 0) {
+        }
+#endif
+    }
+    WEFT_RT_FN ~LineLock() {
+#if defined(__CUDA_ARCH__)
+#if __CUDA_ARCH__ >= 700
+        __threadfence();
+        atomicExch(&weft_print_lock, 0);
+#endif
+#elif !defined(WEFT_RT_CUDA)
+        __atomic_store_n(&weft_print_lock, 0, __ATOMIC_RELEASE);
+#endif
+    }
+    LineLock(const LineLock &) = delete;
+    LineLock &operator=(const LineLock &) = delete;
+};
+
 // One value, without a newline. `exact` prints floats with enough digits to tell them apart.
 WEFT_RT_FN void pv(bool v, bool) { printf(v ? "True" : "False"); }
 WEFT_RT_FN void pv(int8 v, bool) { printf("%d", int(v)); }
@@ -107,6 +146,7 @@ template <typename V, WEFT_RT_IF(comp<V>::is)> WEFT_RT_FN bool near(const V &a, 
 /// are C string literals; floats print with %g; bools as True/False;
 /// vectors, quaternions and matrices as [x, y, z] and [[...], [...]].
 template <typename... A> WEFT_RT_FN void print(const A &...a) {
+    const rt::LineLock line;
     int k = 0;
     ((k++ ? (void)printf(" ") : (void)0, rt::pv(a, false)), ...);
     (void)k;
@@ -117,15 +157,21 @@ template <typename... A> WEFT_RT_FN void print(const A &...a) {
 /// kernel, the source position and both values, and count the failure.
 template <typename T> WEFT_RT_FN void expect_eq(const T &a, const T &b, const char *kernel, const char *file, int32 line) {
     if (eq(a, b)) return;
-    rt::report("expect_eq", a, "!=", b, kernel, file, line);
-    printf("\n");
+    {
+        const rt::LineLock whole;
+        rt::report("expect_eq", a, "!=", b, kernel, file, line);
+        printf("\n");
+    }
     rt::count_failure();
 }
 template <typename T>
 WEFT_RT_FN void expect_neq(const T &a, const T &b, const char *kernel, const char *file, int32 line) {
     if (!eq(a, b)) return;
-    rt::report("expect_neq", a, "==", b, kernel, file, line);
-    printf("\n");
+    {
+        const rt::LineLock whole;
+        rt::report("expect_neq", a, "==", b, kernel, file, line);
+        printf("\n");
+    }
     rt::count_failure();
 }
 /// Every component within tolerance (Warp's default is 1e-6; the generator passes it).
@@ -133,8 +179,11 @@ template <typename T>
 WEFT_RT_FN void expect_near(const T &a, const T &b, float32 tolerance, const char *kernel, const char *file,
                             int32 line) {
     if (rt::near(a, b, tolerance)) return;
-    rt::report("expect_near", a, "!=", b, kernel, file, line);
-    printf(" (tolerance %g)\n", double(tolerance));
+    {
+        const rt::LineLock whole;
+        rt::report("expect_near", a, "!=", b, kernel, file, line);
+        printf(" (tolerance %g)\n", double(tolerance));
+    }
     rt::count_failure();
 }
 
