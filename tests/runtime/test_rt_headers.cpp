@@ -363,6 +363,41 @@ TEST_CASE("print writes values separated by spaces and a newline") {
                  "\n");
 }
 
+TEST_CASE("print and expect lines of concurrent threads never interleave") {
+    // Each line is several printf calls; without the line lock another
+    // thread's values land inside it.
+    constexpr int threads = 8, lines = 6000;
+    const std::string out = capture_stdout([] {
+        std::vector<std::thread> pool;
+        for (int t = 0; t < threads; ++t)
+            pool.emplace_back([t] {
+                for (int i = 0; i < lines; ++i) {
+                    if (i % 2) w::print(w::int32(t), w::int32(t), w::vec3(float(t)), w::int32(t));
+                    else w::expect_eq(w::int32(t), w::int32(t + 100), "k", "f.py", t);
+                }
+            });
+        for (std::thread &th : pool) th.join();
+    });
+    std::vector<int> counts(threads, 0);
+    std::size_t bad = 0, start = 0;
+    std::string first_bad;
+    for (std::size_t end; (end = out.find('\n', start)) != std::string::npos; start = end + 1) {
+        const std::string line = out.substr(start, end - start);
+        bool ok = false;
+        for (int t = 0; t < threads && !ok; ++t) {
+            const std::string v = std::to_string(t);
+            ok = line == v + " " + v + " [" + v + ", " + v + ", " + v + "] " + v ||
+                 line == "expect_eq failed in kernel 'k' at f.py:" + v + ": " + v + " != " + std::to_string(t + 100);
+            if (ok) ++counts[static_cast<std::size_t>(t)];
+        }
+        if (!ok && bad++ == 0) first_bad = line;
+    }
+    INFO("first broken line: " << first_bad);
+    CHECK(bad == 0);
+    for (int c : counts) CHECK(c == lines);
+    weft_expect_failures = 0;
+}
+
 TEST_CASE("expect_* report the kernel, the position and both values, and count failures") {
     const int before = weft_expect_failures;
     const std::string out = capture_stdout([] {
