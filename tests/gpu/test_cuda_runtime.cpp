@@ -14,6 +14,7 @@
 #include "weft/runtime/kernel_arg.hpp"
 
 #define CUDA_CALLABLE
+#include "corpus_runs.hpp"
 #include "seed_fixtures.h"
 #include "skip.hpp"
 
@@ -678,4 +679,233 @@ def grads(x: wp.array(dtype=wp.float64), n: int, out: wp.array(dtype=wp.float64)
     for (std::size_t i = 0; i < n; ++i)
         if (std::abs(cpu[i] - gpu[i]) > 1e-9 * std::max(1.0, std::abs(cpu[i]))) ++bad;
     CHECK(bad == 0);
+}
+
+// ---------------------------------------------------------------------------
+// Every plugin-free corpus module, every kernel, inputs from the signature alone
+
+namespace {
+
+/// The corpus modules that need no plugin and that weft launches (external_abi's raygen is OptiX's).
+std::vector<fs::path> plugin_free_corpus() {
+    std::vector<fs::path> files;
+    for (const fs::directory_entry &e : fs::directory_iterator(corpus)) {
+        if (e.path().extension() != ".py" || e.path().stem() == "external_abi") continue;
+        std::ifstream in(e.path());
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (text.find("\n# plugins:") == std::string::npos && text.rfind("# plugins:", 0) != 0) files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+} // namespace
+
+TEST_CASE("the corpus runner feeds every plugin-free corpus kernel and gives the CPU's results twice alike") {
+    Host host(host_options());
+    std::size_t ran = 0, failed = 0, unsupported = 0;
+    const std::vector<fs::path> files = plugin_free_corpus();
+    REQUIRE(files.size() >= 25);
+    for (const fs::path &file : files) {
+        INFO(file.filename().string());
+        const std::vector<test::KernelRun> first = test::run_module_kernels(host, file, Device::cpu());
+        const std::vector<test::KernelRun> second = test::run_module_kernels(host, file, Device::cpu());
+        CHECK(test::compare_runs(first, second) == "");
+        for (const test::KernelRun &r : first)
+            (r.error.empty() ? ran : r.error.rfind("unsupported:", 0) == 0 ? unsupported : failed)++;
+    }
+    // The runner must exercise the corpus, not skip it: most kernels run to completion.
+    INFO(ran << " kernels ran, " << failed << " failed (bounds or expect_*), " << unsupported << " unsupported");
+    CHECK(ran >= 80);
+    CHECK(failed + unsupported <= ran / 4);
+}
+
+TEST_CASE("CPU and CUDA agree on every plugin-free corpus kernel (debug mode, no fma contraction)") {
+    require_device();
+    Host host(host_options());
+    for (const fs::path &file : plugin_free_corpus()) {
+        INFO(file.filename().string());
+        const std::vector<test::KernelRun> cpu = test::run_module_kernels(host, file, Device::cpu());
+        const std::vector<test::KernelRun> gpu = test::run_module_kernels(host, file, Device::cuda(0));
+        CHECK(test::compare_runs(cpu, gpu) == "");
+    }
+    release_cuda_modules(host);
+}
+
+// ---------------------------------------------------------------------------
+// Launch shapes, strided views, wide and narrow types, atomics under
+// contention, expect failures: the same checks on the CPU (which runs them
+// everywhere, so the expected values are themselves tested) and on cuda:0.
+
+namespace {
+
+const char *const device_kernels = R"(import warp as wp
+
+
+@wp.kernel
+def index3d(out: wp.array3d(dtype=int)):
+    i, j, k = wp.tid()
+    out[i, j, k] = i * 10000 + j * 100 + k
+
+
+@wp.kernel
+def index4d(out: wp.array4d(dtype=int)):
+    i, j, k, l = wp.tid()
+    out[i, j, k, l] = i * 1000 + j * 100 + k * 10 + l
+
+
+@wp.kernel
+def strided(a: wp.array(dtype=float), m: wp.array2d(dtype=float), s: float):
+    i = wp.tid()
+    a[i] = a[i] * s
+    m[i, 1] = m[i, 0] + a[i]
+
+
+@wp.kernel
+def wide_and_narrow(d: wp.array(dtype=wp.float64), l: wp.array(dtype=wp.int64), h: wp.array(dtype=wp.float16)):
+    i = wp.tid()
+    d[i] = d[i] * wp.float64(0.5) + wp.float64(1.0e-10)
+    l[i] = l[i] * wp.int64(3000000000) + wp.int64(7)
+    h[i] = h[i] * wp.float16(2.0) + wp.float16(0.5)
+
+
+@wp.struct
+class Affine:
+    scale: wp.vec3
+    shift: float
+    count: int
+
+
+@wp.kernel
+def by_value(p: Affine, out: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    out[i] = p.scale * float(i) + wp.vec3(p.shift, p.shift, float(p.count))
+
+
+@wp.kernel
+def contend(f: wp.array(dtype=float), d: wp.array(dtype=wp.float64), h: wp.array(dtype=wp.float16),
+            n: wp.array(dtype=int), lo: wp.array(dtype=float), hi: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    wp.atomic_add(f, 0, 1.0)
+    wp.atomic_add(d, 0, wp.float64(0.5))
+    wp.atomic_add(h, i % 2, wp.float16(1.0))
+    wp.atomic_sub(n, 0, 2)
+    wp.atomic_max(n, 1, i)
+    wp.atomic_min(lo, 0, float(i) - 100.0)
+    wp.atomic_max(hi, 0, wp.float64(i) * wp.float64(0.25))
+
+
+@wp.kernel
+def expects(a: wp.array(dtype=int)):
+    i = wp.tid()
+    wp.expect_eq(a[i], i)
+)";
+
+/// float16 bits of small integers and halves (exact).
+std::uint16_t f16(float f) {
+    std::uint32_t b = 0;
+    std::memcpy(&b, &f, 4);
+    if (f == 0.0f) return 0;
+    return static_cast<std::uint16_t>(((b >> 16) & 0x8000u) | ((((b >> 23) & 0xffu) - 112u) << 10) | ((b >> 13) & 0x3ffu));
+}
+
+void check_device_kernels(Host &host, Device device) {
+    INFO("on " << device.name());
+    ModuleLoadOptions options;
+    options.device = device;
+    const CompiledModule m = host.load_module_source("device_kernels", device_kernels, options);
+    const Type i32 = Type::scalar(Scalar::Int32), i64 = Type::scalar(Scalar::Int64),
+               f64 = Type::scalar(Scalar::Float64), f16t = Type::scalar(Scalar::Float16),
+               vec3 = Type::vector(Scalar::Float32, 3);
+
+    // 3-D and 4-D launches: every thread once, each at its own (i, j, k[, l]).
+    Array out3 = Array::zeros(i32, {5, 6, 7}, device);
+    m.kernel("index3d").launch({5, 6, 7}, {out3});
+    const std::vector<std::int32_t> v3 = out3.to(Device::cpu()).to_vector<std::int32_t>();
+    for (int i = 0, n = 0; i < 5; ++i)
+        for (int j = 0; j < 6; ++j)
+            for (int k = 0; k < 7; ++k, ++n) REQUIRE(v3[static_cast<std::size_t>(n)] == i * 10000 + j * 100 + k);
+    Array out4 = Array::zeros(i32, {2, 3, 4, 5}, device);
+    m.kernel("index4d").launch({2, 3, 4, 5}, {out4});
+    const std::vector<std::int32_t> v4 = out4.to(Device::cpu()).to_vector<std::int32_t>();
+    for (int i = 0, n = 0; i < 2; ++i)
+        for (int j = 0; j < 3; ++j)
+            for (int k = 0; k < 4; ++k)
+                for (int l = 0; l < 5; ++l, ++n) REQUIRE(v4[static_cast<std::size_t>(n)] == i * 1000 + j * 100 + k * 10 + l);
+
+    // Views that are not contiguous: every other float, and a transposed 2 x 4 matrix.
+    Array storage = Array::from_vector(f32, std::vector<float>{1, -1, 2, -1, 3, -1, 4, -1}, device);
+    Array every_other = storage.view({4}, {8});
+    Array mat = Array::from_vector(f32, std::vector<float>{10, 20, 30, 40, 0, 0, 0, 0}, device); // 2 x 4, row-major
+    Array transposed = mat.view({4, 2}, {4, 16});                                                  // m[i, c] = mat[c, i]
+    m.kernel("strided").launch({4}, {every_other, transposed, 3.0f});
+    CHECK(storage.to(Device::cpu()).to_vector<float>() == std::vector<float>{3, -1, 6, -1, 9, -1, 12, -1});
+    CHECK(mat.to(Device::cpu()).to_vector<float>() == std::vector<float>{10, 20, 30, 40, 13, 26, 39, 52});
+
+    // float64, int64 and float16 elements.
+    Array d = Array::from_vector(f64, std::vector<double>{1.0, 3.0, -8.0}, device);
+    Array l = Array::from_vector(i64, std::vector<std::int64_t>{1, -2, 5}, device);
+    Array h = Array::from_vector(f16t, std::vector<std::uint16_t>{f16(1.0f), f16(-2.5f), f16(100.0f)}, device);
+    m.kernel("wide_and_narrow").launch({3}, {d, l, h});
+    const std::vector<double> dv = d.to(Device::cpu()).to_vector<double>();
+    CHECK(dv[0] == 0.5 + 1.0e-10);
+    CHECK(dv[1] == 1.5 + 1.0e-10);
+    CHECK(dv[2] == -4.0 + 1.0e-10);
+    CHECK(l.to(Device::cpu()).to_vector<std::int64_t>() ==
+          std::vector<std::int64_t>{3000000007LL, -5999999993LL, 15000000007LL});
+    CHECK(h.to(Device::cpu()).to_vector<std::uint16_t>() ==
+          std::vector<std::uint16_t>{f16(2.5f), f16(-4.5f), f16(200.5f)});
+
+    // A struct by value: vec3 @0, float @12, int @16 (20 bytes).
+    struct { float scale[3]; float shift; std::int32_t count; } affine{{1.0f, 2.0f, -1.0f}, 0.5f, 7};
+    static_assert(sizeof affine == 20);
+    Array pts = Array::zeros(vec3, {3}, device);
+    const Type affine_type = m.kernel("by_value").params()[0].type;
+    REQUIRE(affine_type.size() == sizeof affine);
+    m.kernel("by_value").launch({3}, {KernelArg::value(affine_type, &affine, sizeof affine), pts});
+    CHECK(floats(pts.to(Device::cpu())) ==
+          std::vector<float>{0.5f, 0.5f, 7, 1.5f, 2.5f, 6, 2.5f, 4.5f, 5});
+
+    // Every atomic under contention: 4096 threads on one element (two float16
+    // halves of one 32-bit word, the CAS path on CUDA).
+    const std::int64_t n = 4096;
+    Array af = Array::zeros(f32, {1}, device), ad = Array::zeros(f64, {1}, device), ah = Array::zeros(f16t, {2}, device);
+    Array an = Array::from_vector(i32, std::vector<std::int32_t>{0, -1}, device);
+    Array alo = Array::from_vector(f32, std::vector<float>{0.0f}, device);
+    Array ahi = Array::from_vector(f64, std::vector<double>{-1.0}, device);
+    m.kernel("contend").launch({n}, {af, ad, ah, an, alo, ahi});
+    CHECK(af.to(Device::cpu()).to_vector<float>() == std::vector<float>{4096.0f});
+    CHECK(ad.to(Device::cpu()).to_vector<double>() == std::vector<double>{2048.0});
+    CHECK(ah.to(Device::cpu()).to_vector<std::uint16_t>() == std::vector<std::uint16_t>{f16(2048.0f), f16(2048.0f)});
+    CHECK(an.to(Device::cpu()).to_vector<std::int32_t>() == std::vector<std::int32_t>{-8192, 4095});
+    CHECK(alo.to(Device::cpu()).to_vector<float>() == std::vector<float>{-100.0f});
+    CHECK(ahi.to(Device::cpu()).to_vector<double>() == std::vector<double>{1023.75});
+
+    // A failing expect_eq is a LaunchError naming kernel and line; the module stays usable.
+    Array good = Array::from_vector(i32, std::vector<std::int32_t>{0, 1, 2}, device);
+    Array bad = Array::from_vector(i32, std::vector<std::int32_t>{0, 5, 2}, device);
+    m.kernel("expects").launch({3}, {good});
+    CHECK_THAT(error_of([&] { m.kernel("expects").launch({3}, {bad}); }),
+               Catch::Contains("1 expect_* check failed") || Catch::Contains("expect_eq"));
+    m.kernel("expects").launch({3}, {good});
+}
+
+} // namespace
+
+// Launch shapes, strided views, float64/int64/float16, a struct by value,
+// contended atomics and expect failures.
+TEST_CASE("device kernel checks on the CPU") {
+    Host host(host_options());
+    check_device_kernels(host, Device::cpu());
+    // The same kernels through NVRTC (what cuda:0 would load), so CI without a GPU compiles them.
+    if (backend::nvrtc_available())
+        CHECK(host.compile_aot(write_kernel("device_kernels", device_kernels),
+                               {Target::cuda_ptx(75), Target::cuda_cubin(90)}).size() == 2);
+}
+
+TEST_CASE("device kernel checks on cuda:0") {
+    require_device();
+    Host host(host_options());
+    check_device_kernels(host, Device::cuda(0));
+    release_cuda_modules(host);
 }

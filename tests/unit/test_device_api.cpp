@@ -176,6 +176,37 @@ def shift(a: wp.array(dtype=float), b: wp.array2d(dtype=float)):
     (void)fast;
 }
 
+TEST_CASE("debug mode: atomics check their index too, and a failed one changes nothing outside the array") {
+    const Type i32 = Type::scalar(Scalar::Int32);
+    TempCache cache;
+    Host host(options_for(cache));
+    const char *source = R"(import warp as wp
+
+@wp.kernel
+def bins(keys: wp.array(dtype=int), counts: wp.array(dtype=int), sums: wp.array2d(dtype=float)):
+    i = wp.tid()
+    k = keys[i]
+    wp.atomic_add(counts, k, 1)
+    wp.atomic_max(sums, 0, k, 2.0)
+)";
+    ModuleLoadOptions debug;
+    debug.debug = true;
+    const Kernel k = host.load_module_source("bins", source, debug).kernel("bins");
+    // Guards on both sides of each array: a write past the end would land in them.
+    Array counts_and_guard = Array::zeros(i32, {6});
+    Array counts = counts_and_guard.view({4}, {4}, 4);
+    Array sums = Array::zeros(f32, {1, 4});
+    Array keys = Array::from_vector(i32, std::vector<std::int32_t>{0, 1, 1, 3});
+    k.launch({4}, {keys, counts, sums});
+    CHECK(counts_and_guard.to_vector<std::int32_t>() == std::vector<std::int32_t>{0, 1, 2, 0, 1, 0});
+    CHECK(sums.to_vector<float>() == std::vector<float>{2, 2, 0, 2});
+    Array bad = Array::from_vector(i32, std::vector<std::int32_t>{4, 2, -1, 1000});
+    const std::string message = message_of<LaunchError>([&] { k.launch({4}, {bad, counts, sums}); });
+    CHECK_THAT(message, Catch::Contains("is out of bounds for shape [") && Catch::Contains("in kernel 'bins' at bins.py:"));
+    CHECK_THAT(message, Catch::Contains("(6 checks failed"));
+    CHECK(counts_and_guard.to_vector<std::int32_t>() == std::vector<std::int32_t>{0, 1, 2, 1, 1, 0});
+}
+
 TEST_CASE("debug mode compiles for CUDA too (NVRTC, no GPU needed)") {
     if (!backend::nvrtc_available()) {
         test::skip("weft was built without NVRTC");
@@ -185,7 +216,7 @@ TEST_CASE("debug mode compiles for CUDA too (NVRTC, no GPU needed)") {
     const fs::path file = cache.path / "shift_cuda.py";
     fs::create_directories(cache.path);
     std::ofstream(file) << "import warp as wp\n\n@wp.kernel\ndef shift(a: wp.array(dtype=float)):\n"
-                           "    i = wp.tid()\n    a[i + 1] = a[i]\n";
+                           "    i = wp.tid()\n    a[i + 1] = a[i]\n    wp.atomic_add(a, i, 1.0)\n";
     ModuleLoadOptions debug;
     debug.debug = true;
     const std::vector<fs::path> paths = host.compile_aot(file, {Target::cuda_ptx(75), Target::cuda_cubin(90)}, debug);

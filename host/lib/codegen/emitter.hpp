@@ -677,10 +677,25 @@ private:
         return false;
     }
 
-    /// The element an atomic intrinsic applies to: weft::index(arr, i...).
+    /// The element an atomic intrinsic applies to: weft::index(arr, i...)
+    /// (checked in debug mode, as the atomic itself is).
     std::string atomic_element(const Expr &atomic) {
-        std::string out = "weft::index(" + expr(*atomic.args[0]);
+        std::string out = codegen_.bounds_checks ? "weft::index_checked<false>(" + expr(*atomic.args[0]) + ", " +
+                                                       c_string(f_->name) + ", " + c_string(logical_file_) + ", " +
+                                                       std::to_string(atomic.location.line)
+                                                 : "weft::index(" + expr(*atomic.args[0]);
         for (std::size_t i = 1; i + 1 < atomic.args.size(); ++i) out += ", " + expr(*atomic.args[i]);
+        return out + ")";
+    }
+
+    /// atomic_add(arr, i..., value); in debug mode atomic_add_checked(value,
+    /// arr, kernel, file, line, i...): an index outside the array is a
+    /// reported failure, like a[i], instead of a write outside it.
+    std::string atomic_call(const char *name, const Expr &e, const std::string &where) {
+        if (!codegen_.bounds_checks) return "weft::" + std::string(name) + "(" + args(e) + ")";
+        std::string out = "weft::" + std::string(name) + "_checked(" + expr(*e.args.back()) + ", " + expr(*e.args[0]) +
+                          ", " + where;
+        for (std::size_t i = 1; i + 1 < e.args.size(); ++i) out += ", " + expr(*e.args[i]);
         return out + ")";
     }
 
@@ -760,10 +775,10 @@ private:
         case I::Len: return "weft::len(" + args(e) + ")";
         case I::Select: return "weft::select(" + args(e) + ")";
         case I::Where: return "weft::where(" + args(e) + ")";
-        case I::AtomicAdd: return "weft::atomic_add(" + args(e) + ")";
-        case I::AtomicSub: return "weft::atomic_sub(" + args(e) + ")";
-        case I::AtomicMin: return "weft::atomic_min(" + args(e) + ")";
-        case I::AtomicMax: return "weft::atomic_max(" + args(e) + ")";
+        case I::AtomicAdd: return atomic_call("atomic_add", e, where);
+        case I::AtomicSub: return atomic_call("atomic_sub", e, where);
+        case I::AtomicMin: return atomic_call("atomic_min", e, where);
+        case I::AtomicMax: return atomic_call("atomic_max", e, where);
         case I::Print: return "weft::print(" + args(e) + ")";
         case I::ExpectEq: return "weft::expect_eq(" + args(e) + ", " + where + ")";
         case I::ExpectNeq: return "weft::expect_neq(" + args(e) + ", " + where + ")";

@@ -113,6 +113,7 @@ void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<Kern
 }
 
 Device Kernel::device() const { return impl_->device; }
+int Kernel::tid_dims() const { return impl_->tid_dims; }
 
 Kernel Kernel::backward() const {
     const CompiledModule::Impl &module = *impl_->owner;

@@ -62,6 +62,10 @@ public:
                 const LaunchOptions &options) const;
     /// The device the kernel runs on.
     Device device() const;
+    /// How many values the kernel unpacks tid() into (`i, j = wp.tid()`: 2);
+    /// a launch of a kernel with 2 or more has exactly that many dimensions.
+    /// 0 when it uses tid() as one linear index, or not at all.
+    int tid_dims() const;
 
     /// The adjoint launch (Warp's launch(adjoint=True)): runs the kernel's
     /// backward pass over `dim` with the forward `args` and one adjoint per

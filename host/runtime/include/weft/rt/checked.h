@@ -90,4 +90,19 @@ WEFT_RT_FN T &index_checked(const array_t<T> &a, const char *kernel, const char 
     return rt::scratch<T>();
 }
 
+/// atomic_add(a, i..., v) and friends in debug mode (the value first: it
+/// follows the indices in the kernel's call): an index outside the array is
+/// a reported failure applied to the scratch element.
+#define WEFT_RT_ATOMIC_CHECKED(name, OP, VALUE)                                                                        \
+    template <typename T, typename... I>                                                                               \
+    WEFT_RT_FN T name##_checked(typename rt::nodeduce<T>::type v, const array_t<T> &a, const char *kernel,             \
+                                const char *file, int32 line, I... i) {                                                \
+        return rt::atomic<OP>(&index_checked<false>(a, kernel, file, line, i...), VALUE);                               \
+    }
+WEFT_RT_ATOMIC_CHECKED(atomic_add, rt::op_add, v)
+WEFT_RT_ATOMIC_CHECKED(atomic_sub, rt::op_add, neg(v))
+WEFT_RT_ATOMIC_CHECKED(atomic_min, rt::op_min, v)
+WEFT_RT_ATOMIC_CHECKED(atomic_max, rt::op_max, v)
+#undef WEFT_RT_ATOMIC_CHECKED
+
 } // namespace weft

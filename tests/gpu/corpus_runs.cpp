@@ -1,0 +1,220 @@
+#include "corpus_runs.hpp"
+
+#include "weft/host/compiled_module.hpp"
+#include "weft/runtime/array.hpp"
+#include "weft/runtime/kernel_arg.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
+
+namespace weft::test {
+
+namespace {
+
+/// float -> IEEE half bits for the values made here (normal, at most 10
+/// mantissa bits: exact, so truncation is the rounding).
+std::uint16_t half_bits(float f) {
+    std::uint32_t b = 0;
+    std::memcpy(&b, &f, sizeof b);
+    const std::uint32_t sign = (b >> 16) & 0x8000u;
+    const int exponent = static_cast<int>((b >> 23) & 0xffu) - 127 + 15;
+    return static_cast<std::uint16_t>(sign | (static_cast<std::uint32_t>(exponent) << 10) | ((b >> 13) & 0x3ffu));
+}
+
+float half_value(std::uint16_t h) {
+    const int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+    const float magnitude = exponent == 0 ? std::ldexp(static_cast<float>(mantissa), -24)
+                                          : std::ldexp(1.0f + static_cast<float>(mantissa) / 1024.0f, exponent - 15);
+    return (h & 0x8000) ? -magnitude : magnitude;
+}
+
+/// Element `k` of a stream seeded by `seed`: 0.25 + n/64 with n in 0..95.
+float float_value(std::uint64_t seed, std::uint64_t k) {
+    return 0.25f + static_cast<float>((seed * 31 + k * 37) % 96) / 64.0f;
+}
+std::int64_t int_value(std::uint64_t seed, std::uint64_t k) { return static_cast<std::int64_t>((seed * 5 + k * 7) % 8); }
+
+void put_scalar(Scalar s, unsigned char *out, std::uint64_t seed, std::uint64_t k) {
+    switch (s) {
+    case Scalar::Bool: out[0] = static_cast<unsigned char>((seed + k) % 2); return;
+    case Scalar::Float16: {
+        const std::uint16_t h = half_bits(float_value(seed, k));
+        std::memcpy(out, &h, 2);
+        return;
+    }
+    case Scalar::Float32: {
+        const float f = float_value(seed, k);
+        std::memcpy(out, &f, 4);
+        return;
+    }
+    case Scalar::Float64: {
+        const double d = float_value(seed, k);
+        std::memcpy(out, &d, 8);
+        return;
+    }
+    default: { // integers: little-endian, the low bytes of the value
+        const std::int64_t v = int_value(seed, k);
+        std::memcpy(out, &v, scalar_size(s));
+        return;
+    }
+    }
+}
+
+/// Writes a value of `t` at `out`; nullopt, or the reason when `t` cannot be made here.
+std::optional<std::string> put_value(const Type &t, unsigned char *out, std::uint64_t seed, std::uint64_t k) {
+    switch (t.kind()) {
+    case Type::Kind::Scalar: put_scalar(t.scalar_type(), out, seed, k); return std::nullopt;
+    case Type::Kind::Vector:
+    case Type::Kind::Matrix:
+    case Type::Kind::Quaternion: {
+        const std::uint64_t width = scalar_size(t.scalar_type()), n = t.size() / width;
+        for (std::uint64_t c = 0; c < n; ++c) put_scalar(t.scalar_type(), out + c * width, seed, k * n + c);
+        return std::nullopt;
+    }
+    case Type::Kind::Struct: {
+        std::uint64_t f = 0;
+        for (const StructLayout::Field &field : t.layout().fields)
+            if (auto why = put_value(field.type, out + field.offset, seed + ++f, k)) return why;
+        return std::nullopt;
+    }
+    default: return "a " + t.name() + " value";
+    }
+}
+
+std::vector<std::int64_t> shape_for(int ndim) {
+    switch (ndim) {
+    case 1: return {64};
+    case 2: return {16, 16};
+    case 3: return {8, 8, 8};
+    default: return {4, 4, 4, 4};
+    }
+}
+
+double element_as_double(Scalar s, const unsigned char *p) {
+    switch (s) {
+    case Scalar::Float16: {
+        std::uint16_t h = 0;
+        std::memcpy(&h, p, 2);
+        return half_value(h);
+    }
+    case Scalar::Float32: {
+        float f = 0;
+        std::memcpy(&f, p, 4);
+        return f;
+    }
+    default: {
+        double d = 0;
+        std::memcpy(&d, p, 8);
+        return d;
+    }
+    }
+}
+
+/// The scalar type a dtype's elements are made of (a struct: none, compared bytewise).
+std::optional<Scalar> component_scalar(const Type &t) {
+    if (t.kind() == Type::Kind::Struct || t.kind() == Type::Kind::Native) return std::nullopt;
+    return t.scalar_type();
+}
+
+} // namespace
+
+std::vector<KernelRun> run_module_kernels(Host &host, const std::filesystem::path &file, Device device) {
+    ModuleLoadOptions options;
+    options.device = device;
+    options.debug = true;
+    options.fmad = false;
+    options.enable_backward = false;
+    const CompiledModule module = host.load_module(file, options);
+    std::vector<KernelRun> runs;
+    std::vector<std::string> names = module.kernel_names();
+    std::sort(names.begin(), names.end());
+    for (const std::string &name : names) {
+        const Kernel kernel = module.kernel(name);
+        KernelRun run;
+        run.kernel = name;
+        const int tid_dims = kernel.tid_dims();
+        run.dim = tid_dims >= 2 ? shape_for(tid_dims) : std::vector<std::int64_t>{64};
+        std::vector<KernelArg> args;
+        std::vector<Array> arrays;
+        std::uint64_t seed = 1;
+        for (const KernelParam &p : kernel.params()) {
+            ++seed;
+            if (p.type.kind() == Type::Kind::Array) {
+                const Type &dtype = p.type.element();
+                const std::vector<std::int64_t> shape = shape_for(p.type.ndim());
+                std::int64_t count = 1;
+                for (std::int64_t n : shape) count *= n;
+                std::vector<unsigned char> bytes(static_cast<std::size_t>(count) * dtype.size());
+                for (std::int64_t i = 0; i < count && !run.error.size(); ++i)
+                    if (auto why = put_value(dtype, bytes.data() + i * dtype.size(), seed, static_cast<std::uint64_t>(i)))
+                        run.error = "unsupported: parameter '" + p.name + "' holds " + *why;
+                arrays.push_back(Array::from_host(dtype, shape, bytes.data(), bytes.size(), device));
+                args.emplace_back(arrays.back());
+                run.dtypes.push_back(dtype);
+            } else {
+                std::vector<unsigned char> bytes(p.type.size());
+                if (auto why = put_value(p.type, bytes.data(), seed, 0))
+                    run.error = "unsupported: parameter '" + p.name + "' is " + *why;
+                else
+                    args.push_back(KernelArg::value(p.type, bytes.data(), bytes.size()));
+            }
+        }
+        if (run.error.empty()) {
+            try {
+                kernel.launch(run.dim, args);
+            } catch (const LaunchError &e) {
+                run.error = e.what();
+            }
+            for (const Array &a : arrays) {
+                std::vector<unsigned char> bytes(a.nbytes());
+                a.copy_to_host(bytes.data(), bytes.size());
+                run.arrays.push_back(std::move(bytes));
+            }
+        }
+        runs.push_back(std::move(run));
+    }
+    return runs;
+}
+
+std::string compare_runs(const std::vector<KernelRun> &a, const std::vector<KernelRun> &b, double float_tolerance) {
+    if (a.size() != b.size()) return std::to_string(a.size()) + " kernels vs " + std::to_string(b.size());
+    for (std::size_t k = 0; k < a.size(); ++k) {
+        const KernelRun &x = a[k], &y = b[k];
+        const std::string where = "kernel '" + x.kernel + "'";
+        if (x.kernel != y.kernel) return "kernel '" + x.kernel + "' vs '" + y.kernel + "'";
+        // Error texts name the device (cpu, cuda:0): compare whether each failed, and the first line's kind.
+        if (x.error.empty() != y.error.empty())
+            return where + ": " + (x.error.empty() ? "ran" : "failed (" + x.error + ")") + " on one device, " +
+                   (y.error.empty() ? "ran" : "failed (" + y.error + ")") + " on the other";
+        if (x.arrays.size() != y.arrays.size()) return where + ": different array counts";
+        for (std::size_t i = 0; i < x.arrays.size(); ++i) {
+            const std::vector<unsigned char> &p = x.arrays[i], &q = y.arrays[i];
+            const Type &dtype = x.dtypes[i];
+            const std::optional<Scalar> s = component_scalar(dtype);
+            const bool is_float = s && (*s == Scalar::Float16 || *s == Scalar::Float32 || *s == Scalar::Float64);
+            if (!is_float) {
+                if (p != q) {
+                    const auto at = std::mismatch(p.begin(), p.end(), q.begin()).first - p.begin();
+                    return where + ", array " + std::to_string(i) + " (" + dtype.name() + "): byte " +
+                           std::to_string(at) + " differs";
+                }
+                continue;
+            }
+            const std::uint64_t width = scalar_size(*s);
+            const double tolerance = *s == Scalar::Float16 ? 1e-2 : *s == Scalar::Float64 ? 1e-9 : float_tolerance;
+            for (std::size_t e = 0; e + width <= p.size(); e += width) {
+                const double u = element_as_double(*s, p.data() + e), v = element_as_double(*s, q.data() + e);
+                const bool same = u == v || (std::isnan(u) && std::isnan(v)) ||
+                                  std::fabs(u - v) <= tolerance * std::max({1.0, std::fabs(u), std::fabs(v)});
+                if (!same)
+                    return where + ", array " + std::to_string(i) + " (" + dtype.name() + "), component " +
+                           std::to_string(e / width) + ": " + std::to_string(u) + " vs " + std::to_string(v);
+            }
+        }
+    }
+    return "";
+}
+
+} // namespace weft::test
