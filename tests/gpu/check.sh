@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The GPU check: configures and builds what the CUDA tests and benches need,
 # runs them, prints a summary, exits nonzero on any failure. Works on a
-# machine without a GPU too (device tests then report "skipped").
+# machine without a GPU too (device tests are then reported Skipped by CTest);
+# where nvidia-smi sees a GPU, any skipped test is a failure: every device
+# test must have run.
 #
 #   tests/gpu/check.sh                    # build in build/, run everything
 #   BUILD_DIR=build-gpu tests/gpu/check.sh
@@ -10,8 +12,9 @@
 # Steps (each bounded so the whole stays under TIME_LIMIT seconds, default 470):
 #   1. cmake configure (Ninja when available) + build the CUDA test targets and
 #      bench_cuda_compile (when the bench is configured);
-#   2. ctest -R 'gpu\.|backend\.cuda|kernels\.cuda|e2e';
-#   3. build/bin/bench_cuda_compile and bench_cuda_launch, when they were built.
+#   2. ctest -R 'gpu\.|backend\.cuda|kernels\.cuda|e2e|examples\.sync_consumer';
+#   3. examples/sync_consumer (its EGL part runs where NVIDIA's EGL is there);
+#   4. build/bin/bench_cuda_compile and bench_cuda_launch, when they were built.
 set -u -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -19,7 +22,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 4)}
 TIME_LIMIT=${TIME_LIMIT:-470}
-TEST_REGEX=${TEST_REGEX:-'gpu\.|backend\.cuda|kernels\.cuda|e2e'}
+TEST_REGEX=${TEST_REGEX:-'gpu\.|backend\.cuda|kernels\.cuda|e2e|examples\.sync_consumer'}
 LOG_DIR=$BUILD_DIR/gpu-check
 START=$(date +%s)
 failures=()
@@ -37,10 +40,12 @@ bounded() { # bounded SECONDS CMD...: runs CMD, at most SECONDS (and never past 
 # --- the device -------------------------------------------------------------
 device="none (no nvidia-smi)"
 arch=""
+have_gpu=0
 if command -v nvidia-smi >/dev/null 2>&1; then
   if info=$(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>/dev/null | head -1) &&
      [ -n "$info" ]; then
     device=$info
+    have_gpu=1
     cap=$(echo "$info" | awk -F', *' '{print $3}')
     [[ $cap =~ ^[0-9]+\.[0-9]+$ ]] && arch=${cap/./}
   else
@@ -60,7 +65,7 @@ if ! bounded 180 cmake -S "$ROOT" -B "$BUILD_DIR" "${generator[@]}" -DWEFT_BUILD
   exit 1
 fi
 mkdir -p "$LOG_DIR"
-targets=(weft_gpu_tests)
+targets=(weft_gpu_tests sync_consumer)
 all_targets=$(cmake --build "$BUILD_DIR" --target help 2>/dev/null || true)
 for t in weft_backend_cuda_tests kernel_suite weft_e2e_tests weft_stream_gpu_tests bench_cuda_compile bench_cuda_launch; do
   if grep -Eq "(^|[[:space:]])$t(:|[[:space:]]|$)" <<<"$all_targets"; then targets+=("$t"); fi
@@ -78,18 +83,24 @@ step "ctest -R '$TEST_REGEX'"
 ctest_rc=0
 bounded 400 ctest --test-dir "$BUILD_DIR" -R "$TEST_REGEX" -j "$JOBS" -V --timeout 300 >"$LOG_DIR/ctest.log" 2>&1 ||
   ctest_rc=$?
-# ctest -V prefixes each test's output with "<number>: "; a test that WARNed
-# "skipped: ..." is counted as skipped (it passed without running its device part).
+# A test that cannot run here exits 77 ("skipped: <reason>"), which CTest
+# reports as "***Skipped"; ctest -V prefixes each test's output with "<number>: ".
 total=$(grep -Ec '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$LOG_DIR/ctest.log")
 passed=$(grep -Ec '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' "$LOG_DIR/ctest.log")
-failed_lines=$(grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$LOG_DIR/ctest.log" | grep -Ev ' Passed' || true)
-failed=$((total - passed))
-skipped_ids=$(grep -E '^[0-9]+: .*skipped: ' "$LOG_DIR/ctest.log" | sed -E 's/^([0-9]+): .*/\1/' | sort -un)
-skipped=$(grep -c . <<<"$skipped_ids" || true)
-[ -z "$skipped_ids" ] && skipped=0
+skipped_lines=$(grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*\*\*\*Skipped' "$LOG_DIR/ctest.log" || true)
+skipped=$(grep -c . <<<"$skipped_lines" || true)
+[ -z "$skipped_lines" ] && skipped=0
+failed_lines=$(grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$LOG_DIR/ctest.log" | grep -Ev ' Passed|\*\*\*Skipped' || true)
+failed=$((total - passed - skipped))
 skip_reasons=$(grep -Eo 'skipped: .*' "$LOG_DIR/ctest.log" | sort | uniq -c | sort -rn | head -5)
 if ((ctest_rc != 0)); then failures+=("ctest (rc $ctest_rc)"); fi
 if ((total == 0)); then failures+=("ctest ran no tests"); fi
+if ((have_gpu && skipped > 0)); then
+  # On a GPU machine a skip hides a device path that did not run: fail loudly.
+  echo "SKIPPED on a machine with a GPU ($device):"
+  echo "$skipped_lines"
+  failures+=("$skipped tests skipped although nvidia-smi sees a GPU")
+fi
 if [ -n "$failed_lines" ]; then
   echo "failed tests:"
   echo "$failed_lines"
@@ -99,6 +110,26 @@ if [ -n "$failed_lines" ]; then
       echo "--- output of test #$id (last 30 lines)"
       grep -E "^$id: " "$LOG_DIR/ctest.log" | tail -30
     done
+fi
+
+# --- the example ---------------------------------------------------------------
+example_summary="sync_consumer: not built"
+if [ -x "$BUILD_DIR/bin/sync_consumer" ]; then
+  step "examples/sync_consumer"
+  if WEFT_CACHE_DIR=$BUILD_DIR/gpu-check/sync_consumer_cache bounded 120 "$BUILD_DIR/bin/sync_consumer" 8 \
+    >"$LOG_DIR/sync_consumer.log" 2>&1; then
+    example_summary="sync_consumer: ok ($(grep -E '^egl: ' "$LOG_DIR/sync_consumer.log" | head -1))"
+    # Without NVIDIA's EGL the EGL part may not run; without CUDA on a GPU machine something is wrong.
+    if ((have_gpu)) && grep -q '^egl: not run: .*CUDA' "$LOG_DIR/sync_consumer.log"; then
+      example_summary="sync_consumer: its CUDA part did not run although nvidia-smi sees a GPU"
+      failures+=("sync_consumer without CUDA")
+    fi
+  else
+    rc=$?
+    example_summary="sync_consumer: FAILED (rc $rc)"
+    failures+=("sync_consumer (rc $rc)")
+  fi
+  cat "$LOG_DIR/sync_consumer.log"
 fi
 
 # --- benches ----------------------------------------------------------------
@@ -127,6 +158,10 @@ if [ -x "$launch_bench" ]; then
   if bounded 120 "$launch_bench" >"$LOG_DIR/bench_cuda_launch.log" 2>&1; then
     launch_summary="bench_cuda_launch: ok (log: $LOG_DIR/bench_cuda_launch.log)"
     cat "$LOG_DIR/bench_cuda_launch.log"
+    if ((have_gpu)) && grep -q '^skipped:' "$LOG_DIR/bench_cuda_launch.log"; then
+      launch_summary="bench_cuda_launch: SKIPPED although nvidia-smi sees a GPU"
+      failures+=("bench_cuda_launch skipped")
+    fi
   else
     rc=$?
     tail -20 "$LOG_DIR/bench_cuda_launch.log"
@@ -138,8 +173,9 @@ fi
 # --- summary ----------------------------------------------------------------
 printf '\n== summary\n'
 echo "device:  $device"
-echo "tests:   $total run, $((passed - skipped)) passed, $failed failed, $skipped skipped (passed without a device)"
+echo "tests:   $total run, $passed passed, $failed failed, $skipped skipped"
 [ -n "$skip_reasons" ] && echo "skip reasons:" && echo "$skip_reasons"
+echo "$example_summary"
 echo "$bench_summary"
 echo "$launch_summary"
 echo "logs:    $LOG_DIR"

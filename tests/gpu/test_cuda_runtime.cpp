@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 using namespace weft;
@@ -908,4 +909,58 @@ TEST_CASE("device kernel checks on cuda:0") {
     Host host(host_options());
     check_device_kernels(host, Device::cuda(0));
     release_cuda_modules(host);
+}
+
+TEST_CASE("an application's own CUDA context stays current across weft calls") {
+    require_device();
+    // The application's context, created as an OptiX or GL-interop program
+    // would (cuCtxCreate makes it current on this thread).
+    void *libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    REQUIRE(libcuda != nullptr);
+    using CtxCreate = int (*)(backend::CudaContext *, unsigned, int);
+    using CtxDestroy = int (*)(backend::CudaContext);
+    const auto create = reinterpret_cast<CtxCreate>(dlsym(libcuda, "cuCtxCreate_v2"));
+    const auto destroy = reinterpret_cast<CtxDestroy>(dlsym(libcuda, "cuCtxDestroy_v2"));
+    if (!create || !destroy) test::skip("this driver exports no cuCtxCreate_v2 / cuCtxDestroy_v2");
+    CudaDriver &d = CudaDriver::instance();
+    backend::CudaContext mine = nullptr;
+    REQUIRE(create(&mine, 0, d.device(0)) == 0);
+    const auto still_mine = [&](const char *after) {
+        INFO("after " << after);
+        CHECK(d.current_context() == mine);
+    };
+    still_mine("cuCtxCreate");
+    {
+        Host host(host_options());
+        ModuleLoadOptions options;
+        options.device = Device::cuda(0);
+        const CompiledModule m = host.load_module(corpus / "saxpy.py", options);
+        still_mine("load_module");
+        Array x = Array::from_vector(f32, std::vector<float>{1, 2, 3}, Device::cuda(0));
+        Array y = Array::from_vector(f32, std::vector<float>{10, 20, 30}, Device::cuda(0));
+        Array out = Array::zeros(f32, {3}, Device::cuda(0));
+        still_mine("Array::from_vector and Array::zeros");
+        m.kernel("saxpy").launch({3}, {x, y, out, 2.0f});
+        still_mine("a synchronous launch");
+        Stream stream(Device::cuda(0));
+        m.kernel("saxpy").launch({3}, {x, y, out, 2.0f}, LaunchOptions{&stream});
+        still_mine("a launch on a stream");
+        stream.synchronize();
+        still_mine("Stream::synchronize");
+        CHECK(out.to(Device::cpu()).to_vector<float>() == std::vector<float>{12, 24, 36});
+        still_mine("a copy to the host");
+        CudaModule &raw = load_cuda_module(host, corpus / "saxpy.py");
+        raw.kernel("saxpy").launch({3}, {x, y, out, 1.0f}, 0);
+        raw.synchronize();
+        still_mine("load_cuda_module, CudaKernel::launch with the suggested block size, CudaModule::synchronize");
+        {
+            const CudaContextGuard weft_context(0);
+            CHECK(d.current_context() == weft_context.context());
+            CHECK(weft_context.context() != mine);
+        }
+        still_mine("a CudaContextGuard");
+        release_cuda_modules(host);
+    }
+    still_mine("~Host");
+    CHECK(destroy(mine) == 0);
 }
