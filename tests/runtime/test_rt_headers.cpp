@@ -101,15 +101,16 @@ TEST_CASE("integer builtins keep their operand type and wrap") {
     CHECK(w::bit_xor(w::int16(0x0ff0), w::int16(0x00ff)) == w::int16(0x0f0f));
 }
 
-TEST_CASE("floordiv and mod follow Python for integers and floats") {
+TEST_CASE("floordiv floors and mod keeps the sign of a, as Warp, for integers and floats") {
     CHECK(w::floordiv(-7, 2) == -4);
     CHECK(w::floordiv(7, -2) == -4);
     CHECK(w::floordiv(7, 2) == 3);
     CHECK(w::div(-7, 2) == -3); // div truncates
-    CHECK(w::mod(-7, 3) == 2);
-    CHECK(w::mod(7, -3) == -2);
+    // Warp's % is C's (warp-lang 1.19: -7 % 3 == -1, 7 % -3 == 1), beside its flooring //.
+    CHECK(w::mod(-7, 3) == -1);
+    CHECK(w::mod(7, -3) == 1);
     CHECK(w::mod(-6, 3) == 0);
-    CHECK(w::mod(w::int8(-128), w::int8(3)) == 1);
+    CHECK(w::mod(w::int8(-128), w::int8(3)) == -2);
     CHECK(w::floordiv(w::int8(-128), w::int8(-1)) == w::int8(-128)); // 128 wraps
     CHECK(w::mod(w::uint32(7), w::uint32(3)) == 1u);
     CHECK(w::floordiv(w::int64(-1), w::int64(1000000000000LL)) == -1);
@@ -117,11 +118,12 @@ TEST_CASE("floordiv and mod follow Python for integers and floats") {
     CHECK(w::floordiv(-7.0, 2.0) == -4.0);
     CHECK(w::floordiv(-7.0f, 2.0f) == -4.0f);
     CHECK(w::floordiv(7.0, 0.1) == 69.0); // as Python: 7.0 // 0.1 == 69.0
-    CHECK(w::mod(-7.0, 3.0) == 2.0);
-    CHECK(w::mod(7.5, -2.0) == -0.5);
-    CHECK(w::mod(5.0, 0.1) == 0.09999999999999973); // Python's exact result
-    CHECK(w::mod(-7.0f, 3.0f) == 2.0f);
-    CHECK(float(w::mod(w::float16(-7.0f), w::float16(3.0f))) == 2.0f);
+    CHECK(w::mod(-7.0, 3.0) == -1.0);     // fmod
+    CHECK(w::mod(7.5, -2.0) == 1.5);
+    CHECK(w::mod(-7.5, 2.0) == -1.5);
+    CHECK(w::mod(5.0, 0.1) == std::fmod(5.0, 0.1));
+    CHECK(w::mod(-7.0f, 3.0f) == -1.0f);
+    CHECK(float(w::mod(w::float16(-7.0f), w::float16(3.0f))) == -1.0f);
     CHECK(float(w::floordiv(w::float16(-7.0f), w::float16(2.0f))) == -4.0f);
 }
 

@@ -200,7 +200,7 @@ def bins(keys: wp.array(dtype=int), counts: wp.array(dtype=int), sums: wp.array2
     k.launch({4}, {keys, counts, sums});
     CHECK(counts_and_guard.to_vector<std::int32_t>() == std::vector<std::int32_t>{0, 1, 2, 0, 1, 0});
     CHECK(sums.to_vector<float>() == std::vector<float>{2, 2, 0, 2});
-    Array bad = Array::from_vector(i32, std::vector<std::int32_t>{4, 2, -1, 1000});
+    Array bad = Array::from_vector(i32, std::vector<std::int32_t>{4, 2, -5, 1000}); // -1 would be the last
     const std::string message = message_of<LaunchError>([&] { k.launch({4}, {bad, counts, sums}); });
     CHECK_THAT(message, Catch::Contains("is out of bounds for shape [") && Catch::Contains("in kernel 'bins' at bins.py:"));
     CHECK_THAT(message, Catch::Contains("(6 checks failed"));

@@ -349,6 +349,7 @@ std::string Emitter::struct_adjoint_helpers() {
 
 void Emitter::adjoint_function(std::ostringstream &o, const ir::Function &f) {
     f_ = &f;
+    find_nonneg_locals(f);
     loop_counter_ = 0;
     AdState state;
     ad_ = &state;

@@ -157,6 +157,7 @@ private:
     std::size_t lines_ = 0;
     std::map<std::string, Type> tuples_; // code -> type
     const ir::Function *f_ = nullptr;
+    std::vector<bool> nonneg_; // per local of f_: never negative (find_nonneg_locals)
     int loop_counter_ = 0;
     int probes_ = 0;
     std::optional<Type> external_params_;
@@ -348,8 +349,63 @@ private:
         return "#line " + std::to_string(at.line) + " " + source_file_macro + "\n";
     }
 
+    /// Literals and constants of an integer type that are >= 0.
+    static bool nonneg_literal(const Expr &e) {
+        return (e.kind == K::Literal || e.kind == K::Constant) && e.value && e.type.is_integer() &&
+               !e.value->int_components.empty() && e.value->int_components[0] >= 0;
+    }
+
+    /// Which locals of `f` are never negative: every assignment gives a tid()
+    /// value, a non-negative literal, or the counter of a range that starts at
+    /// a non-negative literal and steps up by one. Their array indices skip
+    /// Warp's negative-index wrap, which would stand between an element access
+    /// and the vectorizer (the address is no longer affine in the counter).
+    void find_nonneg_locals(const ir::Function &f) {
+        nonneg_.assign(f.locals.size(), true); // locals start at {} == 0
+        const auto visit = [&](const auto &self, const std::vector<ir::StmtPtr> &body) -> void {
+            for (const ir::StmtPtr &sp : body) {
+                const Stmt &s = *sp;
+                const bool tid = s.value && s.value->kind == K::Intrinsic && s.value->intrinsic == ir::Intrinsic::Tid;
+                switch (s.kind) {
+                case S::Declare:
+                case S::Assign:
+                    if (!tid && !nonneg_literal(*s.value)) nonneg_[static_cast<std::size_t>(s.index)] = false;
+                    break;
+                case S::Unpack:
+                    if (!tid)
+                        for (int t : s.targets) nonneg_[static_cast<std::size_t>(t)] = false;
+                    break;
+                case S::For: {
+                    const Expr &step = *s.args[2];
+                    const bool up_by_one = step.kind == K::Literal && step.value && !step.value->int_components.empty() &&
+                                           step.value->int_components[0] == 1;
+                    if (!nonneg_literal(*s.args[0]) || !up_by_one) nonneg_[static_cast<std::size_t>(s.index)] = false;
+                    break;
+                }
+                default: break;
+                }
+                self(self, s.body);
+                self(self, s.orelse);
+            }
+        };
+        visit(visit, f.body);
+    }
+
+    /// Whether every index of the element access `e` (args[1..]) is known not to be negative.
+    bool nonneg_indices(const Expr &e) const {
+        for (std::size_t i = 1; i < e.args.size(); ++i) {
+            const Expr &x = *e.args[i];
+            const bool known = nonneg_literal(x) ||
+                               (x.kind == K::Local && static_cast<std::size_t>(x.index) < nonneg_.size() &&
+                                nonneg_[static_cast<std::size_t>(x.index)]);
+            if (!known) return false;
+        }
+        return true;
+    }
+
     void function(std::ostringstream &o, const ir::Function &f) {
         f_ = &f;
+        find_nonneg_locals(f);
         loop_counter_ = 0;
         const std::string name = f.is_kernel ? f.mangled_name + "_body" : f.mangled_name + (replay_ ? "_rep" : "");
         // Every function is specialized on whether the kernel's arrays are dense in
@@ -715,7 +771,9 @@ private:
 
     /// a[i, ...]: unchecked, or in debug mode checked against the shape with the access's position.
     std::string array_element(const Expr &e) {
-        if (!codegen_.bounds_checks) return "weft::index_c<weft_contig_>(" + expr(*e.args[0]) + ", " + args(e, 1) + ")";
+        if (!codegen_.bounds_checks)
+            return std::string(nonneg_indices(e) ? "weft::index_nn_c<weft_contig_>(" : "weft::index_c<weft_contig_>(") +
+                   expr(*e.args[0]) + ", " + args(e, 1) + ")";
         return "weft::index_checked<weft_contig_>(" + expr(*e.args[0]) + ", " + c_string(f_->name) + ", " +
                c_string(logical_file_) + ", " + std::to_string(e.location.line) + ", " + args(e, 1) + ")";
     }

@@ -338,10 +338,6 @@ void Checker::run() {
                 fields.push_back({s->targets[0]->text, *t, 0});
             }
             if (structs_.count(c.name)) diags_.error(c.location, "struct '" + c.name + "' is defined twice");
-            if (ok && fields.empty()) {
-                diags_.error(c.location, "struct '" + c.name + "' has no fields");
-                ok = false;
-            }
             if (!ok) continue;
             Type t = Type::structure(StructLayout::make(c.name, std::move(fields)));
             structs_.emplace(c.name, t);

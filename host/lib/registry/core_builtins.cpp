@@ -55,7 +55,7 @@ void register_core_builtins(Registry &registry) {
         r.binary("mul", t, "Returns a * b.");
         r.binary("div", t, "Returns a / b (truncating for integers).");
         r.binary("floordiv", t, "Returns a // b, rounded toward negative infinity.");
-        r.binary("mod", t, "Returns a % b with the sign of b, as in Python.");
+        r.binary("mod", t, "Returns a % b with the sign of a, as C and Warp (-7 % 3 == -1; // floors: -7 // 3 == -3).");
         r.binary("min", t, "Returns the smaller of a and b.");
         r.binary("max", t, "Returns the larger of a and b.");
         r.unary("neg", t, "Returns -a.");

@@ -39,8 +39,9 @@ std::shared_ptr<const StructLayout> StructLayout::make(std::string name, std::ve
     const CLayout c = c_layout(members);
     for (std::size_t i = 0; i < fields.size(); ++i) fields[i].offset = c.offsets[i];
     layout->fields = std::move(fields);
-    layout->size = c.size;
-    layout->alignment = c.alignment;
+    // A struct without fields is one byte, as in C++ (Warp launches kernels that take one).
+    layout->size = layout->fields.empty() ? 1 : c.size;
+    layout->alignment = layout->fields.empty() ? 1 : c.alignment;
     return layout;
 }
 

@@ -77,11 +77,11 @@ WEFT_RT_FLOAT void adj_div(T a, T b, T &adj_a, T &adj_b, T r) {
     rt::addf(adj_b, -A(r) * (A(a) / A(b)) / A(b));
 }
 WEFT_RT_FLOAT void adj_floordiv(T, T, T &, T &, T) {}
-/// a % b == a - b * floor(a / b): the quotient is piecewise constant.
+/// a % b == a - b * trunc(a / b) (C's fmod): the quotient is piecewise constant.
 WEFT_RT_FLOAT void adj_mod(T a, T b, T &adj_a, T &adj_b, T r) {
     typedef rt::acc<T> A;
     rt::addf(adj_a, A(r));
-    rt::addf(adj_b, -A(floordiv(a, b)) * A(r));
+    rt::addf(adj_b, -((A(a) - A(mod(a, b))) / A(b)) * A(r));
 }
 WEFT_RT_FLOAT void adj_neg(T, T &adj_a, T r) { adj_sub_from(adj_a, r); }
 WEFT_RT_FLOAT void adj_pos(T, T &adj_a, T r) { adj_acc(adj_a, r); }

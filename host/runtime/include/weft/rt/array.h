@@ -29,43 +29,80 @@ struct launch_t {
 };
 static_assert(sizeof(launch_t) == 32 && alignof(launch_t) == 8, "weft: launch_t layout");
 
-/// a[i], a[i, j], ...: the element at data + sum(index * stride) bytes (no bounds check).
-template <typename T> WEFT_RT_FN T &index(const array_t<T> &a, int32 i) {
+/// a[i], a[i, j], ... for indices known not to be negative (the code
+/// generator proves it: tid() values, counters of ranges that start at 0 or
+/// above, non-negative literals): the element at data + sum(index * stride)
+/// bytes, no bounds check.
+template <typename T> WEFT_RT_FN T &index_nn(const array_t<T> &a, int32 i) {
     return *reinterpret_cast<T *>(reinterpret_cast<char *>(a.data) + i * a.strides[0]);
 }
-template <typename T> WEFT_RT_FN T &index(const array_t<T> &a, int32 i, int32 j) {
+template <typename T> WEFT_RT_FN T &index_nn(const array_t<T> &a, int32 i, int32 j) {
     return *reinterpret_cast<T *>(reinterpret_cast<char *>(a.data) + i * a.strides[0] + j * a.strides[1]);
 }
-template <typename T> WEFT_RT_FN T &index(const array_t<T> &a, int32 i, int32 j, int32 k) {
+template <typename T> WEFT_RT_FN T &index_nn(const array_t<T> &a, int32 i, int32 j, int32 k) {
     return *reinterpret_cast<T *>(reinterpret_cast<char *>(a.data) + i * a.strides[0] + j * a.strides[1] +
                                   k * a.strides[2]);
 }
-template <typename T> WEFT_RT_FN T &index(const array_t<T> &a, int32 i, int32 j, int32 k, int32 l) {
+template <typename T> WEFT_RT_FN T &index_nn(const array_t<T> &a, int32 i, int32 j, int32 k, int32 l) {
     return *reinterpret_cast<T *>(reinterpret_cast<char *>(a.data) + i * a.strides[0] + j * a.strides[1] +
                                   k * a.strides[2] + l * a.strides[3]);
 }
 
-/// index() for code specialized on contiguous arrays: with Contig, the last
+namespace rt {
+/// Warp's rule: a negative index counts from the end of its dimension (a[-1] is the last element).
+WEFT_RT_FN int32 wrap(int32 i, int32 n) { return i < 0 ? i + n : i; }
+} // namespace rt
+
+/// a[i], a[i, j], ...: index_nn after Warp's negative-index rule (no bounds check).
+template <typename T> WEFT_RT_FN T &index(const array_t<T> &a, int32 i) {
+    return index_nn(a, rt::wrap(i, a.shape[0]));
+}
+template <typename T> WEFT_RT_FN T &index(const array_t<T> &a, int32 i, int32 j) {
+    return index_nn(a, rt::wrap(i, a.shape[0]), rt::wrap(j, a.shape[1]));
+}
+template <typename T> WEFT_RT_FN T &index(const array_t<T> &a, int32 i, int32 j, int32 k) {
+    return index_nn(a, rt::wrap(i, a.shape[0]), rt::wrap(j, a.shape[1]), rt::wrap(k, a.shape[2]));
+}
+template <typename T> WEFT_RT_FN T &index(const array_t<T> &a, int32 i, int32 j, int32 k, int32 l) {
+    return index_nn(a, rt::wrap(i, a.shape[0]), rt::wrap(j, a.shape[1]), rt::wrap(k, a.shape[2]),
+                    rt::wrap(l, a.shape[3]));
+}
+
+/// index_nn() for code specialized on contiguous arrays: with Contig, the last
 /// dimension's stride is sizeof(T) (the caller checked), a constant the
-/// compiler can vectorize over; without, exactly index().
-template <bool Contig, typename T> WEFT_RT_FN T &index_c(const array_t<T> &a, int32 i) {
+/// compiler can vectorize over; without, exactly index_nn().
+template <bool Contig, typename T> WEFT_RT_FN T &index_nn_c(const array_t<T> &a, int32 i) {
     if constexpr (Contig) return a.data[i];
-    else return index(a, i);
+    else return index_nn(a, i);
 }
-template <bool Contig, typename T> WEFT_RT_FN T &index_c(const array_t<T> &a, int32 i, int32 j) {
+template <bool Contig, typename T> WEFT_RT_FN T &index_nn_c(const array_t<T> &a, int32 i, int32 j) {
     if constexpr (Contig) return reinterpret_cast<T *>(reinterpret_cast<char *>(a.data) + i * a.strides[0])[j];
-    else return index(a, i, j);
+    else return index_nn(a, i, j);
 }
-template <bool Contig, typename T> WEFT_RT_FN T &index_c(const array_t<T> &a, int32 i, int32 j, int32 k) {
+template <bool Contig, typename T> WEFT_RT_FN T &index_nn_c(const array_t<T> &a, int32 i, int32 j, int32 k) {
     if constexpr (Contig)
         return reinterpret_cast<T *>(reinterpret_cast<char *>(a.data) + i * a.strides[0] + j * a.strides[1])[k];
-    else return index(a, i, j, k);
+    else return index_nn(a, i, j, k);
 }
-template <bool Contig, typename T> WEFT_RT_FN T &index_c(const array_t<T> &a, int32 i, int32 j, int32 k, int32 l) {
+template <bool Contig, typename T> WEFT_RT_FN T &index_nn_c(const array_t<T> &a, int32 i, int32 j, int32 k, int32 l) {
     if constexpr (Contig)
         return reinterpret_cast<T *>(reinterpret_cast<char *>(a.data) + i * a.strides[0] + j * a.strides[1] +
                                      k * a.strides[2])[l];
-    else return index(a, i, j, k, l);
+    else return index_nn(a, i, j, k, l);
+}
+/// index_nn_c() after Warp's negative-index rule.
+template <bool Contig, typename T> WEFT_RT_FN T &index_c(const array_t<T> &a, int32 i) {
+    return index_nn_c<Contig>(a, rt::wrap(i, a.shape[0]));
+}
+template <bool Contig, typename T> WEFT_RT_FN T &index_c(const array_t<T> &a, int32 i, int32 j) {
+    return index_nn_c<Contig>(a, rt::wrap(i, a.shape[0]), rt::wrap(j, a.shape[1]));
+}
+template <bool Contig, typename T> WEFT_RT_FN T &index_c(const array_t<T> &a, int32 i, int32 j, int32 k) {
+    return index_nn_c<Contig>(a, rt::wrap(i, a.shape[0]), rt::wrap(j, a.shape[1]), rt::wrap(k, a.shape[2]));
+}
+template <bool Contig, typename T> WEFT_RT_FN T &index_c(const array_t<T> &a, int32 i, int32 j, int32 k, int32 l) {
+    return index_nn_c<Contig>(a, rt::wrap(i, a.shape[0]), rt::wrap(j, a.shape[1]), rt::wrap(k, a.shape[2]),
+                              rt::wrap(l, a.shape[3]));
 }
 /// Whether an array's last dimension is dense (what index_c<true> assumes).
 /// A switch, not strides[ndim - 1]: indexing a kernel parameter by a runtime

@@ -84,7 +84,8 @@ WEFT_RT_FN T &index_checked(const array_t<T> &a, const char *kernel, const char 
     const int32 index[] = {int32(i)...};
     constexpr int n = int(sizeof...(I));
     bool inside = a.ndim == n;
-    for (int d = 0; d < n && inside; ++d) inside = index[d] >= 0 && index[d] < a.shape[d];
+    // Warp's rule: -shape[d] <= i < 0 counts from the end.
+    for (int d = 0; d < n && inside; ++d) inside = index[d] >= -a.shape[d] && index[d] < a.shape[d];
     if (inside) return index_c<Contig>(a, i...);
     rt::bounds_failure(kernel, file, line, index, n, a.shape, a.ndim);
     return rt::scratch<T>();

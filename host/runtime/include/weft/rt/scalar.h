@@ -124,21 +124,16 @@ WEFT_RT_SCALAR T floordiv(T a, T b) {
         return T(q);
     }
 }
-/// Remainder with the sign of b (Python %); integer modulo by zero gives 0.
+/// Remainder with the sign of a, as C's % and fmod (Warp's %, beside its
+/// flooring //: -7 % 3 == -1, -7.5 % 2.0 == -1.5); integer modulo by zero gives 0.
 WEFT_RT_SCALAR T mod(T a, T b) {
     if constexpr (rt::is_int<T>) {
         if (b == T(0)) return T(0);
-        if constexpr (rt::is_signed_int<T>) {
-            if (b == T(-1)) return T(0);
-            T r = T(a % b);
-            if (r != T(0) && ((r < T(0)) != (b < T(0)))) r = T(r + b);
-            return r;
-        }
+        if constexpr (rt::is_signed_int<T>)
+            if (b == T(-1)) return T(0); // INT_MIN % -1 traps on x86
         return T(a % b);
     } else {
-        rt::acc<T> q, r;
-        rt::py_divmod(rt::acc<T>(a), rt::acc<T>(b), q, r);
-        return T(r);
+        return T(rt::fmod(rt::acc<T>(a), rt::acc<T>(b)));
     }
 }
 

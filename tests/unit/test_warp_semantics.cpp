@@ -1,0 +1,125 @@
+// Where weft's kernel language must give Warp's answers. The expected values
+// are what warp-lang 1.19 computes on the CPU for the same kernel text
+// (tests/warp_semantics/warp_side.py prints them; CTest runs it as warp.semantics
+// where warp-lang is installed).
+#include "test_support.hpp"
+
+#include "weft/host/host.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+using namespace weft;
+using weft::test::message_of;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempCache {
+    fs::path path = fs::temp_directory_path() / ("weft_semantics_" + std::to_string(::getpid()));
+    TempCache() { fs::remove_all(path); }
+    ~TempCache() { fs::remove_all(path); }
+};
+
+HostOptions options_for(const TempCache &cache) {
+    HostOptions o = weft::test::test_host_options();
+    o.cache_dir = cache.path;
+    o.quiet = true;
+    return o;
+}
+
+const Type f32 = Type::scalar(Scalar::Float32);
+const Type i32 = Type::scalar(Scalar::Int32);
+
+// The kernel warp_side.py runs, character for character.
+const char *const operators = R"(import warp as wp
+
+
+@wp.kernel
+def ops(a: wp.array(dtype=int), out: wp.array(dtype=int), f: wp.array(dtype=float)):
+    out[0] = 7 / 2
+    out[1] = -7 // 2
+    out[2] = -7 % 3
+    out[3] = 7 % -3
+    out[4] = a[-1]
+    out[5] = a[-4]
+    a[-2] = 99
+    wp.atomic_add(a, -3, 1000)
+    out[6] = -7 / 2
+    out[7] = 7 // -2
+    f[0] = -7.5 % 2.0
+    f[1] = 7.5 % -2.0
+    f[2] = -7.5 // 2.0
+    f[3] = float(-7) / float(2)
+)";
+
+} // namespace
+
+TEST_CASE("division, floor division, remainder and negative indices give Warp's values") {
+    TempCache cache;
+    Host host(options_for(cache));
+    for (const bool debug : {false, true}) {
+        INFO((debug ? "debug" : "release") << " mode");
+        ModuleLoadOptions options;
+        options.debug = debug;
+        const Kernel k = host.load_module_source(debug ? "ops_debug" : "ops", operators, options).kernel("ops");
+        Array a = Array::from_vector(i32, std::vector<std::int32_t>{1, 2, 3, 4});
+        Array out = Array::zeros(i32, {8});
+        Array f = Array::zeros(f32, {4});
+        k.launch({1}, {a, out, f});
+        // warp-lang 1.19, CPU: C's truncating / and %, a flooring //, a[-1] the last element.
+        CHECK(out.to_vector<std::int32_t>() == std::vector<std::int32_t>{3, -4, -1, 1, 4, 1, -3, -4});
+        CHECK(a.to_vector<std::int32_t>() == std::vector<std::int32_t>{1, 1002, 99, 4});
+        CHECK(f.to_vector<float>() == std::vector<float>{-1.5f, 1.5f, -4.0f, -3.5f});
+    }
+}
+
+TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
+    TempCache cache;
+    Host host(options_for(cache));
+    const char *source = R"(import warp as wp
+
+
+@wp.kernel
+def corner(m: wp.array2d(dtype=float), k: int):
+    i = wp.tid()
+    m[-1, -1 - i] = m[0, -k] + float(i)
+)";
+    Array m = Array::from_vector(f32, std::vector<float>{1, 2, 3, 4, 5, 6}).view({2, 3}, {12, 4});
+    host.load_module_source("corner", source).kernel("corner").launch({3}, {m, 1});
+    CHECK(m.to_vector<float>() == std::vector<float>{1, 2, 3, 5, 4, 3});
+    ModuleLoadOptions debug;
+    debug.debug = true;
+    const Kernel checked = host.load_module_source("corner_debug", source, debug).kernel("corner");
+    checked.launch({3}, {m, 3});
+    CHECK(m.to_vector<float>() == std::vector<float>{1, 2, 3, 3, 2, 1});
+    // -4 is before the start of a 3-wide row: a bounds failure, as 3 would be.
+    CHECK_THAT(message_of<LaunchError>([&] { checked.launch({1}, {m, 4}); }),
+               Catch::Contains("array index [0, -4] is out of bounds for shape [2, 3]"));
+}
+
+TEST_CASE("an empty @wp.struct is a one-byte value a kernel can take") {
+    TempCache cache;
+    Host host(options_for(cache));
+    const char *source = R"(import warp as wp
+
+
+@wp.struct
+class Nothing:
+    pass
+
+
+@wp.kernel
+def fill(tag: Nothing, out: wp.array(dtype=int)):
+    i = wp.tid()
+    out[i] = i * 2
+)";
+    const Kernel k = host.load_module_source("empty_struct", source).kernel("fill");
+    const Type nothing = k.params()[0].type;
+    CHECK(nothing.size() == 1);
+    const unsigned char byte = 0;
+    Array out = Array::zeros(i32, {3});
+    k.launch({3}, {KernelArg::value(nothing, &byte, 1), out});
+    CHECK(out.to_vector<std::int32_t>() == std::vector<std::int32_t>{0, 2, 4});
+}
