@@ -153,7 +153,11 @@ TEST_CASE("float math builtins") {
     CHECK(w::abs(-0.0f) == 0.0f);
     CHECK_FALSE(std::signbit(w::abs(-0.0)));
     CHECK(w::sign(-2.5) == -1.0);
-    CHECK(w::sign(0.0f) == 0.0f);
+    CHECK(w::sign(0.0f) == 1.0f); // Warp: -1 when a < 0, else 1
+    CHECK(w::sign(-0.0) == 1.0);
+    CHECK(w::sign(std::nan("")) == 1.0);
+    CHECK(w::sign(w::int32(0)) == 1);
+    CHECK(w::sign(w::uint32(0)) == 1u);
     CHECK(w::min(1.5, -2.0) == -2.0);
     CHECK(w::max(w::float16(1.5f), w::float16(-2.0f)).bits == w::float16(1.5f).bits);
 }

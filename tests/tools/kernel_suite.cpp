@@ -16,6 +16,7 @@
 //                                and every error matches some expectation.
 // Warnings are ignored. A file may name the test plugins it needs:
 // `# plugins: wt_color wt_pixel`.
+#include "corpus_runs.hpp"
 #include "weft/host/host.hpp"
 #include "weft/kernel/frontend.hpp"
 #include "weft/kernel/lower.hpp"
@@ -154,6 +155,23 @@ int run_compile(const std::string &path, bool cuda, bool backward = false) {
     return 0;
 }
 
+/// Every kernel of `path` on the CPU with inputs made from its signature
+/// (tests/support/corpus_runs.hpp), as JSON in `out` (stdout has the kernels' prints).
+int run_fed(const std::string &path, const std::string &out) {
+    HostOptions options;
+    options.use_environment = false;
+    options.quiet = true;
+    const std::filesystem::path cache =
+        std::filesystem::temp_directory_path() / ("weft_suite_run_" + std::to_string(::getpid()));
+    options.cache_dir = cache;
+    {
+        Host host(options);
+        std::ofstream(out, std::ios::binary) << test::runs_to_json(test::run_module_kernels(host, path, Device::cpu()));
+    }
+    std::filesystem::remove_all(cache);
+    return 0;
+}
+
 int run_golden(const std::string &path, const std::string &golden) {
     FrontendResult r = check_with_plugins(path);
     if (!r.ok()) {
@@ -203,12 +221,13 @@ int run_errors(const std::string &path) {
 int main(int argc, char **argv) {
     const std::string mode = argc >= 3 ? argv[1] : "";
     if (!((mode == "corpus" || mode == "errors" || mode == "compile" || mode == "cuda" || mode == "backward") && argc == 3) &&
-        !(mode == "ir" && argc == 4)) {
-        std::cerr << "usage: kernel_suite corpus|errors|compile|backward|cuda FILE.py\n       kernel_suite ir FILE.py GOLDEN.ir\n";
+        !((mode == "ir" || mode == "run") && argc == 4)) {
+        std::cerr << "usage: kernel_suite corpus|errors|compile|backward|cuda FILE.py\n       kernel_suite ir FILE.py GOLDEN.ir\n       kernel_suite run FILE.py OUT.json\n";
         return 2;
     }
     try {
         if (mode == "ir") return run_golden(argv[2], argv[3]);
+        if (mode == "run") return run_fed(argv[2], argv[3]);
         if (mode == "compile" || mode == "cuda" || mode == "backward")
             return run_compile(argv[2], mode == "cuda", mode == "backward");
         return mode == "corpus" ? run_corpus(argv[2]) : run_errors(argv[2]);

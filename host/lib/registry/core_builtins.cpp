@@ -61,7 +61,7 @@ void register_core_builtins(Registry &registry) {
         r.unary("neg", t, "Returns -a.");
         r.unary("pos", t, "Returns +a.");
         r.unary("abs", t, "Returns |a|.");
-        r.unary("sign", t, "Returns -1, 0 or 1 with the sign of a.");
+        r.unary("sign", t, "Returns -1 when a < 0, else 1 (0 and NaN give 1, as in Warp).");
         r.add("clamp", {{"x", t}, {"low", t}, {"high", t}}, t, "Clamps x to [low, high].");
         for (const char *cmp : {"lt", "le", "gt", "ge", "eq", "ne"})
             r.binary(cmp, t, std::string("Compares a and b (") + cmp + ").", "bool");

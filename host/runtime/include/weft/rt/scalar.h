@@ -145,10 +145,10 @@ WEFT_RT_SCALAR T abs(T a) {
     else if constexpr (rt::is_signed_int<T>) return a < T(0) ? neg(a) : a;
     else return a;
 }
-/// -1, 0 or 1 (0 for NaN).
+/// Warp's sign: -1 when a < 0, else 1 (zero, -0.0 and NaN included; warp-lang 1.19).
 WEFT_RT_SCALAR T sign(T a) {
-    if constexpr (rt::is_int<T> && !rt::is_signed_int<T>) return T(a != T(0));
-    else return a > T(0) ? T(1) : a < T(0) ? T(-1) : T(0);
+    if constexpr (rt::is_int<T> && !rt::is_signed_int<T>) return T(1);
+    else return a < T(0) ? T(-1) : T(1);
 }
 
 WEFT_RT_SCALAR bool lt(T a, T b) { return a < b; }

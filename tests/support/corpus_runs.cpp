@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 
@@ -215,6 +216,72 @@ std::string compare_runs(const std::vector<KernelRun> &a, const std::vector<Kern
         }
     }
     return "";
+}
+
+std::string runs_to_json(const std::vector<KernelRun> &runs) {
+    const auto quoted = [](const std::string &text) {
+        std::string out = "\"";
+        for (const char c : text) {
+            if (c == '"' || c == '\\') out += '\\';
+            if (static_cast<unsigned char>(c) < 0x20) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                out += buf;
+            } else {
+                out += c;
+            }
+        }
+        return out + "\"";
+    };
+    std::string out = "[";
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+        const KernelRun &run = runs[r];
+        out += (r ? ",\n" : "\n") + std::string("{\"kernel\": ") + quoted(run.kernel) + ", \"dim\": [";
+        for (std::size_t d = 0; d < run.dim.size(); ++d) out += (d ? ", " : "") + std::to_string(run.dim[d]);
+        out += "], \"error\": " + quoted(run.error) + ", \"arrays\": [";
+        for (std::size_t i = 0; i < run.arrays.size(); ++i) {
+            if (i) out += ", ";
+            const std::optional<Scalar> s = component_scalar(run.dtypes[i]);
+            if (!s) {
+                out += "null";
+                continue;
+            }
+            const std::uint64_t width = scalar_size(*s);
+            const std::vector<unsigned char> &bytes = run.arrays[i];
+            out += "[";
+            for (std::size_t e = 0; e + width <= bytes.size(); e += width) {
+                if (e) out += ", ";
+                const unsigned char *p = bytes.data() + e;
+                char buf[40];
+                switch (*s) {
+                case Scalar::Float16:
+                case Scalar::Float32:
+                case Scalar::Float64: {
+                    const double v = element_as_double(*s, p);
+                    if (std::isnan(v)) out += "\"nan\"";
+                    else if (std::isinf(v)) out += v > 0 ? "\"inf\"" : "\"-inf\"";
+                    else {
+                        std::snprintf(buf, sizeof buf, "%.17g", v);
+                        out += buf;
+                    }
+                    break;
+                }
+                case Scalar::Bool: out += p[0] ? "1" : "0"; break;
+                case Scalar::UInt8: out += std::to_string(p[0]); break;
+                case Scalar::UInt16: { std::uint16_t v; std::memcpy(&v, p, 2); out += std::to_string(v); break; }
+                case Scalar::UInt32: { std::uint32_t v; std::memcpy(&v, p, 4); out += std::to_string(v); break; }
+                case Scalar::UInt64: { std::uint64_t v; std::memcpy(&v, p, 8); out += std::to_string(v); break; }
+                case Scalar::Int8: out += std::to_string(static_cast<std::int8_t>(p[0])); break;
+                case Scalar::Int16: { std::int16_t v; std::memcpy(&v, p, 2); out += std::to_string(v); break; }
+                case Scalar::Int32: { std::int32_t v; std::memcpy(&v, p, 4); out += std::to_string(v); break; }
+                case Scalar::Int64: { std::int64_t v; std::memcpy(&v, p, 8); out += std::to_string(v); break; }
+                }
+            }
+            out += "]";
+        }
+        out += "]}";
+    }
+    return out + "\n]\n";
 }
 
 } // namespace weft::test

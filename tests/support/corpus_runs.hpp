@@ -42,4 +42,10 @@ std::vector<KernelRun> run_module_kernels(Host &host, const std::filesystem::pat
 std::string compare_runs(const std::vector<KernelRun> &a, const std::vector<KernelRun> &b,
                          double float_tolerance = 1e-4);
 
+/// The runs as JSON, for a peer that runs the same kernels on the same
+/// inputs (tests/warp_semantics/diff_corpus.py runs them with warp-lang):
+/// [{"kernel", "dim", "error", "arrays": [[every scalar component, in memory
+/// order] or null for arrays of structs]}], one array per array parameter.
+std::string runs_to_json(const std::vector<KernelRun> &runs);
+
 } // namespace weft::test
