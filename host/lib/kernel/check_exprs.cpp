@@ -620,7 +620,8 @@ Value Checker::call(const Expr &e) {
     const auto &overloads = registry_.overloads(n);
     const bool has_generic = std::any_of(overloads.begin(), overloads.end(), [](const BuiltinOverload &o) { return o.generic(); });
     if (has_generic) return generic_builtin(n, e);
-    if (!e.keywords.empty()) {
+    // A name nothing registers is "unknown function" whatever its arguments (builtin_call says so).
+    if (!e.keywords.empty() && !overloads.empty()) {
         diags_.error(e.keywords.front().location,
                      "builtin '" + n + "' takes no keyword arguments (got '" + e.keywords.front().name + "')");
         return poison();

@@ -226,7 +226,10 @@ void Checker::check_kernel(const ast::FunctionDef &def) {
         }
         f.params.push_back({p.name, a->type, p.location});
     }
-    if (def.returns) diags_.error(def.returns->location, "kernels cannot return a value");
+    // `-> None` states what every kernel does (Warp accepts it); any other annotation is a value.
+    const bool returns_none = def.returns && def.returns->kind == Expr::Kind::Name &&
+                              def.returns->text == "None";
+    if (def.returns && !returns_none) diags_.error(def.returns->location, "kernels cannot return a value");
     if (!ok) return;
 
     FunctionScope scope;
