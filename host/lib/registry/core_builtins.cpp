@@ -46,6 +46,26 @@ void register_core_builtins(Registry &registry) {
     Registry::Transaction tx = registry.begin("core");
     Registrar r{tx};
 
+    // Warp's random numbers (weft/rt/random.h): the uint32 state advances in place.
+    r.add("rand_init", {{"seed", "int32"}}, "uint32", "A random state for seed (Warp's PCG hash).");
+    r.add("rand_init", {{"seed", "int32"}, {"offset", "int32"}}, "uint32",
+          "A random state for seed and offset (e.g. the thread's index): independent streams per offset.");
+    r.add("randi", {{"state", "uint32"}}, "int32", "A random int32; advances state.");
+    r.add("randi", {{"state", "uint32"}, {"low", "int32"}, {"high", "int32"}}, "int32",
+          "A random int32 in [low, high); advances state.");
+    r.add("randu", {{"state", "uint32"}}, "uint32", "A random uint32; advances state.");
+    r.add("randu", {{"state", "uint32"}, {"low", "uint32"}, {"high", "uint32"}}, "uint32",
+          "A random uint32 in [low, high); advances state.");
+    r.add("randf", {{"state", "uint32"}}, "float32", "A uniform float32 in [0, 1) on a 2^-24 grid; advances state.");
+    r.add("randf", {{"state", "uint32"}, {"low", "float32"}, {"high", "float32"}}, "float32",
+          "A uniform float32 in [low, high); advances state.");
+    r.add("randn", {{"state", "uint32"}}, "float32", "A standard normal float32 (Box-Muller); advances state.");
+    for (const char *name : {"sample_triangle", "sample_unit_ring", "sample_unit_disk", "sample_unit_square"})
+        r.add(name, {{"state", "uint32"}}, "vec2", std::string("Warp's ") + name + ": a uniform point; advances state.");
+    for (const char *name : {"sample_unit_sphere_surface", "sample_unit_sphere", "sample_unit_hemisphere_surface",
+                             "sample_unit_hemisphere", "sample_unit_cube"})
+        r.add(name, {{"state", "uint32"}}, "vec3", std::string("Warp's ") + name + ": a uniform point; advances state.");
+
     std::vector<std::string> numeric = int_types;
     numeric.insert(numeric.end(), float_types.begin(), float_types.end());
 

@@ -90,6 +90,21 @@ WEFT_RT_FLOAT void adj_abs(T a, T &adj_a, T r) {
     else if (a > T(0)) adj_acc(adj_a, r);
 }
 WEFT_RT_FLOAT void adj_sign(T, T &, T) {}
+// Random draws carry no gradient (the state is an integer).
+#define WEFT_RT_ADJ_NONE(name)                                                                                         \
+    template <typename... A> WEFT_RT_FN void adj_##name(A &&...) {}
+WEFT_RT_ADJ_NONE(randf)
+WEFT_RT_ADJ_NONE(randn)
+WEFT_RT_ADJ_NONE(sample_triangle)
+WEFT_RT_ADJ_NONE(sample_unit_ring)
+WEFT_RT_ADJ_NONE(sample_unit_disk)
+WEFT_RT_ADJ_NONE(sample_unit_sphere_surface)
+WEFT_RT_ADJ_NONE(sample_unit_sphere)
+WEFT_RT_ADJ_NONE(sample_unit_hemisphere_surface)
+WEFT_RT_ADJ_NONE(sample_unit_hemisphere)
+WEFT_RT_ADJ_NONE(sample_unit_square)
+WEFT_RT_ADJ_NONE(sample_unit_cube)
+#undef WEFT_RT_ADJ_NONE
 /// min and max pass the gradient to the operand they return (a on ties).
 WEFT_RT_FLOAT void adj_min(T a, T b, T &adj_a, T &adj_b, T r) {
     if (b < a) adj_acc(adj_b, r);

@@ -27,5 +27,6 @@
 #include "weft/rt/scalar.h"
 #include "weft/rt/linalg.h"
 #include "weft/rt/array.h"
+#include "weft/rt/random.h"
 #include "weft/rt/debug.h"
 #include "weft/rt/checked.h"
