@@ -4,11 +4,14 @@
 // where warp-lang is installed).
 #include "test_support.hpp"
 
+#include "weft/backend/cuda.hpp"
 #include "weft/host/host.hpp"
+#include "weft/kernel/diagnostics.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 using namespace weft;
 using weft::test::message_of;
@@ -122,4 +125,52 @@ def fill(tag: Nothing, out: wp.array(dtype=int)):
     Array out = Array::zeros(i32, {3});
     k.launch({3}, {KernelArg::value(nothing, &byte, 1), out});
     CHECK(out.to_vector<std::int32_t>() == std::vector<std::int32_t>{0, 2, 4});
+}
+
+TEST_CASE("assert checks in debug builds and is ignored in release builds, as in Warp") {
+    TempCache cache;
+    Host host(options_for(cache));
+    const char *source = R"(import warp as wp
+
+
+@wp.kernel
+def guarded(a: wp.array(dtype=float), limit: float):
+    i = wp.tid()
+    assert a[i] < limit, "value over the limit"
+    assert i >= 0
+    a[i] = a[i] * 2.0
+)";
+    Array a = Array::from_vector(f32, std::vector<float>{1, 5, 2});
+    const Kernel release = host.load_module_source("guarded", source).kernel("guarded");
+    release.launch({3}, {a, 3.0f});
+    CHECK(a.to_vector<float>() == std::vector<float>{2, 10, 4});
+
+    ModuleLoadOptions options;
+    options.debug = true;
+    const Kernel debug = host.load_module_source("guarded_debug", source, options).kernel("guarded");
+    debug.launch({3}, {a, 100.0f});
+    CHECK(a.to_vector<float>() == std::vector<float>{4, 20, 8});
+    // One element over the limit: the launch fails (the line names kernel, position and message).
+    CHECK_THAT(message_of<LaunchError>([&] { debug.launch({3}, {a, 10.0f}); }), Catch::Contains("1 expect_* check failed"));
+    CHECK(a.to_vector<float>() == std::vector<float>{8, 40, 16}); // the kernel ran on
+    debug.launch({1}, {a, 100.0f});
+    if (backend::nvrtc_available()) {
+        const fs::path file = cache.path / "guarded.py";
+        fs::create_directories(cache.path);
+        std::ofstream(file) << source;
+        CHECK(host.compile_aot(file, {Target::cuda_ptx(75)}, options).size() == 1);
+    }
+}
+
+TEST_CASE("assert needs a bool condition and at most a string message") {
+    TempCache cache;
+    Host host(options_for(cache));
+    const auto error_of = [&](const std::string &line) {
+        return message_of<kernel::KernelSourceError>([&] {
+            host.load_module_source("bad_assert", "import warp as wp\n\n@wp.kernel\ndef k(a: wp.array(dtype=int)):\n"
+                                                  "    i = wp.tid()\n    " + line + "\n");
+        });
+    };
+    CHECK_THAT(error_of("assert i"), Catch::Contains("6:12: error: assert needs a bool condition, got 'int32'"));
+    CHECK_THAT(error_of("assert i > 0, 3"), Catch::Contains("assert takes a condition and an optional string message"));
 }

@@ -839,6 +839,8 @@ private:
         case I::AtomicMax: return atomic_call("atomic_max", e, where);
         case I::Print: return "weft::print(" + args(e) + ")";
         case I::ExpectEq: return "weft::expect_eq(" + args(e) + ", " + where + ")";
+        // Release builds drop the check (the condition's effects, if any, still happen).
+        case I::Assert: return codegen_.bounds_checks ? "weft::assert_true(" + args(e) + ", " + where + ")" : "(void)0";
         case I::ExpectNeq: return "weft::expect_neq(" + args(e) + ", " + where + ")";
         case I::ExpectNear:
             return "weft::expect_near(" + args(e) + (e.args.size() == 2 ? ", 1e-6f" : "") + ", " + where + ")";

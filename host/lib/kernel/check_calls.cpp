@@ -89,7 +89,7 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
     }
 
     for (const Expr *a : arg_ast) {
-        if (name == "print" && a->kind == Expr::Kind::String) {
+        if ((name == "print" || name == "assert") && a->kind == Expr::Kind::String) {
             auto s = make(K::String, Type::string(), a->location);
             s->name = a->text; // the string; codegen prints it verbatim
             args.push_back(Value{std::move(s)});
@@ -217,6 +217,20 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
                 diags_.error(at, "expect_near() tolerance must be float32");
                 return poison();
             }
+        }
+        return result(Type::void_type());
+    }
+    if (name == "assert") {
+        const bool message = args.size() == 2 && args[1].type().kind() == Type::Kind::String;
+        if (args.empty() || args.size() > 2 || (args.size() == 2 && !message)) {
+            diags_.error(at, "assert takes a condition and an optional string message");
+            return poison();
+        }
+        settle(args[0]);
+        if (!args[0].type().is_bool()) {
+            diags_.error(arg_ast[0]->location, "assert needs a bool condition, got '" + args[0].type().name() +
+                                                   "' (compare it: x != 0)");
+            return poison();
         }
         return result(Type::void_type());
     }

@@ -175,8 +175,23 @@ StmtPtr Parser::simple_statement(BlockKind kind) {
                 if (!value) return nullptr;
                 s->value = std::move(value.expr);
             }
-        } else if (t.text == "raise" || t.text == "assert" || t.text == "del" || t.text == "global" ||
-                   t.text == "nonlocal") {
+        } else if (t.text == "assert") {
+            // assert test[, message]: a call of the `assert` intrinsic, checked in debug builds only.
+            const SourceLocation at = advance().location;
+            Node test = parse_expression();
+            if (!test) return nullptr;
+            Node call = leaf(Expr::Kind::Call, at);
+            Node callee = leaf(Expr::Kind::Name, at);
+            callee.expr->text = "assert";
+            if (!add(call, std::move(callee)) || !add(call, std::move(test))) return nullptr;
+            if (check_op(",")) {
+                advance();
+                Node message = parse_expression();
+                if (!message || !add(call, std::move(message))) return nullptr;
+            }
+            s = std::make_unique<Stmt>(Stmt::Kind::Expr, at);
+            s->value = std::move(call.expr);
+        } else if (t.text == "raise" || t.text == "del" || t.text == "global" || t.text == "nonlocal") {
             fail(t.location, t.text + " statements are not supported in kernels");
             return nullptr;
         } else if (t.text == "import" || t.text == "from") {

@@ -59,6 +59,7 @@ enum class Intrinsic : std::uint8_t {
     ExpectNeq,
     ExpectNear,
     Identity,
+    Assert, // assert test[, message]: checked in debug builds, nothing in release builds (as Warp)
 };
 std::string_view intrinsic_name(Intrinsic i);
 std::optional<Intrinsic> parse_intrinsic(std::string_view name);

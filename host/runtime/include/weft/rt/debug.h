@@ -174,6 +174,19 @@ WEFT_RT_FN void expect_neq(const T &a, const T &b, const char *kernel, const cha
     }
     rt::count_failure();
 }
+/// assert test[, message] in debug builds: one line naming kernel and
+/// position when test is false, and a counted failure (the launch fails).
+WEFT_RT_FN void assert_true(bool test, const char *message, const char *kernel, const char *file, int32 line) {
+    if (test) return;
+    {
+        const rt::LineLock whole;
+        printf("assertion failed in kernel '%s' at %s:%d%s%s\n", kernel, file, line, *message ? ": " : "", message);
+    }
+    rt::count_failure();
+}
+WEFT_RT_FN void assert_true(bool test, const char *kernel, const char *file, int32 line) {
+    assert_true(test, "", kernel, file, line);
+}
 /// Every component within tolerance (Warp's default is 1e-6; the generator passes it).
 template <typename T>
 WEFT_RT_FN void expect_near(const T &a, const T &b, float32 tolerance, const char *kernel, const char *file,
