@@ -586,7 +586,10 @@ Value Checker::call(const Expr &e) {
         diags_.error(callee.location, "only named functions and types can be called");
         return poison();
     }
-    const std::string n = strip_warp(*name);
+    std::string n = strip_warp(*name);
+    // `f = wp.sin` at module level: f(x) is sin(x) (a local or parameter named f still shadows it).
+    if (*name == n && !(scope_ && (scope_->locals.count(n) || scope_->params.count(n))))
+        if (auto alias = function_aliases_.find(n); alias != function_aliases_.end()) n = alias->second;
 
     if (invalid_functions_.count(n)) return poison(); // its definition was reported already
     if (n == "range") {

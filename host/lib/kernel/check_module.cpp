@@ -286,6 +286,22 @@ void Checker::run() {
                     value = value->children[1].get();
                 }
             }
+            // `dtype = wp.float32`, `f = wp.sin`: aliases, not values.
+            if (value && !explicit_constant && !a.annotation && (value->kind == Expr::Kind::Name || value->kind == Expr::Kind::Attribute)) {
+                if (auto target = dotted(*value)) {
+                    const std::string bare = strip_warp(*target);
+                    if (auto t = type_named(*target)) {
+                        type_aliases_[a.name] = *t;
+                        continue;
+                    }
+                    const bool builtin = !registry_.overloads(bare).empty() || ir::parse_intrinsic(bare).has_value() ||
+                                         (bare == *target && function_aliases_.count(bare));
+                    if (builtin && !constants_.count(bare) && !warp_constants_.count(bare)) {
+                        function_aliases_[a.name] = function_aliases_.count(bare) ? function_aliases_[bare] : bare;
+                        continue;
+                    }
+                }
+            }
             Value::Literal literal;
             const std::size_t errors = diags_.error_count();
             auto c = value ? evaluate_constant(*value, literal) : std::nullopt;

@@ -55,6 +55,8 @@ std::optional<Type> Checker::type_named(const std::string &dotted_name) const {
     if (auto t = parse_builtin_type(name)) return t;
     if (auto it = structs_.find(name); it != structs_.end()) return it->second;
     if (const NativeTypeInfo *n = registry_.native_type(name)) return n->type();
+    if (name == dotted_name)
+        if (auto it = type_aliases_.find(name); it != type_aliases_.end()) return it->second;
     return std::nullopt;
 }
 

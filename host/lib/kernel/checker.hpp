@@ -128,6 +128,10 @@ public:
     std::set<std::string> typing_aliases_; // "typing"
     std::set<std::string> any_names_;      // "Any" when imported from typing
     std::map<std::string, Type> structs_;
+    // Module-level aliases, as Warp code writes them: `dtype = wp.float32`
+    // (a type) and `f = wp.sin` (a builtin, resolved to it at every call).
+    std::map<std::string, Type> type_aliases_;
+    std::map<std::string, std::string> function_aliases_;
     std::map<std::string, ModuleConstant> constants_;
     std::map<std::string, ModuleConstant> warp_constants_; // wp.pi, wp.inf, ...: only with the prefix
     std::map<std::string, std::vector<const ast::FunctionDef *>> funcs_;
