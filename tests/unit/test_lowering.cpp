@@ -216,6 +216,15 @@ TEST_CASE("constant folding reports overflow and division by zero instead of cra
     CHECK(folding("1 // 0") == "1:5: division by zero in a constant expression: 1 // 0");
     CHECK(folding("7 % 0") == "1:5: division by zero in a constant expression: 7 % 0");
     CHECK(folding("1.0 / 0") == "1:5: division by zero in a constant expression");
+    // Python raises for these; folding them to inf or nan hid the fault.
+    CHECK(folding("0 ** -1") ==
+          "1:5: division by zero in a constant expression: 0 ** (-1) (zero to a negative power)");
+    CHECK(folding("0.0 ** -2") ==
+          "1:5: division by zero in a constant expression: 0 ** (-2) (zero to a negative power)");
+    CHECK_THAT(folding("(-8.0) ** 0.5"), Catch::StartsWith("1:6: a constant expression has no real value: (-8) ** 0.5"));
+    CHECK_THAT(folding("10.0 ** 400"), Catch::StartsWith("1:5: floating-point overflow in a constant expression: 10 ** 400"));
+    CHECK(folding("2 ** -1") == "ok");
+    CHECK(folding("0 ** 0") == "ok");
     CHECK(folding("1 << 64") == "1:5: integer overflow in a constant expression: 1 << 64 does not fit a 64-bit integer");
     CHECK(folding("1 << -1") == "1:5: negative shift count in a constant expression: 1 << -1");
     CHECK(folding("-7 // 2") == "ok");

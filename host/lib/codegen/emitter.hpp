@@ -111,6 +111,12 @@ public:
             append("#line 1 " + c_string(p.source + " preamble") + "\n");
             append(p.value);
             if (!p.value.empty() && p.value.back() != '\n') append("\n");
+            // A preamble macro named like what the generated code uses turns that
+            // code into errors that blame it: say whose preamble it is, here, under its name.
+            // Undefined after the error, so that it is the only one.
+            for (const char *name : {"weft", "WEFT_FN", "WEFT_GENERATED", "weft_same_"})
+                append(std::string("#ifdef ") + name + "\n#error this preamble defines the macro " + name +
+                       ", a name the generated code uses\n#undef " + name + "\n#endif\n");
         }
         // After the preambles: NVRTC's automatic PCH covers the leading #includes
         // (weft's and a plugin's headers) only up to the first definition.

@@ -39,8 +39,12 @@ public:
     std::vector<CpuDiagnostic> warnings() const;
     // An error said the PCH could not be loaded.
     bool pch_problem() const noexcept { return pch_problem_; }
+    // The file system refused to read `path` (not a regular file): the error
+    // that names it gets a note saying what it is.
+    void refused_file(std::string path) { refused_.push_back(std::move(path)); }
 
 private:
+    std::vector<std::string> refused_;
     std::vector<CpuDiagnostic> diagnostics_;
     bool pch_problem_ = false;
 };
