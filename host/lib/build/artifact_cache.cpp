@@ -298,13 +298,19 @@ struct ArtifactMeta {
     std::uint64_t size = 0;
 };
 
-/// The metadata's record, or why it is not a valid record for `target`.
-std::variant<ArtifactMeta, std::string> parse_meta(const json &meta, const std::string &target) {
+/// The metadata's record, or why it is not a valid record for `target` in the
+/// entry of module hash `hash`. The metadata names the module hash it was
+/// stored under: an artifact copied with its metadata from another entry made
+/// one module run another's code, and verify found nothing.
+std::variant<ArtifactMeta, std::string> parse_meta(const json &meta, const std::string &target, const std::string &hash) {
     const auto size = meta.find("size");
     ArtifactMeta m{string_field(meta, "file"), string_field(meta, "sha256"), 0};
     if (string_field(meta, "target").empty() || m.file.empty() || !is_full_hash(m.sha256) || size == meta.end() ||
-        !size->is_number_unsigned())
-        return std::string("does not record target, file, size and sha256");
+        !size->is_number_unsigned() || !is_full_hash(string_field(meta, "hash")))
+        return std::string("does not record target, module hash, file, size and sha256");
+    if (string_field(meta, "hash") != hash)
+        return "records module hash " + string_field(meta, "hash") + ", not this entry's " + hash +
+               " (an artifact from another entry)";
     if (string_field(meta, "target") != target)
         return "records target '" + string_field(meta, "target") + "', not '" + target + "'";
     if (m.file != artifact_file_name(target, m.sha256))
@@ -429,7 +435,7 @@ std::optional<CachedArtifact> ArtifactCache::find(const std::string &module, con
     };
 
     if (!meta.value) return corrupt("metadata " + meta.error, {});
-    auto parsed = parse_meta(*meta.value, target_name);
+    auto parsed = parse_meta(*meta.value, target_name, hash);
     if (auto *why = std::get_if<std::string>(&parsed)) return corrupt("metadata " + *why, {});
     const ArtifactMeta &m = std::get<ArtifactMeta>(parsed);
     const fs::path path = dir / "artifacts" / m.file;
@@ -449,8 +455,9 @@ CachedArtifact ArtifactCache::store(const std::string &module, const std::string
     const std::string target_name = target.str();
     const std::string digest = sha256_hex(artifact);
     const std::string file = artifact_file_name(target_name, digest);
-    const std::string meta = json{{"target", target_name}, {"file", file}, {"sha256", digest}, {"size", artifact.size()}}
-                                 .dump(2);
+    const std::string meta =
+        json{{"target", target_name}, {"hash", hash}, {"file", file}, {"sha256", digest}, {"size", artifact.size()}}
+            .dump(2);
     std::error_code ec;
 
     auto stage = [&] {
@@ -638,7 +645,7 @@ CacheReport ArtifactCache::walk(bool read_artifacts, bool repair) const {
                 finding(meta_path, "metadata " + meta.error);
                 continue;
             }
-            auto parsed = parse_meta(*meta.value, target);
+            auto parsed = parse_meta(*meta.value, target, parts->second);
             if (auto *why = std::get_if<std::string>(&parsed)) {
                 finding(meta_path, "metadata " + *why);
                 continue;

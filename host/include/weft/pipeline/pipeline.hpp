@@ -133,4 +133,11 @@ private:
     mutable std::atomic<std::uint64_t> local_hits_{0}, local_misses_{0}, compiles_{0};
 };
 
+/// Checks what the compile keeps beside the cache entries: the materialized
+/// runtime headers (against the ones compiled into weft) and each precompiled
+/// runtime header (against the digest recorded when it was built). With
+/// `repair`, headers that differ are rewritten and a PCH that does not match
+/// is removed (the next compile builds it again). Part of `weft cache verify`.
+std::vector<CacheFinding> verify_compile_files(const ArtifactCache &cache, bool repair);
+
 } // namespace weft::pipeline
