@@ -11,7 +11,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include <filesystem>
 #include <fstream>
@@ -195,4 +200,106 @@ TEST_CASE("cache tampering: a precompiled header that does not match its recorde
     // A PCH from before digests were recorded is rebuilt too.
     fs::remove(pchs[0].string() + ".sha256");
     CHECK_THAT(pipeline::verify_compile_files(artifacts, false).at(0).problem, Catch::StartsWith("has no digest recorded"));
+}
+
+namespace {
+
+/// Makes every directory under `root` (and `root`) read-only while it lives:
+/// no write permission for a normal user, the immutable flag for root (who
+/// ignores permissions). `ok` is false where neither holds.
+struct ReadOnlyTree {
+    std::vector<fs::path> dirs;
+    bool immutable = false;
+    bool ok = false;
+    explicit ReadOnlyTree(const fs::path &root) {
+        dirs.push_back(root);
+        for (const fs::directory_entry &e : fs::recursive_directory_iterator(root))
+            if (e.symlink_status().type() == fs::file_type::directory) dirs.push_back(e.path());
+        for (const fs::path &d : dirs) fs::permissions(d, fs::perms::owner_read | fs::perms::owner_exec);
+        if (::access(root.c_str(), W_OK) != 0) {
+            ok = true;
+            return;
+        }
+        immutable = true;
+        for (const fs::path &d : dirs) ok = set_immutable(d, true) || ok;
+        ok = !writable(root);
+    }
+    ~ReadOnlyTree() {
+        for (const fs::path &d : dirs) {
+            if (immutable) set_immutable(d, false);
+            fs::permissions(d, fs::perms::owner_all);
+        }
+    }
+    static bool writable(const fs::path &dir) {
+        const fs::path probe = dir / ".probe";
+        const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+        if (fd < 0) return false;
+        ::close(fd);
+        ::unlink(probe.c_str());
+        return true;
+    }
+    static bool set_immutable(const fs::path &dir, bool on) {
+        const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+        if (fd < 0) return false;
+        int flags = 0;
+        bool done = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+        flags = on ? (flags | FS_IMMUTABLE_FL) : (flags & ~FS_IMMUTABLE_FL);
+        done = done && ::ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
+        ::close(fd);
+        return done;
+    }
+};
+
+std::size_t count_containing(const std::vector<std::string> &lines, const std::string &text) {
+    return static_cast<std::size_t>(
+        std::count_if(lines.begin(), lines.end(), [&](const std::string &l) { return l.find(text) != std::string::npos; }));
+}
+
+} // namespace
+
+TEST_CASE("read-only cache: hits are served, misses compile in memory with one warning naming path and errno") {
+    TempCache cache("read_only");
+    {
+        Host host(options_for(cache));
+        CHECK(run_adder(host, "a", 1, 30) == 31);
+    }
+    ReadOnlyTree read_only(cache.path);
+    if (!read_only.ok) {
+        WARN("skipped: the cache directory cannot be made read-only here (no permission bits or immutable flag)");
+        return;
+    }
+    std::vector<std::string> log;
+    Host host(options_for(cache, &log));
+    CHECK(run_adder(host, "a", 1, 30) == 31);           // a hit
+    CHECK(run_adder(host, "b", 2, 30) == 32);           // a miss, compiled in memory (was: the load failed)
+    CHECK(run_adder(host, "c", 3, 30) == 33);           // another: no second warning
+    CHECK(count_containing(log, "cannot be written") == 1);
+    CHECK_THAT(joined(log), Catch::Contains("the cache at " + (cache.path / "v1").string() + " cannot be written (") &&
+                                Catch::Contains("(errno ") &&
+                                Catch::Contains("modules it does not hold are compiled in memory and not stored"));
+    CompiledModule b = host.load_module_source("m_b", adder("b"));
+    CHECK(b.artifact_path().empty());
+    CHECK_FALSE(fs::exists(cache.path / "v1" / "entries" / ("m_b-" + b.hash())));
+}
+
+TEST_CASE("read-only cache: an empty read-only cache compiles in memory instead of throwing a filesystem error") {
+    TempCache cache("read_only_empty");
+    fs::create_directories(cache.path);
+    ReadOnlyTree read_only(cache.path);
+    if (!read_only.ok) {
+        WARN("skipped: the cache directory cannot be made read-only here (no permission bits or immutable flag)");
+        return;
+    }
+    std::vector<std::string> log;
+    Host host(options_for(cache, &log));
+    CHECK(run_adder(host, "a", 4, 30) == 34);
+    CHECK(run_adder(host, "b", 5, 30) == 35);
+    CHECK(count_containing(log, "cannot be written") == 1);
+    CHECK_THAT(joined(log), Catch::Contains(cache.path.string()) && Catch::Contains("(errno "));
+    // An AOT build has nowhere to put what it compiled without an output directory: it says so.
+    const fs::path source = fs::temp_directory_path() / ("weft_tamper_aot_" + std::to_string(::getpid()) + ".py");
+    std::ofstream(source) << adder("aot");
+    CHECK_THAT(message_of<UserError>([&] { host.compile_aot(source, {Target::cpu()}, {}, {}); }),
+               Catch::Contains("was compiled but the cache cannot be written to hold it: name an output directory"));
+    fs::remove(source);
 }

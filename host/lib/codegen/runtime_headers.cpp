@@ -1,6 +1,7 @@
 #include "weft/codegen/runtime_headers.hpp"
 
 #include "weft/support/error.hpp"
+#include "weft/support/file.hpp"
 #include "weft/support/sha256.hpp"
 
 #include <atomic>
@@ -68,15 +69,15 @@ fs::path stage_headers(const fs::path &root) {
     fs::remove_all(staging, ec);
     for (const EmbeddedHeader &e : runtime_headers()) {
         const fs::path file = staging / e.path;
-        fs::create_directories(file.parent_path(), ec);
-        std::ofstream out(file, std::ios::binary);
-        out << e.text;
-        out.flush();
-        if (!out) {
-            const int err = errno;
+        try {
+            fs::create_directories(file.parent_path(), ec);
+            if (ec)
+                throw UserError(file.parent_path().string() + ": cannot create the directory: " +
+                                errno_text(ec.value()));
+            write_new_file(file, e.text);
+        } catch (const UserError &error) {
             fs::remove_all(staging, ec);
-            throw UserError("cannot write the runtime header " + file.string() + ": " + std::strerror(err) +
-                            " (errno " + std::to_string(err) + ")");
+            throw UserError(std::string("cannot write the runtime headers: ") + error.what());
         }
     }
     return staging;
@@ -115,9 +116,10 @@ fs::path rewrite_runtime_headers(const fs::path &root) {
     fs::remove_all(aside, ec);
     fs::rename(staging, dir, ec);
     if (ec) {
+        const int err = ec.value();
         fs::remove_all(staging, ec);
         if (!runtime_headers_problem(dir).empty())
-            throw UserError("cannot publish the runtime headers in " + dir.string());
+            throw UserError("cannot publish the runtime headers in " + dir.string() + ": " + errno_text(err));
     }
     return dir;
 }

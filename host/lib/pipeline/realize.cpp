@@ -10,6 +10,9 @@
 #include "weft/support/sha256.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <mutex>
 #include <atomic>
 #include <unistd.h>
 #include <string_view>
@@ -123,25 +126,68 @@ fs::path runtime_pch(const fs::path &root, const backend::CpuCompileOptions &opt
 }
 
 std::string compile_cpu(const GeneratedModule &g, const fs::path &root, backend::CpuCompileOptions options,
-                        const Logger &logger) {
-    if (g.options.use_pch) options.pch = runtime_pch(root, options, logger);
+                        const Logger &logger, const std::function<void(const std::string &)> &uncached) {
+    if (g.options.use_pch) {
+        try {
+            options.pch = runtime_pch(root, options, logger);
+        } catch (const std::exception &e) {
+            // No PCH (a read-only or full cache): the same compile without it.
+            uncached(e.what());
+            options.pch.clear();
+        }
+    }
     try {
         const std::vector<char> object = backend::compile_to_object(g.source.text, options);
         return {object.begin(), object.end()};
     } catch (const backend::CompileError &e) {
-        if (!e.pch_rejected()) throw;
+        if (!e.pch_rejected() || options.pch.empty()) throw;
         // A PCH that does not fit (corrupt, or from other headers): rebuild it once.
         logger.log(LogLevel::Warning, "cache",
                    "rebuilding the precompiled runtime header " + options.pch.string() + ": " + e.what());
         std::error_code ec;
         fs::remove(options.pch, ec);
-        options.pch = runtime_pch(root, options, logger);
+        try {
+            options.pch = runtime_pch(root, options, logger);
+        } catch (const std::exception &error) {
+            uncached(error.what());
+            options.pch.clear();
+        }
         const std::vector<char> object = backend::compile_to_object(g.source.text, options);
         return {object.begin(), object.end()};
     }
 }
 
+/// weft's runtime headers in a folder of this process's own, for when the
+/// cache cannot hold them (read-only, full); removed when the process ends.
+fs::path private_runtime_headers() {
+    struct Private {
+        fs::path dir;
+        ~Private() {
+            std::error_code ec;
+            if (!dir.empty()) fs::remove_all(dir, ec);
+        }
+    };
+    static std::mutex mutex;
+    static Private folder;
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (folder.dir.empty()) {
+        std::string pattern = (fs::temp_directory_path() / "weft-runtime-headers-XXXXXX").string();
+        if (!::mkdtemp(pattern.data()))
+            throw UserError("cannot create a private folder for the runtime headers (" + pattern +
+                            "): " + errno_text(errno));
+        folder.dir = pattern;
+    }
+    return codegen::materialize_runtime_headers(folder.dir);
+}
+
 } // namespace
+
+void Pipeline::uncached(const std::string &why) const {
+    if (!uncached_warned_.exchange(true))
+        logger_.log(LogLevel::Warning, "cache",
+                    "the cache at " + cache_.root().string() + " cannot be written (" + why +
+                        "); modules it does not hold are compiled in memory and not stored");
+}
 
 std::vector<CacheFinding> verify_compile_files(const ArtifactCache &cache, bool repair) {
     std::vector<CacheFinding> out;
@@ -233,9 +279,12 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
     // the next load is a local hit; anything else is compiled here.
     if (remote_) {
         if (auto fetched = remote_->fetch(g.module, g.hash, g.target, &g.source.text)) {
-            const CachedArtifact stored = cache_.store(g.module, g.hash, g.target, g.source.text, fetched->artifact);
+            try {
+                a.path = cache_.store(g.module, g.hash, g.target, g.source.text, fetched->artifact).path;
+            } catch (const UserError &e) {
+                uncached(e.what());
+            }
             a.bytes = std::move(fetched->artifact);
-            a.path = stored.path;
             a.from_cache = true;
             a.from_remote = true;
             a.generated_source_path = cache_.entry_directory(g.module, g.hash) / "module.src";
@@ -248,9 +297,23 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
 
     const bool cuda = g.target.kind == Target::Kind::Cuda;
     const fs::path root = cache_.root();
-    const fs::path rt_dir = runtime_header_dir(cache_);
+    // A cache that cannot be written (read-only, full) still serves its hits;
+    // what it lacks is compiled with headers of this process's own and kept in memory.
+    fs::path rt_dir;
+    try {
+        rt_dir = runtime_header_dir(cache_);
+    } catch (const UserError &e) {
+        uncached(e.what());
+        rt_dir = private_runtime_headers();
+    }
     a.generated_source_path = root / "generated" / (g.module + "-" + g.hash.substr(0, 16) + (cuda ? ".cu" : ".cpp"));
-    write_file_atomically(a.generated_source_path, g.source.text); // for reference in diagnostics
+    bool source_kept = true;
+    try {
+        write_file_atomically(a.generated_source_path, g.source.text); // for reference in diagnostics
+    } catch (const UserError &e) {
+        uncached(e.what());
+        source_kept = false;
+    }
     // A header that is not found is most often a plugin's preamble include:
     // say where it was looked for (issue 19).
     const auto failure = [&](const char *message, const std::vector<fs::path> &searched) {
@@ -269,7 +332,8 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
             for (const fs::path &d : searched) text += "\n  " + d.string();
             text += ")";
         }
-        return text + "\n(generated source, for reference: " + a.generated_source_path.string() + ")";
+        return text + (source_kept ? "\n(generated source, for reference: " + a.generated_source_path.string() + ")"
+                                   : std::string("\n(the generated source could not be kept: the cache cannot be written)"));
     };
     if (cuda) {
         backend::CudaCompileOptions options = cuda_options(g, rt_dir);
@@ -285,13 +349,18 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
         std::vector<fs::path> searched = options.weft_include_dirs;
         searched.insert(searched.end(), options.include_dirs.begin(), options.include_dirs.end());
         try {
-            a.bytes = compile_cpu(g, root, std::move(options), logger_);
+            a.bytes = compile_cpu(g, root, std::move(options), logger_, [this](const std::string &why) { uncached(why); });
         } catch (const backend::CompileError &e) {
             throw backend::CompileError(failure(e.what(), searched), e.diagnostics());
         }
     }
     ++compiles_;
-    a.path = cache_.store(g.module, g.hash, g.target, g.source.text, a.bytes).path;
+    try {
+        a.path = cache_.store(g.module, g.hash, g.target, g.source.text, a.bytes).path;
+    } catch (const UserError &e) {
+        uncached(e.what());
+    }
+    if (!source_kept) a.generated_source_path.clear();
     if (remote_) remote_->store(g.module, g.hash, g.target, g.source.text, a.bytes);
     return a;
 }
