@@ -4,6 +4,7 @@
 
 #include "weft/host/host.hpp"
 #include "weft/kernel/diagnostics.hpp"
+#include "weft/runtime/sync.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -13,6 +14,10 @@
 #include <optional>
 #include <set>
 #include <thread>
+
+#include <csignal>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace weft;
 using weft::test::message_of;
@@ -413,4 +418,93 @@ TEST_CASE("codegen options are in the hash - include dirs reach Clang after weft
     without_dir.build_options->extra_cpu_include_dirs.clear();
     CHECK_THAT(message_of<UserError>([&] { host.load_module_source("without_dir", saxpy, without_dir); }),
                Catch::Contains("module 'without_dir' preamble:1:") && Catch::Contains("wt_include_check.h"));
+}
+
+namespace {
+
+const char *endless = R"(import warp as wp
+
+@wp.kernel
+def spin_on_flag(flag: wp.array(dtype=int)):
+    while flag[0] == 0:
+        pass
+
+@wp.kernel
+def spin_forever(flag: wp.array(dtype=int)):
+    x = flag[0]
+    while True:
+        x = x + 1
+
+@wp.kernel
+def wait_for_flag(flag: wp.array(dtype=int), out: wp.array(dtype=int)):
+    while wp.atomic_add(flag, 0, 0) == 0:
+        pass
+    out[0] = 7
+)";
+
+} // namespace
+
+TEST_CASE("a loop without side effects spins as the kernel says: -O2 does not delete it") {
+    TempCache cache("endless");
+    for (const char *kernel : {"spin_on_flag", "spin_forever"}) {
+        INFO(kernel);
+        int ready[2];
+        REQUIRE(::pipe(ready) == 0);
+        // In a child process: a kernel that never ends cannot be stopped in this one.
+        const pid_t child = ::fork();
+        REQUIRE(child >= 0);
+        if (child == 0) {
+            ::close(ready[0]);
+            try {
+                Host host(options_for(cache, 1));
+                CompiledModule m = host.load_module_source("endless", endless);
+                Array flag = Array::from_vector(i32, std::vector<std::int32_t>{0});
+                if (::write(ready[1], "L", 1) != 1) ::_exit(3);
+                m.kernel(kernel).launch({1}, {flag});
+            } catch (...) {
+                ::_exit(4);
+            }
+            ::_exit(0); // the launch returned: the loop was deleted
+        }
+        ::close(ready[1]);
+        char c = 0;
+        const bool loaded = ::read(ready[0], &c, 1) == 1;
+        ::close(ready[0]);
+        // Still running two seconds after the launch began.
+        bool exited = false;
+        int status = 0;
+        for (int i = 0; loaded && i < 40 && !exited; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            exited = ::waitpid(child, &status, WNOHANG) == child;
+        }
+        if (!exited) {
+            ::kill(child, SIGKILL);
+            ::waitpid(child, &status, 0);
+        }
+        CHECK(loaded);
+        CHECK_FALSE(exited);
+    }
+}
+
+TEST_CASE("a launch that does not end: client_wait times out, and the stream runs later work once it ends") {
+    TempCache cache("endless_stream");
+    Host host(options_for(cache));
+    CompiledModule m = host.load_module_source("endless", endless);
+    Array flag = Array::from_vector(i32, std::vector<std::int32_t>{0});
+    Array out = Array::from_vector(i32, std::vector<std::int32_t>{0});
+    Stream stream;
+    m.kernel("wait_for_flag").launch({1}, {flag, out}, &stream);
+    Event event;
+    event.record(stream);
+    Sync sync(event);
+    // The host is not wedged: a wait with a deadline returns.
+    CHECK(sync.client_wait(200'000'000) == WaitResult::TimeoutExpired);
+    __atomic_store_n(static_cast<std::int32_t *>(flag.data()), 1, __ATOMIC_SEQ_CST);
+    CHECK(sync.client_wait(Sync::forever) == WaitResult::ConditionSatisfied);
+    stream.synchronize();
+    CHECK(out.to_vector<std::int32_t>() == std::vector<std::int32_t>{7});
+    Array again = Array::from_vector(i32, std::vector<std::int32_t>{0});
+    m.kernel("wait_for_flag").launch({1}, {flag, again}, &stream);
+    stream.synchronize();
+    CHECK(again.to_vector<std::int32_t>() == std::vector<std::int32_t>{7});
 }

@@ -62,6 +62,10 @@ std::vector<std::string> driver_arguments(const CpuCompileOptions &options, Inpu
         "-O" + std::to_string(options.opt_level),
         "-fno-exceptions",
         "-fno-rtti",
+        // The kernel language has no forward-progress rule: `while flag[0] == 0: pass`
+        // spins as written. C++'s rule let -O2 delete such loops, and the launch
+        // returned at once.
+        "-fno-finite-loops",
         // JITLink handles GOT/PLT relocations and maps code anywhere in the
         // address space: position-independent code never needs a 32-bit
         // absolute relocation.
