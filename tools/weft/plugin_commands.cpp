@@ -246,6 +246,7 @@ int plugin_check(const PluginOptions &o) {
     CheckOptions options;
     options.host = host_options(o);
     options.isolate = o.isolate;
+    options.isolate_timeout = std::chrono::milliseconds(static_cast<long long>(o.isolate_timeout * 1000));
     options.compile = o.compile;
     options.compile_cuda = !o.no_cuda;
     std::vector<std::filesystem::path> paths(o.paths.begin(), o.paths.end());
