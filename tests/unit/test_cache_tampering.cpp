@@ -13,7 +13,11 @@
 
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -302,4 +306,58 @@ TEST_CASE("read-only cache: an empty read-only cache compiles in memory instead 
     CHECK_THAT(message_of<UserError>([&] { host.compile_aot(source, {Target::cpu()}, {}, {}); }),
                Catch::Contains("was compiled but the cache cannot be written to hold it: name an output directory"));
     fs::remove(source);
+}
+
+TEST_CASE("full disk: a cache with a few hundred KB free compiles in memory instead of LLVM ending the process") {
+    // A small tmpfs in a private mount namespace of a child process: the PCH
+    // write fills it. Before, LLVM printed "IO failure on output stream: No
+    // space left on device" and called exit(1), which no try could catch.
+    TempCache cache("full_disk");
+    fs::create_directories(cache.path / "mnt");
+    const fs::path report = cache.path / "report.txt";
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+            ::mount("tmpfs", (cache.path / "mnt").c_str(), "tmpfs", 0, "size=1m") != 0)
+            ::_exit(77);
+        int code = 1;
+        std::string text;
+        try {
+            struct statvfs s {};
+            ::statvfs((cache.path / "mnt").c_str(), &s);
+            const std::uint64_t free_bytes = std::uint64_t(s.f_bavail) * s.f_frsize;
+            const std::uint64_t keep = 300 * 1024;
+            std::ofstream(cache.path / "mnt" / "filler", std::ios::binary)
+                << std::string(free_bytes > keep ? free_bytes - keep : 0, 'x');
+            std::vector<std::string> log;
+            HostOptions o = options_for(cache, &log);
+            o.cache_dir = cache.path / "mnt" / "cache";
+            {
+                Host host(o);
+                const float sum = run_adder(host, "a", 1, 30);
+                const float again = run_adder(host, "b", 2, 30);
+                code = sum == 31 && again == 32 ? 0 : 2;
+            }
+            text = joined(log);
+        } catch (const std::exception &e) {
+            text = std::string("exception: ") + e.what();
+            code = 3;
+        }
+        std::ofstream(report) << text;
+        ::_exit(code);
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    REQUIRE(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 77) {
+        WARN("skipped: mounting a tmpfs in a private mount namespace is not permitted here");
+        return;
+    }
+    std::ifstream in(report);
+    const std::string log((std::istreambuf_iterator<char>(in)), {});
+    INFO(log);
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK_THAT(log, Catch::Contains("cannot be written (") && Catch::Contains("No space left on device") &&
+                        Catch::Contains("modules it does not hold are compiled in memory and not stored"));
 }
