@@ -198,7 +198,7 @@ TEST_CASE("cache tampering: a precompiled header that does not match its recorde
         std::vector<std::string> log;
         Host host(options_for(cache, &log));
         CHECK(run_adder(host, "b", 2, 30) == 32);
-        CHECK_THAT(joined(log), Catch::Contains("the precompiled runtime header " + pchs[0].string() + " has sha256 "));
+        CHECK_THAT(joined(log), Catch::Contains("rebuilding the precompiled runtime header " + pchs[0].string() + ": it has sha256 "));
     }
     CHECK(pipeline::verify_compile_files(artifacts, false).empty());
     // A PCH from before digests were recorded is rebuilt too.

@@ -508,3 +508,45 @@ TEST_CASE("a launch that does not end: client_wait times out, and the stream run
     stream.synchronize();
     CHECK(again.to_vector<std::int32_t>() == std::vector<std::int32_t>{7});
 }
+
+TEST_CASE("300 and, or, chained comparisons and elifs compile flat and keep Python's meaning") {
+    // Each condition was one more nested C++ block: from 255, Clang's bracket
+    // depth stopped the build; 50,000 overflowed the emitter's stack.
+    constexpr int n = 300;
+    std::string all_and, any_or, chain, elifs;
+    for (int k = 0; k < n; ++k) {
+        all_and += (k ? " and " : "") + std::string("count(c, ") + std::to_string(k) + ") > " + std::to_string(k - 1000);
+        any_or += (k ? " or " : "") + std::string("count(c, ") + std::to_string(k) + ") == x";
+        chain += (k ? " <= " : "") + std::string("count(c, ") + std::to_string(k) + ")";
+        elifs += std::string(k ? "    elif" : "    if") + " x == " + std::to_string(k) + ":\n        r[3] = " +
+                 std::to_string(k * 2) + "\n";
+    }
+    const std::string source = "import warp as wp\n\n"
+                               "@wp.func\n"
+                               "def count(c: wp.array(dtype=int), k: int) -> int:\n"
+                               "    wp.atomic_add(c, 0, 1)\n"
+                               "    return k\n\n"
+                               "@wp.kernel\n"
+                               "def chains(c: wp.array(dtype=int), r: wp.array(dtype=int), x: int):\n"
+                               "    r[0] = 0\n    r[1] = 0\n    r[2] = 0\n    r[3] = -1\n"
+                               "    if " + all_and + ":\n        r[0] = 1\n"
+                               "    if " + any_or + ":\n        r[1] = 1\n"
+                               "    if " + chain + ":\n        r[2] = 1\n" +
+                               elifs + "    else:\n        r[3] = -7\n";
+    TempCache cache("flat_chains");
+    Host host(options_for(cache));
+    CompiledModule m = host.load_module_source("chains", source);
+    auto run = [&](int x) {
+        Array c = Array::from_vector(i32, std::vector<std::int32_t>{0});
+        Array r = Array::from_vector(i32, std::vector<std::int32_t>{0, 0, 0, 0});
+        m.kernel("chains").launch({1}, {c, r, x});
+        std::vector<std::int32_t> out = r.to_vector<std::int32_t>();
+        out.push_back(c.to_vector<std::int32_t>()[0]); // operands evaluated
+        return out;
+    };
+    // x = 17: every and-term (300), or-terms up to the match (18), the whole chain (300).
+    CHECK(run(17) == std::vector<std::int32_t>{1, 1, 1, 34, 300 + 18 + 300});
+    // x = 299: the last elif; x = 1000: no or-term matches, the else runs.
+    CHECK(run(299) == std::vector<std::int32_t>{1, 1, 1, 598, 300 + 300 + 300});
+    CHECK(run(1000) == std::vector<std::int32_t>{1, 0, 1, -7, 300 + 300 + 300});
+}

@@ -390,3 +390,20 @@ def k(a: wp.array(dtype=int)):
     REQUIRE_FALSE(broken.empty());
     CHECK_THAT(broken[0], Catch::Contains("used as float32 but declared int32"));
 }
+
+TEST_CASE("a call chain deeper than the C++ template depth is a front-end error, so check and build agree") {
+    // 1,100 chained @wp.func passed `weft check` and failed in Clang with
+    // "recursive template instantiation exceeded maximum depth of 1024".
+    auto chain = [](int n) {
+        std::string s = "import warp as wp\n\n@wp.func\ndef f0(x: float) -> float:\n    return x\n\n";
+        for (int i = 1; i < n; ++i)
+            s += "@wp.func\ndef f" + std::to_string(i) + "(x: float) -> float:\n    return f" + std::to_string(i - 1) +
+                 "(x) + 1.0\n\n";
+        return s + "@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    a[0] = f" + std::to_string(n - 1) + "(a[0])\n";
+    };
+    CHECK(errors(chain(1000)).empty());
+    const std::vector<std::string> e = errors(chain(1001));
+    REQUIRE(e.size() == 1);
+    CHECK_THAT(e[0], Catch::EndsWith("kernel 'k' calls @wp.func functions 1001 deep (k -> f1000 -> f999 -> ... -> f0); "
+                                     "at most 1000: each call is one level of C++ template instantiation"));
+}

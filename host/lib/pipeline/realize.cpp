@@ -89,8 +89,7 @@ fs::path runtime_pch(const fs::path &root, const backend::CpuCompileOptions &opt
         // headers, or edited itself, would compile every module wrong.
         const std::string problem = pch_problem(pch);
         if (!problem.empty()) {
-            logger.log(LogLevel::Warning, "cache",
-                       "the precompiled runtime header " + pch.string() + " " + problem + ": rebuilding it");
+            logger.log(LogLevel::Warning, "cache", "rebuilding the precompiled runtime header " + pch.string() + ": it " + problem);
             fs::remove(pch, ec);
             present = false;
         }
