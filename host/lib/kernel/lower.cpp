@@ -175,7 +175,7 @@ private:
         if (e->chain.size() == 1) return comparison(0, std::move(left), atom(std::move(e->args[1])));
         // Side by side, as short_circuit: locals are function-wide, so an
         // operand computed under one `if` is there for the next comparison.
-        const int t = new_temp(Type::scalar(Scalar::Bool), at);
+        int t = -1; // numbered after the first right operand's temporaries
         std::vector<ir::StmtPtr> *saved = out_;
         for (std::size_t i = 0; i < e->chain.size(); ++i) {
             ir::StmtPtr next;
@@ -185,6 +185,7 @@ private:
                 out_ = &next->body;
             }
             ir::ExprPtr right = atom(std::move(e->args[i + 1]));
+            if (t < 0) t = new_temp(Type::scalar(Scalar::Bool), at);
             emit_set(i == 0 ? S::Declare : S::Assign, t, comparison(i, std::move(left), right->clone()), at);
             left = std::move(right);
             out_ = saved;
