@@ -206,6 +206,30 @@ TEST_CASE("cache: an entry whose metadata names another hash is not a hit") {
     CHECK_THAT(t.log.at(0), Catch::Contains("does not carry the full hash"));
 }
 
+TEST_CASE("cache: an artifact copied with its metadata from another entry is damaged, not another module's code") {
+    TempCache t("substituted");
+    const CachedArtifact s1 = t.cache.store("s1", hash_a, Target::cpu(), "src1", "CODE OF S1");
+    const CachedArtifact s2 = t.cache.store("s2", hash_b, Target::cpu(), "src2", "CODE OF S2");
+    // The substitution: s2's artifact and metadata in place of s1's.
+    fs::remove(s1.path);
+    fs::copy_file(s2.path, s1.path.parent_path() / s2.path.filename());
+    fs::copy_file(s2.path.parent_path() / "cpu.json", s1.path.parent_path() / "cpu.json",
+                  fs::copy_options::overwrite_existing);
+    const std::string problem = "metadata records module hash " + hash_b + ", not this entry's " + hash_a +
+                                " (an artifact from another entry)";
+    const CacheReport report = t.cache.verify(false);
+    REQUIRE(report.findings.size() == 1);
+    CHECK(report.findings[0].path == s1.path.parent_path() / "cpu.json");
+    CHECK(report.findings[0].problem == problem);
+    CHECK_FALSE(t.cache.find("s1", hash_a, Target::cpu()));
+    REQUIRE(t.log.size() == 1);
+    CHECK_THAT(t.log[0], Catch::Contains("cpu.json is corrupt (" + problem + ")"));
+    CHECK(t.cache.find("s2", hash_b, Target::cpu())->content == "CODE OF S2");
+    // The rebuild stores s1's own code again.
+    t.cache.store("s1", hash_a, Target::cpu(), "src1", "CODE OF S1");
+    CHECK(t.cache.find("s1", hash_a, Target::cpu())->content == "CODE OF S1");
+}
+
 TEST_CASE("cache: a stale temporary left by a killed writer is ignored and cleaned") {
     TempCache t("stale");
     // A real process that is gone: its pid names the temporary.

@@ -4,6 +4,7 @@
 
 #include "weft/host/host.hpp"
 #include "weft/kernel/diagnostics.hpp"
+#include "weft/runtime/sync.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -13,6 +14,10 @@
 #include <optional>
 #include <set>
 #include <thread>
+
+#include <csignal>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace weft;
 using weft::test::message_of;
@@ -412,4 +417,135 @@ TEST_CASE("codegen options are in the hash - include dirs reach Clang after weft
     without_dir.build_options->extra_cpu_include_dirs.clear();
     CHECK_THAT(message_of<UserError>([&] { host.load_module_source("without_dir", saxpy, without_dir); }),
                Catch::Contains("module 'without_dir' preamble:1:") && Catch::Contains("wt_include_check.h"));
+}
+
+namespace {
+
+const char *endless = R"(import warp as wp
+
+@wp.kernel
+def spin_on_flag(flag: wp.array(dtype=int)):
+    while flag[0] == 0:
+        pass
+
+@wp.kernel
+def spin_forever(flag: wp.array(dtype=int)):
+    x = flag[0]
+    while True:
+        x = x + 1
+
+@wp.kernel
+def wait_for_flag(flag: wp.array(dtype=int), out: wp.array(dtype=int)):
+    while wp.atomic_add(flag, 0, 0) == 0:
+        pass
+    out[0] = 7
+)";
+
+} // namespace
+
+TEST_CASE("a loop without side effects spins as the kernel says: -O2 does not delete it") {
+    TempCache cache("endless");
+    for (const char *kernel : {"spin_on_flag", "spin_forever"}) {
+        INFO(kernel);
+        int ready[2];
+        REQUIRE(::pipe(ready) == 0);
+        // In a child process: a kernel that never ends cannot be stopped in this one.
+        const pid_t child = ::fork();
+        REQUIRE(child >= 0);
+        if (child == 0) {
+            ::close(ready[0]);
+            try {
+                Host host(options_for(cache, 1));
+                CompiledModule m = host.load_module_source("endless", endless);
+                Array flag = Array::from_vector(i32, std::vector<std::int32_t>{0});
+                if (::write(ready[1], "L", 1) != 1) ::_exit(3);
+                m.kernel(kernel).launch({1}, {flag});
+            } catch (...) {
+                ::_exit(4);
+            }
+            ::_exit(0); // the launch returned: the loop was deleted
+        }
+        ::close(ready[1]);
+        char c = 0;
+        const bool loaded = ::read(ready[0], &c, 1) == 1;
+        ::close(ready[0]);
+        // Still running two seconds after the launch began.
+        bool exited = false;
+        int status = 0;
+        for (int i = 0; loaded && i < 40 && !exited; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            exited = ::waitpid(child, &status, WNOHANG) == child;
+        }
+        if (!exited) {
+            ::kill(child, SIGKILL);
+            ::waitpid(child, &status, 0);
+        }
+        CHECK(loaded);
+        CHECK_FALSE(exited);
+    }
+}
+
+TEST_CASE("a launch that does not end: client_wait times out, and the stream runs later work once it ends") {
+    TempCache cache("endless_stream");
+    Host host(options_for(cache));
+    CompiledModule m = host.load_module_source("endless", endless);
+    Array flag = Array::from_vector(i32, std::vector<std::int32_t>{0});
+    Array out = Array::from_vector(i32, std::vector<std::int32_t>{0});
+    Stream stream;
+    m.kernel("wait_for_flag").launch({1}, {flag, out}, &stream);
+    Event event;
+    event.record(stream);
+    Sync sync(event);
+    // The host is not wedged: a wait with a deadline returns.
+    CHECK(sync.client_wait(200'000'000) == WaitResult::TimeoutExpired);
+    __atomic_store_n(static_cast<std::int32_t *>(flag.data()), 1, __ATOMIC_SEQ_CST);
+    CHECK(sync.client_wait(Sync::forever) == WaitResult::ConditionSatisfied);
+    stream.synchronize();
+    CHECK(out.to_vector<std::int32_t>() == std::vector<std::int32_t>{7});
+    Array again = Array::from_vector(i32, std::vector<std::int32_t>{0});
+    m.kernel("wait_for_flag").launch({1}, {flag, again}, &stream);
+    stream.synchronize();
+    CHECK(again.to_vector<std::int32_t>() == std::vector<std::int32_t>{7});
+}
+
+TEST_CASE("300 and, or, chained comparisons and elifs compile flat and keep Python's meaning") {
+    // Each condition was one more nested C++ block: from 255, Clang's bracket
+    // depth stopped the build; 50,000 overflowed the emitter's stack.
+    constexpr int n = 300;
+    std::string all_and, any_or, chain, elifs;
+    for (int k = 0; k < n; ++k) {
+        all_and += (k ? " and " : "") + std::string("count(c, ") + std::to_string(k) + ") > " + std::to_string(k - 1000);
+        any_or += (k ? " or " : "") + std::string("count(c, ") + std::to_string(k) + ") == x";
+        chain += (k ? " <= " : "") + std::string("count(c, ") + std::to_string(k) + ")";
+        elifs += std::string(k ? "    elif" : "    if") + " x == " + std::to_string(k) + ":\n        r[3] = " +
+                 std::to_string(k * 2) + "\n";
+    }
+    const std::string source = "import warp as wp\n\n"
+                               "@wp.func\n"
+                               "def count(c: wp.array(dtype=int), k: int) -> int:\n"
+                               "    wp.atomic_add(c, 0, 1)\n"
+                               "    return k\n\n"
+                               "@wp.kernel\n"
+                               "def chains(c: wp.array(dtype=int), r: wp.array(dtype=int), x: int):\n"
+                               "    r[0] = 0\n    r[1] = 0\n    r[2] = 0\n    r[3] = -1\n"
+                               "    if " + all_and + ":\n        r[0] = 1\n"
+                               "    if " + any_or + ":\n        r[1] = 1\n"
+                               "    if " + chain + ":\n        r[2] = 1\n" +
+                               elifs + "    else:\n        r[3] = -7\n";
+    TempCache cache("flat_chains");
+    Host host(options_for(cache));
+    CompiledModule m = host.load_module_source("chains", source);
+    auto run = [&](int x) {
+        Array c = Array::from_vector(i32, std::vector<std::int32_t>{0});
+        Array r = Array::from_vector(i32, std::vector<std::int32_t>{0, 0, 0, 0});
+        m.kernel("chains").launch({1}, {c, r, x});
+        std::vector<std::int32_t> out = r.to_vector<std::int32_t>();
+        out.push_back(c.to_vector<std::int32_t>()[0]); // operands evaluated
+        return out;
+    };
+    // x = 17: every and-term (300), or-terms up to the match (18), the whole chain (300).
+    CHECK(run(17) == std::vector<std::int32_t>{1, 1, 1, 34, 300 + 18 + 300});
+    // x = 299: the last elif; x = 1000: no or-term matches, the else runs.
+    CHECK(run(299) == std::vector<std::int32_t>{1, 1, 1, 598, 300 + 300 + 300});
+    CHECK(run(1000) == std::vector<std::int32_t>{1, 0, 1, -7, 300 + 300 + 300});
 }

@@ -7,10 +7,12 @@
 
 #include "weft/kernel/frontend.hpp"
 #include "weft/manifest/manifest.hpp"
+#include "weft/registry/registry.hpp"
 #include "weft/support/error.hpp"
 #include "weft/support/text.hpp"
 
 #include <catch2/catch.hpp>
+#include <weft/plugin.h>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -284,6 +286,47 @@ TEST_CASE("hostile plugin: a registered string that is not UTF-8 rejects the plu
                                "UTF-8 (byte 0xE9 at offset 3); nothing of the plugin was registered"));
     CHECK(host.registry().overloads("_bud_good").empty());
     CHECK(host.load(plugin_dir("wt_color")).name() == "wt_color");
+}
+
+TEST_CASE("hostile plugin: a type name nested 30,000 deep is refused at the ABI, not parsed until the stack runs out") {
+    Host host(test_host_options());
+    CHECK_THAT(message_of<PluginError>([&] { host.load(plugin_dir("deep_type")); }),
+               Catch::Contains("plugin 'deep_type': registration rejected: builtin '_dt_deep': parameter type is "
+                               "longer than the 1024 bytes a kernel type name may have (starts 'array(array(") &&
+                   Catch::EndsWith("nothing of the plugin was registered"));
+    CHECK(host.registry().overloads("_dt_deep").empty());
+    CHECK(host.load(plugin_dir("wt_color")).name() == "wt_color");
+}
+
+TEST_CASE("registry: an array of arrays is refused before its dtype is resolved, however deep") {
+    Registry registry;
+    std::string deep;
+    for (int i = 0; i < 30000; ++i) deep += "array(";
+    deep += "float32" + std::string(30000, ')');
+    CHECK_THAT(message_of<RegistrationError>([&] { registry.parse_type(deep); }),
+               Catch::EndsWith("': an array's dtype cannot be an array"));
+    CHECK_THAT(message_of<RegistrationError>([&] { registry.parse_type("array(dtype=array(float32))"); }),
+               Catch::Equals("unknown kernel type 'array(dtype=array(float32))': an array's dtype cannot be an array"));
+    CHECK(registry.parse_type("array(dtype=float32, ndim=2)").name() == "array(dtype=float32, ndim=2)");
+}
+
+TEST_CASE("hostile plugin: calls through a host context kept past init are refused, not run on a dead frame") {
+    TempDir dir("late_caller");
+    const fs::path out = dir.path / "late.txt";
+    ::setenv("WEFT_TEST_LATE_CALLER_OUT", out.c_str(), 1);
+    {
+        Host host(test_host_options());
+        const LoadedPlugin &p = host.load(plugin_dir("late_caller"));
+        CHECK(p.builtins.size() == 1);
+        CHECK(host.registry().overloads("_lc_late").empty());
+    } // unloads the library: its destructor calls back into the host that is gone
+    ::unsetenv("WEFT_TEST_LATE_CALLER_OUT");
+    CHECK(read_file(out) == std::to_string(WEFT_ERROR_UNSUPPORTED) +
+                                " a host function was called after weft_plugin_init returned: the host API "
+                                "accepts calls only during init");
+    // The host still loads plugins, the same one included.
+    Host host(test_host_options());
+    CHECK(host.load(plugin_dir("late_caller")).builtins.size() == 1);
 }
 
 TEST_CASE("UTF-8 validation rejects overlong forms, surrogates and values past U+10FFFF") {

@@ -216,6 +216,15 @@ TEST_CASE("constant folding reports overflow and division by zero instead of cra
     CHECK(folding("1 // 0") == "1:5: division by zero in a constant expression: 1 // 0");
     CHECK(folding("7 % 0") == "1:5: division by zero in a constant expression: 7 % 0");
     CHECK(folding("1.0 / 0") == "1:5: division by zero in a constant expression");
+    // Python raises for these; folding them to inf or nan hid the fault.
+    CHECK(folding("0 ** -1") ==
+          "1:5: division by zero in a constant expression: 0 ** (-1) (zero to a negative power)");
+    CHECK(folding("0.0 ** -2") ==
+          "1:5: division by zero in a constant expression: 0 ** (-2) (zero to a negative power)");
+    CHECK_THAT(folding("(-8.0) ** 0.5"), Catch::StartsWith("1:6: a constant expression has no real value: (-8) ** 0.5"));
+    CHECK_THAT(folding("10.0 ** 400"), Catch::StartsWith("1:5: floating-point overflow in a constant expression: 10 ** 400"));
+    CHECK(folding("2 ** -1") == "ok");
+    CHECK(folding("0 ** 0") == "ok");
     CHECK(folding("1 << 64") == "1:5: integer overflow in a constant expression: 1 << 64 does not fit a 64-bit integer");
     CHECK(folding("1 << -1") == "1:5: negative shift count in a constant expression: 1 << -1");
     CHECK(folding("-7 // 2") == "ok");
@@ -380,4 +389,21 @@ def k(a: wp.array(dtype=int)):
     const std::vector<std::string> broken = verify_lowered(r.module);
     REQUIRE_FALSE(broken.empty());
     CHECK_THAT(broken[0], Catch::Contains("used as float32 but declared int32"));
+}
+
+TEST_CASE("a call chain deeper than the C++ template depth is a front-end error, so check and build agree") {
+    // 1,100 chained @wp.func passed `weft check` and failed in Clang with
+    // "recursive template instantiation exceeded maximum depth of 1024".
+    auto chain = [](int n) {
+        std::string s = "import warp as wp\n\n@wp.func\ndef f0(x: float) -> float:\n    return x\n\n";
+        for (int i = 1; i < n; ++i)
+            s += "@wp.func\ndef f" + std::to_string(i) + "(x: float) -> float:\n    return f" + std::to_string(i - 1) +
+                 "(x) + 1.0\n\n";
+        return s + "@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    a[0] = f" + std::to_string(n - 1) + "(a[0])\n";
+    };
+    CHECK(errors(chain(1000)).empty());
+    const std::vector<std::string> e = errors(chain(1001));
+    REQUIRE(e.size() == 1);
+    CHECK_THAT(e[0], Catch::EndsWith("kernel 'k' calls @wp.func functions 1001 deep (k -> f1000 -> f999 -> ... -> f0); "
+                                     "at most 1000: each call is one level of C++ template instantiation"));
 }

@@ -1034,3 +1034,19 @@ TEST_CASE("mutated kernels never crash or hang the parser") {
         CHECK(p.diags.error_count() <= 50);
     }
 }
+
+TEST_CASE("front-end limits are stated in their messages, and a long comparison chain is one of them") {
+    std::string sum = "def f(a):\n    return a";
+    for (int i = 0; i < 1000; ++i) sum += " + a";
+    Parsed p(sum + "\n");
+    const Diagnostic *d = find_error(p, "expression nested too deeply: more than 1000 levels (each operator of a chain");
+    CHECK(d);
+    std::string chain = "def f(a):\n    return a";
+    for (int i = 0; i < 1000; ++i) chain += " < a";
+    Parsed q(chain + "\n");
+    CHECK(find_error(q, "comparison chain too long: more than 1000 comparisons in one chain"));
+    std::string ok = "def f(a):\n    return a";
+    for (int i = 0; i < 999; ++i) ok += " < a";
+    Parsed r(ok + "\n");
+    CHECK(r.diags.error_count() == 0);
+}

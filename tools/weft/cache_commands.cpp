@@ -5,6 +5,7 @@
 #include "weft/build/cache_counters.hpp"
 #include "weft/build/remote_cache.hpp"
 #include "weft/host/host.hpp"
+#include "weft/pipeline/pipeline.hpp"
 #include "weft/support/environment.hpp"
 #include "weft/support/error.hpp"
 #include "weft/support/file.hpp"
@@ -182,7 +183,8 @@ int cache_clear(const CacheOptions &o) {
 
 int cache_verify(const CacheOptions &o) {
     const ArtifactCache cache = open_cache(o);
-    const CacheReport r = cache.verify(!o.dry_run);
+    CacheReport r = cache.verify(!o.dry_run);
+    for (CacheFinding &f : pipeline::verify_compile_files(cache, !o.dry_run)) r.findings.push_back(std::move(f));
     const bool failed = std::any_of(r.findings.begin(), r.findings.end(),
                                     [](const CacheFinding &f) { return f.action != CacheFinding::Action::Removed; }) ||
                         std::any_of(r.temporaries.begin(), r.temporaries.end(),

@@ -45,6 +45,7 @@ struct PluginOptions {
     std::vector<std::string> paths;
     bool json = false;
     bool isolate = false;
+    double isolate_timeout = 60; // plugin check --isolate: seconds one helper may run
     bool compile = false; // plugin check: build each plugin's smoke module
     bool no_cuda = false; // plugin check --compile: the CPU only, even with NVRTC
 };

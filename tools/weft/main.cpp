@@ -55,6 +55,9 @@ int main(int argc, char **argv) {
     CLI::App *check = plugin->add_subcommand("check", "Load plugins together and report every conflict and failure");
     add_common(check);
     check->add_flag("--isolate", plugin_opts.isolate, "Load each plugin in a child process, so a crash is reported");
+    check->add_option("--isolate-timeout", plugin_opts.isolate_timeout,
+                      "With --isolate: seconds a child may run before it is killed and reported as timed out (default 60)")
+        ->check(CLI::PositiveNumber);
     check->add_flag("--compile", plugin_opts.compile,
                     "Build a module per plugin that calls every builtin and constructs every native type "
                     "(CPU, and NVRTC when available)");

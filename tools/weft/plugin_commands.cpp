@@ -3,6 +3,7 @@
 
 #include "weft/check/check.hpp"
 #include "weft/support/error.hpp"
+#include "weft/support/text.hpp"
 #include "weft/host/host.hpp"
 #include "weft/registry/registry.hpp"
 #include "weft/support/version.hpp"
@@ -159,7 +160,8 @@ int plugin_list(const PluginOptions &o) {
         for (const PluginManifest &m : d.plugins) w = std::max(w, m.name.size());
         fmt::print("{:<{}}  {:<9}  {:>3}  {}\n", "NAME", w, "VERSION", "ABI", "DESCRIPTION");
         for (const PluginManifest &m : d.plugins)
-            fmt::print("{:<{}}  {:<9}  {:>3}  {}\n", m.name, w, m.version.str(), m.abi, m.description);
+            fmt::print("{:<{}}  {:<9}  {:>3}  {}\n", m.name, w, m.version.str(), m.abi,
+                       escape_for_display(m.description));
         fmt::print("{} plugin{} on the search path\n", d.plugins.size(), d.plugins.size() == 1 ? "" : "s");
     }
     // Diagnostics after the report is flushed, so a terminal shows them last.
@@ -197,7 +199,7 @@ int plugin_inspect(const PluginOptions &o) {
     }
 
     fmt::print("plugin {} {}\n", m.name, m.version.str());
-    if (!m.description.empty()) fmt::print("  description: {}\n", m.description);
+    if (!m.description.empty()) fmt::print("  description: {}\n", escape_for_display(m.description));
     fmt::print("  manifest:    {}\n", m.path.string());
     fmt::print("  library:     {}\n", m.library_path.string());
     fmt::print("  abi:         {} (built with SDK {}; host speaks {}..{})\n", p.abi_version, p.sdk_version,
@@ -244,6 +246,7 @@ int plugin_check(const PluginOptions &o) {
     CheckOptions options;
     options.host = host_options(o);
     options.isolate = o.isolate;
+    options.isolate_timeout = std::chrono::milliseconds(static_cast<long long>(o.isolate_timeout * 1000));
     options.compile = o.compile;
     options.compile_cuda = !o.no_cuda;
     std::vector<std::filesystem::path> paths(o.paths.begin(), o.paths.end());

@@ -2,6 +2,7 @@
 #include "weft/support/environment.hpp"
 
 #include "weft/support/error.hpp"
+#include "weft/support/file.hpp"
 #include "weft/support/sha256.hpp"
 #include "weft/support/version.hpp"
 
@@ -212,11 +213,13 @@ std::string string_field(const json &j, const char *key) {
     return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-void write_file(const fs::path &path, const std::string &content) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.flush();
-    if (!out) throw UserError(path.string() + ": cannot write cache file");
+void write_file(const fs::path &path, const std::string &content) { write_new_file(path, content); }
+
+/// create_directories with the failure as a weft error naming the path and errno.
+void make_directories(const fs::path &dir) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw UserError(dir.string() + ": cannot create the cache directory: " + errno_text(ec.value()));
 }
 
 std::string artifact_file_name(const std::string &target, const std::string &digest) {
@@ -235,8 +238,9 @@ void publish_file(const fs::path &final_path, const std::string &content) {
     }
     fs::rename(tmp, final_path, ec);
     if (ec) {
+        const int err = ec.value();
         fs::remove(tmp, ec);
-        throw UserError(final_path.string() + ": cannot publish cache file");
+        throw UserError(final_path.string() + ": cannot publish cache file: " + errno_text(err));
     }
 }
 
@@ -298,13 +302,19 @@ struct ArtifactMeta {
     std::uint64_t size = 0;
 };
 
-/// The metadata's record, or why it is not a valid record for `target`.
-std::variant<ArtifactMeta, std::string> parse_meta(const json &meta, const std::string &target) {
+/// The metadata's record, or why it is not a valid record for `target` in the
+/// entry of module hash `hash`. The metadata names the module hash it was
+/// stored under: an artifact copied with its metadata from another entry made
+/// one module run another's code, and verify found nothing.
+std::variant<ArtifactMeta, std::string> parse_meta(const json &meta, const std::string &target, const std::string &hash) {
     const auto size = meta.find("size");
     ArtifactMeta m{string_field(meta, "file"), string_field(meta, "sha256"), 0};
     if (string_field(meta, "target").empty() || m.file.empty() || !is_full_hash(m.sha256) || size == meta.end() ||
-        !size->is_number_unsigned())
-        return std::string("does not record target, file, size and sha256");
+        !size->is_number_unsigned() || !is_full_hash(string_field(meta, "hash")))
+        return std::string("does not record target, module hash, file, size and sha256");
+    if (string_field(meta, "hash") != hash)
+        return "records module hash " + string_field(meta, "hash") + ", not this entry's " + hash +
+               " (an artifact from another entry)";
     if (string_field(meta, "target") != target)
         return "records target '" + string_field(meta, "target") + "', not '" + target + "'";
     if (m.file != artifact_file_name(target, m.sha256))
@@ -429,7 +439,7 @@ std::optional<CachedArtifact> ArtifactCache::find(const std::string &module, con
     };
 
     if (!meta.value) return corrupt("metadata " + meta.error, {});
-    auto parsed = parse_meta(*meta.value, target_name);
+    auto parsed = parse_meta(*meta.value, target_name, hash);
     if (auto *why = std::get_if<std::string>(&parsed)) return corrupt("metadata " + *why, {});
     const ArtifactMeta &m = std::get<ArtifactMeta>(parsed);
     const fs::path path = dir / "artifacts" / m.file;
@@ -449,14 +459,15 @@ CachedArtifact ArtifactCache::store(const std::string &module, const std::string
     const std::string target_name = target.str();
     const std::string digest = sha256_hex(artifact);
     const std::string file = artifact_file_name(target_name, digest);
-    const std::string meta = json{{"target", target_name}, {"file", file}, {"sha256", digest}, {"size", artifact.size()}}
-                                 .dump(2);
+    const std::string meta =
+        json{{"target", target_name}, {"hash", hash}, {"file", file}, {"sha256", digest}, {"size", artifact.size()}}
+            .dump(2);
     std::error_code ec;
 
     auto stage = [&] {
         const fs::path staging = root_ / "tmp" / temp_name();
         try {
-            fs::create_directories(staging / "artifacts");
+            make_directories(staging / "artifacts");
             write_file(staging / "module.src", source);
             write_file(staging / "artifacts" / file, artifact);
             write_file(staging / "artifacts" / (target_name + ".json"), meta);
@@ -501,7 +512,7 @@ CachedArtifact ArtifactCache::store(const std::string &module, const std::string
             // digest, so concurrent writers never overwrite each other's bytes;
             // the metadata rename is the single commit point.
             const fs::path artifacts = dir / "artifacts";
-            fs::create_directories(artifacts, ec);
+            make_directories(artifacts);
             sweep_stale(artifacts);
             publish_file(artifacts / file, artifact);
             if (state_->fault_hook) state_->fault_hook("artifact-published");
@@ -517,11 +528,19 @@ CachedArtifact ArtifactCache::store(const std::string &module, const std::string
                 logger_->log(LogLevel::Info, "cache", "replacing damaged entry " + dir.string() + " (" + entry.problem + ")");
             move_aside();
         }
-        fs::create_directories(dir.parent_path(), ec);
+        try {
+            make_directories(dir.parent_path());
+        } catch (...) {
+            remove_tree(staging);
+            throw;
+        }
         fs::rename(staging, dir, ec);
         if (!ec) return CachedArtifact{dir / "artifacts" / file, digest, artifact};
-        // Another writer published first (rename onto a non-empty folder fails): look again.
         remove_tree(staging);
+        // Another writer published first (rename onto a non-empty folder fails): look again.
+        // Anything else (a read-only or full file system) will not change by retrying.
+        if (ec != std::errc::directory_not_empty && ec != std::errc::file_exists)
+            throw UserError(dir.string() + ": cannot publish the cache entry: " + errno_text(ec.value()));
     }
     throw UserError(dir.string() + ": cannot publish the cache entry: it kept changing under concurrent writers");
 }
@@ -638,7 +657,7 @@ CacheReport ArtifactCache::walk(bool read_artifacts, bool repair) const {
                 finding(meta_path, "metadata " + meta.error);
                 continue;
             }
-            auto parsed = parse_meta(*meta.value, target);
+            auto parsed = parse_meta(*meta.value, target, parts->second);
             if (auto *why = std::get_if<std::string>(&parsed)) {
                 finding(meta_path, "metadata " + *why);
                 continue;

@@ -4,6 +4,7 @@
 #include "weft/support/sha256.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <string_view>
 
@@ -21,6 +22,75 @@ namespace {
 
 template <class T, class Key> void add_unique(std::vector<T> &out, const T &item, Key key) {
     if (std::none_of(out.begin(), out.end(), [&](const T &x) { return key(x) == key(item); })) out.push_back(item);
+}
+
+/// The 1-based line of the first line-control directive (`#line N "file"` or
+/// GNU `# N "file"`) in a preamble, or 0. Such a directive would make compiler
+/// errors in the rest of the preamble, or in code after it, name another file.
+/// Backslash-newlines are spliced and comments between '#' and the name skipped,
+/// as the preprocessor does; a string that merely contains "#line" is not a directive.
+std::size_t line_directive_at(std::string_view text) {
+    std::size_t line = 1, i = 0;
+    bool in_block_comment = false;
+    auto skip_splices = [&] {
+        while (i + 1 < text.size() && text[i] == '\\' && text[i + 1] == '\n') {
+            i += 2;
+            ++line;
+        }
+    };
+    auto skip_space_and_comments = [&] {
+        for (;;) {
+            skip_splices();
+            if (i < text.size() && (text[i] == ' ' || text[i] == '\t')) {
+                ++i;
+            } else if (i + 1 < text.size() && text[i] == '/' && text[i + 1] == '*') {
+                const std::size_t end = text.find("*/", i + 2);
+                const std::size_t stop = end == std::string_view::npos ? text.size() : end + 2;
+                line += static_cast<std::size_t>(std::count(text.begin() + i, text.begin() + stop, '\n'));
+                i = stop;
+            } else {
+                return;
+            }
+        }
+    };
+    while (i < text.size()) {
+        const std::size_t start_line = line;
+        if (!in_block_comment) {
+            skip_space_and_comments();
+            if (i < text.size() && text[i] == '#') {
+                ++i;
+                skip_space_and_comments();
+                std::string word;
+                while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
+                    word += text[i++];
+                    skip_splices();
+                }
+                if (word == "line" || (!word.empty() && std::isdigit(static_cast<unsigned char>(word[0]))))
+                    return start_line;
+            }
+        }
+        // To the end of this logical line, tracking block comments that span lines.
+        while (i < text.size() && text[i] != '\n') {
+            if (!in_block_comment && i + 1 < text.size() && text[i] == '/' && text[i + 1] == '*') {
+                in_block_comment = true;
+                i += 2;
+            } else if (in_block_comment && i + 1 < text.size() && text[i] == '*' && text[i + 1] == '/') {
+                in_block_comment = false;
+                i += 2;
+            } else if (!in_block_comment && i + 1 < text.size() && text[i] == '/' && text[i + 1] == '/') {
+                while (i < text.size() && text[i] != '\n') {
+                    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\n') ++line, ++i;
+                    ++i;
+                }
+            } else {
+                if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\n') ++line, ++i;
+                ++i;
+            }
+        }
+        ++i;
+        ++line;
+    }
+    return 0;
 }
 
 } // namespace
@@ -126,6 +196,16 @@ ResolvedBuildOptions resolve(const EffectiveBuildOptions &options) {
         else
             out.build_dependencies.push_back({p.lexically_normal(), file_digest(p), v.source});
     }
+    for (const auto *preambles : {&options.cpu_preamble, &options.cuda_preamble})
+        for (const SourcedValue &v : *preambles)
+            if (const std::size_t line = line_directive_at(v.value)) {
+                const bool from_plugin = v.source.rfind("plugin '", 0) == 0;
+                const std::string name = std::string(from_plugin ? "" : "extra_") +
+                                         (preambles == &options.cpu_preamble ? "cpu_preamble" : "cuda_preamble");
+                problems.push_back(name + " (from " + v.source + "): line " + std::to_string(line) +
+                                   " is a #line directive, which would make compiler errors name another file "
+                                   "than the preamble");
+            }
     if (!problems.empty()) {
         std::string message = "invalid module build options:";
         for (const std::string &p : problems) message += "\n  " + p;

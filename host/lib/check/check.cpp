@@ -15,9 +15,13 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <tuple>
+#include <chrono>
+#include <random>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -192,23 +196,30 @@ std::string record(std::initializer_list<std::string> fields) {
     return out + "\n";
 }
 
-std::string serialize(const Attempt &a) {
-    std::string out;
+std::string serialize(const Attempt &a, const std::string &token) {
+    std::string out = record({"S", token});
     for (const PluginFailure &f : a.failures) out += record({"F", f.plugin, f.where.string(), f.message});
     for (const PluginContracts &c : a.contracts) {
         out += record({"P", c.plugin, c.version, c.manifest.string()});
         for (const auto &b : c.builtins) out += record({"B", b.key, b.identity, b.signature, b.native_name});
         for (const auto &t : c.native_types) out += record({"T", t.name, t.digest, t.description});
     }
-    return out + record({"E"});
+    return out + record({"E", token});
 }
 
-/// Parses a report; false when it lacks its end record.
-bool deserialize(const std::string &text, Attempt &a) {
-    std::istringstream in(text);
+/// Parses a report; false when it lacks its start or end record carrying
+/// `token`. The token is this run's secret, handed to the helper before any
+/// plugin code runs there: a plugin that writes a report of its own (and
+/// ends the process) cannot make itself look checked. What comes before the
+/// last start record, or after the end record, is ignored.
+bool deserialize(const std::string &text, const std::string &token, Attempt &a) {
+    const std::string start_record = record({"S", token});
+    const std::size_t from = text.rfind(start_record);
+    if (from == std::string::npos || (from != 0 && text[from - 1] != '\n')) return false;
+    std::istringstream in(text.substr(from + start_record.size()));
     std::string line;
     bool complete = false;
-    while (std::getline(in, line)) {
+    while (!complete && std::getline(in, line)) {
         std::vector<std::string> f;
         std::string::size_type start = 0;
         for (;;) {
@@ -217,7 +228,7 @@ bool deserialize(const std::string &text, Attempt &a) {
             if (pos == std::string::npos) break;
             start = pos + 1;
         }
-        complete = f[0] == "E" && f.size() == 1;
+        complete = f[0] == "E" && f.size() == 2 && f[1] == token;
         if (f[0] == "F" && f.size() == 4) a.failures.push_back({f[1], f[2], f[3]});
         else if (f[0] == "P" && f.size() == 4) a.contracts.push_back({f[1], f[2], f[3], {}, {}});
         else if (f[0] == "B" && f.size() == 5 && !a.contracts.empty())
@@ -270,21 +281,47 @@ std::vector<std::string> helper_arguments(const fs::path &helper, const Request 
     return args;
 }
 
-/// Runs attempt() in the helper. A crash, a non-zero exit or an exit without
-/// a complete report becomes a failure of `request.who`. posix_spawn, not
-/// fork(): a forked copy of a process that runs threads (the CPU pool, LLVM,
-/// the CUDA driver) may deadlock on a lock another thread held.
-Attempt attempt_isolated(const Request &request, const HostOptions &host, const fs::path &helper) {
+/// A per-run secret the helper must echo around its report.
+std::string report_token() {
+    std::random_device random;
+    std::string token;
+    static constexpr char digits[] = "0123456789abcdef";
+    for (int i = 0; i < 8; ++i) {
+        const unsigned v = random();
+        for (int k = 0; k < 4; ++k) {
+            token += digits[(v >> (8 * k)) & 0xF];
+            token += digits[(v >> (8 * k + 4)) & 0xF];
+        }
+    }
+    return token;
+}
+
+/// Runs attempt() in the helper. A crash, a non-zero exit, an exit without
+/// a complete report or a helper still running at the deadline becomes a
+/// failure of `request.who`. posix_spawn, not fork(): a forked copy of a
+/// process that runs threads (the CPU pool, LLVM, the CUDA driver) may
+/// deadlock on a lock another thread held. The helper leads its own process
+/// group, so that what a plugin forked there ends with it: such a child kept
+/// the report pipe open, and a read until end-of-file never returned.
+Attempt attempt_isolated(const Request &request, const HostOptions &host, const fs::path &helper,
+                         std::chrono::milliseconds timeout) {
     const std::vector<std::string> args = helper_arguments(helper, request, host);
     std::vector<char *> argv;
     for (const std::string &a : args) argv.push_back(const_cast<char *>(a.c_str()));
     argv.push_back(nullptr);
 
-    int fds[2];
+    int fds[2], secret[2];
     if (pipe2(fds, O_CLOEXEC) != 0) throw InternalError(std::string("pipe: ") + std::strerror(errno));
+    if (pipe2(secret, O_CLOEXEC) != 0) {
+        const int err = errno;
+        close(fds[0]);
+        close(fds[1]);
+        throw InternalError(std::string("pipe: ") + std::strerror(err));
+    }
+    const std::string token = report_token();
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, secret[0], 0); // the token, read before any plugin code runs
     posix_spawn_file_actions_adddup2(&actions, fds[1], 1); // the report; the helper moves it off fd 1
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
@@ -295,31 +332,72 @@ Attempt attempt_isolated(const Request &request, const HostOptions &host, const 
     sigemptyset(&none);
     posix_spawnattr_setsigdefault(&attr, &defaults);
     posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
     pid_t pid = 0;
     const int spawned = posix_spawn(&pid, helper.c_str(), &actions, &attr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     close(fds[1]);
+    close(secret[0]);
     if (spawned != 0) {
         close(fds[0]);
+        close(secret[1]);
         throw UserError("cannot run " + helper.string() + ": " + std::strerror(spawned));
     }
+    // A token line fits the pipe's buffer: this write does not wait for the helper.
+    const std::string token_line = token + "\n";
+    [[maybe_unused]] const ssize_t written = write(secret[1], token_line.data(), token_line.size());
+    close(secret[1]);
+
+    // Read until the helper exits (not until end-of-file: a process the plugin
+    // forked may hold the pipe open) or the deadline passes.
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
     std::string text;
     char buffer[4096];
-    for (;;) {
-        const ssize_t n = read(fds[0], buffer, sizeof buffer);
-        if (n > 0) text.append(buffer, static_cast<std::size_t>(n));
-        else if (n == 0 || errno != EINTR) break;
-    }
-    close(fds[0]);
     int status = 0;
+    bool exited = false, timed_out = false;
+    auto drain = [&] {
+        for (;;) {
+            const ssize_t n = read(fds[0], buffer, sizeof buffer);
+            if (n > 0) text.append(buffer, static_cast<std::size_t>(n));
+            else if (n < 0 && errno == EINTR) continue;
+            else return n == 0; // end of file, or nothing more to read now
+        }
+    };
+    fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+    bool eof = false;
+    while (!exited) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= deadline) {
+            timed_out = true;
+            break;
+        }
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+        pollfd p{fds[0], POLLIN, 0};
+        if (!eof && poll(&p, 1, static_cast<int>(std::min<long long>(left, 50))) > 0) eof = drain();
+        else if (eof) std::this_thread::sleep_for(std::chrono::milliseconds(std::min<long long>(left, 10)));
+        // Not reaped yet (WNOWAIT): while the helper is a zombie its pid, and
+        // so its process group's id, cannot be reused by another process.
+        siginfo_t info{};
+        exited = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+    }
+    if (!timed_out) drain(); // what the helper wrote before it exited
+    // The helper's process group: the helper itself when it ran out of time,
+    // and whatever a plugin started there and left behind.
+    kill(-pid, SIGKILL);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    close(fds[0]);
     const fs::path where = request.paths.size() == 1 ? request.paths.front() : fs::path();
     auto failed = [&](const std::string &why) {
         return Attempt{{{request.who, where, label(request.who) + ": the process loading it " + why}}, {}};
     };
+    if (timed_out) {
+        const auto ms = timeout.count();
+        return failed("timed out after " + (ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms") +
+                      " (it was killed; --isolate-timeout sets the limit)");
+    }
     if (WIFSIGNALED(status)) {
         const int sig = WTERMSIG(status);
         return failed("crashed with signal " + std::to_string(sig) + " (" + strsignal(sig) + ")");
@@ -327,7 +405,7 @@ Attempt attempt_isolated(const Request &request, const HostOptions &host, const 
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         return failed("exited with status " + std::to_string(WEXITSTATUS(status)));
     Attempt a;
-    if (!deserialize(text, a))
+    if (!deserialize(text, token, a))
         return failed("exited with status 0 without reporting a result (did the plugin end the process?)");
     return a;
 }
@@ -423,7 +501,8 @@ CheckReport check_plugins(const std::vector<fs::path> &paths, const CheckOptions
         request.compile = options.compile;
         request.compile_cuda = options.compile_cuda;
         request.cuda_arch = options.cuda_arch;
-        return options.isolate ? attempt_isolated(request, options.host, helper) : attempt(request, options.host);
+        return options.isolate ? attempt_isolated(request, options.host, helper, options.isolate_timeout)
+                               : attempt(request, options.host);
     };
 
     // 1. Each plugin alone, with its requirements.
@@ -533,6 +612,21 @@ CheckReport check_plugins(const std::vector<fs::path> &paths, const CheckOptions
 // --- The helper ------------------------------------------------------------
 
 int plugin_probe_main(int argc, char **argv) {
+    // The run's token arrives on stdin, read before any plugin is opened;
+    // stdin is then /dev/null, so no plugin code can read it there.
+    std::string token;
+    for (char c; token.size() < 128;) {
+        const ssize_t n = read(0, &c, 1);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0 || c == '\n') break;
+        token += c;
+    }
+    const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (token.empty() || null < 0 || dup2(null, 0) < 0) {
+        std::fprintf(stderr, "weft-plugin-probe: no report token on stdin (it is run by `weft plugin check --isolate`)\n");
+        return 2;
+    }
+    close(null);
     // The report goes to the stdout we were given; anything else written to
     // stdout (a chatty plugin) goes to stderr instead.
     const int report = fcntl(1, F_DUPFD_CLOEXEC, 3);
@@ -540,6 +634,9 @@ int plugin_probe_main(int argc, char **argv) {
         std::fprintf(stderr, "weft-plugin-probe: cannot set up its report: %s\n", std::strerror(errno));
         return 2;
     }
+    // Descriptors the caller leaked into this process are none of a plugin's business.
+    for (int fd = 3; fd < 1024; ++fd)
+        if (fd != report) close(fd);
     Request request;
     HostOptions host;
     bool paths = false;
@@ -579,7 +676,7 @@ int plugin_probe_main(int argc, char **argv) {
     } catch (const std::exception &e) {
         a = Attempt{{{request.who, {}, label(request.who) + ": " + e.what()}}, {}};
     }
-    const std::string out = serialize(a);
+    const std::string out = serialize(a, token);
     for (std::size_t done = 0; done < out.size();) {
         const ssize_t n = write(report, out.data() + done, out.size() - done);
         if (n < 0 && errno == EINTR) continue;

@@ -449,12 +449,16 @@ std::vector<fs::path> Host::compile_aot(const fs::path &file, const std::vector<
     std::vector<fs::path> paths;
     // Targets already cached compile nothing; copies that are already there are not rewritten.
     for (const pipeline::Artifact &a :
-         detail::HostAccess::pipeline(*this).build(prepared.checked, prepared.options, targets, options, pass))
+         detail::HostAccess::pipeline(*this).build(prepared.checked, prepared.options, targets, options, pass)) {
+        if (out_dir.empty() && a.path.empty())
+            throw UserError("module '" + module + "' for " + a.target.str() +
+                            " was compiled but the cache cannot be written to hold it: name an output directory");
         paths.push_back(out_dir.empty() ? a.path
                                         : publish_copy(a.bytes, out_dir / aot_file_name(pass == Pass::Backward
                                                                                             ? module + "-backward"
                                                                                             : module,
                                                                                         a.target)));
+    }
     return paths;
 }
 

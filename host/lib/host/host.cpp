@@ -220,19 +220,23 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
         throw fail("library reports version '" + info_version + "' but manifest " + m.path.string() + " says '" +
                    m.version.str() + "'");
 
-    weft_host_context ctx{m.name, registry.begin(m.name, m.prefixes), &logger, {}, {}, {}, {}};
-    const std::string plugin_dir = m.directory().string();
-    const weft_host_api api = make_host_api(ctx, plugin_dir.c_str());
+    weft_host_context &context = open_host_context(
+        std::make_unique<InitSession>(InitSession{m.name, registry.begin(m.name, m.prefixes), &logger, {}, {}, {}}),
+        m.directory().string());
 
     debug([&] { return "running init of " + who; });
     weft_status status = WEFT_ERROR_INTERNAL;
+    bool escaped = false;
     try {
-        status = init_fn(&api);
+        status = init_fn(&context.api);
     } catch (...) {
-        // A C++ plugin that let an exception escape broke the ABI; it is still
-        // this plugin's failure, not the host's.
-        throw fail("init let an exception escape (exceptions must not cross the plugin ABI)");
+        escaped = true;
     }
+    const std::unique_ptr<InitSession> session = close_host_context(context);
+    InitSession &ctx = *session;
+    // A C++ plugin that let an exception escape broke the ABI; it is still
+    // this plugin's failure, not the host's.
+    if (escaped) throw fail("init let an exception escape (exceptions must not cross the plugin ABI)");
     if (!ctx.rejected.empty()) {
         std::string message = "registration rejected: " + ctx.rejected.front();
         if (ctx.rejected.size() > 1) message += " (and " + std::to_string(ctx.rejected.size() - 1) + " more)";

@@ -88,6 +88,31 @@ std::string required(const char *s, const std::string &what) {
     return string_from_plugin(s, what);
 }
 
+/// A kernel type name from a plugin. Bounded before the registry parses it, so
+/// a hostile name costs a fixed amount of work and its error stays readable.
+std::string type_name(const char *s, const std::string &what) {
+    constexpr std::size_t max_length = 1024;
+    constexpr int max_depth = 4;
+    if (!s) throw RegistrationError(RegistrationError::Kind::Invalid, what + " is NULL");
+    const std::size_t length = ::strnlen(s, max_length + 1);
+    if (length > max_length)
+        throw RegistrationError(RegistrationError::Kind::Invalid,
+                                what + " is longer than the " + std::to_string(max_length) +
+                                    " bytes a kernel type name may have (starts '" +
+                                    escape_for_display(std::string_view(s, 40)) + "...')");
+    int depth = 0;
+    for (std::size_t i = 0; i < length; ++i) {
+        if (s[i] == '(' && ++depth > max_depth)
+            throw RegistrationError(RegistrationError::Kind::Invalid,
+                                    what + " nests parentheses more than " + std::to_string(max_depth) +
+                                        " deep, which no kernel type name does (starts '" +
+                                        escape_for_display(std::string_view(s, std::min<std::size_t>(length, 40))) +
+                                        "...')");
+        if (s[i] == ')' && depth > 0) --depth;
+    }
+    return string_from_plugin(s, what);
+}
+
 std::vector<std::string> read_strings(const weft_string_list &list, const char *what) {
     std::vector<std::string> out;
     if (list.count && !list.items)
@@ -108,25 +133,31 @@ weft_status status_of(RegistrationError::Kind kind) {
     return WEFT_ERROR_INTERNAL;
 }
 
+constexpr const char *after_init_message =
+    "a host function was called after weft_plugin_init returned: the host API accepts calls only during init";
+
 /// Runs one host call for ctx: records success, or the rejection and its message.
 template <class F> weft_status guarded(weft_host_context *ctx, F &&f) noexcept {
     if (!ctx) return WEFT_ERROR_INVALID_ARGUMENT;
+    const std::lock_guard<std::mutex> lock(ctx->mutex);
+    InitSession *session = ctx->session.get();
+    if (!session) return WEFT_ERROR_UNSUPPORTED;
     try {
         ctx->last_error.clear();
-        f();
+        f(*session);
         return WEFT_OK;
     } catch (const RegistrationError &e) {
         ctx->last_error = e.what();
-        ctx->rejected.push_back(e.what());
-        ctx->logger->log(LogLevel::Debug, "registry", "plugin '" + ctx->plugin + "': rejected: " + e.what());
+        session->rejected.push_back(e.what());
+        session->logger->log(LogLevel::Debug, "registry", "plugin '" + session->plugin + "': rejected: " + e.what());
         return status_of(e.kind());
     } catch (const std::exception &e) {
         ctx->last_error = e.what();
-        ctx->rejected.push_back(e.what());
+        session->rejected.push_back(e.what());
         return WEFT_ERROR_INTERNAL;
     } catch (...) {
         ctx->last_error = "unknown error";
-        ctx->rejected.push_back(ctx->last_error);
+        session->rejected.push_back(ctx->last_error);
         return WEFT_ERROR_INTERNAL;
     }
 }
@@ -134,7 +165,7 @@ template <class F> weft_status guarded(weft_host_context *ctx, F &&f) noexcept {
 extern "C" {
 
 static weft_status api_register_native_type(weft_host_context *ctx, const weft_native_type_desc *d) {
-    return guarded(ctx, [&] {
+    return guarded(ctx, [&](InitSession &session) {
         const weft_native_type_desc desc = read_struct(d, "native type descriptor");
         NativeTypeSpec spec;
         spec.native_name = required(desc.native_name, "native type descriptor: native_name");
@@ -145,36 +176,36 @@ static weft_status api_register_native_type(weft_host_context *ctx, const weft_n
             spec.fields.push_back({required(f.name, what + ": field name"), f.offset, f.size, f.bit_width});
         for (const weft_exposed_field_desc &f : read_array(desc.exposed, desc.exposed_count, "native type exposed fields"))
             spec.exposed.push_back({required(f.name, what + ": exposed field name"),
-                                    required(f.type, what + ": exposed field type")});
+                                    type_name(f.type, what + ": exposed field type")});
         if (desc.initializer != WEFT_INITIALIZER_NONE && desc.initializer != WEFT_INITIALIZER_AGGREGATE)
             throw RegistrationError(RegistrationError::Kind::Invalid,
                                     what + ": unknown initializer policy " + std::to_string(desc.initializer));
         spec.initializer = desc.initializer == WEFT_INITIALIZER_AGGREGATE ? Initializer::Aggregate : Initializer::None;
         spec.doc = str(desc.doc, what + ": doc");
-        ctx->transaction.add_native_type(spec);
+        session.transaction.add_native_type(spec);
     });
 }
 
 static weft_status api_register_builtin(weft_host_context *ctx, const weft_builtin_desc *d) {
-    return guarded(ctx, [&] {
+    return guarded(ctx, [&](InitSession &session) {
         const weft_builtin_desc desc = read_struct(d, "builtin descriptor");
         BuiltinSpec spec;
         spec.name = required(desc.name, "builtin descriptor: name");
         const std::string what = "builtin '" + spec.name + "'";
         for (const weft_param_desc &p : read_array(desc.params, desc.param_count, "builtin parameters"))
             spec.params.push_back(
-                {required(p.name, what + ": parameter name"), required(p.type, what + ": parameter type"), p.cpp_size});
-        spec.result = str(desc.result_type, what + ": result_type");
+                {required(p.name, what + ": parameter name"), type_name(p.type, what + ": parameter type"), p.cpp_size});
+        spec.result = desc.result_type ? type_name(desc.result_type, what + ": result_type") : std::string();
         spec.result_cpp_size = desc.result_cpp_size;
         spec.native_name = str(desc.native_name, what + ": native_name");
         spec.doc = str(desc.doc, what + ": doc");
         spec.adjoint_native = str(desc.adjoint_native, what + ": adjoint_native");
-        ctx->transaction.add_builtin(spec);
+        session.transaction.add_builtin(spec);
     });
 }
 
 static weft_status api_add_build_options(weft_host_context *ctx, const weft_build_options_desc *d) {
-    return guarded(ctx, [&] {
+    return guarded(ctx, [&](InitSession &session) {
         const weft_build_options_desc desc = read_struct(d, "build options descriptor");
         ModuleBuildOptions o;
         o.extra_cuda_include_dirs = read_strings(desc.cuda_include_dirs, "cuda_include_dirs");
@@ -182,32 +213,41 @@ static weft_status api_add_build_options(weft_host_context *ctx, const weft_buil
         o.extra_cuda_preamble = str(desc.cuda_preamble, "build options: cuda_preamble");
         o.extra_cpu_preamble = str(desc.cpu_preamble, "build options: cpu_preamble");
         o.extra_build_dependencies = read_strings(desc.build_dependencies, "build_dependencies");
-        ctx->build_options.push_back(std::move(o));
+        session.build_options.push_back(std::move(o));
     });
 }
 
 static void api_log(weft_host_context *ctx, weft_log_level level, const char *message) {
     if (!ctx || !message) return;
+    const std::lock_guard<std::mutex> lock(ctx->mutex);
+    // After init the host that owned the logger may be gone: the message is dropped.
+    if (!ctx->session) return;
     try {
         const LogLevel l = level == WEFT_LOG_ERROR     ? LogLevel::Error
                            : level == WEFT_LOG_WARNING ? LogLevel::Warning
                            : level == WEFT_LOG_INFO    ? LogLevel::Info
                                                        : LogLevel::Debug;
         // A message is shown, not interpreted: escaped rather than rejected.
-        ctx->logger->log(l, "plugin", ctx->plugin + ": " + escape_for_display(message));
+        ctx->session->logger->log(l, "plugin", ctx->session->plugin + ": " + escape_for_display(message));
     } catch (...) {
     }
 }
 
 static void api_report_error(weft_host_context *ctx, const char *message) {
     if (!ctx) return;
+    const std::lock_guard<std::mutex> lock(ctx->mutex);
+    if (!ctx->session) return;
     try {
-        ctx->reported_error = message ? escape_for_display(message) : "(no message)";
+        ctx->session->reported_error = message ? escape_for_display(message) : "(no message)";
     } catch (...) {
     }
 }
 
-static const char *api_last_error(weft_host_context *ctx) { return ctx ? ctx->last_error.c_str() : ""; }
+static const char *api_last_error(weft_host_context *ctx) {
+    if (!ctx) return "";
+    const std::lock_guard<std::mutex> lock(ctx->mutex);
+    return ctx->session ? ctx->last_error.c_str() : after_init_message;
+}
 
 static weft_proc api_get_proc_address(const char *name) {
     if (!name) return nullptr;
@@ -238,13 +278,20 @@ std::string string_from_plugin(const char *s, const std::string &field) {
                                                                    std::to_string(bad) + ")");
 }
 
-weft_host_api make_host_api(weft_host_context &ctx, const char *plugin_directory) {
-    weft_host_api api{};
+weft_host_context &open_host_context(std::unique_ptr<InitSession> session, std::string plugin_directory) {
+    // Reachable from a static, never freed: see weft_host_context.
+    static std::mutex contexts_mutex;
+    static auto *contexts = new std::vector<std::unique_ptr<weft_host_context>>();
+    auto owned = std::make_unique<weft_host_context>();
+    weft_host_context &ctx = *owned;
+    ctx.session = std::move(session);
+    ctx.plugin_directory = std::move(plugin_directory);
+    weft_host_api &api = ctx.api;
     api.struct_size = sizeof(weft_host_api);
     api.abi_version = WEFT_ABI_VERSION;
     api.ctx = &ctx;
     api.host_version = version_string;
-    api.plugin_directory = plugin_directory;
+    api.plugin_directory = ctx.plugin_directory.c_str();
     api.register_native_type = &api_register_native_type;
     api.register_builtin = &api_register_builtin;
     api.add_build_options = &api_add_build_options;
@@ -252,7 +299,15 @@ weft_host_api make_host_api(weft_host_context &ctx, const char *plugin_directory
     api.report_error = &api_report_error;
     api.last_error = &api_last_error;
     api.get_proc_address = &api_get_proc_address;
-    return api;
+    const std::lock_guard<std::mutex> lock(contexts_mutex);
+    contexts->push_back(std::move(owned));
+    return ctx;
+}
+
+std::unique_ptr<InitSession> close_host_context(weft_host_context &ctx) {
+    const std::lock_guard<std::mutex> lock(ctx.mutex);
+    ctx.last_error = after_init_message;
+    return std::move(ctx.session);
 }
 
 } // namespace weft

@@ -9,6 +9,8 @@
 #include <weft/plugin.h>
 
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -30,21 +32,41 @@ std::string string_from_plugin(const char *s, const std::string &field);
 
 } // namespace weft
 
-/// The staging context behind weft_host_api::ctx while one plugin's init runs.
-struct weft_host_context {
+namespace weft {
+
+/// What one plugin's init stages; the loader reads it once init has returned.
+struct InitSession {
     std::string plugin;
-    weft::Registry::Transaction transaction;
-    const weft::Logger *logger = nullptr;
-    std::vector<weft::ModuleBuildOptions> build_options;
-    std::string last_error;
+    Registry::Transaction transaction;
+    const Logger *logger = nullptr;
+    std::vector<ModuleBuildOptions> build_options;
     std::string reported_error;       // from report_error
     std::vector<std::string> rejected; // every rejected call, in order
 };
 
+} // namespace weft
+
+/// The object behind weft_host_api::ctx. A plugin may keep the table or the
+/// context past init (in a thread, a destructor, a static): both live in this
+/// object, which is never freed, and once init has returned every call through
+/// it is refused with a status instead of touching the loader's dead frame.
+/// A few hundred bytes per plugin load is the price of no dangling pointer.
+struct weft_host_context {
+    std::mutex mutex;
+    std::unique_ptr<weft::InitSession> session; // null once init has returned
+    std::string last_error;
+    std::string plugin_directory;
+    weft_host_api api{};
+};
+
 namespace weft {
 
-/// The v1 host function table for one plugin's init. Strings it points to
-/// must outlive the call (they belong to the caller).
-weft_host_api make_host_api(weft_host_context &ctx, const char *plugin_directory);
+/// A context with its v1 host function table (ctx->api) for one plugin's init.
+/// The context stays valid for the life of the process.
+weft_host_context &open_host_context(std::unique_ptr<InitSession> session, std::string plugin_directory);
+
+/// Ends init for `ctx`: waits for a call in progress, then refuses every later
+/// call. Returns what init staged.
+std::unique_ptr<InitSession> close_host_context(weft_host_context &ctx);
 
 } // namespace weft

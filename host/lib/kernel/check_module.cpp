@@ -451,6 +451,87 @@ void Checker::run() {
         }
     }
     attach_custom_gradients();
+    check_call_depth();
+}
+
+namespace {
+
+void collect_calls(const ir::Expr &e, std::vector<int> &out) {
+    if (e.kind == ir::Expr::Kind::Call && e.index >= 0) out.push_back(e.index);
+    for (const ir::ExprPtr &a : e.args)
+        if (a) collect_calls(*a, out);
+}
+
+void collect_calls(const std::vector<ir::StmtPtr> &body, std::vector<int> &out) {
+    for (const ir::StmtPtr &s : body) {
+        for (const ir::Expr *e : {s->target.get(), s->value.get(), s->cond.get()})
+            if (e) collect_calls(*e, out);
+        for (const ir::ExprPtr &a : s->args)
+            if (a) collect_calls(*a, out);
+        collect_calls(s->body, out);
+        collect_calls(s->orelse, out);
+    }
+}
+
+} // namespace
+
+void Checker::check_call_depth() {
+    // Every function is a C++ template, and a call chain instantiates one
+    // inside the next: Clang and NVRTC stop at 1,024 ("recursive template
+    // instantiation exceeded maximum depth"), so the front end says it first,
+    // and `weft check` agrees with `weft build` (issue 18).
+    const std::vector<ir::Function> &fs = out_.functions;
+    std::vector<std::vector<int>> callees(fs.size());
+    for (std::size_t i = 0; i < fs.size(); ++i) {
+        collect_calls(fs[i].body, callees[i]);
+        std::sort(callees[i].begin(), callees[i].end());
+        callees[i].erase(std::unique(callees[i].begin(), callees[i].end()), callees[i].end());
+    }
+    // Longest chain below each function, without recursion (cycles are errors already).
+    std::vector<std::size_t> depth(fs.size(), 0);
+    std::vector<int> via(fs.size(), -1);
+    std::vector<char> state(fs.size(), 0); // 1 on the stack, 2 done
+    for (std::size_t root = 0; root < fs.size(); ++root) {
+        if (state[root]) continue;
+        std::vector<std::pair<std::size_t, std::size_t>> stack{{root, 0}};
+        state[root] = 1;
+        while (!stack.empty()) {
+            auto &[f, next] = stack.back();
+            if (next < callees[f].size()) {
+                const int c = callees[f][next++];
+                if (c < 0 || static_cast<std::size_t>(c) >= fs.size() || state[static_cast<std::size_t>(c)]) continue;
+                state[static_cast<std::size_t>(c)] = 1;
+                stack.push_back({static_cast<std::size_t>(c), 0});
+                continue;
+            }
+            depth[f] = 1;
+            for (int c : callees[f])
+                if (c >= 0 && static_cast<std::size_t>(c) < fs.size() && state[static_cast<std::size_t>(c)] == 2 &&
+                    depth[static_cast<std::size_t>(c)] + 1 > depth[f]) {
+                    depth[f] = depth[static_cast<std::size_t>(c)] + 1;
+                    via[f] = c;
+                }
+            state[f] = 2;
+            stack.pop_back();
+        }
+    }
+    for (std::size_t i = 0; i < fs.size(); ++i) {
+        if (!fs[i].is_kernel || depth[i] <= max_call_chain) continue;
+        std::vector<std::string> names{fs[i].name};
+        for (int f = via[i]; f >= 0; f = via[static_cast<std::size_t>(f)]) names.push_back(fs[static_cast<std::size_t>(f)].name);
+        std::string chain;
+        for (std::size_t k = 0; k < names.size(); ++k) {
+            if (k == 3 && names.size() > 5) {
+                chain += " -> ...";
+                k = names.size() - 2;
+                continue;
+            }
+            chain += (k ? " -> " : "") + names[k];
+        }
+        diags_.error(fs[i].location, "kernel '" + fs[i].name + "' calls @wp.func functions " + std::to_string(depth[i] - 1) +
+                                         " deep (" + chain + "); at most " + std::to_string(max_call_chain - 1) +
+                                         ": each call is one level of C++ template instantiation");
+    }
 }
 
 void Checker::attach_custom_gradients() {

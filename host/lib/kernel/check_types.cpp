@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <sstream>
 
 namespace weft::kernel::detail {
 
@@ -330,8 +331,33 @@ std::optional<ir::ConstantValue> Checker::fold_constant(const Expr &e, Value::Li
             else if (op == "/") r = x / y;
             else if (op == "//") r = std::floor(x / y);
             else if (op == "%") r = x - y * std::floor(x / y);
-            else if (op == "**") r = std::pow(x, y);
-            else break;
+            else if (op == "**") {
+                // Python raises here rather than yield inf or nan; a constant that silently
+                // became one would poison every kernel that reads it.
+                auto operand = [](const ir::ConstantValue &c) {
+                    std::ostringstream os;
+                    if (c.type.is_integer()) os << ir::to_string(c.int_components[0]);
+                    else os << c.components[0];
+                    const std::string s = os.str();
+                    return s[0] == '-' ? "(" + s + ")" : s;
+                };
+                const std::string shown_pow = operand(*a) + " ** " + operand(*b);
+                if (x == 0 && y < 0) {
+                    diags_.error(e.location, "division by zero in a constant expression: " + shown_pow +
+                                                 " (zero to a negative power)");
+                    return std::nullopt;
+                }
+                if (x < 0 && std::isfinite(y) && y != std::floor(y)) {
+                    diags_.error(e.location, "a constant expression has no real value: " + shown_pow +
+                                                 " (a negative number to a fractional power)");
+                    return std::nullopt;
+                }
+                r = std::pow(x, y);
+                if (!std::isfinite(r) && std::isfinite(x) && std::isfinite(y)) {
+                    diags_.error(e.location, "floating-point overflow in a constant expression: " + shown_pow);
+                    return std::nullopt;
+                }
+            } else break;
             literal = (la != Value::Literal::None && lb != Value::Literal::None) ? Value::Literal::Float
                                                                                  : Value::Literal::None;
             // The typed operand decides (3.0 * X with X float64 is float64); a literal only between literals.

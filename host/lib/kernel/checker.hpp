@@ -143,6 +143,10 @@ public:
     std::map<std::string, int> instances_; // def address + arg codes -> function index
     std::vector<const ast::FunctionDef *> instantiating_;
     static constexpr std::size_t max_call_depth = 64; // sanitizer builds have big frames
+    /// Functions in one call chain from a kernel, the kernel included: the C++
+    /// compilers' template depth (1,024) less the entry's own instantiations.
+    static constexpr std::size_t max_call_chain = 1001;
+    void check_call_depth();
     FunctionScope *scope_ = nullptr;
     std::map<std::string, std::shared_ptr<const BuiltinOverload>> noted_builtins_; // by identity
     std::set<std::string> noted_types_, noted_structs_, noted_constants_;

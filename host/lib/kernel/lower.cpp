@@ -125,33 +125,37 @@ private:
     }
 
     /// a and b and c: each operand only while the result is still undecided.
+    /// One `if` per operand, side by side rather than nested: once t is
+    /// decided every later test fails. Nested, 50,000 operands overflowed the
+    /// emitter's stack and 255 exceeded Clang's bracket depth (issue 18).
     ir::ExprPtr short_circuit(ir::ExprPtr e) {
         const SourceLocation at = e->location;
         const bool is_and = e->kind == K::And;
         const int t = new_temp(Type::scalar(Scalar::Bool), at);
         std::vector<ir::StmtPtr> *saved = out_;
         for (std::size_t i = 0; i < e->args.size(); ++i) {
+            ir::StmtPtr next;
+            if (i > 0) {
+                // and: go on while t holds; or: go on while it does not.
+                next = stmt(S::If, at);
+                if (is_and) {
+                    next->cond = local_ref(t, at);
+                } else {
+                    auto negated = std::make_unique<ir::Expr>(K::Not, at);
+                    negated->type = Type::scalar(Scalar::Bool);
+                    negated->args.push_back(local_ref(t, at));
+                    const int n = new_temp(Type::scalar(Scalar::Bool), at);
+                    emit_set(S::Declare, n, std::move(negated), at);
+                    next->cond = local_ref(n, at);
+                }
+                out_ = &next->body;
+            }
             ir::ExprPtr value = e->args[i]->type.is_bool() ? operation(std::move(e->args[i]))
                                                            : as_bool(atom(std::move(e->args[i])));
             emit_set(i == 0 ? S::Declare : S::Assign, t, std::move(value), at);
-            if (i + 1 == e->args.size()) break;
-            // and: go on while t holds; or: go on while it does not.
-            auto next = stmt(S::If, at);
-            if (is_and) {
-                next->cond = local_ref(t, at);
-            } else {
-                auto negated = std::make_unique<ir::Expr>(K::Not, at);
-                negated->type = Type::scalar(Scalar::Bool);
-                negated->args.push_back(local_ref(t, at));
-                const int n = new_temp(Type::scalar(Scalar::Bool), at);
-                emit_set(S::Declare, n, std::move(negated), at);
-                next->cond = local_ref(n, at);
-            }
-            std::vector<ir::StmtPtr> &body = next->body;
-            emit(std::move(next));
-            out_ = &body;
+            out_ = saved;
+            if (next) emit(std::move(next));
         }
-        out_ = saved;
         return local_ref(t, at);
     }
 
@@ -169,21 +173,24 @@ private:
         };
         ir::ExprPtr left = atom(std::move(e->args[0]));
         if (e->chain.size() == 1) return comparison(0, std::move(left), atom(std::move(e->args[1])));
-        int t = -1;
+        // Side by side, as short_circuit: locals are function-wide, so an
+        // operand computed under one `if` is there for the next comparison.
+        int t = -1; // numbered after the first right operand's temporaries
         std::vector<ir::StmtPtr> *saved = out_;
         for (std::size_t i = 0; i < e->chain.size(); ++i) {
+            ir::StmtPtr next;
+            if (i > 0) {
+                next = stmt(S::If, at);
+                next->cond = local_ref(t, at);
+                out_ = &next->body;
+            }
             ir::ExprPtr right = atom(std::move(e->args[i + 1]));
             if (t < 0) t = new_temp(Type::scalar(Scalar::Bool), at);
             emit_set(i == 0 ? S::Declare : S::Assign, t, comparison(i, std::move(left), right->clone()), at);
             left = std::move(right);
-            if (i + 1 == e->chain.size()) break;
-            auto next = stmt(S::If, at);
-            next->cond = local_ref(t, at);
-            std::vector<ir::StmtPtr> &body = next->body;
-            emit(std::move(next));
-            out_ = &body;
+            out_ = saved;
+            if (next) emit(std::move(next));
         }
-        out_ = saved;
         return local_ref(t, at);
     }
 
@@ -244,6 +251,63 @@ private:
         store(std::move(path), std::move(combined), at);
     }
 
+    ir::ExprPtr bool_literal(bool value, SourceLocation at) {
+        auto e = std::make_unique<ir::Expr>(K::Literal, at);
+        e->type = Type::scalar(Scalar::Bool);
+        e->value = ir::ConstantValue{e->type, {value ? 1.0 : 0.0}, {value ? 1 : 0}};
+        return e;
+    }
+
+    /// if a: A elif b: B ... else: E, as ifs side by side rather than each
+    /// elif nested in the else before it (which exceeded Clang's bracket depth
+    /// at 255 elifs and overflowed the emitter's stack further on):
+    ///     pending = True
+    ///     if a: pending = False; A
+    ///     if pending: (b's operands); if b: pending = False; B
+    ///     ...
+    ///     if pending: E
+    /// A condition is evaluated only when every one before it was false, as in Python.
+    void elif_chain(ir::StmtPtr first) {
+        const SourceLocation at = first->location;
+        const int pending = new_temp(Type::scalar(Scalar::Bool), at);
+        emit_set(S::Declare, pending, bool_literal(true, at), at);
+        std::vector<ir::StmtPtr> *saved = out_;
+        ir::StmtPtr current = std::move(first);
+        for (bool guarded = false; current; guarded = true) {
+            std::vector<ir::StmtPtr> orelse = std::move(current->orelse);
+            current->orelse.clear();
+            ir::StmtPtr next;
+            if (orelse.size() == 1 && orelse[0]->kind == S::If) {
+                next = std::move(orelse[0]);
+                orelse.clear();
+            }
+            ir::StmtPtr guard;
+            if (guarded) {
+                guard = stmt(S::If, current->location);
+                guard->cond = local_ref(pending, at);
+                out_ = &guard->body;
+            }
+            current->cond = atom(std::move(current->cond));
+            std::vector<ir::StmtPtr> body = std::move(current->body);
+            current->body.clear();
+            std::vector<ir::StmtPtr> *outer = out_;
+            out_ = &current->body;
+            emit_set(S::Assign, pending, bool_literal(false, current->location), current->location);
+            for (ir::StmtPtr &b : body) statement(std::move(b));
+            out_ = outer;
+            emit(std::move(current));
+            out_ = saved;
+            if (guard) emit(std::move(guard));
+            if (!next && !orelse.empty()) {
+                auto otherwise = stmt(S::If, orelse.front()->location);
+                otherwise->cond = local_ref(pending, at);
+                block(orelse, otherwise->body);
+                emit(std::move(otherwise));
+            }
+            current = std::move(next);
+        }
+    }
+
     void block(std::vector<ir::StmtPtr> &in, std::vector<ir::StmtPtr> &out) {
         std::vector<ir::StmtPtr> *saved = out_;
         out_ = &out;
@@ -268,6 +332,10 @@ private:
         }
         case S::AugAssign: aug_assign(*s); return;
         case S::If: {
+            if (s->orelse.size() == 1 && s->orelse[0]->kind == S::If) {
+                elif_chain(std::move(s));
+                return;
+            }
             s->cond = atom(std::move(s->cond));
             std::vector<ir::StmtPtr> body = std::move(s->body), orelse = std::move(s->orelse);
             s->body.clear();

@@ -14,7 +14,13 @@ using ast::Expr;
 
 namespace {
 
-constexpr const char *too_deep = "expression nested too deeply";
+// The limits are stated, so that the message says what to change: a sum of
+// 1,000 terms is 1,000 levels (issue 18).
+const std::string too_deep = "expression nested too deeply: more than " + std::to_string(max_tree_height) +
+                             " levels (each operator of a chain such as a + b + c, each unary operator, "
+                             "attribute, call or subscript in a row is one)";
+const std::string too_deep_brackets =
+    "expression nested too deeply: more than " + std::to_string(max_expression_depth) + " levels of brackets";
 
 int binary_precedence(const Token &t) {
     if (t.kind != TokenKind::Op) return 0;
@@ -83,7 +89,7 @@ Node Parser::parse_star_expressions() {
 Node Parser::parse_expression() {
     DepthGuard guard(expr_depth_, max_expression_depth);
     if (!guard.ok()) {
-        fail(peek().location, too_deep);
+        fail(peek().location, too_deep_brackets);
         return {};
     }
     Node body = parse_or();
@@ -182,7 +188,13 @@ Node Parser::parse_comparison() {
     for (; !op.empty(); op = comparison_op()) {
         advance();
         if (op == "not in" || op == "is not") advance();
-        n.expr->ops.push_back(op);
+            n.expr->ops.push_back(op);
+        if (n.expr->ops.size() >= max_tree_height) {
+            // Lowered side by side, but the optimizer's time grows with the square of its length.
+            fail(peek().location, "comparison chain too long: more than " + std::to_string(max_tree_height) +
+                                      " comparisons in one chain");
+            return {};
+        }
         Node rhs = parse_binary(1);
         if (!rhs || !add(n, std::move(rhs))) return {};
     }

@@ -340,7 +340,8 @@ StmtPtr Parser::parse_if() {
         const Token elif = advance();
         ++links;
         if (++stmt_path_ >= max_tree_height) {
-            fail(elif.location, "too many elif branches");
+            fail(elif.location, "too many elif branches: the statement tree may be " + std::to_string(max_tree_height) +
+                                    " levels deep, and each elif is one");
             break;
         }
         auto branch = std::make_unique<Stmt>(Stmt::Kind::If, elif.location);

@@ -5,10 +5,16 @@
 #include "compile_options.hpp"
 
 #include "weft/codegen/runtime_headers.hpp"
+#include "weft/support/error.hpp"
 #include "weft/support/file.hpp"
 #include "weft/support/sha256.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <mutex>
+#include <atomic>
+#include <unistd.h>
 #include <string_view>
 
 namespace weft::pipeline {
@@ -25,44 +31,204 @@ std::string source_file_define(const GeneratedModule &g) {
     return std::string(codegen::source_file_macro) + "=" + codegen::c_string_literal(g.origin);
 }
 
+/// The runtime PCH is about half a megabyte; anything far larger at its path
+/// was not written by weft.
+constexpr std::uintmax_t max_pch_bytes = std::uintmax_t(64) << 20;
+
+fs::path pch_digest_path(const fs::path &pch) { return fs::path(pch.string() + ".sha256"); }
+
+/// "" when the PCH's bytes have the digest recorded when it was built; otherwise why not.
+std::string pch_problem(const fs::path &pch) {
+    const fs::path digest_file = pch_digest_path(pch);
+    std::string recorded;
+    try {
+        recorded = read_input_file(digest_file, 128, "PCH digest");
+    } catch (const UserError &) {
+        return "has no digest recorded beside it (" + digest_file.filename().string() + ")";
+    }
+    while (!recorded.empty() && (recorded.back() == '\n' || recorded.back() == '\r')) recorded.pop_back();
+    std::string actual;
+    try {
+        actual = sha256_hex(read_input_file(pch, max_pch_bytes, "precompiled header"));
+    } catch (const UserError &e) {
+        return std::string("cannot be read: ") + e.what();
+    }
+    if (actual != recorded) return "has sha256 " + actual + ", but " + recorded + " was recorded when it was built";
+    return {};
+}
+
 /// One PCH per (runtime headers, toolchain and flags), built on first use;
 /// several processes may race to build it (build_pch publishes atomically).
-fs::path runtime_pch(const fs::path &root, const backend::CpuCompileOptions &options) {
+/// Whatever else is at its path (a symbolic link, say to /dev/zero, which
+/// Clang read without end; a directory, which failed every new module until
+/// `cache clear`; an oversized file) is removed and the PCH built again.
+fs::path runtime_pch(const fs::path &root, const backend::CpuCompileOptions &options, const Logger &logger) {
     Sha256 key;
     key.field("weft.pch.v1").field(codegen::runtime_header_digest()).field(backend::toolchain_identity(options));
     for (const fs::path &d : options.weft_include_dirs) key.field(d.string());
     const fs::path pch = root / "pch" / (key.hex().substr(0, 24) + ".pch");
-    if (!fs::exists(pch)) {
+    std::error_code ec;
+    const fs::file_status st = fs::symlink_status(pch, ec); // not followed
+    bool present = fs::exists(st);
+    if (present && (!fs::is_regular_file(st) || fs::file_size(pch, ec) > max_pch_bytes || ec)) {
+        const std::string kind = fs::is_regular_file(st) ? "a file larger than " + std::to_string(max_pch_bytes >> 20) +
+                                                               " MiB"
+                                                         : fs::is_symlink(st) ? std::string("a symbolic link")
+                                                         : describe_file_kind(pch);
+        logger.log(LogLevel::Warning, "cache",
+                   "the precompiled runtime header " + pch.string() + " is " + kind + ", not one weft wrote: replacing it");
+        fs::remove_all(pch, ec);
+        if (ec)
+            throw UserError("cannot remove " + pch.string() + " (" + kind + ", where the precompiled runtime header "
+                            "belongs): " + ec.message() + " (errno " + std::to_string(ec.value()) + ")");
+        present = false;
+    }
+    const fs::path digest_file = pch_digest_path(pch);
+    if (present) {
+        // The digest recorded when it was built: a PCH built from edited
+        // headers, or edited itself, would compile every module wrong.
+        const std::string problem = pch_problem(pch);
+        if (!problem.empty()) {
+            logger.log(LogLevel::Warning, "cache", "rebuilding the precompiled runtime header " + pch.string() + ": it " + problem);
+            fs::remove(pch, ec);
+            present = false;
+        }
+    }
+    if (!present) {
         fs::create_directories(pch.parent_path());
         backend::CpuCompileOptions o = options;
         o.pch.clear();
         o.defines.clear(); // the PCH holds only weft's headers; a define it lacks is fine when it is used
         o.source_name = (pch.parent_path() / "runtime.pch.cpp").string();
-        backend::build_pch("#include <weft/rt/runtime.h>\n", o, pch);
+        // Built under a private name; its digest is published before it is, so
+        // that a PCH at its path always has its digest beside it.
+        static std::atomic<unsigned> counter{0};
+        const fs::path staging = pch.parent_path() / (".tmp." + std::to_string(::getpid()) + "." +
+                                                      std::to_string(counter++) + "." + pch.filename().string());
+        try {
+            backend::build_pch("#include <weft/rt/runtime.h>\n", o, staging);
+            write_file_atomically(digest_file, sha256_hex(read_input_file(staging, max_pch_bytes, "precompiled header")) + "\n");
+        } catch (...) {
+            fs::remove(staging, ec);
+            throw;
+        }
+        fs::rename(staging, pch, ec);
+        if (ec) {
+            const int err = ec.value();
+            fs::remove(staging, ec);
+            throw UserError("cannot publish the precompiled runtime header " + pch.string() + ": " +
+                            std::error_code(err, std::generic_category()).message() + " (errno " +
+                            std::to_string(err) + ")");
+        }
     }
     return pch;
 }
 
 std::string compile_cpu(const GeneratedModule &g, const fs::path &root, backend::CpuCompileOptions options,
-                        const Logger &logger) {
-    if (g.options.use_pch) options.pch = runtime_pch(root, options);
+                        const Logger &logger, const std::function<void(const std::string &)> &uncached) {
+    if (g.options.use_pch) {
+        try {
+            options.pch = runtime_pch(root, options, logger);
+        } catch (const std::exception &e) {
+            // No PCH (a read-only or full cache): the same compile without it.
+            uncached(e.what());
+            options.pch.clear();
+        }
+    }
     try {
         const std::vector<char> object = backend::compile_to_object(g.source.text, options);
         return {object.begin(), object.end()};
     } catch (const backend::CompileError &e) {
-        if (!e.pch_rejected()) throw;
+        if (!e.pch_rejected() || options.pch.empty()) throw;
         // A PCH that does not fit (corrupt, or from other headers): rebuild it once.
         logger.log(LogLevel::Warning, "cache",
                    "rebuilding the precompiled runtime header " + options.pch.string() + ": " + e.what());
         std::error_code ec;
         fs::remove(options.pch, ec);
-        options.pch = runtime_pch(root, options);
+        try {
+            options.pch = runtime_pch(root, options, logger);
+        } catch (const std::exception &error) {
+            uncached(error.what());
+            options.pch.clear();
+        }
         const std::vector<char> object = backend::compile_to_object(g.source.text, options);
         return {object.begin(), object.end()};
     }
 }
 
+/// weft's runtime headers in a folder of this process's own, for when the
+/// cache cannot hold them (read-only, full); removed when the process ends.
+fs::path private_runtime_headers() {
+    struct Private {
+        fs::path dir;
+        ~Private() {
+            std::error_code ec;
+            if (!dir.empty()) fs::remove_all(dir, ec);
+        }
+    };
+    static std::mutex mutex;
+    static Private folder;
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (folder.dir.empty()) {
+        std::string pattern = (fs::temp_directory_path() / "weft-runtime-headers-XXXXXX").string();
+        if (!::mkdtemp(pattern.data()))
+            throw UserError("cannot create a private folder for the runtime headers (" + pattern +
+                            "): " + errno_text(errno));
+        folder.dir = pattern;
+    }
+    return codegen::materialize_runtime_headers(folder.dir);
+}
+
 } // namespace
+
+void Pipeline::uncached(const std::string &why) const {
+    if (!uncached_warned_.exchange(true))
+        logger_.log(LogLevel::Warning, "cache",
+                    "the cache at " + cache_.root().string() + " cannot be written (" + why +
+                        "); modules it does not hold are compiled in memory and not stored");
+}
+
+std::vector<CacheFinding> verify_compile_files(const ArtifactCache &cache, bool repair) {
+    std::vector<CacheFinding> out;
+    const fs::path headers_root = cache.root() / "runtime-headers";
+    const fs::path headers = headers_root / codegen::runtime_header_digest().substr(0, 16);
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(headers, ec))) {
+        if (std::string problem = codegen::runtime_headers_problem(headers); !problem.empty()) {
+            CacheFinding f{headers, problem, CacheFinding::Action::Reported};
+            if (repair) {
+                try {
+                    codegen::rewrite_runtime_headers(headers_root);
+                    f.action = CacheFinding::Action::Removed;
+                    f.problem += " (rewritten)";
+                } catch (const UserError &e) {
+                    f.action = CacheFinding::Action::Failed;
+                    f.problem += std::string("; ") + e.what();
+                }
+            }
+            out.push_back(std::move(f));
+        }
+    }
+    std::vector<fs::path> pchs;
+    for (fs::directory_iterator it(cache.root() / "pch", ec), end; !ec && it != end; it.increment(ec))
+        if (it->path().extension() == ".pch" && it->path().filename().string().rfind(".tmp.", 0) != 0)
+            pchs.push_back(it->path());
+    std::sort(pchs.begin(), pchs.end());
+    for (const fs::path &pch : pchs) {
+        const fs::file_status st = fs::symlink_status(pch, ec);
+        std::string problem = fs::is_regular_file(st) ? pch_problem(pch) : "is not a regular file";
+        if (problem.empty()) continue;
+        CacheFinding f{pch, std::move(problem), CacheFinding::Action::Reported};
+        if (repair) {
+            std::error_code rm;
+            fs::remove_all(pch, rm);
+            fs::remove(pch_digest_path(pch), rm);
+            f.action = fs::exists(fs::symlink_status(pch, rm)) ? CacheFinding::Action::Failed : CacheFinding::Action::Removed;
+        }
+        out.push_back(std::move(f));
+    }
+    return out;
+}
 
 backend::CpuCompileOptions cpu_options(const GeneratedModule &g, const fs::path &runtime_headers) {
     backend::CpuCompileOptions o;
@@ -117,9 +283,12 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
     // the next load is a local hit; anything else is compiled here.
     if (remote_) {
         if (auto fetched = remote_->fetch(g.module, g.hash, g.target, &g.source.text)) {
-            const CachedArtifact stored = cache_.store(g.module, g.hash, g.target, g.source.text, fetched->artifact);
+            try {
+                a.path = cache_.store(g.module, g.hash, g.target, g.source.text, fetched->artifact).path;
+            } catch (const UserError &e) {
+                uncached(e.what());
+            }
             a.bytes = std::move(fetched->artifact);
-            a.path = stored.path;
             a.from_cache = true;
             a.from_remote = true;
             a.generated_source_path = cache_.entry_directory(g.module, g.hash) / "module.src";
@@ -132,9 +301,23 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
 
     const bool cuda = g.target.kind == Target::Kind::Cuda;
     const fs::path root = cache_.root();
-    const fs::path rt_dir = runtime_header_dir(cache_);
+    // A cache that cannot be written (read-only, full) still serves its hits;
+    // what it lacks is compiled with headers of this process's own and kept in memory.
+    fs::path rt_dir;
+    try {
+        rt_dir = runtime_header_dir(cache_);
+    } catch (const UserError &e) {
+        uncached(e.what());
+        rt_dir = private_runtime_headers();
+    }
     a.generated_source_path = root / "generated" / (g.module + "-" + g.hash.substr(0, 16) + (cuda ? ".cu" : ".cpp"));
-    write_file_atomically(a.generated_source_path, g.source.text); // for reference in diagnostics
+    bool source_kept = true;
+    try {
+        write_file_atomically(a.generated_source_path, g.source.text); // for reference in diagnostics
+    } catch (const UserError &e) {
+        uncached(e.what());
+        source_kept = false;
+    }
     // A header that is not found is most often a plugin's preamble include:
     // say where it was looked for (issue 19).
     const auto failure = [&](const char *message, const std::vector<fs::path> &searched) {
@@ -153,7 +336,8 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
             for (const fs::path &d : searched) text += "\n  " + d.string();
             text += ")";
         }
-        return text + "\n(generated source, for reference: " + a.generated_source_path.string() + ")";
+        return text + (source_kept ? "\n(generated source, for reference: " + a.generated_source_path.string() + ")"
+                                   : std::string("\n(the generated source could not be kept: the cache cannot be written)"));
     };
     if (cuda) {
         backend::CudaCompileOptions options = cuda_options(g, rt_dir);
@@ -169,13 +353,18 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
         std::vector<fs::path> searched = options.weft_include_dirs;
         searched.insert(searched.end(), options.include_dirs.begin(), options.include_dirs.end());
         try {
-            a.bytes = compile_cpu(g, root, std::move(options), logger_);
+            a.bytes = compile_cpu(g, root, std::move(options), logger_, [this](const std::string &why) { uncached(why); });
         } catch (const backend::CompileError &e) {
             throw backend::CompileError(failure(e.what(), searched), e.diagnostics());
         }
     }
     ++compiles_;
-    a.path = cache_.store(g.module, g.hash, g.target, g.source.text, a.bytes).path;
+    try {
+        a.path = cache_.store(g.module, g.hash, g.target, g.source.text, a.bytes).path;
+    } catch (const UserError &e) {
+        uncached(e.what());
+    }
+    if (!source_kept) a.generated_source_path.clear();
     if (remote_) remote_->store(g.module, g.hash, g.target, g.source.text, a.bytes);
     return a;
 }

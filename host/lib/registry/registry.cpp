@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace weft {
 
@@ -110,10 +112,15 @@ RegistrationError invalid(const std::string &message) {
 template <class Resolve> std::optional<Type> array_type(std::string_view name, Resolve &&resolve) {
     const std::optional<ArrayTypeName> a = parse_array_type_name(name);
     if (!a) return std::nullopt;
+    // Decided before resolving: resolving an array dtype recursed once per
+    // "array(" and a plugin's 30,000-deep name ran the host out of stack.
+    auto nested = [&] {
+        return RegistrationError(RegistrationError::Kind::UnknownType,
+                                 "unknown kernel type '" + std::string(name) + "': an array's dtype cannot be an array");
+    };
+    if (parse_array_type_name(a->dtype)) throw nested();
     const Type dtype = resolve(a->dtype);
-    if (dtype.kind() == Type::Kind::Array)
-        throw RegistrationError(RegistrationError::Kind::UnknownType,
-                                "unknown kernel type '" + std::string(name) + "': an array's dtype cannot be an array");
+    if (dtype.kind() == Type::Kind::Array) throw nested();
     return Type::array(dtype, a->ndim);
 }
 
@@ -255,6 +262,11 @@ struct Registry::Transaction::Pending {
     std::vector<std::pair<std::string, std::string>> shared_overloads; // {name, types key}
     std::vector<NativeTypeInfo> new_types;
     std::vector<std::string> shared_types;
+    // Indexes over the above, so that each registration costs the same however
+    // many came before it (a linear scan made 100,000 builtins take 42 s).
+    std::unordered_map<std::string, std::size_t> new_overload_at; // name '\n' types key -> new_overloads index
+    std::unordered_set<std::string> shared_identities;             // identity() of staged shared overloads
+    std::unordered_set<std::string> staged_type_names;
 };
 
 Registry::Transaction::Transaction(Registry &registry, std::string owner, std::optional<NamespacePolicy> policy)
@@ -266,7 +278,7 @@ Registry::Transaction::Transaction(Registry &registry, std::string owner, std::o
 Registry::Transaction::Transaction(Transaction &&other) noexcept
     : registry_(other.registry_), owner_(std::move(other.owner_)), policy_(std::move(other.policy_)),
       pending_(std::move(other.pending_)), staged_builtins_(std::move(other.staged_builtins_)),
-      staged_types_(std::move(other.staged_types_)) {
+      staged_types_(std::move(other.staged_types_)), overloads_compared_(other.overloads_compared_) {
     other.registry_ = nullptr;
 }
 
@@ -364,11 +376,14 @@ BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
 
     const std::string key = o.generic() ? "<generic>" : types_key(o);
     auto same_types = [&](const BuiltinOverload &e) {
+        ++overloads_compared_;
         return e.name == o.name && e.generic() == o.generic() && (o.generic() || types_key(e) == key);
     };
 
-    for (BuiltinOverload &e : pending_->new_overloads) {
-        if (!same_types(e)) continue;
+    const std::string pending_key = o.name + '\n' + key;
+    if (auto it = pending_->new_overload_at.find(pending_key); it != pending_->new_overload_at.end()) {
+        const BuiltinOverload &e = pending_->new_overloads[it->second];
+        ++overloads_compared_;
         if (e.identity() == o.identity()) return e; // already staged by this init: nothing new
         throw RegistrationError(RegistrationError::Kind::Conflict,
                                 "conflicting builtin overload " + o.signature() + ": " + owner_label(owner_) +
@@ -382,8 +397,7 @@ BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
             const bool owned = std::find(e.owners.begin(), e.owners.end(), owner_) != e.owners.end();
             BuiltinOverload shared = e;
             if (!owned) shared.owners.push_back(owner_);
-            for (const BuiltinOverload &s : staged_builtins_)
-                if (s.identity() == o.identity()) return shared; // shared earlier in this init
+            if (!pending_->shared_identities.insert(o.identity()).second) return shared; // shared earlier in this init
             if (!owned) pending_->shared_overloads.emplace_back(o.name, key);
             staged_builtins_.push_back(shared);
             return shared;
@@ -395,6 +409,7 @@ BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
                                     difference(e, o) + ")");
     }
     staged_builtins_.push_back(o);
+    pending_->new_overload_at.emplace(pending_key, pending_->new_overloads.size());
     pending_->new_overloads.push_back(std::move(o));
     return staged_builtins_.back();
 }
@@ -485,20 +500,24 @@ NativeTypeInfo Registry::Transaction::add_native_type(const NativeTypeSpec &spec
         const bool owned = std::find(e.owners.begin(), e.owners.end(), owner_) != e.owners.end();
         NativeTypeInfo shared = e;
         if (!committed) return shared; // staged earlier in this init: nothing new
-        const bool staged = std::any_of(staged_types_.begin(), staged_types_.end(),
-                                        [&](const NativeTypeInfo &x) { return x.native_name == e.native_name; });
+        const bool staged = pending_->staged_type_names.count(e.native_name) != 0;
         if (!owned) {
             shared.owners.push_back(owner_);
             if (!staged) pending_->shared_types.push_back(e.native_name);
         }
-        if (!staged) staged_types_.push_back(shared);
+        if (!staged) {
+            staged_types_.push_back(shared);
+            pending_->staged_type_names.insert(e.native_name);
+        }
         return shared;
     };
-    for (const NativeTypeInfo &e : pending_->new_types)
-        if (e.native_name == t.native_name) return settle(e, false);
+    if (pending_->staged_type_names.count(t.native_name))
+        for (const NativeTypeInfo &e : pending_->new_types)
+            if (e.native_name == t.native_name) return settle(e, false);
     if (const NativeTypeInfo *e = registry_->native_type(t.native_name)) return settle(*e, true);
 
     pending_->new_types.push_back(t);
+    pending_->staged_type_names.insert(t.native_name);
     staged_types_.push_back(t);
     return t;
 }

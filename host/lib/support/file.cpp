@@ -95,27 +95,48 @@ std::string read_input_file(const std::filesystem::path &path, std::uintmax_t ma
     return text;
 }
 
+std::string errno_text(int err) { return std::string(std::strerror(err)) + " (errno " + std::to_string(err) + ")"; }
+
+void write_new_file(const std::filesystem::path &path, std::string_view content) {
+    // POSIX calls rather than a stream: a full disk (ENOSPC) or an I/O error
+    // can first show at close, and the message must carry the errno.
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) throw UserError(path.string() + ": cannot write: " + errno_text(errno));
+    std::size_t done = 0;
+    while (done < content.size()) {
+        const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            const int err = n < 0 ? errno : EIO;
+            ::close(fd);
+            ::unlink(path.c_str());
+            throw UserError(path.string() + ": cannot write: " + errno_text(err));
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    if (::close(fd) != 0) {
+        const int err = errno;
+        ::unlink(path.c_str());
+        throw UserError(path.string() + ": cannot write: " + errno_text(err));
+    }
+}
+
 void write_file_atomically(const std::filesystem::path &path, std::string_view content) {
     namespace fs = std::filesystem;
     static std::atomic<unsigned> counter{0};
     std::error_code ec;
-    if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-    const fs::path tmp = path.string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out.write(content.data(), static_cast<std::streamsize>(content.size()));
-        out.flush();
-        if (!out) {
-            const std::string why = std::strerror(errno);
-            fs::remove(tmp, ec);
-            throw UserError(path.string() + ": cannot write (" + why + ")");
-        }
+    if (path.has_parent_path()) {
+        fs::create_directories(path.parent_path(), ec);
+        if (ec)
+            throw UserError(path.parent_path().string() + ": cannot create the directory: " + errno_text(ec.value()));
     }
+    const fs::path tmp = path.string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    write_new_file(tmp, content);
     fs::rename(tmp, path, ec);
     if (ec) {
-        const std::string why = ec.message();
+        const int err = ec.value();
         fs::remove(tmp, ec);
-        throw UserError(path.string() + ": cannot write (" + why + ")");
+        throw UserError(path.string() + ": cannot write: " + errno_text(err));
     }
 }
 

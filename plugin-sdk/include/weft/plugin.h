@@ -188,9 +188,11 @@ typedef struct weft_build_options_desc {
 } weft_build_options_desc;
 
 /* ------------------------------------------------------------------------ */
-/* The host side. `ctx` is opaque and valid only during weft_plugin_init: the
- * host stages every registration and commits them all, or none, after init
- * returns. */
+/* The host side. `ctx` is opaque and accepts calls only during weft_plugin_init:
+ * the host stages every registration and commits them all, or none, after init
+ * returns. The table and ctx stay readable after init (a thread or destructor
+ * that kept them does no harm), but every later call is refused:
+ * WEFT_ERROR_UNSUPPORTED, log and report_error do nothing, last_error says why. */
 typedef struct weft_host_context weft_host_context;
 
 typedef void (*weft_proc)(void);

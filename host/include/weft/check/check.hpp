@@ -11,6 +11,7 @@
 
 #include "weft/host/host.hpp"
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -65,6 +66,9 @@ struct CheckOptions {
     /// Load in helper processes (see `helper`): a crash, or an exit without a
     /// report, is a failure of the plugin being loaded.
     bool isolate = false;
+    /// How long one helper may run before it (and what it started) is killed
+    /// and the load reported as "timed out".
+    std::chrono::milliseconds isolate_timeout{std::chrono::seconds(60)};
     /// Build each plugin's smoke module (smoke_module_source) on the CPU and,
     /// with `compile_cuda` and NVRTC available, as PTX for `cuda_arch`.
     bool compile = false;
@@ -86,11 +90,13 @@ PluginContracts contracts_of(const LoadedPlugin &plugin);
 /// from its fields when it is an aggregate and stores it in an array.
 std::string smoke_module_source(const LoadedPlugin &plugin);
 
-/// The helper side of an isolated check: loads what the command line names,
-/// reports on the stdout it was started with (its own stdout then goes to
-/// stderr, so plugin output cannot corrupt the report) and exits 0; 2 on a
-/// bad command line. The report ends with an end record: a process that exits
-/// without it did not finish.
+/// The helper side of an isolated check: reads the run's token from stdin
+/// (then /dev/null), closes every other descriptor it inherited, loads what
+/// the command line names, reports on the stdout it was started with (its own
+/// stdout then goes to stderr, so plugin output cannot corrupt the report) and
+/// exits 0; 2 on a bad command line. The report starts and ends with records
+/// carrying the token: a process that exits without them did not finish, and
+/// a plugin that does not know the token cannot forge them.
 int plugin_probe_main(int argc, char **argv);
 
 } // namespace weft

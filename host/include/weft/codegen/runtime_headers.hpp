@@ -20,7 +20,16 @@ const std::vector<EmbeddedHeader> &runtime_headers();
 const std::string &runtime_header_digest();
 
 /// Writes the headers under `root`/<digest16>/ (once; safe when several
-/// processes do it at once) and returns that include directory.
+/// processes do it at once) and returns that include directory. A copy
+/// already there is compared with the embedded headers on every call, and
+/// rewritten when any file differs, is missing, or was added.
 std::filesystem::path materialize_runtime_headers(const std::filesystem::path &root);
+
+/// Why the copy in `dir` (`root`/<digest16>) is not exactly the embedded
+/// headers, naming the file; "" when it is.
+std::string runtime_headers_problem(const std::filesystem::path &dir);
+
+/// Replaces `root`/<digest16> with a fresh copy of the embedded headers; returns it.
+std::filesystem::path rewrite_runtime_headers(const std::filesystem::path &root);
 
 } // namespace weft::codegen

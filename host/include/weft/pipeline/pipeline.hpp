@@ -80,7 +80,7 @@ struct Artifact {
     std::string hash;
     std::vector<codegen::KernelEntry> kernels;
     std::string bytes;                              // the object, CUBIN or PTX
-    std::filesystem::path path;                     // in the artifact cache
+    std::filesystem::path path;                     // in the artifact cache; empty when it could not be stored
     std::filesystem::path generated_source_path;   // the source compiled, for reference in diagnostics
     bool from_cache = false;  // local or remote: nothing was compiled
     bool from_remote = false; // fetched from the remote cache (and now in the local one)
@@ -131,6 +131,16 @@ private:
     const Logger &logger_;
     const RemoteCache *remote_;
     mutable std::atomic<std::uint64_t> local_hits_{0}, local_misses_{0}, compiles_{0};
+    mutable std::atomic<bool> uncached_warned_{false};
+    /// A write under the cache root failed: warned once, and the load goes on in memory.
+    void uncached(const std::string &why) const;
 };
+
+/// Checks what the compile keeps beside the cache entries: the materialized
+/// runtime headers (against the ones compiled into weft) and each precompiled
+/// runtime header (against the digest recorded when it was built). With
+/// `repair`, headers that differ are rewritten and a PCH that does not match
+/// is removed (the next compile builds it again). Part of `weft cache verify`.
+std::vector<CacheFinding> verify_compile_files(const ArtifactCache &cache, bool repair);
 
 } // namespace weft::pipeline

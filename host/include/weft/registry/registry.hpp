@@ -207,6 +207,9 @@ public:
     /// Everything this owner registered through the transaction (new or shared), in call order.
     const std::vector<BuiltinOverload> &staged_builtins() const { return staged_builtins_; }
     const std::vector<NativeTypeInfo> &staged_native_types() const { return staged_types_; }
+    /// How many existing overloads registrations were compared with: it grows
+    /// with the overloads of each name, not with all overloads (tests and benches).
+    std::size_t overloads_compared() const { return overloads_compared_; }
 
 private:
     friend class Registry;
@@ -219,6 +222,7 @@ private:
     std::unique_ptr<Pending> pending_;
     std::vector<BuiltinOverload> staged_builtins_;
     std::vector<NativeTypeInfo> staged_types_;
+    std::size_t overloads_compared_ = 0;
 };
 
 /// Registers weft's core builtins (owner "core") through the public path.

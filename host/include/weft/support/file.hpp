@@ -22,6 +22,14 @@ std::string read_input_file(const std::filesystem::path &path, std::uintmax_t ma
 /// parent directory. Throws UserError naming `path`; no temporary is left.
 void write_file_atomically(const std::filesystem::path &path, std::string_view content);
 
+/// Creates `path` (which must not exist; a final link is not followed) with
+/// `content`. Throws UserError "PATH: cannot write: REASON (errno N)", the
+/// partial file removed: a full disk shows here, at write or at close.
+void write_new_file(const std::filesystem::path &path, std::string_view content);
+
+/// "REASON (errno N)" for an errno value.
+std::string errno_text(int err);
+
 /// "a directory", "a FIFO", "a character device", "a symbolic link loop", ...:
 /// what is at `path` when it is not a regular file, for error messages; "" for
 /// a regular file, "nothing (no such file or directory)" when nothing is there.

@@ -13,15 +13,24 @@ namespace weft::backend {
 std::vector<char> compile_to_object(std::string_view source, const CpuCompileOptions &options,
                                     std::vector<CpuDiagnostic> *warnings) {
     cpu::DiagnosticCollector collector;
-    llvm::LLVMContext context; // outlives the module and the compiler
+    // On the heap: after an LLVM fatal error (recovery.cpp) they are leaked, not destroyed.
+    auto context = std::make_unique<llvm::LLVMContext>(); // outlives the module and the compiler
     std::unique_ptr<clang::CompilerInstance> ci =
         cpu::make_compiler(source, options, cpu::InputKind::Source, options.source_name, collector);
 
     // Runs the frontend and the -O<n> IR pipeline (with the target's cost
     // model), stops before code generation.
-    clang::EmitLLVMOnlyAction action(&context);
-    const bool ok = ci->ExecuteAction(action);
-    std::unique_ptr<llvm::Module> module = action.takeModule();
+    auto action = std::make_unique<clang::EmitLLVMOnlyAction>(context.get());
+    bool ok = false;
+    auto abandon = [&](const std::string &what, const std::string &why) {
+        (void)action.release();
+        (void)ci.release();
+        (void)context.release();
+        return CompileError("error: " + what + " " + options.source_name + " failed: " + why, collector.take());
+    };
+    if (const std::optional<std::string> why = cpu::run_recoverable([&] { ok = ci->ExecuteAction(*action); }))
+        throw abandon("compiling", *why);
+    std::unique_ptr<llvm::Module> module = action->takeModule();
     if (!ok || !module || collector.has_errors()) {
         const bool pch_rejected = !options.pch.empty() && collector.pch_problem();
         if (pch_rejected)
@@ -32,9 +41,14 @@ std::vector<char> compile_to_object(std::string_view source, const CpuCompileOpt
     }
 
     cpu::lower_static_constructors(*module);
-    std::vector<char> object =
-        cpu::emit_object(*module, ci->getInvocation(), ci->hasSourceManager() ? &ci->getSourceManager() : nullptr,
-                         collector);
+    std::vector<char> object;
+    if (const std::optional<std::string> why = cpu::run_recoverable([&] {
+            object = cpu::emit_object(*module, ci->getInvocation(),
+                                      ci->hasSourceManager() ? &ci->getSourceManager() : nullptr, collector);
+        })) {
+        (void)module.release();
+        throw abandon("generating code for", *why);
+    }
     if (collector.has_errors()) throw cpu::make_compile_error(collector.take(), options.source_name);
     if (warnings) {
         auto w = collector.warnings();

@@ -1,6 +1,7 @@
 // Clang diagnostics -> CpuDiagnostic (presumed locations, so #line maps
 // errors back to the kernel file or plugin preamble) -> CompileError.
 #include "internal.hpp"
+#include "weft/support/file.hpp"
 #include "weft/support/text.hpp"
 
 #include <clang/Basic/DiagnosticFrontend.h>
@@ -61,7 +62,18 @@ void DiagnosticCollector::HandleDiagnostic(clang::DiagnosticsEngine::Level level
             d.column = p.getColumn();
         }
     }
+    const bool is_error = d.severity == CpuDiagnostic::Severity::Error;
+    CpuDiagnostic at = d;
     diagnostics_.push_back(std::move(d));
+    if (!is_error) return;
+    for (const std::string &path : refused_) {
+        if (diagnostics_.back().message.find("'" + path + "'") == std::string::npos) continue;
+        at.severity = CpuDiagnostic::Severity::Note;
+        at.message = "'" + path + "' is " + describe_file_kind(path) +
+                     ", not a regular file: #include reads only regular files";
+        diagnostics_.push_back(std::move(at));
+        break;
+    }
 }
 
 bool DiagnosticCollector::has_errors() const {

@@ -5,8 +5,10 @@
 
 #include <clang/Basic/Diagnostic.h>
 
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,8 +41,12 @@ public:
     std::vector<CpuDiagnostic> warnings() const;
     // An error said the PCH could not be loaded.
     bool pch_problem() const noexcept { return pch_problem_; }
+    // The file system refused to read `path` (not a regular file): the error
+    // that names it gets a note saying what it is.
+    void refused_file(std::string path) { refused_.push_back(std::move(path)); }
 
 private:
+    std::vector<std::string> refused_;
     std::vector<CpuDiagnostic> diagnostics_;
     bool pch_problem_ = false;
 };
@@ -51,6 +57,14 @@ private:
 CompileError make_compile_error(std::vector<CpuDiagnostic> diagnostics, std::string_view what,
                                 bool pch_rejected = false);
 inline constexpr std::size_t max_listed_errors = 20;
+
+// recovery.cpp: runs `work` so that an LLVM fatal error, an allocation LLVM
+// cannot make, or a crash inside it returns why ("LLVM: REASON") instead of
+// ending the process; nullopt when it finished. After a failure the objects
+// `work` used may be inconsistent (it was left by a long jump): the caller
+// must not destroy them (it leaks them, as clang's integrated cc1 does).
+void install_llvm_error_handlers();
+std::optional<std::string> run_recoverable(const std::function<void()> &work);
 
 // invocation.cpp: one CompilerInstance set up from driver arguments, with
 // `source` remapped in memory under `source_name`; the same flags for

@@ -7,8 +7,44 @@
 #include <clang/Frontend/Utils.h>
 #include <clang/Lex/PreprocessorOptions.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/VirtualFileSystem.h>
 
 namespace weft::backend::cpu {
+
+namespace {
+
+/// The real file system, except that a file to read must be a regular file:
+/// `#include "/dev/stdin"` or a FIFO in a preamble blocked the compile forever,
+/// and `/dev/zero` would be read without end. Directories still resolve (include
+/// paths are directories). Each refusal is recorded for the collector's note.
+class RegularFilesOnly final : public llvm::vfs::ProxyFileSystem {
+public:
+    RegularFilesOnly(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs, DiagnosticCollector &collector)
+        : ProxyFileSystem(std::move(fs)), collector_(collector) {}
+
+    llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine &path) override {
+        llvm::ErrorOr<llvm::vfs::Status> s = ProxyFileSystem::status(path);
+        if (s && !s->isRegularFile() && !s->isDirectory()) return refuse(path);
+        return s;
+    }
+
+    llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine &path) override {
+        // Checked again here: a caller may open without asking status first.
+        llvm::ErrorOr<llvm::vfs::Status> s = ProxyFileSystem::status(path);
+        if (s && !s->isRegularFile()) return refuse(path);
+        return ProxyFileSystem::openFileForRead(path);
+    }
+
+private:
+    std::error_code refuse(const llvm::Twine &path) {
+        collector_.refused_file(path.str());
+        return std::make_error_code(std::errc::no_such_device);
+    }
+
+    DiagnosticCollector &collector_;
+};
+
+} // namespace
 
 std::vector<std::string> driver_arguments(const CpuCompileOptions &options, InputKind kind,
                                           const std::string &input_name) {
@@ -26,6 +62,10 @@ std::vector<std::string> driver_arguments(const CpuCompileOptions &options, Inpu
         "-O" + std::to_string(options.opt_level),
         "-fno-exceptions",
         "-fno-rtti",
+        // The kernel language has no forward-progress rule: `while flag[0] == 0: pass`
+        // spins as written. C++'s rule let -O2 delete such loops, and the launch
+        // returned at once.
+        "-fno-finite-loops",
         // JITLink handles GOT/PLT relocations and maps code anywhere in the
         // address space: position-independent code never needs a 32-bit
         // absolute relocation.
@@ -80,6 +120,7 @@ std::unique_ptr<clang::CompilerInstance> make_compiler(std::string_view source, 
     auto ci = std::make_unique<clang::CompilerInstance>();
     ci->setInvocation(std::move(invocation));
     ci->createDiagnostics(&collector, /*ShouldOwnClient=*/false);
+    ci->createFileManager(llvm::makeIntrusiveRefCnt<RegularFilesOnly>(llvm::vfs::getRealFileSystem(), collector));
     return ci;
 }
 

@@ -20,8 +20,15 @@ void build_pch(std::string_view header_source, const CpuCompileOptions &options,
     // The driver's -o would be header_name.gch in the working directory;
     // clang writes to a temporary next to `out` and renames it when done.
     ci->getFrontendOpts().OutputFile = out.string();
-    clang::GeneratePCHAction action;
-    const bool ok = ci->ExecuteAction(action);
+    bool ok = false;
+    // A write that fails (a full disk) is an LLVM fatal error: recovered, with the path named.
+    if (const std::optional<std::string> why = cpu::run_recoverable([&] {
+            clang::GeneratePCHAction action;
+            ok = ci->ExecuteAction(action);
+        })) {
+        (void)ci.release(); // left mid-write: not safe to destroy
+        throw CompileError("error: cannot write the precompiled header " + out.string() + ": " + *why, {});
+    }
     if (!ok || collector.has_errors()) throw cpu::make_compile_error(collector.take(), header_name);
 }
 
