@@ -666,7 +666,7 @@ TEST_CASE("unsupported statements are named, at their location") {
           "2:5: try statements are not supported in kernels");
     CHECK(in_kernel("    with x as y:\n        pass\n") == "2:5: with statements are not supported in kernels");
     CHECK(in_kernel("    raise ValueError()\n") == "2:5: raise statements are not supported in kernels");
-    CHECK(in_kernel("    assert x > 0, 'x'\n") == "2:5: assert statements are not supported in kernels");
+    CHECK(in_kernel("    assert x > 0, 'x'\n") == "0 errors:"); // parsed: the checker types it (debug builds check it)
     CHECK(in_kernel("    del x\n") == "2:5: del statements are not supported in kernels");
     CHECK(in_kernel("    global g\n") == "2:5: global statements are not supported in kernels");
     CHECK(in_kernel("    nonlocal n\n") == "2:5: nonlocal statements are not supported in kernels");
