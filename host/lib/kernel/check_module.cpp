@@ -396,7 +396,9 @@ void Checker::run() {
         }
     }
 
-    // Overloads with identical concrete parameter types are redefinitions.
+    // Overloads with identical concrete parameter types are redefinitions: as
+    // in Warp (Python rebinds the name before any kernel is built), the last
+    // one is used everywhere, with a warning.
     for (auto &[name, defs] : funcs_) {
         for (std::size_t i = 0; i < defs.size(); ++i)
             for (const ast::Param &p : defs[i]->params)
@@ -410,16 +412,21 @@ void Checker::run() {
                     auto b = defs[j]->params[k].annotation ? dotted(*defs[j]->params[k].annotation) : std::nullopt;
                     same = a && b && strip_warp(*a) == strip_warp(*b);
                 }
-                if (same)
-                    diags_.error(defs[j]->location, "function '" + name + "' is redefined with the same parameter types (first at line " +
-                                                        std::to_string(defs[i]->location.line) + ")");
+                if (same) {
+                    diags_.warning(defs[j]->location, "function '" + name + "' is redefined with the same parameter types (first at line " +
+                                                          std::to_string(defs[i]->location.line) + "); the last definition is used, as in Warp");
+                    replaced_funcs_.insert(defs[i]);
+                }
             }
+        defs.erase(std::remove_if(defs.begin(), defs.end(), [&](const ast::FunctionDef *d) { return replaced_funcs_.count(d) > 0; }),
+                   defs.end());
     }
 
     // Every function with concrete parameters is checked even if unused; generic ones when called.
     for (const auto &[kind, index] : ast_.order) {
         if (kind != 'f' || diags_.at_limit()) continue;
         const ast::FunctionDef &f = ast_.functions[index];
+        if (replaced_funcs_.count(&f)) continue; // a later definition took its place
         const bool is_kernel = std::any_of(f.decorators.begin(), f.decorators.end(),
                                            [](const ast::Decorator &d) { return d.name == "kernel"; });
         const bool is_func = std::any_of(f.decorators.begin(), f.decorators.end(),
