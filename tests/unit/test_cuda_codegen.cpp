@@ -235,3 +235,26 @@ TEST_CASE("lying field types and sizes fail on both backends, naming plugin, typ
         CHECK_THAT(m, Catch::Contains("plugin 'lying_layout': native type lay::Sized: the plugin declares size 8, the "
                                       "header disagrees"));
 }
+
+TEST_CASE("NVRTC keeps a kernel's endless loop: while True spins as written") {
+    REQUIRE_NVRTC();
+    Workspace w("endless");
+    const fs::path file = w.write("endless.py", R"(import warp as wp
+
+
+@wp.kernel
+def spin(a: wp.array(dtype=int)):
+    i = wp.tid()
+    x = int(0)
+    while True:
+        x = x + 1
+    a[i] = x
+)");
+    Host host(options_for(w));
+    const std::string ptx = read(host.compile_aot(file, {Target::cuda_ptx(90)})[0]);
+    const std::size_t entry = ptx.find("spin_cuda(");
+    REQUIRE(entry != std::string::npos);
+    // Without a side effect in the loop, C++'s forward-progress rule lets the
+    // compiler delete it and the entry is a bare `ret`; it must branch back.
+    CHECK(ptx.find("bra", entry) != std::string::npos);
+}

@@ -491,7 +491,7 @@ void Emitter::ad_forward(std::ostringstream &o, const std::vector<AdNode> &nodes
             o << line_marker(s.location);
             const std::string count = "weft_n" + std::to_string(n.id) + "_";
             o << in << "{\n" << in << "    long long " << count << " = 0;\n";
-            o << in << "    while (" << expr(*s.cond) << ") {\n";
+            o << in << "    while (" << expr(*s.cond) << ") {\n" << in << "        WEFT_LOOP_PROGRESS();\n";
             o << in << "        ++" << count << ";\n";
             ad_forward(o, n.body, depth + 2);
             loop_exits(in + "        ");

@@ -734,7 +734,7 @@ private:
             return;
         }
         case S::While:
-            o << in << "while (" << expr(*s.cond) << ") {\n";
+            o << in << "while (" << expr(*s.cond) << ") {\n" << in << "    WEFT_LOOP_PROGRESS();\n";
             block(o, s.body, depth + 1);
             o << in << "}\n";
             return;

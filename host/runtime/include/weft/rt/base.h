@@ -13,6 +13,16 @@
 #endif
 // Internal: every runtime function.
 #define WEFT_RT_FN WEFT_RT_HD inline
+// Internal: at the top of every `while` body. C++ lets a compiler assume a
+// loop without side effects ends (and delete it); a kernel's `while True:`
+// or `while flag[0] == 0:` must spin as written. The CPU compile says so with
+// -fno-finite-loops; NVRTC has no such flag, so device code gets an empty
+// volatile asm, a side effect that costs no instruction.
+#if defined(__CUDA_ARCH__)
+#define WEFT_LOOP_PROGRESS() asm volatile("")
+#else
+#define WEFT_LOOP_PROGRESS() ((void)0)
+#endif
 // Internal: CUDA entry parameters read in place (sm_70 and newer; every
 // architecture weft's NVRTC targets), never copied to local memory.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
