@@ -65,6 +65,10 @@ void register_core_builtins(Registry &registry) {
     for (const char *name : {"sample_unit_sphere_surface", "sample_unit_sphere", "sample_unit_hemisphere_surface",
                              "sample_unit_hemisphere", "sample_unit_cube"})
         r.add(name, {{"state", "uint32"}}, "vec3", std::string("Warp's ") + name + ": a uniform point; advances state.");
+    r.add("sample_cdf", {{"state", "uint32"}, {"cdf", "array(float32)"}}, "int32",
+          "The first index of the ascending 1-D cdf not below a uniform draw; advances state.");
+    r.add("poisson", {{"state", "uint32"}, {"lam", "float32"}}, "uint32",
+          "A Poisson-distributed count with mean lam (Warp's algorithm); advances state.");
 
     std::vector<std::string> numeric = int_types;
     numeric.insert(numeric.end(), float_types.begin(), float_types.end());

@@ -31,3 +31,13 @@ def samples(seeds: wp.array(dtype=int), v2: wp.array(dtype=wp.vec2), v3: wp.arra
     v3[i] = wp.sample_unit_sphere_surface(state) + wp.sample_unit_sphere(state) * 10.0
     v3[i] = v3[i] + wp.sample_unit_hemisphere_surface(state) * 100.0 + wp.sample_unit_hemisphere(state) * 1000.0
     v3[i] = v3[i] + wp.sample_unit_cube(state) * 10000.0
+
+
+@wp.kernel
+def counts(seeds: wp.array(dtype=int), cdf: wp.array(dtype=float), rates: wp.array(dtype=float),
+           picks: wp.array(dtype=int), events: wp.array(dtype=wp.uint32)):
+    i = wp.tid()
+    state = wp.rand_init(seeds[i], i + 100)
+    picks[i] = wp.sample_cdf(state, cdf)
+    events[i] = wp.poisson(state, rates[i]) + wp.poisson(state, rates[i] * 20.0) * wp.uint32(1000)
+    events[i] = events[i] + wp.poisson(state, 0.0)
