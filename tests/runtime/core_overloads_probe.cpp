@@ -36,6 +36,7 @@ std::string cpp_type(const weft::Type &t) {
     case weft::Type::Kind::Vector:
     case weft::Type::Kind::Matrix:
     case weft::Type::Kind::Quaternion: return "weft::" + t.name();
+    case weft::Type::Kind::Array: return "weft::array_t<" + cpp_type(t.element()) + ">";
     default: throw std::runtime_error("the probe cannot spell type '" + t.name() + "' in C++");
     }
 }
