@@ -35,27 +35,8 @@ HostOptions options_for(const TempCache &cache) {
 const Type f32 = Type::scalar(Scalar::Float32);
 const Type i32 = Type::scalar(Scalar::Int32);
 
-// The kernel warp_side.py runs, character for character.
-const char *const operators = R"(import warp as wp
-
-
-@wp.kernel
-def ops(a: wp.array(dtype=int), out: wp.array(dtype=int), f: wp.array(dtype=float)):
-    out[0] = 7 / 2
-    out[1] = -7 // 2
-    out[2] = -7 % 3
-    out[3] = 7 % -3
-    out[4] = a[-1]
-    out[5] = a[-4]
-    a[-2] = 99
-    wp.atomic_add(a, -3, 1000)
-    out[6] = -7 / 2
-    out[7] = 7 // -2
-    f[0] = -7.5 % 2.0
-    f[1] = 7.5 % -2.0
-    f[2] = -7.5 // 2.0
-    f[3] = float(-7) / float(2)
-)";
+// The kernel warp_side.py runs in warp-lang.
+const fs::path operators = fs::path(WEFT_WARP_SEMANTICS_DIR) / "operators.py";
 
 } // namespace
 
@@ -66,7 +47,8 @@ TEST_CASE("division, floor division, remainder and negative indices give Warp's 
         INFO((debug ? "debug" : "release") << " mode");
         ModuleLoadOptions options;
         options.debug = debug;
-        const Kernel k = host.load_module_source(debug ? "ops_debug" : "ops", operators, options).kernel("ops");
+        options.name = debug ? "ops_debug" : "ops";
+        const Kernel k = host.load_module(operators, options).kernel("ops");
         Array a = Array::from_vector(i32, std::vector<std::int32_t>{1, 2, 3, 4});
         Array out = Array::zeros(i32, {8});
         Array f = Array::zeros(f32, {4});
