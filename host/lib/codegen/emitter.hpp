@@ -4,6 +4,8 @@
 
 #include "weft/codegen/cpp_emitter.hpp"
 
+#include "row_guard.hpp"
+
 #include "weft/support/error.hpp"
 #include "weft/support/version.hpp"
 
@@ -301,8 +303,25 @@ private:
                 if (backend_ == Backend::Cpu)
                     o << "static_assert(__builtin_offsetof(" << name << ", m_" << f.name << ") == " << f.offset << ", "
                       << literal_with_file(who, at + ", field '" + f.name + "': offset differs from weft's") << ");\n";
+            o << "WEFT_FN void weft_store_(" << name << " &d, const " << name << " &s) {";
+            for (const auto &f : l.fields) o << " " << element_store("d.m_" + f.name, "s.m_" + f.name, f.type) << ";";
+            o << " }\n";
         }
         return o.str();
+    }
+
+    /// `dst = src` for a store into memory, field by field and component by
+    /// component: an aggregate copy becomes a memcpy whose wide accesses keep
+    /// the loop vectorizer from the launch loop ("unsafe dependent memory
+    /// operations").
+    static std::string element_store(const std::string &dst, const std::string &src, const Type &t) {
+        switch (t.kind()) {
+        case Type::Kind::Vector:
+        case Type::Kind::Matrix:
+        case Type::Kind::Quaternion: return "weft::rt::store(" + dst + ", " + src + ")";
+        case Type::Kind::Struct: return "weft_store_(" + dst + ", " + src + ")";
+        default: return dst + " = " + src;
+        }
     }
 
     std::string tuples() {
@@ -375,12 +394,38 @@ private:
     }
 
     /// Which locals of `f` are never negative: every assignment gives a tid()
-    /// value, a non-negative literal, or the counter of a range that starts at
-    /// a non-negative literal and steps up by one. Their array indices skip
-    /// Warp's negative-index wrap, which would stand between an element access
-    /// and the vectorizer (the address is no longer affine in the counter).
-    void find_nonneg_locals(const ir::Function &f) {
-        nonneg_.assign(f.locals.size(), true); // locals start at {} == 0
+    /// value, a non-negative literal, a sum of never-negative values, j - k for
+    /// the local `j` known to be >= j_min >= k (a row guard's body), or the
+    /// counter of a range that starts at a non-negative literal and steps up by
+    /// one. Their array indices skip Warp's negative-index wrap, which would
+    /// stand between an element access and the vectorizer (the address is no
+    /// longer affine in the counter). Sums assume no int32 overflow: an index
+    /// that overflowed is outside the array with or without the wrap.
+    void find_nonneg_locals(const ir::Function &f, int j = -1, long long j_min = 0) {
+        nonneg_.assign(f.locals.size(), true); // locals start at {} == 0; refined to a fixed point
+        const auto known = [&](const Expr &x) {
+            return nonneg_literal(x) || (x.kind == K::Local && nonneg_[static_cast<std::size_t>(x.index)]);
+        };
+        const auto nonneg_value = [&](const Expr &v) {
+            if (v.kind == K::Intrinsic && v.intrinsic == ir::Intrinsic::Tid) return true;
+            if (known(v)) return true;
+            if (v.kind != K::Builtin || !v.overload || v.overload->external || v.args.size() != 2 ||
+                !v.type.is_integer())
+                return false;
+            if (v.overload->native_name == "weft::add") return known(*v.args[0]) && known(*v.args[1]);
+            if (v.overload->native_name == "weft::sub") {
+                const Expr &a = *v.args[0], &b = *v.args[1];
+                return a.kind == K::Local && a.index == j && nonneg_literal(b) && b.value->int_components[0] <= j_min;
+            }
+            return false;
+        };
+        bool changed = true;
+        const auto drop = [&](int local) {
+            const std::size_t k = static_cast<std::size_t>(local);
+            if (!nonneg_[k]) return;
+            nonneg_[k] = false;
+            changed = true;
+        };
         const auto visit = [&](const auto &self, const std::vector<ir::StmtPtr> &body) -> void {
             for (const ir::StmtPtr &sp : body) {
                 const Stmt &s = *sp;
@@ -388,17 +433,17 @@ private:
                 switch (s.kind) {
                 case S::Declare:
                 case S::Assign:
-                    if (!tid && !nonneg_literal(*s.value)) nonneg_[static_cast<std::size_t>(s.index)] = false;
+                    if (!nonneg_value(*s.value)) drop(s.index);
                     break;
                 case S::Unpack:
                     if (!tid)
-                        for (int t : s.targets) nonneg_[static_cast<std::size_t>(t)] = false;
+                        for (int t : s.targets) drop(t);
                     break;
                 case S::For: {
                     const Expr &step = *s.args[2];
                     const bool up_by_one = step.kind == K::Literal && step.value && !step.value->int_components.empty() &&
                                            step.value->int_components[0] == 1;
-                    if (!nonneg_literal(*s.args[0]) || !up_by_one) nonneg_[static_cast<std::size_t>(s.index)] = false;
+                    if (!nonneg_literal(*s.args[0]) || !up_by_one) drop(s.index);
                     break;
                 }
                 default: break;
@@ -407,19 +452,35 @@ private:
                 self(self, s.orelse);
             }
         };
-        visit(visit, f.body);
+        while (changed) {
+            changed = false;
+            visit(visit, f.body);
+        }
     }
 
-    /// Whether every index of the element access `e` (args[1..]) is known not to be negative.
-    bool nonneg_indices(const Expr &e) const {
-        for (std::size_t i = 1; i < e.args.size(); ++i) {
-            const Expr &x = *e.args[i];
-            const bool known = nonneg_literal(x) ||
-                               (x.kind == K::Local && static_cast<std::size_t>(x.index) < nonneg_.size() &&
-                                nonneg_[static_cast<std::size_t>(x.index)]);
-            if (!known) return false;
-        }
-        return true;
+    /// " + " / " - " when `s` assigns a never-negative int32/int64 local (an
+    /// index: find_nonneg_locals) the sum or difference of two values: C++'s
+    /// own operator, whose overflow is undefined, instead of weft's wrapping
+    /// add. The analysis already assumes such sums do not overflow; with
+    /// that, j + 1 stays affine in the loop counter (no sign extension of a
+    /// wrapped 32-bit value per element), which keeps stencils vectorized
+    /// with their indices in registers.
+    const char *index_arithmetic(const Stmt &s) const {
+        const Expr &v = *s.value;
+        if (v.kind != K::Builtin || !v.overload || v.overload->external || v.args.size() != 2) return nullptr;
+        if (v.type != Type::scalar(Scalar::Int32) && v.type != Type::scalar(Scalar::Int64)) return nullptr;
+        if (static_cast<std::size_t>(s.index) >= nonneg_.size() || !nonneg_[static_cast<std::size_t>(s.index)])
+            return nullptr;
+        if (v.overload->native_name == "weft::add") return " + ";
+        if (v.overload->native_name == "weft::sub") return " - ";
+        return nullptr;
+    }
+
+    /// Whether an index is known not to be negative (find_nonneg_locals).
+    bool nonneg_index(const Expr &x) const {
+        return nonneg_literal(x) ||
+               (x.kind == K::Local && static_cast<std::size_t>(x.index) < nonneg_.size() &&
+                nonneg_[static_cast<std::size_t>(x.index)]);
     }
 
     void function(std::ostringstream &o, const ir::Function &f) {
@@ -629,29 +690,66 @@ private:
             if (nests_array(pt)) specializable = false;
         }
         const std::string body = f.mangled_name + "_body" + entry_suffix(), run = f.mangled_name + "_run" + entry_suffix();
+        // A kernel whose work sits under a bounds test on its innermost index
+        // runs each row's passing range without the test (row_guard.hpp).
+        const std::optional<RowGuard> guard = codegen_.adjoint ? std::nullopt : find_row_guard(f);
+        if (guard) row_guard_functions(o, f, *guard);
+        // The innermost tid() component an element sets: a constant index when
+        // the launch has the kernel's tid() dimensionality (checked at launch).
+        const std::string last = f.tid_dims >= 2 ? std::to_string(f.tid_dims - 1) : std::string("weft_n_ - 1");
         // Rows of the launch grid: the last dimension is a counted inner loop
-        // (vectorizable); the outer components are computed once per row.
+        // (vectorizable); the outer components are computed once per row. Each
+        // element gets its own copy of the thread index, which the compiler
+        // keeps in registers.
+        const std::string each = "            weft::tid_t weft_e_ = weft_t_;\n"
+                                 "            weft_e_.c[" + last + "] = weft::int32(weft_j_);\n"
+                                 "            weft_e_.idx = weft_base_ + weft_j_;\n";
         o << "template <bool weft_contig_>\nstatic void " << run
           << "(const weft::launch_t &weft_launch_, long long weft_begin_, long long weft_end_" << params_decl << ") {\n"
           << "    const int weft_n_ = weft_launch_.ndim;\n"
-          << "    const long long weft_inner_ = weft_launch_.shape[weft_n_ - 1];\n"
-          << "    weft::tid_t weft_t_{};\n"
-          << "    for (long long weft_idx_ = weft_begin_; weft_idx_ < weft_end_;) {\n"
-          << "        const long long weft_row_ = weft_idx_ / weft_inner_;\n"
+          << "    const long long weft_inner_ = weft_launch_.shape[weft_n_ - 1];\n";
+        if (guard)
+            // A 1-D test compares the int32 tid() value, the linear index: rows
+            // of a launch beyond int32 take the plain loop.
+            o << "    const bool weft_rows_ = " << (f.tid_dims == 1 ? "weft_launch_.size <= 0x7fffffffLL" : "true") << ";\n";
+        // The outer components of the first row by division, of each next row
+        // by a carry (divisions per row cost as much as a short row's work).
+        o << "    weft::tid_t weft_t_{};\n"
+          << "    long long weft_row_ = weft_begin_ / weft_inner_;\n"
+          << "    {\n"
           << "        long long weft_rest_ = weft_row_;\n"
           << "        for (int k = weft_n_ - 2; k >= 0; --k) {\n"
           << "            weft_t_.c[k] = weft::int32(weft_rest_ % weft_launch_.shape[k]);\n"
           << "            weft_rest_ /= weft_launch_.shape[k];\n"
           << "        }\n"
+          << "    }\n"
+          << "    for (long long weft_idx_ = weft_begin_; weft_idx_ < weft_end_; ++weft_row_) {\n"
           << "        const long long weft_base_ = weft_row_ * weft_inner_;\n"
           << "        const long long weft_stop_ = weft_base_ + weft_inner_ < weft_end_ ? weft_base_ + weft_inner_ : weft_end_;\n"
-          << "        const int weft_j0_ = int(weft_idx_ - weft_base_), weft_j1_ = int(weft_stop_ - weft_base_);\n"
-          << "        for (int weft_j_ = weft_j0_; weft_j_ < weft_j1_; ++weft_j_) {\n"
-          << "            weft_t_.c[weft_n_ - 1] = weft_j_;\n"
-          << "            weft_t_.idx = weft_base_ + weft_j_;\n"
-          << "            " << body << "<weft_contig_>(weft_t_" << params_pass << ");\n"
+          << "        const int weft_j0_ = int(weft_idx_ - weft_base_), weft_j1_ = int(weft_stop_ - weft_base_);\n";
+        if (guard) {
+            // The test's j is the component (tid_dims >= 2) or the linear index
+            // (1); the range stays inside [j0, j1) of this row, an int.
+            const std::string shift = f.tid_dims == 1 ? "weft_base_" : "0";
+            o << "        if (weft_rows_) {\n"
+              << "            const long long weft_shift_ = " << shift << ";\n"
+              << "            long long weft_lo_ = weft_j0_ + weft_shift_, weft_hi_ = weft_j1_ + weft_shift_;\n"
+              << "            if (" << f.mangled_name << "_rows<weft_contig_>(weft_t_, weft_lo_, weft_hi_" << params_pass << "))\n"
+              << "                for (int weft_j_ = int(weft_lo_ - weft_shift_); weft_j_ < int(weft_hi_ - weft_shift_); ++weft_j_) {\n"
+              << indented(each, 2) << "                    " << f.mangled_name << "_body_rows<weft_contig_>(weft_e_" << params_pass
+              << ");\n"
+              << "                }\n"
+              << "        } else {\n";
+        }
+        o << "        for (int weft_j_ = weft_j0_; weft_j_ < weft_j1_; ++weft_j_) {\n"
+          << each << "            " << body << "<weft_contig_>(weft_e_" << params_pass << ");\n"
+          << "        }\n";
+        if (guard) o << "        }\n";
+        o << "        weft_idx_ = weft_stop_;\n"
+          << "        for (int k = weft_n_ - 2; k >= 0; --k) {\n"
+          << "            if (++weft_t_.c[k] < weft_launch_.shape[k]) break;\n"
+          << "            weft_t_.c[k] = 0;\n"
           << "        }\n"
-          << "        weft_idx_ = weft_stop_;\n"
           << "    }\n"
           << "}\n";
         o << "extern \"C\" void " << k.symbol
@@ -667,7 +765,77 @@ private:
         result_.kernels.push_back(std::move(k));
     }
 
+    /// A row-guarded kernel's two helpers: NAME_body_rows, the body without its
+    /// test (for j inside the passing range, where j >= j_min, so indices
+    /// j - k with k <= j_min need no wrap), and NAME_rows, the test once per
+    /// row: false when no element of the row passes, else [weft_lo_, weft_hi_)
+    /// (values of j) narrowed to the elements that do.
+    void row_guard_functions(std::ostringstream &o, const ir::Function &f, const RowGuard &g) {
+        const auto locals = [&] {
+            o << "    (void)weft_t_;\n";
+            for (std::size_t i = 0; i < f.locals.size(); ++i)
+                o << "    " << type(f.locals[i].type) << " " << local(static_cast<int>(i)) << "{};\n";
+        };
+        find_nonneg_locals(f, g.j, g.j_min);
+        o << "\n" << signature(f, f.mangled_name + "_body_rows") << " {\n";
+        locals();
+        for (std::size_t k = 0; k < g.test; ++k) statement(o, *f.body[k], 1);
+        block(o, f.body[g.test]->body, 1);
+        o << "}\n";
+        find_nonneg_locals(f);
+
+        o << "\ntemplate <bool weft_contig_>\nWEFT_FN bool " << f.mangled_name
+          << "_rows(const weft::tid_t &weft_t_, long long &weft_lo_, long long &weft_hi_";
+        for (std::size_t i = 0; i < f.params.size(); ++i) o << ", " << type(f.params[i].type) << " " << param(static_cast<int>(i));
+        o << ") {\n";
+        locals();
+        const auto test = [&](const auto &self, const std::vector<ir::StmtPtr> &stmts, std::size_t n) -> void {
+            for (std::size_t k = 0; k < n; ++k) {
+                const Stmt &s = *stmts[k];
+                if (s.kind == S::If) { // a link of the `and` chain: its statements run unconditionally here
+                    self(self, s.body, s.body.size());
+                    continue;
+                }
+                const RowTerm *t = g.term(s);
+                if (!t) {
+                    statement(o, s, 1);
+                    continue;
+                }
+                o << line_marker(s.location);
+                if (!t->bound) {
+                    o << "    if (!(" << expr(*s.value) << ")) return false;\n";
+                    continue;
+                }
+                const std::string b = "(long long)(" + expr(*t->bound->bound) + ")";
+                const auto raise_lo = [&](const std::string &v) { o << "    if (" << v << " > weft_lo_) weft_lo_ = " << v << ";\n"; };
+                const auto cut_hi = [&](const std::string &v) { o << "    if (" << v << " < weft_hi_) weft_hi_ = " << v << ";\n"; };
+                switch (t->bound->op) {
+                case RowOp::Lt: cut_hi(b); break;
+                case RowOp::Le: cut_hi(b + " + 1"); break;
+                case RowOp::Gt: raise_lo(b + " + 1"); break;
+                case RowOp::Ge: raise_lo(b); break;
+                case RowOp::Eq:
+                    raise_lo(b);
+                    cut_hi(b + " + 1");
+                    break;
+                }
+            }
+        };
+        test(test, f.body, g.test);
+        o << "    return weft_lo_ < weft_hi_;\n}\n";
+    }
+
     std::string indent(int depth) const { return std::string(static_cast<std::size_t>(depth) * 4, ' '); }
+
+    /// Each line of `text` indented by `depth` more levels.
+    std::string indented(const std::string &text, int depth) const {
+        std::string out;
+        const std::string pad = indent(depth);
+        std::size_t from = 0;
+        for (std::size_t nl; (nl = text.find('\n', from)) != std::string::npos; from = nl + 1)
+            out += pad + text.substr(from, nl + 1 - from);
+        return out;
+    }
 
     void block(std::ostringstream &o, const std::vector<ir::StmtPtr> &body, int depth) {
         for (const ir::StmtPtr &s : body) statement(o, *s, depth);
@@ -684,12 +852,14 @@ private:
             else if (replay_ && s.value->kind == K::Intrinsic && ir::is_atomic(s.value->intrinsic))
                 // The forward pass applied the atomic; a replay reads the element instead.
                 o << in << local(s.index) << " = " << atomic_element(*s.value) << ";\n";
+            else if (const char *op = index_arithmetic(s))
+                o << in << local(s.index) << " = " << expr(*s.value->args[0]) << op << expr(*s.value->args[1]) << ";\n";
             else
                 o << in << local(s.index) << " = " << expr(*s.value) << ";\n";
             return;
         case S::Store:
             if (replay_ && writes_array(*s.target)) return; // the forward pass wrote it
-            o << in << lvalue(*s.target) << " = " << expr(*s.value) << ";\n";
+            o << in << element_store(lvalue(*s.target), expr(*s.value), s.value->type) << ";\n";
             return;
         case S::Unpack: {
             if (s.value->kind == K::Intrinsic && s.value->intrinsic == ir::Intrinsic::Tid) {
@@ -790,9 +960,18 @@ private:
 
     /// a[i, ...]: unchecked, or in debug mode checked against the shape with the access's position.
     std::string array_element(const Expr &e) {
-        if (!codegen_.bounds_checks)
-            return std::string(nonneg_indices(e) ? "weft::index_nn_c<weft_contig_>(" : "weft::index_c<weft_contig_>(") +
-                   expr(*e.args[0]) + ", " + args(e, 1) + ")";
+        if (!codegen_.bounds_checks) {
+            // Warp's negative-index wrap only on the indices that need it: the
+            // others stay affine in the thread index (vectorizable).
+            const std::string array = expr(*e.args[0]);
+            std::string out = "weft::index_nn_c<weft_contig_>(" + array;
+            for (std::size_t i = 1; i < e.args.size(); ++i) {
+                const std::string x = expr(*e.args[i]);
+                out += nonneg_index(*e.args[i]) ? ", " + x
+                                                : ", weft::rt::wrap(" + x + ", " + array + ".shape[" + std::to_string(i - 1) + "])";
+            }
+            return out + ")";
+        }
         return "weft::index_checked<weft_contig_>(" + expr(*e.args[0]) + ", " + c_string(f_->name) + ", " +
                c_string(logical_file_) + ", " + std::to_string(e.location.line) + ", " + args(e, 1) + ")";
     }

@@ -45,6 +45,29 @@ template <int R, int C, typename T> struct mat_t {
     WEFT_RT_HD constexpr const vec_t<C, T> &operator[](int i) const { return c[i]; }
 };
 
+namespace rt {
+/// Stores into memory component by component (codegen's Store statements):
+/// an aggregate copy becomes a memcpy whose wide accesses keep the loop
+/// vectorizer away. Unrolled by recursion: a copy loop would be turned back
+/// into a memcpy.
+template <int I, int N, typename T> WEFT_RT_FN void store_each(T *d, const T *s) {
+    if constexpr (I < N) {
+        d[I] = s[I];
+        store_each<I + 1, N>(d, s);
+    }
+}
+template <int N, typename T> WEFT_RT_FN void store(vec_t<N, T> &d, const vec_t<N, T> &s) { store_each<0, N>(d.c, s.c); }
+template <int I, int R, int C, typename T> WEFT_RT_FN void store_rows(vec_t<C, T> *d, const vec_t<C, T> *s) {
+    if constexpr (I < R) {
+        store_each<0, C>(d[I].c, s[I].c);
+        store_rows<I + 1, R>(d, s);
+    }
+}
+template <int R, int C, typename T> WEFT_RT_FN void store(mat_t<R, C, T> &d, const mat_t<R, C, T> &s) {
+    store_rows<0, R>(d.c, s.c);
+}
+} // namespace rt
+
 /// Default construction is all zeros (as Warp's quat()); quat_identity<T>() is (0, 0, 0, 1).
 template <typename T> struct quat_t {
     T c[4]; // x, y, z, w
@@ -57,6 +80,9 @@ template <typename T> struct quat_t {
     WEFT_RT_HD constexpr T &operator[](int i) { return c[i]; }
     WEFT_RT_HD constexpr const T &operator[](int i) const { return c[i]; }
 };
+namespace rt {
+template <typename T> WEFT_RT_FN void store(quat_t<T> &d, const quat_t<T> &s) { store_each<0, 4>(d.c, s.c); }
+} // namespace rt
 
 // Kernel type names (parse_builtin_type): suffix "" or f float32, d float64, h float16,
 // i int32 (vectors only).
