@@ -258,3 +258,30 @@ def spin(a: wp.array(dtype=int)):
     // compiler delete it and the entry is a bare `ret`; it must branch back.
     CHECK(ptx.find("bra", entry) != std::string::npos);
 }
+
+TEST_CASE("launch_bounds= reaches the PTX, and the module's options reach NVRTC") {
+    REQUIRE_NVRTC();
+    Workspace w("launch_bounds");
+    const fs::path file = w.write("bounded.py", R"(import warp as wp
+
+wp.set_module_options({"lineinfo": True})
+
+
+@wp.kernel(launch_bounds=(128, 2), grid_stride=True)
+def bounded(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = a[i] * 2.0
+
+
+@wp.kernel
+def free(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = a[i] + 1.0
+)");
+    Host host(options_for(w));
+    const std::string ptx = read(host.compile_aot(file, {Target::cuda_ptx(90)})[0]);
+    // Only the bounded entry carries the limit; lineinfo puts .loc directives in the PTX.
+    CHECK(std::regex_search(ptx, std::regex(R"(\.entry wk7bounded_cuda\([^)]*\)\s*\.maxntid 128, 1, 1)")));
+    CHECK_FALSE(std::regex_search(ptx, std::regex(R"(\.entry wk4free_cuda\([^)]*\)\s*\.maxntid)")));
+    CHECK(ptx.find(".loc") != std::string::npos);
+}

@@ -57,6 +57,7 @@ std::string sexpr(const Expr &e) {
     case Expr::Kind::BoolOp: return list(e.text, 0);
     case Expr::Kind::IfExp: return list("if", 0);
     case Expr::Kind::Tuple: return list("tuple", 0);
+    case Expr::Kind::Dict: return list("dict", 0);
     case Expr::Kind::Compare: {
         std::string s = "(cmp " + sexpr(*e.children[0]);
         for (std::size_t i = 0; i < e.ops.size(); ++i) s += " " + e.ops[i] + " " + sexpr(*e.children[i + 1]);

@@ -659,7 +659,10 @@ private:
         // __grid_constant__ parameters are read in place: without it, taking a
         // parameter's address (the run function's references) copies it to
         // the thread's local memory, a stack frame of the parameters' size.
-        o << "extern \"C\" __global__ void " << k.symbol << "(const WEFT_GRID_CONSTANT weft::launch_t weft_launch_"
+        // launch_bounds=: the compiler may then use more registers per thread.
+        const std::string bounds =
+            f.launch_bounds > 0 ? "__launch_bounds__(" + std::to_string(f.launch_bounds) + ") " : std::string();
+        o << "extern \"C\" __global__ void " << bounds << k.symbol << "(const WEFT_GRID_CONSTANT weft::launch_t weft_launch_"
           << grid_decl << ") {\n"
           << "    const bool weft_dense_ = " << (specializable ? dense : std::string("false")) << ";\n"
           << "    for (long long weft_idx_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; weft_idx_ < weft_launch_.size;\n"

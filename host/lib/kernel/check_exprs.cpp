@@ -465,6 +465,10 @@ Value Checker::expr(const Expr &e) {
     case Expr::Kind::Tuple:
         diags_.error(e.location, "tuples are only supported in assignments, returns and tid() unpacking");
         return poison();
+    case Expr::Kind::Dict:
+        diags_.error(e.location, "dict literals are only supported as module options: @wp.kernel(module_options={...}) "
+                                 "and wp.set_module_options({...})");
+        return poison();
     }
     return poison();
 }

@@ -175,6 +175,8 @@ void Checker::check_kernel(const ast::FunctionDef &def) {
     const ast::Decorator &d = *std::find_if(def.decorators.begin(), def.decorators.end(),
                                             [](const ast::Decorator &x) { return x.name == "kernel"; });
     std::string abi = "warp";
+    bool unique = false;
+    const ast::Keyword *module_options_at = nullptr;
     for (const ast::Keyword &k : d.keywords) {
         if (k.name == "enable_backward") {
             if (k.value->kind != Expr::Kind::Bool) {
@@ -204,10 +206,21 @@ void Checker::check_kernel(const ast::FunctionDef &def) {
             f.entry_name = k.value->text;
         } else if (k.name == "module") {
             // Warp's module= grouping: accepted, weft modules are files or API names.
-        } else {
-            diags_.error(k.location, "unknown kernel option '" + k.name + "' (expected enable_backward, entry_point_abi, name)");
+            if (k.value->kind == Expr::Kind::String && k.value->text == "unique") unique = true;
+        } else if (k.name == "module_options") {
+            module_options_at = &k;
+        } else if (k.name == "launch_bounds") {
+            launch_bounds(*k.value, f);
+        } else if (!launch_hint(k)) {
+            diags_.error(k.location, "unknown kernel option '" + k.name +
+                                         "' (expected enable_backward, entry_point_abi, name, module, module_options, "
+                                         "launch_bounds, grid_stride, cuda_max_registers, cluster_dim, "
+                                         "enable_cuda_smem_spilling)");
         }
     }
+    // Warp applies a kernel's module_options to its module; with module="unique"
+    // the kernel is that module, so its enable_backward is the kernel's own.
+    if (module_options_at) module_options(*module_options_at->value, unique ? &f : nullptr);
     if (f.abi == ir::EntryPointAbi::ExternalConstantParams && !(f.enable_backward_explicit && !f.enable_backward))
         diags_.error(d.location, "entry_point_abi='external_constant_params' requires an explicit enable_backward=False");
 
@@ -268,6 +281,8 @@ void Checker::run() {
         warp_constants_[cname] = ModuleConstant{ir::ConstantValue{Type::scalar(Scalar::Float32), {value}, {0}}, true,
                                            Value::Literal::Float, {}};
 
+    for (const ast::ExprPtr &call : ast_.module_options) set_module_options_call(*call);
+
     // Constants and structs, in source order (a struct may use an earlier one).
     for (const auto &[kind, index] : ast_.order) {
         if (diags_.at_limit()) return;
@@ -301,6 +316,11 @@ void Checker::run() {
                         continue;
                     }
                 }
+            }
+            if (value && value->kind == Expr::Kind::Dict) {
+                expr(*value); // says where dicts belong
+                failed_constants_.insert(a.name);
+                continue;
             }
             Value::Literal literal;
             const std::size_t errors = diags_.error_count();

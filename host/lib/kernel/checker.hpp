@@ -115,6 +115,14 @@ public:
     int instantiate(const ast::FunctionDef &def, const std::vector<Type> &arg_types, SourceLocation call_site,
                     const ir::Function *adjoint_of = nullptr);
     void check_kernel(const ast::FunctionDef &def);
+
+    // --- module options and launch hints (check_options.cpp) ---
+    void module_options(const ast::Expr &dict, ir::Function *unique_kernel);
+    void set_module_options_call(const ast::Expr &call);
+    void launch_bounds(const ast::Expr &value, ir::Function &f);
+    bool launch_hint(const ast::Keyword &k);
+    bool option_set_later(const std::string &key, SourceLocation at);
+    std::map<std::string, SourceLocation> option_set_at_; // where each module option was last set
     void shadow_rebound_params(const ast::FunctionDef &def, std::vector<ir::StmtPtr> &out);
     static bool always_returns(const std::vector<ir::StmtPtr> &body);
     static bool breaks(const std::vector<ir::StmtPtr> &body);

@@ -421,6 +421,7 @@ Node Parser::parse_atom() {
         break;
     case TokenKind::Op:
         if (t.text == "(") return parse_parenthesized();
+        if (t.text == "{" && allow_dict_) return parse_dict();
         if (t.text == "[" || t.text == "{") {
             reject_bracket_display();
             return {};
@@ -509,6 +510,25 @@ void Parser::reject_bracket_display() {
                        : dict ? (comprehension ? "dict comprehensions" : "dict literals")
                               : (comprehension ? "set comprehensions" : "set literals");
     fail(open.location, std::string(what) + " are not supported in kernels");
+}
+
+Node Parser::parse_dict() {
+    Node dict = leaf(Expr::Kind::Dict, advance().location); // '{'
+    while (!check_op("}")) {
+        Node key = parse_expression();
+        if (!key) return {};
+        if (!expect_op(":", "':' after the key (module options are a dict: {\"name\": value, ...})")) return {};
+        Node value = parse_expression();
+        if (!value || !add(dict, std::move(key)) || !add(dict, std::move(value))) return {};
+        if (check_op(",")) {
+            advance();
+        } else if (!check_op("}")) {
+            unexpected("',' or '}' in the dict");
+            return {};
+        }
+    }
+    advance(); // '}'
+    return dict;
 }
 
 Node Parser::parse_target_list() {

@@ -102,6 +102,7 @@ void Parser::top_level_simple() {
         } else if (check_kw("from")) {
             parse_from_import();
         } else {
+            AllowDict options(*this); // wp.set_module_options({...})
             StmtPtr s = simple_statement(BlockKind::Function);
             if (!failed_) add_top_level(std::move(s));
         }
@@ -115,6 +116,15 @@ void Parser::add_top_level(StmtPtr s) {
     // A bare string (the module docstring, or one between definitions) has no effect.
     if (s->kind == Stmt::Kind::Expr && s->value->kind == Expr::Kind::String) return;
 
+    // wp.set_module_options({...}): the checker reads and validates the options.
+    if (s->kind == Stmt::Kind::Expr && s->value->kind == Expr::Kind::Call) {
+        const Expr *callee = s->value->children.front().get();
+        const std::string &name = callee->text;
+        if ((callee->kind == Expr::Kind::Name || callee->kind == Expr::Kind::Attribute) && name == "set_module_options") {
+            module_.module_options.push_back(std::move(s->value));
+            return;
+        }
+    }
     auto simple_name = [](const ExprPtr &e) { return e->kind == Expr::Kind::Name && e->text != "None"; };
     if (s->kind == Stmt::Kind::Assign && std::all_of(s->targets.begin(), s->targets.end(), simple_name)) {
         // `A = B = 1` defines two constants; each gets its own copy of the value.
@@ -216,7 +226,11 @@ bool Parser::parse_decorated() {
     std::vector<ast::Decorator> decorators;
     while (check_op("@")) {
         const SourceLocation at = advance().location;
-        Node e = parse_expression();
+        Node e;
+        {
+            AllowDict options(*this); // module_options={...}
+            e = parse_expression();
+        }
         if (e && !check(TokenKind::Newline)) unexpected("NEWLINE after the decorator");
         ast::Decorator d;
         if (e && !failed_ && !make_decorator(std::move(e.expr), at, d))

@@ -113,6 +113,7 @@ private:
     [[gnu::noinline]] Node parse_strings();
     [[gnu::noinline]] Node parse_parenthesized();
     [[gnu::noinline]] void reject_bracket_display();
+    [[gnu::noinline]] Node parse_dict();
     Node parse_target_list();
 
     // --- statements -------------------------------------------------------
@@ -160,6 +161,17 @@ private:
     std::uint32_t expr_depth_ = 0;
     std::uint32_t block_depth_ = 0;
     std::uint32_t stmt_path_ = 0; // blocks and elif links from the top: the statement tree's height so far
+    // Dict literals are module options: allowed in decorator arguments and
+    // top-level statements (wp.set_module_options), nowhere in a function body.
+    bool allow_dict_ = false;
+    struct AllowDict {
+        Parser &p;
+        bool saved;
+        explicit AllowDict(Parser &parser) : p(parser), saved(parser.allow_dict_) { p.allow_dict_ = true; }
+        ~AllowDict() { p.allow_dict_ = saved; }
+        AllowDict(const AllowDict &) = delete;
+        AllowDict &operator=(const AllowDict &) = delete;
+    };
     ast::Module module_;
 };
 

@@ -67,12 +67,29 @@ CheckedModule Pipeline::check(ModuleSource source) const {
     return out;
 }
 
+namespace {
+ModuleLoadOptions with_source_options(ModuleLoadOptions load, const kernel::ir::ModuleOptions &o) {
+    // As in Warp, where module options override the global configuration.
+    if (o.enable_backward) load.enable_backward = *o.enable_backward;
+    if (o.debug) load.debug = *o.debug;
+    if (o.fast_math) load.fast_math = *o.fast_math;
+    if (o.fuse_fp) load.fmad = *o.fuse_fp;
+    if (o.lineinfo) load.line_info = *o.lineinfo;
+    if (o.optimization_level) load.opt_level = *o.optimization_level;
+    return load;
+}
+} // namespace
+
 std::vector<GeneratedModule> Pipeline::generate(const CheckedModule &module, const ResolvedBuildOptions &options,
-                                                const std::vector<Target> &targets, const ModuleLoadOptions &load,
+                                                const std::vector<Target> &targets, const ModuleLoadOptions &given,
                                                 Pass pass) const {
+    // The options the source sets (wp.set_module_options, module_options=) over the loader's.
+    const ModuleLoadOptions load = with_source_options(given, module.ir.options);
     if (pass == Pass::Backward && !load.enable_backward)
         throw UserError("module '" + module.source.name +
-                        "' was loaded with enable_backward=false: it has no backward pass (automatic differentiation)");
+                        (module.ir.options.enable_backward ? "' sets enable_backward=False in its module options"
+                                                           : "' was loaded with enable_backward=false") +
+                        ": it has no backward pass (automatic differentiation)");
     std::map<codegen::Backend, codegen::GeneratedSource> sources; // codegen once per backend
     // The toolchain identity leaves include paths out: hashing needs no runtime headers on disk.
     const fs::path no_dir;

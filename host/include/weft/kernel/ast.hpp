@@ -41,6 +41,7 @@ struct Expr {
         BoolOp,    // children = values; text = "and" / "or"
         IfExp,     // children = {test, body, orelse}  (body if test else orelse)
         Tuple,     // children = elements  (a, b) or a, b
+        Dict,      // children = key, value, key, value, ...: only in module options (decorators, set_module_options)
     };
 
     Kind kind;
@@ -139,6 +140,8 @@ struct Module {
     std::vector<TopLevelAssign> assignments;
     std::vector<ClassDef> classes;
     std::vector<FunctionDef> functions; // in source order
+    /// Top-level `wp.set_module_options({...})` calls, in source order (the Call expressions).
+    std::vector<ExprPtr> module_options;
     /// Source order of the top-level items: {kind, index} with kind 'i', 'a', 'c', 'f'.
     std::vector<std::pair<char, std::size_t>> order;
 };

@@ -177,6 +177,7 @@ struct Function {
     EntryPointAbi abi = EntryPointAbi::Warp;
     std::string entry_name; // name= override, else ""
     int tid_dims = 0; // values tid() is unpacked into; 0 when not used
+    int launch_bounds = 0; // CUDA: launch_bounds= (max threads per block), 0: none
 };
 
 /// C++ names for user functions and kernels, unique by construction: the
@@ -206,10 +207,24 @@ struct References {
     std::vector<std::string> functions;         // mangled names of user functions
 };
 
+/// Warp's module options as the source sets them (wp.set_module_options({...})
+/// and @wp.kernel(module_options={...}), in source order, the last value of a
+/// key winning): unset keys keep what the loader was given. The pipeline
+/// applies them over ModuleLoadOptions.
+struct ModuleOptions {
+    std::optional<bool> enable_backward;
+    std::optional<bool> debug;             // mode="debug" / "release"
+    std::optional<bool> fast_math;
+    std::optional<bool> fuse_fp;           // CUDA: mul + add contraction into fma
+    std::optional<bool> lineinfo;          // CUDA: line info in the PTX
+    std::optional<int> optimization_level; // 0..3
+};
+
 struct Module {
     std::string name;
     std::string source_path; // the .py file as given (for #line); "" for API strings without one
     std::string warp_alias;  // "wp" when `import warp as wp`
+    ModuleOptions options;
     bool lowered = false;    // set by lower()
     std::vector<Struct> structs;
     std::vector<Constant> constants;

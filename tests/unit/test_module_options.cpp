@@ -1,0 +1,121 @@
+// Warp's module options written in the source (wp.set_module_options({...}),
+// @wp.kernel(module_options={...})) apply to the module as the loader's
+// options would: the same binary, the same hash, the same behaviour.
+#include "test_support.hpp"
+
+#include "weft/host/host.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+using namespace weft;
+using weft::test::message_of;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempCache {
+    fs::path path = fs::temp_directory_path() / ("weft_module_options_" + std::to_string(::getpid()));
+    TempCache() { fs::remove_all(path); }
+    ~TempCache() { fs::remove_all(path); }
+};
+
+HostOptions options_for(const TempCache &cache) {
+    HostOptions o = weft::test::test_host_options();
+    o.cache_dir = cache.path;
+    o.quiet = true;
+    return o;
+}
+
+const Type f32 = Type::scalar(Scalar::Float32);
+
+/// A kernel whose last thread writes one past the end: caught only in debug mode.
+std::string shifted(const std::string &options_line) {
+    return "import warp as wp\n" + options_line + R"(
+
+
+@wp.kernel
+def shift(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i + 1] = wp.sin(a[i]) * 2.0
+)";
+}
+
+} // namespace
+
+TEST_CASE("module options: the source's options give the loader's binary and hash") {
+    TempCache cache;
+    const std::string with = shifted(R"(wp.set_module_options({"fast_math": True, "optimization_level": 1}))");
+    const std::string without = shifted("# no options here, the line count stays");
+    std::string from_source, from_loader, plain;
+    {
+        Host host(options_for(cache));
+        from_source = host.load_module_source("opts", with).hash();
+    }
+    {
+        Host host(options_for(cache));
+        ModuleLoadOptions lo;
+        lo.fast_math = true;
+        lo.opt_level = 1;
+        from_loader = host.load_module_source("opts", without, lo).hash();
+    }
+    {
+        Host host(options_for(cache));
+        plain = host.load_module_source("opts", without).hash();
+    }
+    CHECK(from_source == from_loader);
+    CHECK(from_source != plain);
+}
+
+TEST_CASE("module options: mode=debug checks bounds, and the last setting in the file wins") {
+    TempCache cache;
+    Host host(options_for(cache));
+    const Kernel debug =
+        host.load_module_source("opts_debug", shifted(R"(wp.set_module_options({"mode": "debug"}))")).kernel("shift");
+    Array a = Array::zeros(f32, {4});
+    CHECK_THAT(message_of<LaunchError>([&] { debug.launch({4}, {a}); }),
+               Catch::Contains("array index [4] is out of bounds for shape [4]"));
+    // In source order the last setting wins: the kernel's module_options after the
+    // module-level call make the module a release build again.
+    const auto module = [](const std::string &module_level, const std::string &kernel_level) {
+        return "import warp as wp\nwp.set_module_options(" + module_level + R"()
+
+
+@wp.kernel(module_options=)" + kernel_level + R"()
+def fill(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = 2.0
+)";
+    };
+    const auto hash_of = [&](const std::string &source) {
+        Host h(options_for(cache));
+        return h.load_module_source("opts_last", source).hash();
+    };
+    const std::string last_release = hash_of(module(R"({"mode": "debug"})", R"({"mode": "release"})"));
+    CHECK(last_release == hash_of(module("{}", "{}")));
+    CHECK(last_release != hash_of(module(R"({"mode": "debug"})", "{}")));
+}
+
+TEST_CASE("module options: enable_backward=False refuses a backward pass, saying where it was set") {
+    TempCache cache;
+    Host host(options_for(cache));
+    const std::string source = "import warp as wp\n"
+                               R"(wp.set_module_options({"enable_backward": False})
+
+
+@wp.kernel
+def square(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = x[i] * x[i]
+)";
+    const Kernel k = host.load_module_source("opts_no_backward", source).kernel("square");
+    Array x = Array::from_vector(f32, std::vector<float>{1.0f, 3.0f});
+    Array y = Array::zeros(f32, {2});
+    k.launch({2}, {x, y});
+    CHECK(y.to_vector<float>() == std::vector<float>{1.0f, 9.0f});
+    Array gx = Array::zeros(f32, {2});
+    Array gy = Array::from_vector(f32, std::vector<float>{1.0f, 1.0f});
+    CHECK_THAT(message_of<UserError>([&] { k.launch_adjoint({2}, {x, y}, {gx, gy}); }),
+               Catch::Contains("module 'opts_no_backward' sets enable_backward=False in its module options"));
+}
