@@ -82,7 +82,7 @@ TEST_CASE("module options: mode=debug checks bounds, and the last setting in the
         return "import warp as wp\nwp.set_module_options(" + module_level + R"()
 
 
-@wp.kernel(module_options=)" + kernel_level + R"()
+@wp.kernel(module="unique", module_options=)" + kernel_level + R"()
 def fill(a: wp.array(dtype=float)):
     i = wp.tid()
     a[i] = 2.0

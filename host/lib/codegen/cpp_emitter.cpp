@@ -30,8 +30,17 @@ std::string c_string_literal(const std::string &s) {
 std::string cpp_type(const Type &t) {
     switch (t.kind()) {
     case Type::Kind::Scalar: return t.is_bool() ? "bool" : "weft::" + std::string(scalar_name(t.scalar_type()));
+    // The runtime's typedefs (vec3, mat33d, ...) cover 2-4 components; user
+    // vector and matrix types (wp.types.vector / wp.types.matrix) spell the template.
     case Type::Kind::Vector:
+        if (t.rows() < 2 || t.rows() > 4)
+            return "weft::vec_t<" + std::to_string(t.rows()) + ", " + cpp_type(Type::scalar(t.scalar_type())) + ">";
+        return "weft::" + t.name();
     case Type::Kind::Matrix:
+        if (t.rows() < 2 || t.rows() > 4 || t.cols() < 2 || t.cols() > 4)
+            return "weft::mat_t<" + std::to_string(t.rows()) + ", " + std::to_string(t.cols()) + ", " +
+                   cpp_type(Type::scalar(t.scalar_type())) + ">";
+        return "weft::" + t.name();
     case Type::Kind::Quaternion: return "weft::" + t.name();
     case Type::Kind::Native: return t.native_name();
     case Type::Kind::Array: return "weft::array_t<" + cpp_type(t.element()) + ">";

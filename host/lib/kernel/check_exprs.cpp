@@ -509,6 +509,8 @@ const BuiltinOverload *Checker::resolve_builtin(const std::string &name, std::ve
         else if (convertible) converting.push_back(&o);
     }
     std::vector<const BuiltinOverload *> chosen = exact.empty() ? converting : exact;
+    if (chosen.empty() && !all.empty())
+        if (const BuiltinOverload *o = shape_overload(name, args)) chosen = {o};
     if (chosen.size() > 1 && exact.empty()) {
         // Several conversions fit: prefer the one where literals keep their default type.
         std::vector<const BuiltinOverload *> preferred;

@@ -176,7 +176,7 @@ void Checker::check_kernel(const ast::FunctionDef &def) {
                                             [](const ast::Decorator &x) { return x.name == "kernel"; });
     std::string abi = "warp";
     bool unique = false;
-    const ast::Keyword *module_options_at = nullptr;
+    const ast::Keyword *module_options_at = nullptr, *bounds_at = nullptr, *registers_at = nullptr;
     for (const ast::Keyword &k : d.keywords) {
         if (k.name == "enable_backward") {
             if (k.value->kind != Expr::Kind::Bool) {
@@ -211,6 +211,7 @@ void Checker::check_kernel(const ast::FunctionDef &def) {
             module_options_at = &k;
         } else if (k.name == "launch_bounds") {
             launch_bounds(*k.value, f);
+            bounds_at = &k;
         } else if (!launch_hint(k)) {
             diags_.error(k.location, "unknown kernel option '" + k.name +
                                          "' (expected enable_backward, entry_point_abi, name, module, module_options, "
@@ -218,9 +219,33 @@ void Checker::check_kernel(const ast::FunctionDef &def) {
                                          "enable_cuda_smem_spilling)");
         }
     }
-    // Warp applies a kernel's module_options to its module; with module="unique"
-    // the kernel is that module, so its enable_backward is the kernel's own.
-    if (module_options_at) module_options(*module_options_at->value, unique ? &f : nullptr);
+    for (const ast::Keyword &k : d.keywords)
+        if (k.name == "cuda_max_registers" && !(k.value->kind == Expr::Kind::Name && k.value->text == "None"))
+            registers_at = &k;
+    if (bounds_at && registers_at) // Warp refuses the pair too
+        diags_.error(registers_at->location, "cuda_max_registers and launch_bounds cannot be specified together");
+    // As in Warp, module_options need module="unique": the kernel is then its
+    // own module. weft keeps it in the file's module, so only enable_backward
+    // stays the kernel's own; the other options apply to the whole file.
+    if (module_options_at) {
+        if (!unique) {
+            diags_.error(module_options_at->location,
+                         "module_options requires module=\"unique\" (as in Warp); use wp.set_module_options({...}) "
+                         "for the module of this file");
+        } else {
+            module_options(*module_options_at->value, &f);
+            const ast::Expr &dict = *module_options_at->value;
+            bool module_wide = false;
+            for (std::size_t k = 0; k < dict.children.size(); k += 2)
+                if (dict.children[k]->kind != Expr::Kind::String || dict.children[k]->text != "enable_backward")
+                    module_wide = true;
+            if (module_wide && ast_.functions.size() > 1)
+                diags_.warning(module_options_at->location,
+                               "kernel '" + def.name + "': weft keeps module=\"unique\" kernels in the file's module, "
+                               "so these module options apply to every kernel of this file (enable_backward alone "
+                               "stays this kernel's)");
+        }
+    }
     if (f.abi == ir::EntryPointAbi::ExternalConstantParams && !(f.enable_backward_explicit && !f.enable_backward))
         diags_.error(d.location, "entry_point_abi='external_constant_params' requires an explicit enable_backward=False");
 
@@ -317,6 +342,16 @@ void Checker::run() {
                     }
                 }
             }
+            // `vec5 = wp.types.vector(length=5, dtype=float)`: a user vector or matrix type.
+            if (value && value->kind == Expr::Kind::Call && !a.annotation)
+                if (auto callee = dotted(*value->children[0])) {
+                    const std::string b = strip_warp(*callee);
+                    if (b == "types.vector" || b == "types.matrix") {
+                        if (auto t = user_vector_type(*value, b == "types.matrix")) type_aliases_[a.name] = *t;
+                        else failed_constants_.insert(a.name);
+                        continue;
+                    }
+                }
             if (value && value->kind == Expr::Kind::Dict) {
                 expr(*value); // says where dicts belong
                 failed_constants_.insert(a.name);

@@ -156,6 +156,17 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
             return Annotation{Annotation::Kind::Concrete, t};
         }
     }
+    // wp.types.vector(length=N, dtype=T), wp.types.matrix(shape=(R, C), dtype=T)
+    if (e.kind == Expr::Kind::Call && !e.children.empty())
+        if (auto base = dotted(*e.children[0])) {
+            const std::string b = strip_warp(*base);
+            if (b == "types.vector" || b == "types.matrix") {
+                auto t = user_vector_type(e, b == "types.matrix");
+                if (!t) return std::nullopt;
+                note_type(*t);
+                return Annotation{Annotation::Kind::Concrete, *t};
+            }
+        }
     // wp.array(dtype=T, ndim=k)
     if (e.kind == Expr::Kind::Call && !e.children.empty()) {
         auto base = dotted(*e.children[0]);
@@ -212,6 +223,64 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
     }
     diags_.error(e.location, "this is not a type annotation");
     return std::nullopt;
+}
+
+std::optional<Type> Checker::user_vector_type(const Expr &e, bool matrix) {
+    const std::string what = matrix ? "wp.types.matrix(shape=(rows, cols), dtype=...)" : "wp.types.vector(length=n, dtype=...)";
+    const char *size_name = matrix ? "shape" : "length";
+    const Expr *size = e.children.size() > 1 ? e.children[1].get() : nullptr;
+    const Expr *dtype = e.children.size() > 2 ? e.children[2].get() : nullptr;
+    for (const ast::Keyword &k : e.keywords) {
+        if (k.name == size_name && !size) size = k.value.get();
+        else if (k.name == "dtype" && !dtype) dtype = k.value.get();
+        else {
+            diags_.error(k.location, "unexpected argument '" + k.name + "': " + what);
+            return std::nullopt;
+        }
+    }
+    if (!size || !dtype || e.children.size() > 3) {
+        diags_.error(e.location, "expected " + what);
+        return std::nullopt;
+    }
+    // Sizes are integer constants: literals or module constants.
+    constexpr int max_size = 64;
+    const auto dimension = [&](const Expr &x) -> std::optional<int> {
+        Value::Literal literal;
+        const std::size_t errors = diags_.error_count();
+        auto c = evaluate_constant(x, literal);
+        if (!c || !c->type.is_integer() || c->int_components.empty() || c->int_components[0] < 1 ||
+            c->int_components[0] > max_size) {
+            if (diags_.error_count() == errors)
+                diags_.error(x.location, std::string(size_name) + " must be an integer constant from 1 to " +
+                                             std::to_string(max_size));
+            return std::nullopt;
+        }
+        return static_cast<int>(c->int_components[0]);
+    };
+    int rows = 0, cols = 0;
+    if (matrix) {
+        if (size->kind != Expr::Kind::Tuple || size->children.size() != 2) {
+            diags_.error(size->location, "shape must be a tuple of two integer constants: shape=(rows, cols)");
+            return std::nullopt;
+        }
+        auto r = dimension(*size->children[0]);
+        auto c = r ? dimension(*size->children[1]) : std::nullopt;
+        if (!c) return std::nullopt;
+        rows = *r;
+        cols = *c;
+    } else {
+        auto n = dimension(*size);
+        if (!n) return std::nullopt;
+        rows = *n;
+    }
+    auto scalar = concrete_type(*dtype);
+    if (!scalar) return std::nullopt;
+    if (!scalar->is_scalar()) {
+        diags_.error(dtype->location, "dtype must be a scalar type (float32, float64, int32, ...), got '" +
+                                          scalar->name() + "'");
+        return std::nullopt;
+    }
+    return matrix ? Type::matrix(scalar->scalar_type(), rows, cols) : Type::vector(scalar->scalar_type(), rows);
 }
 
 // ---------------------------------------------------------------------------

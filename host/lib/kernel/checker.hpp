@@ -7,6 +7,7 @@
 #include "weft/kernel/ir.hpp"
 #include "weft/registry/registry.hpp"
 
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -58,6 +59,7 @@ public:
     // --- types (check_types.cpp) ---
     std::optional<Annotation> annotation(const ast::Expr &e, bool allow_generic);
     std::optional<Type> concrete_type(const ast::Expr &e);
+    std::optional<Type> user_vector_type(const ast::Expr &call, bool matrix);
     /// The type a dotted name denotes (scalar, vector, struct, native), if any.
     std::optional<Type> type_named(const std::string &dotted) const;
     /// "wp.vec3" -> "vec3" when wp is the warp alias; other names unchanged.
@@ -90,6 +92,9 @@ public:
                                            const std::string &what);
     /// The one literal conversion rule (see check_exprs.cpp).
     static bool literal_converts(const Value &v, const Type &target);
+    /// Core vector and matrix builtins for shapes the registry does not list (check_shapes.cpp).
+    const BuiltinOverload *shape_overload(const std::string &name, std::vector<Value *> &args);
+    std::deque<BuiltinOverload> shape_overloads_; // stable addresses
     /// Literal operands next to each other or to a typed value take one type.
     void unify_literals(Value &a, Value &b);
     Value binary(const std::string &op, Value a, Value b, SourceLocation at);

@@ -155,7 +155,10 @@ std::string Type::name() const {
     switch (kind_) {
     case Kind::Scalar: return std::string(scalar_name(scalar_));
     case Kind::Vector: return "vec" + std::to_string(rows_) + suffix_for(scalar_);
-    case Kind::Matrix: return "mat" + std::to_string(rows_) + std::to_string(cols_) + suffix_for(scalar_);
+    case Kind::Matrix:
+        // Ten or more rows or columns (user matrix types) need a separator.
+        return "mat" + std::to_string(rows_) + (rows_ >= 10 || cols_ >= 10 ? "x" : "") + std::to_string(cols_) +
+               suffix_for(scalar_);
     case Kind::Quaternion: return "quat" + suffix_for(scalar_);
     case Kind::Native: return native_name_;
     case Kind::Array:
@@ -177,7 +180,8 @@ std::string Type::code() const {
     switch (kind_) {
     case Kind::Scalar: return s;
     case Kind::Vector: return "v" + std::to_string(rows_) + s;
-    case Kind::Matrix: return "m" + std::to_string(rows_) + std::to_string(cols_) + s;
+    case Kind::Matrix:
+        return "m" + std::to_string(rows_) + (rows_ >= 10 || cols_ >= 10 ? "x" : "") + std::to_string(cols_) + s;
     case Kind::Quaternion: return "q" + s;
     case Kind::Native: return native_code_;
     case Kind::Array: return "a" + std::to_string(rows_) + element().code();

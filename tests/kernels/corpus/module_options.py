@@ -1,7 +1,8 @@
 # Warp's module options and launch hints, as Warp code writes them: the
 # module's options (debug mode, fast math, optimization level, fma
-# contraction, line info) apply to every kernel; launch hints are checked and
-# applied where weft has the concept (launch_bounds on CUDA entries).
+# contraction, line info) apply to every kernel (a module="unique" kernel's
+# module_options too, with a warning, enable_backward aside); launch hints are
+# checked and applied where weft has the concept (launch_bounds on CUDA entries).
 import warp as wp
 
 wp.set_module_options({"enable_backward": True, "max_unroll": 4})
@@ -9,6 +10,7 @@ wp.set_module_options({"optimization_level": 3, "fuse_fp": True, "lineinfo": Fal
 
 
 @wp.kernel(
+    module="unique",
     module_options={
         "fast_math": False,
         "block_dim": 128,
@@ -20,14 +22,14 @@ def scaled(a: wp.array(dtype=float), s: float):
     a[i] = a[i] * s + float(i)
 
 
-@wp.kernel(launch_bounds=(128, 2), grid_stride=True, cuda_max_registers=64, cluster_dim=None)
+@wp.kernel(launch_bounds=(128, 2), grid_stride=True, cluster_dim=None)
 def counts(out: wp.array(dtype=int)):
     i = wp.tid()
     out[i] = i * 2
     wp.expect_eq(out[i], i + i)
 
 
-@wp.kernel(module="unique", module_options={"enable_backward": False}, enable_cuda_smem_spilling=False)
+@wp.kernel(module="unique", module_options={"enable_backward": False}, cuda_max_registers=64, enable_cuda_smem_spilling=False)
 def own_module(a: wp.array(dtype=float)):
     i = wp.tid()
     a[i] = wp.sin(a[i])
