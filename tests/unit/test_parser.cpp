@@ -720,11 +720,12 @@ TEST_CASE("top-level statements other than the accepted ones are rejected") {
           "1:18: wildcard imports (from ... import *) are not supported in kernels");
 }
 
-TEST_CASE("class bodies hold fields only") {
-    CHECK(only_error("class S:\n    x = 1\n") == "2:5: class bodies may only contain annotated fields, docstrings and pass");
+TEST_CASE("class bodies hold fields and constants only") {
+    CHECK(only_error("class S:\n    x += 1\n") ==
+          "2:5: class bodies may only contain fields (name: type), constants (NAME = value), docstrings and pass");
     CHECK(only_error("class S:\n    def m(self):\n        pass\n") == "2:5: methods are not supported in kernel classes");
     CHECK(only_error("class S:\n    if x:\n        y: int\n") ==
-          "2:5: class bodies may only contain annotated fields, docstrings and pass");
+          "2:5: class bodies may only contain fields (name: type), constants (NAME = value), docstrings and pass");
     CHECK(only_error("class S(metaclass=M):\n    x: int\n") == "1:9: class keyword arguments are not supported in kernels");
 }
 

@@ -365,7 +365,8 @@ private:
     std::string constants() {
         std::ostringstream o;
         for (const ir::Constant &c : m_.constants)
-            o << "WEFT_FN " << type(c.value.type) << " c_" << c.name << "() { return " << constant_value(c.value) << "; }\n";
+            o << "WEFT_FN " << type(c.value.type) << " " << constant_function(c.name) << "() { return "
+              << constant_value(c.value) << "; }\n";
         return o.str();
     }
 
@@ -828,6 +829,15 @@ private:
         o << "    return weft_lo_ < weft_hi_;\n}\n";
     }
 
+    /// The C++ function of a module constant: c_NAME, or for a class member
+    /// (Color.RED) c5_Color_RED: the class name's length after the "c" keeps
+    /// it apart from every c_NAME and from other classes' members.
+    static std::string constant_function(const std::string &name) {
+        const auto dot = name.find('.');
+        if (dot == std::string::npos) return "c_" + name;
+        return "c" + std::to_string(dot) + "_" + name.substr(0, dot) + "_" + name.substr(dot + 1);
+    }
+
     std::string indent(int depth) const { return std::string(static_cast<std::size_t>(depth) * 4, ' '); }
 
     /// Each line of `text` indented by `depth` more levels.
@@ -998,7 +1008,7 @@ private:
         case K::String: return c_string(e.name);
         case K::Local: return local(e.index);
         case K::Param: return param(e.index);
-        case K::Constant: return "c_" + e.name + "()";
+        case K::Constant: return constant_function(e.name) + "()";
         case K::Builtin: return e.overload->native_namespace + e.overload->native_function + "(" + args(e) + ")";
         case K::Call: return e.name + (replay_ ? "_rep" : "") + "<weft_contig_>(weft_t_" + (e.args.empty() ? "" : ", " + args(e)) + ")";
         case K::Construct: {

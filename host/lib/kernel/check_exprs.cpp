@@ -197,6 +197,14 @@ Value Checker::expr(const Expr &e) {
                                              (type_named(*d) ? " (it is a type: construct one with " + *d + "(...))" : ""));
                 return poison();
             }
+            // Class.NAME: a member of an enum or constant-holding class (unless a local shadows the class).
+            const std::string head = d->substr(0, d->find('.'));
+            const bool shadowed = scope_ && (scope_->locals.count(head) || scope_->params.count(head));
+            if (!shadowed && (constants_.count(*d) || failed_constants_.count(*d))) {
+                Expr name(Expr::Kind::Name, e.location);
+                name.text = *d;
+                return expr(name);
+            }
             if (!scope_ || (!scope_->locals.count(d->substr(0, d->find('.'))) &&
                             !scope_->params.count(d->substr(0, d->find('.'))) &&
                             !constants_.count(d->substr(0, d->find('.'))))) {
@@ -473,6 +481,29 @@ Value Checker::expr(const Expr &e) {
     return poison();
 }
 
+Value Checker::static_value(const Expr &e) {
+    // wp.static(expr): Warp evaluates expr when it builds the module. weft can
+    // for constant expressions over literals and module constants.
+    if (e.children.size() != 2 || !e.keywords.empty()) {
+        diags_.error(e.location, "wp.static() takes one expression");
+        return poison();
+    }
+    Value::Literal literal = Value::Literal::None;
+    const std::size_t errors = diags_.error_count();
+    auto c = evaluate_constant(*e.children[1], literal);
+    if (!c) {
+        if (diags_.error_count() == errors)
+            diags_.error(e.children[1]->location,
+                         "wp.static() needs a value weft can compute when it builds the module: literals, module "
+                         "constants and arithmetic on them");
+        return poison();
+    }
+    Value v{make(K::Literal, c->type, e.location), literal};
+    v.expr->value = *c;
+    if (!c->type.is_scalar()) v.literal = Value::Literal::None;
+    return v;
+}
+
 Value Checker::binary(const std::string &op, Value a, Value b, SourceLocation at) {
     if (!a.ok() || !b.ok()) return poison();
     auto it = binary_names.find(op);
@@ -606,6 +637,7 @@ Value Checker::call(const Expr &e) {
         diags_.error(e.location, "wp.constant() is only valid at module level");
         return poison();
     }
+    if (n == "static" && *name != n) return static_value(e);
     // Only a bare name can be shadowed by a variable: wp.length stays the builtin.
     if (scope_ && *name == n && (scope_->locals.count(n) || scope_->params.count(n))) {
         diags_.error(callee.location, "'" + n + "' is a variable, not a function");

@@ -166,6 +166,85 @@ bool Checker::breaks(const std::vector<ir::StmtPtr> &body) {
     return false;
 }
 
+void Checker::class_constants(const ast::ClassDef &c) {
+    enum class Kind { Holder, IntEnum, IntFlag } kind = Kind::Holder;
+    const bool fields = std::any_of(c.body.begin(), c.body.end(), [](const ast::StmtPtr &s) {
+        return s->kind == ast::Stmt::Kind::AnnAssign && !s->value;
+    });
+    if (!c.decorators.empty() || fields) {
+        diags_.error(c.location, "class '" + c.name + "': classes other than @wp.struct are not supported in kernels");
+        return;
+    }
+    for (const ast::ExprPtr &b : c.bases) {
+        const auto base = dotted(*b);
+        const std::string last = base ? base->substr(base->rfind('.') + 1) : "";
+        if (last == "IntEnum" || last == "Enum") kind = Kind::IntEnum;
+        else if (last == "IntFlag" || last == "Flag") kind = Kind::IntFlag;
+        else if (last != "object") {
+            diags_.error(b->location, "class '" + c.name + "': only @wp.struct classes, enums (IntEnum, IntFlag) and "
+                                      "classes holding constants are supported in kernels");
+            return;
+        }
+    }
+    ir::IntValue next = 1; // enum.auto(): 1, 2, 3 ... (IntEnum) or 1, 2, 4 ... (IntFlag)
+    for (const ast::StmtPtr &s : c.body) {
+        if (s->kind == ast::Stmt::Kind::Pass || (s->kind == ast::Stmt::Kind::Expr && s->value->kind == Expr::Kind::String))
+            continue;
+        const bool assign = (s->kind == ast::Stmt::Kind::Assign || s->kind == ast::Stmt::Kind::AnnAssign) &&
+                            s->targets.size() == 1 && s->targets[0]->kind == Expr::Kind::Name && s->value;
+        if (!assign) {
+            diags_.error(s->location, "class '" + c.name + "' (constants): its body holds only NAME = value");
+            continue;
+        }
+        const std::string name = c.name + "." + s->targets[0]->text;
+        const Expr *value = s->value.get();
+        bool explicit_constant = false;
+        std::optional<ir::ConstantValue> v;
+        Value::Literal literal = Value::Literal::Int;
+        if (value->kind == Expr::Kind::Call) {
+            const auto callee = dotted(*value->children[0]);
+            const std::string called = callee ? callee->substr(callee->rfind('.') + 1) : "";
+            if (called == "auto" && kind != Kind::Holder && value->children.size() == 1) {
+                v = ir::ConstantValue{Type::scalar(Scalar::Int32), {static_cast<double>(next)}, {next}};
+            } else if (callee && strip_warp(*callee) == "constant" && value->children.size() == 2) {
+                explicit_constant = true;
+                value = value->children[1].get();
+            }
+        }
+        const std::size_t errors = diags_.error_count();
+        if (!v) v = evaluate_constant(*value, literal);
+        if (!v) {
+            failed_constants_.insert(name);
+            if (diags_.error_count() == errors)
+                diags_.error(value->location, "'" + name + "' must be a constant expression");
+            continue;
+        }
+        if (kind != Kind::Holder) {
+            // Enum members are ints, as Warp passes them.
+            if (!v->type.is_integer() || v->int_components.empty() || !ir::fits(v->int_components[0], Scalar::Int32)) {
+                diags_.error(value->location, "enum member '" + name + "' must be an int32 value");
+                failed_constants_.insert(name);
+                continue;
+            }
+            const ir::IntValue x = v->int_components[0];
+            v = ir::ConstantValue{Type::scalar(Scalar::Int32), {static_cast<double>(x)}, {x}};
+            literal = Value::Literal::None;
+            next = x + 1;
+            if (kind == Kind::IntFlag) // the next power of two above x
+                for (next = 1; next <= x; next *= 2) {
+                }
+        }
+        if (constants_.count(name)) {
+            diags_.error(s->location, "'" + name + "' is defined twice");
+            continue;
+        }
+        // An enum member is an int32 constant; a holder's plain literal converts like a literal.
+        const bool implicit = kind == Kind::Holder && !explicit_constant;
+        constants_[name] = ModuleConstant{*v, implicit, implicit ? literal : Value::Literal::None, s->location};
+        out_.constants.push_back({name, *v, s->location});
+    }
+}
+
 void Checker::check_kernel(const ast::FunctionDef &def) {
     ir::Function f;
     f.name = def.name;
@@ -382,7 +461,7 @@ void Checker::run() {
             const bool is_struct = std::any_of(c.decorators.begin(), c.decorators.end(),
                                                [](const ast::Decorator &d) { return d.name == "struct"; });
             if (!is_struct) {
-                diags_.error(c.location, "class '" + c.name + "': classes other than @wp.struct are not supported in kernels");
+                class_constants(c);
                 continue;
             }
             if (!c.bases.empty()) diags_.error(c.bases[0]->location, "@wp.struct classes cannot have base classes");

@@ -133,6 +133,7 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
             note_type(*t);
             return Annotation{Annotation::Kind::Concrete, *t};
         }
+        if (failed_constants_.count(*name)) return std::nullopt; // its definition was reported
         diags_.error(e.location, "unknown type '" + *name + "'");
         return std::nullopt;
     }

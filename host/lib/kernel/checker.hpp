@@ -92,6 +92,7 @@ public:
                                            const std::string &what);
     /// The one literal conversion rule (see check_exprs.cpp).
     static bool literal_converts(const Value &v, const Type &target);
+    Value static_value(const ast::Expr &call); // wp.static(expr)
     /// Core vector and matrix builtins for shapes the registry does not list (check_shapes.cpp).
     const BuiltinOverload *shape_overload(const std::string &name, std::vector<Value *> &args);
     std::deque<BuiltinOverload> shape_overloads_; // stable addresses
@@ -120,6 +121,10 @@ public:
     int instantiate(const ast::FunctionDef &def, const std::vector<Type> &arg_types, SourceLocation call_site,
                     const ir::Function *adjoint_of = nullptr);
     void check_kernel(const ast::FunctionDef &def);
+
+    /// An enum (IntEnum, IntFlag) or a class holding constants: its members
+    /// are module constants reached as Class.NAME (check_module.cpp).
+    void class_constants(const ast::ClassDef &c);
 
     // --- module options and launch hints (check_options.cpp) ---
     void module_options(const ast::Expr &dict, ir::Function *unique_kernel);

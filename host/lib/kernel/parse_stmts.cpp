@@ -19,7 +19,8 @@ using ast::StmtPtr;
 
 namespace {
 
-constexpr const char *class_body_message = "class bodies may only contain annotated fields, docstrings and pass";
+constexpr const char *class_body_message =
+    "class bodies may only contain fields (name: type), constants (NAME = value), docstrings and pass";
 
 const char *describe_target(const Expr &e) {
     switch (e.kind) {
@@ -203,8 +204,11 @@ StmtPtr Parser::simple_statement(BlockKind kind) {
     if (!s || kind != BlockKind::Class) return s;
 
     const bool field = s->kind == Stmt::Kind::AnnAssign && s->targets.front()->kind == Expr::Kind::Name;
+    // Enum members and constant holders (the checker refuses them in @wp.struct bodies).
+    const bool constant = s->kind == Stmt::Kind::Assign && s->targets.size() == 1 &&
+                          s->targets.front()->kind == Expr::Kind::Name;
     const bool docstring = s->kind == Stmt::Kind::Expr && s->value->kind == Expr::Kind::String;
-    if (field || docstring || s->kind == Stmt::Kind::Pass) return s;
+    if (field || constant || docstring || s->kind == Stmt::Kind::Pass) return s;
     report(s->location, class_body_message);
     return nullptr;
 }
