@@ -53,6 +53,7 @@ ir::ExprPtr Checker::make(K kind, const Type &type, SourceLocation at) {
 }
 
 std::shared_ptr<const BuiltinOverload> Checker::note_builtin(const BuiltinOverload &o) {
+    if (auto at = noted_builtin_at_.find(&o); at != noted_builtin_at_.end()) return at->second;
     auto [it, added] = noted_builtins_.try_emplace(o.identity());
     if (added) {
         it->second = std::make_shared<const BuiltinOverload>(o);
@@ -60,6 +61,7 @@ std::shared_ptr<const BuiltinOverload> Checker::note_builtin(const BuiltinOverlo
         for (const Parameter &p : o.params) note_type(p.type);
         if (o.result) note_type(*o.result);
     }
+    noted_builtin_at_.emplace(&o, it->second);
     return it->second;
 }
 
