@@ -272,7 +272,7 @@ std::vector<std::string> Registry::native_type_names() const {
 }
 
 Type Registry::parse_type(std::string_view name) const {
-    if (auto t = parse_builtin_type(name)) return *t;
+    if (auto t = parse_builtin_type(name)) return std::move(*t);
     if (auto t = array_type(name, [this](std::string_view d) { return parse_type(d); })) return *t;
     if (const NativeTypeInfo *n = native_type(name)) return n->type();
     throw RegistrationError(RegistrationError::Kind::UnknownType, "unknown kernel type '" + std::string(name) + "'");
@@ -325,7 +325,7 @@ Registry::Transaction::~Transaction() {
 }
 
 Type Registry::Transaction::parse_type(std::string_view name) const {
-    if (auto t = parse_builtin_type(name)) return *t;
+    if (auto t = parse_builtin_type(name)) return std::move(*t);
     if (auto t = array_type(name, [this](std::string_view d) { return parse_type(d); })) return *t;
     const std::string normalized = normalize_native_name(name);
     for (const NativeTypeInfo &n : pending_->new_types)
@@ -464,6 +464,8 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
     }
     pending_->new_overload_at.emplace(hash, staged_builtins_.size());
     pending_->new_overloads.push_back(staged_builtins_.size());
+    // Records are large: growing from one moved each of them about twice.
+    if (staged_builtins_.empty()) staged_builtins_.reserve(32);
     staged_builtins_.push_back(std::move(o));
     return staged_builtins_.back();
 }
