@@ -497,11 +497,14 @@ const BuiltinOverload *Checker::resolve_builtin(const std::string &name, std::ve
     for (const BuiltinOverload &o : all) {
         if (o.generic() || o.params.size() != args.size()) continue;
         bool same = true, convertible = true;
-        for (std::size_t i = 0; i < args.size(); ++i) {
+        // Stops at the first argument that rules the overload out: this loop
+        // runs over every overload of every operator (bench/frontend).
+        for (std::size_t i = 0; i < args.size() && (same || convertible); ++i) {
             const Type &p = o.params[i].type;
             const Value &v = *args[i];
-            if (v.type() != p) same = false;
-            if (v.type() != p && !literal_converts(v, p)) convertible = false;
+            const bool equal = v.type() == p;
+            if (!equal) same = false;
+            if (!equal && !literal_converts(v, p)) convertible = false;
         }
         if (same) exact.push_back(&o);
         else if (convertible) converting.push_back(&o);
