@@ -4,6 +4,8 @@
 //
 //   build/bin/bench_plugin_load [--repeat K]
 #include "weft/host/host.hpp"
+#include "weft/manifest/manifest.hpp"
+#include "weft/host/search_path.hpp"
 
 #include <dlfcn.h>
 
@@ -57,7 +59,19 @@ int main(int argc, char **argv) {
         libs.push_back(m.library_path);
     }
 
-    std::vector<double> list_ms, load_ms, dlopen_ms;
+    // The manifests' text, so parsing can be timed apart from reading files.
+    std::vector<std::pair<std::string, std::filesystem::path>> texts;
+    for (const weft::PluginManifest &m : d.plugins) {
+        std::FILE *f = std::fopen(m.path.c_str(), "rb");
+        if (!f) return 1;
+        std::string text;
+        char buf[4096];
+        for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+        std::fclose(f);
+        texts.emplace_back(std::move(text), m.path);
+    }
+
+    std::vector<double> list_ms, load_ms, dlopen_ms, read_ms, parse_ms;
     std::size_t registrations = 0;
     for (int k = 0; k < repeat; ++k) {
         // Interleaved, so drift on a noisy machine hits all three alike.
@@ -66,6 +80,16 @@ int main(int argc, char **argv) {
         const std::size_t found = lister.discover().plugins.size();
         list_ms.push_back(ms_since(t0));
         if (found != dirs.size()) return 1;
+
+        t0 = Clock::now();
+        for (const auto &dir : dirs)
+            if (weft::read_manifest(weft::locate_manifest(dir)).name.empty()) return 1;
+        read_ms.push_back(ms_since(t0));
+
+        t0 = Clock::now();
+        for (const auto &[text, path] : texts)
+            if (weft::parse_manifest(text, path).name.empty()) return 1;
+        parse_ms.push_back(ms_since(t0));
 
         t0 = Clock::now();
         std::vector<void *> handles;
@@ -99,8 +123,11 @@ int main(int argc, char **argv) {
     std::printf("list (manifests only)    %9.2f ms\n", list);
     std::printf("load + register          %9.2f ms  (%.1f us per registration)\n", load,
                 1000.0 * load / static_cast<double>(registrations));
+    std::printf("  read manifests         %9.2f ms  (locate + read + parse, as load does)\n", median(read_ms));
+    std::printf("  parse manifests        %9.2f ms  (text in memory: toml++ and validation)\n", median(parse_ms));
     std::printf("bare dlopen              %9.2f ms\n", bare);
     std::printf("ratio load+register / bare dlopen: %.2f\n", load / bare);
     std::printf("ratio list / bare dlopen:          %.2f\n", list / bare);
+    std::printf("ratio read manifests / bare dlopen: %.2f\n", median(read_ms) / bare);
     return 0;
 }

@@ -48,3 +48,26 @@ TEST_CASE("native names accept '.' as a separator") {
     CHECK(normalize_native_name("a.b.C") == "a::b::C");
     CHECK(normalize_native_name("warp_test::Color") == "warp_test::Color");
 }
+
+TEST_CASE("type equality is code equality for every kind") {
+    // operator== compares fields instead of codes (bench/frontend); it must
+    // still say what comparing code() strings says.
+    const Type f4 = Type::scalar(Scalar::Float32), i4 = Type::scalar(Scalar::Int32);
+    auto fields = [](const Type &t) { return std::vector<StructLayout::Field>{{"x", t, 0}, {"y", t, 0}}; };
+    const std::vector<Type> all{
+        f4, i4, Type::scalar(Scalar::Float64),
+        Type::vector(Scalar::Float32, 3), Type::vector(Scalar::Float32, 4), Type::vector(Scalar::Float64, 3),
+        Type::matrix(Scalar::Float32, 3, 3), Type::matrix(Scalar::Float32, 3, 4), Type::matrix(Scalar::Float64, 3, 3),
+        Type::quaternion(Scalar::Float32), Type::quaternion(Scalar::Float64),
+        Type::native("ns::T", "ntabc", 8, 4), Type::native("ns::U", "ntabc", 8, 4), Type::native("ns::T", "ntdef", 8, 4),
+        Type::array(f4, 1), Type::array(f4, 2), Type::array(i4, 1),
+        Type::structure(StructLayout::make("S", fields(f4))), Type::structure(StructLayout::make("S", fields(f4))),
+        Type::structure(StructLayout::make("S", fields(i4))), Type::structure(StructLayout::make("R", fields(f4))),
+        Type::tuple({f4, i4}), Type::tuple({f4, i4}), Type::tuple({i4, f4}), Type::tuple({f4}),
+        Type::void_type(), Type::string()};
+    for (const Type &a : all)
+        for (const Type &b : all) {
+            INFO(a.code() << " vs " << b.code());
+            CHECK((a == b) == (a.code() == b.code()));
+        }
+}

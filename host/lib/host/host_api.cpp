@@ -59,26 +59,49 @@ template <class T> T read_struct(const T *p, const char *what) {
     return out;
 }
 
-/// Reads an array of versioned structs; the stride is the first element's struct_size.
-template <class T> std::vector<T> read_array(const T *items, std::uint32_t count, const char *what) {
-    std::vector<T> out;
-    if (count == 0) return out;
+/// Visits an array of versioned structs, each read by read_struct's rule, as
+/// visit(index, item); the stride is the first element's struct_size.
+template <class T, class Visit> void for_each_struct(const T *items, std::uint32_t count, const char *what, Visit &&visit) {
+    if (count == 0) return;
     if (!items)
         throw RegistrationError(RegistrationError::Kind::Invalid,
                                 std::string(what) + " is NULL but its count is " + std::to_string(count));
     const std::uint32_t stride = read_struct(items, what).struct_size;
     const auto *base = reinterpret_cast<const unsigned char *>(items);
     for (std::uint32_t i = 0; i < count; ++i) {
-        T item = read_struct(reinterpret_cast<const T *>(base + std::size_t(i) * stride), what);
+        const T item = read_struct(reinterpret_cast<const T *>(base + std::size_t(i) * stride), what);
         // The stride is the array's layout: an element claiming another size would be read across its neighbour.
         if (item.struct_size != stride)
             throw RegistrationError(RegistrationError::Kind::Invalid,
                                     std::string(what) + "[" + std::to_string(i) + "]: struct_size " +
                                         std::to_string(item.struct_size) + " differs from element 0's " +
                                         std::to_string(stride) + " (one array, one struct version)");
-        out.push_back(std::move(item));
+        visit(i, item);
     }
+}
+
+/// Reads an array of versioned structs (for_each_struct into a vector).
+template <class T> std::vector<T> read_array(const T *items, std::uint32_t count, const char *what) {
+    std::vector<T> out;
+    for_each_struct(items, count, what, [&](std::uint32_t, const T &item) { out.push_back(item); });
     return out;
+}
+
+// The readers below take the field's name as a callable, `what()`, called only
+// to build an error message: register_builtin runs once per builtin, and
+// composing "builtin 'NAME': parameter type" for every field up front was most
+// of its allocations (bench/plugin_load).
+
+/// Copies a plugin's string into `out` (reusing its buffer) once it is checked
+/// to be UTF-8; NULL gives "".
+template <class What> void assign_from_plugin(std::string &out, const char *s, What &&what) {
+    if (!s) {
+        out.clear();
+        return;
+    }
+    const std::string_view text(s);
+    if (find_invalid_utf8(text) != std::string_view::npos) string_from_plugin(s, what()); // throws, naming the field
+    out.assign(text);
 }
 
 std::string str(const char *s, const std::string &what) { return string_from_plugin(s, what); }
@@ -88,29 +111,41 @@ std::string required(const char *s, const std::string &what) {
     return string_from_plugin(s, what);
 }
 
-/// A kernel type name from a plugin. Bounded before the registry parses it, so
-/// a hostile name costs a fixed amount of work and its error stays readable.
-std::string type_name(const char *s, const std::string &what) {
+template <class What> void assign_required(std::string &out, const char *s, What &&what) {
+    if (!s) throw RegistrationError(RegistrationError::Kind::Invalid, what() + " is NULL");
+    assign_from_plugin(out, s, what);
+}
+
+/// A kernel type name from a plugin, into `out`. Bounded before the registry
+/// parses it, so a hostile name costs a fixed amount of work and its error
+/// stays readable.
+template <class What> void assign_type_name(std::string &out, const char *s, What &&what) {
     constexpr std::size_t max_length = 1024;
     constexpr int max_depth = 4;
-    if (!s) throw RegistrationError(RegistrationError::Kind::Invalid, what + " is NULL");
+    if (!s) throw RegistrationError(RegistrationError::Kind::Invalid, what() + " is NULL");
     const std::size_t length = ::strnlen(s, max_length + 1);
     if (length > max_length)
         throw RegistrationError(RegistrationError::Kind::Invalid,
-                                what + " is longer than the " + std::to_string(max_length) +
+                                what() + " is longer than the " + std::to_string(max_length) +
                                     " bytes a kernel type name may have (starts '" +
                                     escape_for_display(std::string_view(s, 40)) + "...')");
     int depth = 0;
     for (std::size_t i = 0; i < length; ++i) {
         if (s[i] == '(' && ++depth > max_depth)
             throw RegistrationError(RegistrationError::Kind::Invalid,
-                                    what + " nests parentheses more than " + std::to_string(max_depth) +
+                                    what() + " nests parentheses more than " + std::to_string(max_depth) +
                                         " deep, which no kernel type name does (starts '" +
                                         escape_for_display(std::string_view(s, std::min<std::size_t>(length, 40))) +
                                         "...')");
         if (s[i] == ')' && depth > 0) --depth;
     }
-    return string_from_plugin(s, what);
+    assign_from_plugin(out, s, what);
+}
+
+std::string type_name(const char *s, const std::string &what) {
+    std::string out;
+    assign_type_name(out, s, [&] { return what; });
+    return out;
 }
 
 std::vector<std::string> read_strings(const weft_string_list &list, const char *what) {
@@ -189,17 +224,28 @@ static weft_status api_register_native_type(weft_host_context *ctx, const weft_n
 static weft_status api_register_builtin(weft_host_context *ctx, const weft_builtin_desc *d) {
     return guarded(ctx, [&](InitSession &session) {
         const weft_builtin_desc desc = read_struct(d, "builtin descriptor");
-        BuiltinSpec spec;
-        spec.name = required(desc.name, "builtin descriptor: name");
-        const std::string what = "builtin '" + spec.name + "'";
-        for (const weft_param_desc &p : read_array(desc.params, desc.param_count, "builtin parameters"))
-            spec.params.push_back(
-                {required(p.name, what + ": parameter name"), type_name(p.type, what + ": parameter type"), p.cpp_size});
-        spec.result = desc.result_type ? type_name(desc.result_type, what + ": result_type") : std::string();
+        // The session's spec is overwritten call after call: its strings keep
+        // their buffers, so copying a plugin's strings seldom allocates.
+        BuiltinSpec &spec = session.builtin_spec;
+        assign_required(spec.name, desc.name, [] { return std::string("builtin descriptor: name"); });
+        auto field = [&](const char *name) { return [&spec, name] { return "builtin '" + spec.name + "': " + name; }; };
+        std::size_t params = 0;
+        for_each_struct(desc.params, desc.param_count, "builtin parameters", [&](std::uint32_t, const weft_param_desc &p) {
+            if (params == spec.params.size()) spec.params.emplace_back();
+            ParameterSpec &out = spec.params[params++];
+            assign_required(out.name, p.name, field("parameter name"));
+            assign_type_name(out.type, p.type, field("parameter type"));
+            out.cpp_size = p.cpp_size;
+        });
+        spec.params.resize(params);
+        if (desc.result_type)
+            assign_type_name(spec.result, desc.result_type, field("result_type"));
+        else
+            spec.result.clear();
         spec.result_cpp_size = desc.result_cpp_size;
-        spec.native_name = str(desc.native_name, what + ": native_name");
-        spec.doc = str(desc.doc, what + ": doc");
-        spec.adjoint_native = str(desc.adjoint_native, what + ": adjoint_native");
+        assign_from_plugin(spec.native_name, desc.native_name, field("native_name"));
+        assign_from_plugin(spec.doc, desc.doc, field("doc"));
+        assign_from_plugin(spec.adjoint_native, desc.adjoint_native, field("adjoint_native"));
         session.transaction.add_builtin(spec);
     });
 }

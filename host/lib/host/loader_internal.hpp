@@ -42,6 +42,7 @@ struct InitSession {
     std::vector<ModuleBuildOptions> build_options;
     std::string reported_error;       // from report_error
     std::vector<std::string> rejected; // every rejected call, in order
+    BuiltinSpec builtin_spec;          // register_builtin's input, reused (see host_api.cpp)
 };
 
 } // namespace weft

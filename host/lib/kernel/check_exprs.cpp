@@ -53,6 +53,7 @@ ir::ExprPtr Checker::make(K kind, const Type &type, SourceLocation at) {
 }
 
 std::shared_ptr<const BuiltinOverload> Checker::note_builtin(const BuiltinOverload &o) {
+    if (auto at = noted_builtin_at_.find(&o); at != noted_builtin_at_.end()) return at->second;
     auto [it, added] = noted_builtins_.try_emplace(o.identity());
     if (added) {
         it->second = std::make_shared<const BuiltinOverload>(o);
@@ -60,6 +61,7 @@ std::shared_ptr<const BuiltinOverload> Checker::note_builtin(const BuiltinOverlo
         for (const Parameter &p : o.params) note_type(p.type);
         if (o.result) note_type(*o.result);
     }
+    noted_builtin_at_.emplace(&o, it->second);
     return it->second;
 }
 
@@ -530,11 +532,14 @@ const BuiltinOverload *Checker::resolve_builtin(const std::string &name, std::ve
     for (const BuiltinOverload &o : all) {
         if (o.generic() || o.params.size() != args.size()) continue;
         bool same = true, convertible = true;
-        for (std::size_t i = 0; i < args.size(); ++i) {
+        // Stops at the first argument that rules the overload out: this loop
+        // runs over every overload of every operator (bench/frontend).
+        for (std::size_t i = 0; i < args.size() && (same || convertible); ++i) {
             const Type &p = o.params[i].type;
             const Value &v = *args[i];
-            if (v.type() != p) same = false;
-            if (v.type() != p && !literal_converts(v, p)) convertible = false;
+            const bool equal = v.type() == p;
+            if (!equal) same = false;
+            if (!equal && !literal_converts(v, p)) convertible = false;
         }
         if (same) exact.push_back(&o);
         else if (convertible) converting.push_back(&o);

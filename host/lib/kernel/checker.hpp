@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace weft::kernel::detail {
@@ -106,6 +107,7 @@ public:
     Value poison() { return Value{}; }
     ir::ExprPtr make(ir::Expr::Kind kind, const Type &type, SourceLocation at);
     /// Records the overload as referenced; returns the module's one shared copy of it.
+    /// `o` is an overload in the registry (it is remembered by address).
     std::shared_ptr<const BuiltinOverload> note_builtin(const BuiltinOverload &o);
 
     // --- statements and functions (check_stmts.cpp) ---
@@ -168,6 +170,10 @@ public:
     void check_call_depth();
     FunctionScope *scope_ = nullptr;
     std::map<std::string, std::shared_ptr<const BuiltinOverload>> noted_builtins_; // by identity
+    // The same, by registry address: the registry does not change during a
+    // check, and an identity string per builtin call was a tenth of checking
+    // (bench/frontend).
+    std::unordered_map<const BuiltinOverload *, std::shared_ptr<const BuiltinOverload>> noted_builtin_at_;
     std::set<std::string> noted_types_, noted_structs_, noted_constants_;
 };
 

@@ -24,7 +24,9 @@ const std::string too_deep_brackets =
 
 int binary_precedence(const Token &t) {
     if (t.kind != TokenKind::Op) return 0;
-    const std::string &s = t.text;
+    // A view: its == compares lengths first, std::string's == against a
+    // literal calls strlen and memcmp every time (bench/frontend).
+    const std::string_view s = t.text;
     if (s == "|") return 1;
     if (s == "^") return 2;
     if (s == "&") return 3;
@@ -35,6 +37,7 @@ int binary_precedence(const Token &t) {
 }
 
 bool starts_expression(const Token &t) {
+    const std::string_view s = t.text; // see binary_precedence
     switch (t.kind) {
     case TokenKind::Name:
     case TokenKind::Int:
@@ -42,11 +45,10 @@ bool starts_expression(const Token &t) {
     case TokenKind::String:
     case TokenKind::Error: return true;
     case TokenKind::Keyword:
-        return t.text == "not" || t.text == "lambda" || t.text == "await" || t.text == "yield" || t.text == "True" ||
-               t.text == "False" || t.text == "None";
+        return s == "not" || s == "lambda" || s == "await" || s == "yield" || s == "True" || s == "False" ||
+               s == "None";
     case TokenKind::Op:
-        return t.text == "(" || t.text == "[" || t.text == "{" || t.text == "-" || t.text == "+" || t.text == "~" ||
-               t.text == "*" || t.text == "...";
+        return s == "(" || s == "[" || s == "{" || s == "-" || s == "+" || s == "~" || s == "*" || s == "...";
     default: return false;
     }
 }

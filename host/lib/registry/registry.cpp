@@ -23,6 +23,8 @@ constexpr std::array<std::string_view, 35> python_keywords{
     "or",    "pass",   "raise",   "return",   "try",      "while",  "with",   "yield"};
 
 bool is_python_keyword(std::string_view s) {
+    // Keywords are 2 to 8 letters: most names are told apart by length alone.
+    if (s.size() < 2 || s.size() > 8) return false;
     return std::find(python_keywords.begin(), python_keywords.end(), s) != python_keywords.end();
 }
 
@@ -48,16 +50,34 @@ std::string join(const std::vector<std::string> &items, std::string_view sep = "
     return out;
 }
 
+// Appended piece by piece: a scalar's code fits std::string's inline buffer,
+// so a key of a few scalars is built without allocating.
 std::string types_key(const std::vector<Type> &types) {
     std::string key;
-    for (const Type &t : types) key += t.code() + ",";
+    for (const Type &t : types) {
+        key += t.code();
+        key += ',';
+    }
     return key;
 }
 
 std::string types_key(const BuiltinOverload &o) {
     std::string key;
-    for (const Parameter &p : o.params) key += p.type.code() + ",";
+    for (const Parameter &p : o.params) {
+        key += p.type.code();
+        key += ',';
+    }
     return key;
+}
+
+/// What makes two overloads of one name the same overload: the parameter types
+/// (a generic one is typed by the checker, so all of a name's generics are one).
+std::string overload_key(const BuiltinOverload &o) { return o.generic() ? "<generic>" : types_key(o); }
+
+/// The staged-overload index key of a name and its types key (see Pending::new_overload_at).
+std::size_t overload_hash(std::string_view name, std::string_view key) {
+    const std::size_t h = std::hash<std::string_view>{}(name);
+    return h ^ (std::hash<std::string_view>{}(key) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
 }
 
 std::string result_name(const BuiltinOverload &o) { return o.result ? o.result->name() : "void"; }
@@ -126,10 +146,11 @@ template <class Resolve> std::optional<Type> array_type(std::string_view name, R
 
 /// The C++ type a plugin states for a parameter or result must have the kernel
 /// type's size: the bytes generated code passes are the kernel type's.
-void check_cpp_size(const std::string &what, std::uint64_t cpp_size, const Type &type) {
+/// `what()` names the parameter; it is built only for the error.
+template <class What> void check_cpp_size(What &&what, std::uint64_t cpp_size, const Type &type) {
     if (cpp_size != 0 && cpp_size != type.size())
-        throw invalid(what + ": the C++ type is " + std::to_string(cpp_size) + " bytes but kernel type " + type.name() +
-                      " is " + std::to_string(type.size()) + " bytes");
+        throw invalid(what() + ": the C++ type is " + std::to_string(cpp_size) + " bytes but kernel type " +
+                      type.name() + " is " + std::to_string(type.size()) + " bytes");
 }
 
 } // namespace
@@ -190,8 +211,21 @@ std::string NativeTypeInfo::describe() const {
 
 // ---------------------------------------------------------------------------
 
+namespace {
+/// Lets the builtin table be searched with a string_view (C++20 heterogeneous lookup).
+struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+} // namespace
+
 struct Registry::State {
-    std::map<std::string, std::vector<BuiltinOverload>, std::less<>> builtins;
+    // Hashed, not ordered: the checker looks a name up for every call it
+    // resolves and plugins add names by the thousand (bench/plugin_load);
+    // builtin_names() sorts when asked. Nodes are stable, so references
+    // returned by overloads() survive later insertions of other names.
+    std::unordered_map<std::string, std::vector<BuiltinOverload>, NameHash, std::equal_to<>> builtins;
+    std::size_t builtin_count = 0; // overloads in all
     std::map<std::string, NativeTypeInfo, std::less<>> native_types;
 };
 
@@ -220,7 +254,9 @@ const BuiltinOverload *Registry::find_overload(std::string_view name, const std:
 
 std::vector<std::string> Registry::builtin_names() const {
     std::vector<std::string> out;
+    out.reserve(state_->builtins.size());
     for (const auto &[name, _] : state_->builtins) out.push_back(name);
+    std::sort(out.begin(), out.end());
     return out;
 }
 
@@ -236,36 +272,38 @@ std::vector<std::string> Registry::native_type_names() const {
 }
 
 Type Registry::parse_type(std::string_view name) const {
-    if (auto t = parse_builtin_type(name)) return *t;
+    if (auto t = parse_builtin_type(name)) return std::move(*t);
     if (auto t = array_type(name, [this](std::string_view d) { return parse_type(d); })) return *t;
     if (const NativeTypeInfo *n = native_type(name)) return n->type();
     throw RegistrationError(RegistrationError::Kind::UnknownType, "unknown kernel type '" + std::string(name) + "'");
 }
 
-std::size_t Registry::builtin_count() const {
-    std::size_t n = 0;
-    for (const auto &[_, v] : state_->builtins) n += v.size();
-    return n;
-}
+std::size_t Registry::builtin_count() const { return state_->builtin_count; }
 
 std::size_t Registry::native_type_count() const { return state_->native_types.size(); }
 
 void Registry::clear() {
     state_->builtins.clear();
+    state_->builtin_count = 0;
     state_->native_types.clear();
 }
 
 // ---------------------------------------------------------------------------
 
 struct Registry::Transaction::Pending {
-    std::vector<BuiltinOverload> new_overloads;
+    // Overloads new to the registry, as indexes into staged_builtins_: each is
+    // stored once until commit copies it into the registry.
+    std::vector<std::size_t> new_overloads;
     std::vector<std::pair<std::string, std::string>> shared_overloads; // {name, types key}
     std::vector<NativeTypeInfo> new_types;
     std::vector<std::string> shared_types;
     // Indexes over the above, so that each registration costs the same however
     // many came before it (a linear scan made 100,000 builtins take 42 s).
-    std::unordered_map<std::string, std::size_t> new_overload_at; // name '\n' types key -> new_overloads index
-    std::unordered_set<std::string> shared_identities;             // identity() of staged shared overloads
+    // new_overload_at is keyed by overload_hash(name, types key), not by a
+    // string, so staging an overload allocates no key; a hit is confirmed by
+    // comparing the name and the types.
+    std::unordered_multimap<std::size_t, std::size_t> new_overload_at; // -> staged_builtins_ index
+    std::unordered_map<std::string, std::size_t> shared_identities; // identity() of a shared overload -> staged_builtins_ index
     std::unordered_set<std::string> staged_type_names;
 };
 
@@ -287,7 +325,7 @@ Registry::Transaction::~Transaction() {
 }
 
 Type Registry::Transaction::parse_type(std::string_view name) const {
-    if (auto t = parse_builtin_type(name)) return *t;
+    if (auto t = parse_builtin_type(name)) return std::move(*t);
     if (auto t = array_type(name, [this](std::string_view d) { return parse_type(d); })) return *t;
     const std::string normalized = normalize_native_name(name);
     for (const NativeTypeInfo &n : pending_->new_types)
@@ -295,47 +333,57 @@ Type Registry::Transaction::parse_type(std::string_view name) const {
     return registry_->parse_type(name);
 }
 
-BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
+const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
     if (!registry_) throw InternalError("Registry::Transaction used after commit or move");
-    const std::string what = "builtin '" + spec.name + "'";
+    // Built only when a message needs it: every plugin builtin passes here, and
+    // the common path allocates little more than the record it stages.
+    auto what = [&] { return "builtin '" + spec.name + "'"; };
     if (!is_identifier(spec.name)) throw invalid("builtin name '" + spec.name + "' is not a valid identifier");
     if (is_python_keyword(spec.name)) throw invalid("builtin name '" + spec.name + "' is a reserved keyword");
 
     BuiltinOverload o;
     o.name = spec.name;
-    std::set<std::string> seen;
+    o.params.reserve(spec.params.size());
+    // Duplicate parameter names: a scan of the few earlier ones, or a set once
+    // a (hostile) list is long enough for the scan to be quadratic.
+    constexpr std::size_t scan_limit = 16;
+    std::set<std::string_view> seen; // used past scan_limit parameters only
     for (std::size_t i = 0; i < spec.params.size(); ++i) {
         const ParameterSpec &p = spec.params[i];
         if (!is_identifier(p.name) || is_python_keyword(p.name))
-            throw invalid(what + ": parameter " + std::to_string(i + 1) + " name '" + p.name +
+            throw invalid(what() + ": parameter " + std::to_string(i + 1) + " name '" + p.name +
                           "' is not a valid identifier");
-        if (!seen.insert(p.name).second) throw invalid(what + ": parameter name '" + p.name + "' appears twice");
+        const bool twice = spec.params.size() <= scan_limit
+                               ? std::any_of(spec.params.begin(), spec.params.begin() + static_cast<std::ptrdiff_t>(i),
+                                             [&](const ParameterSpec &q) { return q.name == p.name; })
+                               : !seen.insert(p.name).second;
+        if (twice) throw invalid(what() + ": parameter name '" + p.name + "' appears twice");
         try {
             o.params.push_back({p.name, parse_type(p.type)});
         } catch (const RegistrationError &e) {
-            throw RegistrationError(e.kind(), what + ": parameter '" + p.name + "': " + e.what());
+            throw RegistrationError(e.kind(), what() + ": parameter '" + p.name + "': " + e.what());
         }
-        check_cpp_size(what + ": parameter '" + p.name + "'", p.cpp_size, o.params.back().type);
+        check_cpp_size([&] { return what() + ": parameter '" + p.name + "'"; }, p.cpp_size, o.params.back().type);
     }
     if (!spec.result.empty()) {
         try {
             o.result = parse_type(spec.result);
         } catch (const RegistrationError &e) {
-            throw RegistrationError(e.kind(), what + ": result: " + e.what());
+            throw RegistrationError(e.kind(), what() + ": result: " + e.what());
         }
-        check_cpp_size(what + ": result", spec.result_cpp_size, *o.result);
+        check_cpp_size([&] { return what() + ": result"; }, spec.result_cpp_size, *o.result);
     } else if (spec.result_cpp_size != 0) {
-        throw invalid(what + ": the result is void but its C++ type is stated as " +
+        throw invalid(what() + ": the result is void but its C++ type is stated as " +
                       std::to_string(spec.result_cpp_size) + " bytes");
     }
     o.native_name = spec.native_name.empty() ? "weft::" + spec.name : spec.native_name;
     if (!is_qualified_name(o.native_name))
-        throw invalid(what + ": native name '" + o.native_name + "' is not a valid qualified C++ identifier");
+        throw invalid(what() + ": native name '" + o.native_name + "' is not a valid qualified C++ identifier");
     std::tie(o.native_namespace, o.native_function) = split_native_name(o.native_name);
     o.doc = spec.doc;
     const bool core = owner_ == core_owner;
     if (!spec.generic_signature.empty()) {
-        if (!core) throw invalid(what + ": only core builtins can be generic");
+        if (!core) throw invalid(what() + ": only core builtins can be generic");
         o.generic_signature = spec.generic_signature;
         o.params.clear();
         o.result.reset();
@@ -344,10 +392,10 @@ BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
     o.hidden = !core;
     o.differentiable = core || !spec.adjoint_native.empty();
     if (!spec.adjoint_native.empty()) {
-        if (core) throw invalid(what + ": core builtins have runtime adjoints, not adjoint_native");
-        if (!o.result) throw invalid(what + ": a builtin without a result has nothing to differentiate (adjoint_native)");
+        if (core) throw invalid(what() + ": core builtins have runtime adjoints, not adjoint_native");
+        if (!o.result) throw invalid(what() + ": a builtin without a result has nothing to differentiate (adjoint_native)");
         if (!is_qualified_name(spec.adjoint_native))
-            throw invalid(what + ": adjoint_native '" + spec.adjoint_native + "' is not a valid qualified C++ identifier");
+            throw invalid(what() + ": adjoint_native '" + spec.adjoint_native + "' is not a valid qualified C++ identifier");
         o.adjoint_native = spec.adjoint_native;
     }
     o.owners = {owner_};
@@ -360,29 +408,30 @@ BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
                         });
         if (!core_name && !starts_with_any(spec.name, policy_->builtin_prefixes))
             throw RegistrationError(RegistrationError::Kind::Namespace,
-                                    what + ": name is outside the builtin prefixes " + owner_label(owner_) +
+                                    what() + ": name is outside the builtin prefixes " + owner_label(owner_) +
                                         " owns (" + prefixes_label(policy_->builtin_prefixes) + ")");
         if (!o.adjoint_native.empty() && !starts_with_any(o.adjoint_native, policy_->native_prefixes))
             throw RegistrationError(RegistrationError::Kind::Namespace,
-                                    what + ": adjoint_native '" + o.adjoint_native + "' is outside the native prefixes " +
+                                    what() + ": adjoint_native '" + o.adjoint_native + "' is outside the native prefixes " +
                                         owner_label(owner_) + " owns (" + prefixes_label(policy_->native_prefixes) +
                                         ")");
         if (!starts_with_any(o.native_name, policy_->native_prefixes))
             throw RegistrationError(RegistrationError::Kind::Namespace,
-                                    what + ": native name '" + o.native_name + "' is outside the native prefixes " +
+                                    what() + ": native name '" + o.native_name + "' is outside the native prefixes " +
                                         owner_label(owner_) + " owns (" + prefixes_label(policy_->native_prefixes) +
                                         ")");
     }
 
-    const std::string key = o.generic() ? "<generic>" : types_key(o);
+    const std::string key = overload_key(o);
     auto same_types = [&](const BuiltinOverload &e) {
         ++overloads_compared_;
         return e.name == o.name && e.generic() == o.generic() && (o.generic() || types_key(e) == key);
     };
 
-    const std::string pending_key = o.name + '\n' + key;
-    if (auto it = pending_->new_overload_at.find(pending_key); it != pending_->new_overload_at.end()) {
-        const BuiltinOverload &e = pending_->new_overloads[it->second];
+    const std::size_t hash = overload_hash(o.name, key);
+    for (auto [at, end] = pending_->new_overload_at.equal_range(hash); at != end; ++at) {
+        const BuiltinOverload &e = staged_builtins_[at->second];
+        if (e.name != o.name || overload_key(e) != key) continue; // another overload with the same hash
         ++overloads_compared_;
         if (e.identity() == o.identity()) return e; // already staged by this init: nothing new
         throw RegistrationError(RegistrationError::Kind::Conflict,
@@ -392,15 +441,20 @@ BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
     }
     for (const BuiltinOverload &e : committed) {
         if (!same_types(e)) continue;
-        if (e.identity() == o.identity()) {
+        const std::string identity = o.identity();
+        if (e.identity() == identity) {
             // Identical contract: the existing function is returned, ownership is shared.
+            if (auto at = pending_->shared_identities.find(identity); at != pending_->shared_identities.end())
+                return staged_builtins_[at->second]; // shared earlier in this init
             const bool owned = std::find(e.owners.begin(), e.owners.end(), owner_) != e.owners.end();
             BuiltinOverload shared = e;
-            if (!owned) shared.owners.push_back(owner_);
-            if (!pending_->shared_identities.insert(o.identity()).second) return shared; // shared earlier in this init
-            if (!owned) pending_->shared_overloads.emplace_back(o.name, key);
-            staged_builtins_.push_back(shared);
-            return shared;
+            if (!owned) {
+                shared.owners.push_back(owner_);
+                pending_->shared_overloads.emplace_back(o.name, key);
+            }
+            pending_->shared_identities.emplace(identity, staged_builtins_.size());
+            staged_builtins_.push_back(std::move(shared));
+            return staged_builtins_.back();
         }
         throw RegistrationError(RegistrationError::Kind::Conflict,
                                 "conflicting builtin overload " + o.signature() + " [native " + o.native_name +
@@ -408,9 +462,11 @@ BuiltinOverload Registry::Transaction::add_builtin(const BuiltinSpec &spec) {
                                     " registered " + e.signature() + " [native " + e.native_name + "] (" +
                                     difference(e, o) + ")");
     }
-    staged_builtins_.push_back(o);
-    pending_->new_overload_at.emplace(pending_key, pending_->new_overloads.size());
-    pending_->new_overloads.push_back(std::move(o));
+    pending_->new_overload_at.emplace(hash, staged_builtins_.size());
+    pending_->new_overloads.push_back(staged_builtins_.size());
+    // Records are large: growing from one moved each of them about twice.
+    if (staged_builtins_.empty()) staged_builtins_.reserve(32);
+    staged_builtins_.push_back(std::move(o));
     return staged_builtins_.back();
 }
 
@@ -530,9 +586,11 @@ void Registry::Transaction::commit() {
         s.native_types.emplace(name, std::move(t));
     }
     for (const std::string &name : pending_->shared_types) s.native_types.at(name).owners.push_back(owner_);
-    for (BuiltinOverload &o : pending_->new_overloads) {
-        const std::string name = o.name;
-        s.builtins[name].push_back(std::move(o));
+    // Copied, not moved: staged_builtins_ stays the owner's record of what it registered.
+    for (std::size_t i : pending_->new_overloads) {
+        const BuiltinOverload &o = staged_builtins_[i];
+        s.builtins[o.name].push_back(o);
+        ++s.builtin_count;
     }
     for (const auto &[name, key] : pending_->shared_overloads)
         for (BuiltinOverload &o : s.builtins.at(name))

@@ -31,6 +31,7 @@ constexpr std::array<ScalarRow, 12> scalar_rows{{
 const ScalarRow &row(Scalar s) { return scalar_rows.at(static_cast<std::size_t>(s)); }
 
 std::string_view strip_module_prefix(std::string_view name) {
+    if (name.empty() || name[0] != 'w') return name; // the common case, without comparing
     for (std::string_view prefix : {"wp.", "warp."})
         if (name.substr(0, prefix.size()) == prefix) return name.substr(prefix.size());
     return name;
@@ -200,6 +201,32 @@ std::string Type::code() const {
     case Kind::String: return "S";
     }
     throw InternalError("Type::code: unknown kind");
+}
+
+bool operator==(const Type &a, const Type &b) {
+    // Mirrors code(): what code() leaves out (a native type's name and layout,
+    // a struct's offsets) is left out here too.
+    if (a.kind_ != b.kind_) return false;
+    switch (a.kind_) {
+    case Type::Kind::Scalar:
+    case Type::Kind::Quaternion: return a.scalar_ == b.scalar_;
+    case Type::Kind::Vector: return a.scalar_ == b.scalar_ && a.rows_ == b.rows_;
+    case Type::Kind::Matrix: return a.scalar_ == b.scalar_ && a.rows_ == b.rows_ && a.cols_ == b.cols_;
+    case Type::Kind::Native: return a.native_code_ == b.native_code_;
+    case Type::Kind::Array: return a.rows_ == b.rows_ && a.element() == b.element();
+    case Type::Kind::Struct: {
+        if (a.layout_ == b.layout_) return true;
+        const StructLayout &x = *a.layout_, &y = *b.layout_;
+        if (x.name != y.name || x.fields.size() != y.fields.size()) return false;
+        for (std::size_t i = 0; i < x.fields.size(); ++i)
+            if (x.fields[i].name != y.fields[i].name || x.fields[i].type != y.fields[i].type) return false;
+        return true;
+    }
+    case Type::Kind::Tuple: return a.elements_ == b.elements_ || *a.elements_ == *b.elements_;
+    case Type::Kind::Void:
+    case Type::Kind::String: return true;
+    }
+    throw InternalError("Type::operator==: unknown kind");
 }
 
 std::optional<Type> parse_builtin_type(std::string_view name) {

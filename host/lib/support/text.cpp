@@ -57,6 +57,12 @@ std::size_t utf8_sequence_length(std::string_view text, std::size_t pos, std::ui
 
 std::size_t find_invalid_utf8(std::string_view text) {
     for (std::size_t i = 0; i < text.size();) {
+        // ASCII, nearly all of what plugins and sources pass, decoded inline:
+        // a call per byte was most of the check's cost (bench/plugin_load).
+        if (static_cast<unsigned char>(text[i]) < 0x80) {
+            ++i;
+            continue;
+        }
         const std::size_t n = utf8_sequence_length(text, i);
         if (n == 0) return i;
         i += n;

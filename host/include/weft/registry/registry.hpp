@@ -188,9 +188,10 @@ public:
     ~Transaction();
 
     /// Validates and stages a builtin overload. Returns the overload as it will
-    /// be after commit (an identical existing one, with this owner added).
+    /// be after commit (an identical existing one, with this owner added); the
+    /// reference is valid until the next call on this transaction.
     /// Throws RegistrationError; a rejected call stages nothing.
-    BuiltinOverload add_builtin(const BuiltinSpec &spec);
+    const BuiltinOverload &add_builtin(const BuiltinSpec &spec);
     /// The same for a native type; an identical schema under the same name is shared.
     NativeTypeInfo add_native_type(const NativeTypeSpec &spec);
 
@@ -207,6 +208,9 @@ public:
     /// Everything this owner registered through the transaction (new or shared), in call order.
     const std::vector<BuiltinOverload> &staged_builtins() const { return staged_builtins_; }
     const std::vector<NativeTypeInfo> &staged_native_types() const { return staged_types_; }
+    /// Moves the staged builtins out (the loader keeps them as the plugin's record
+    /// once committed, instead of copying them).
+    std::vector<BuiltinOverload> release_staged_builtins() { return std::move(staged_builtins_); }
     /// How many existing overloads registrations were compared with: it grows
     /// with the overloads of each name, not with all overloads (tests and benches).
     std::size_t overloads_compared() const { return overloads_compared_; }
