@@ -418,6 +418,7 @@ Value Checker::expr(const Expr &e) {
         for (const Value &v : operands)
             if (!v.ok()) return poison();
         auto x = make(K::Compare, Type::scalar(Scalar::Bool), e.location);
+        if (operands.size() == 2) mixed_comparison(operands[0], operands[1]);
         for (std::size_t i = 0; i < e.ops.size(); ++i) {
             std::vector<Value *> pair{&operands[i], &operands[i + 1]};
             unify_literals(*pair[0], *pair[1]);
@@ -481,6 +482,50 @@ Value Checker::expr(const Expr &e) {
         return poison();
     }
     return poison();
+}
+
+namespace {
+/// C++'s usual arithmetic conversions, which Warp's comparisons follow (its
+/// generated C++ compares the operands as they are): the wider float with an
+/// integer; for two integers the promoted wider type, unsigned winning at
+/// equal width (so int32 -2 < uint32 0 is false, as in Warp). float16 mixes
+/// with nothing.
+std::optional<Scalar> common_scalar(Scalar a, Scalar b) {
+    const Type ta = Type::scalar(a), tb = Type::scalar(b);
+    if (ta.is_bool() || tb.is_bool() || a == Scalar::Float16 || b == Scalar::Float16) return std::nullopt;
+    if (ta.is_float() || tb.is_float()) {
+        if (a == Scalar::Float64 || b == Scalar::Float64) return Scalar::Float64;
+        return Scalar::Float32;
+    }
+    const auto bits = [](Scalar s) {
+        switch (s) {
+        case Scalar::Int64:
+        case Scalar::UInt64: return 64;
+        default: return 32; // int8/16 and uint8/16 promote to int32 first
+        }
+    };
+    const auto is_unsigned = [](Scalar s) { return s == Scalar::UInt32 || s == Scalar::UInt64; };
+    const auto promoted = [&](Scalar s) {
+        return s == Scalar::Int8 || s == Scalar::Int16 || s == Scalar::UInt8 || s == Scalar::UInt16 ? Scalar::Int32 : s;
+    };
+    const Scalar pa = promoted(a), pb = promoted(b);
+    if (pa == pb) return pa;
+    if (bits(pa) != bits(pb)) return bits(pa) > bits(pb) ? pa : pb;
+    return is_unsigned(pa) ? pa : pb; // same width, one unsigned
+}
+} // namespace
+
+void Checker::mixed_comparison(Value &a, Value &b) {
+    if (!a.ok() || !b.ok() || a.literal != Value::Literal::None || b.literal != Value::Literal::None) return;
+    if (!a.type().is_scalar() || !b.type().is_scalar() || a.type() == b.type()) return;
+    const std::optional<Scalar> common = common_scalar(a.type().scalar_type(), b.type().scalar_type());
+    if (!common) return;
+    for (Value *v : {&a, &b}) {
+        if (v->type() == Type::scalar(*common)) continue;
+        auto cast = make(K::Cast, Type::scalar(*common), v->expr->location);
+        cast->args.push_back(std::move(v->expr));
+        v->expr = std::move(cast);
+    }
 }
 
 Value Checker::static_value(const Expr &e) {

@@ -94,6 +94,9 @@ public:
     /// The one literal conversion rule (see check_exprs.cpp).
     static bool literal_converts(const Value &v, const Type &target);
     Value static_value(const ast::Expr &call); // wp.static(expr)
+    /// `x < n` with x float32 and n int32 (one comparison, no literals): both
+    /// operands converted as C++ and Warp do.
+    void mixed_comparison(Value &a, Value &b);
     /// Core vector and matrix builtins for shapes the registry does not list (check_shapes.cpp).
     const BuiltinOverload *shape_overload(const std::string &name, std::vector<Value *> &args);
     std::deque<BuiltinOverload> shape_overloads_; // stable addresses
@@ -107,7 +110,8 @@ public:
     Value poison() { return Value{}; }
     ir::ExprPtr make(ir::Expr::Kind kind, const Type &type, SourceLocation at);
     /// Records the overload as referenced; returns the module's one shared copy of it.
-    /// `o` is an overload in the registry (it is remembered by address).
+    /// `o` outlives the checker's run, at one address (the registry's overloads,
+    /// shape_overloads_): it is remembered by address.
     std::shared_ptr<const BuiltinOverload> note_builtin(const BuiltinOverload &o);
 
     // --- statements and functions (check_stmts.cpp) ---
