@@ -448,6 +448,39 @@ std::optional<CachedArtifact> ArtifactCache::find(const std::string &module, con
     return CachedArtifact{path, m.sha256, std::move(*content.content)};
 }
 
+namespace {
+constexpr std::string_view key_header = "weft-key v1 ";
+
+fs::path key_path(const fs::path &root, const std::string &key) {
+    if (!is_full_hash(key)) throw UserError("content key '" + key + "' is not a full-width SHA-256 hex digest");
+    return root / "keys" / (key + ".key");
+}
+} // namespace
+
+std::optional<std::string> ArtifactCache::find_key(const std::string &key) const {
+    const fs::path path = key_path(root_, key);
+    FileRead f = read_regular(path, key_record_limit);
+    const auto miss = [&](const std::string &why) -> std::optional<std::string> {
+        if (logger_) logger_->log(LogLevel::Info, "cache", "content-key record " + path.string() + " " + why + ": a miss");
+        return std::nullopt;
+    };
+    if (!f.content) return f.missing ? std::nullopt : miss(f.error);
+    const std::string &text = *f.content;
+    const std::size_t eol = text.find('\n');
+    if (eol != key_header.size() + 64 || text.compare(0, key_header.size(), key_header) != 0)
+        return miss("does not start with a \"weft-key v1 <sha256>\" line");
+    const std::string recorded = text.substr(key_header.size(), 64);
+    std::string record = text.substr(eol + 1);
+    if (sha256_hex(record) != recorded) return miss("does not have the recorded sha256 (truncated or edited)");
+    return record;
+}
+
+void ArtifactCache::store_key(const std::string &key, const std::string &record) const {
+    const fs::path path = key_path(root_, key);
+    make_directories(path.parent_path());
+    publish_file(path, std::string(key_header) + sha256_hex(record) + "\n" + record);
+}
+
 CachedArtifact ArtifactCache::store(const std::string &module, const std::string &hash, const Target &target,
                                     const std::string &source, const std::string &artifact) const {
     const fs::path dir = entry_directory(module, hash);
@@ -546,7 +579,7 @@ CachedArtifact ArtifactCache::store(const std::string &module, const std::string
 }
 
 std::size_t ArtifactCache::remove_stale_temporaries() const {
-    std::size_t removed = sweep_stale(root_ / "tmp");
+    std::size_t removed = sweep_stale(root_ / "tmp") + sweep_stale(root_ / "keys");
     std::error_code ec;
     for (fs::directory_iterator it(root_ / "entries", ec), end; !ec && it != end; it.increment(ec)) {
         std::error_code type_ec;
@@ -740,7 +773,7 @@ CacheClearResult ArtifactCache::clear() const {
     fs::remove(root_ / "entries", ec); // only once empty: a failure above was reported already
     // Staging, and what the compile pipeline keeps beside the entries: generated
     // sources (for reference), precompiled headers, materialized runtime headers.
-    for (const char *dir : {"tmp", "generated", "pch", "runtime-headers"})
+    for (const char *dir : {"keys", "tmp", "generated", "pch", "runtime-headers"})
         if (std::string why = remove_tree(root_ / dir); !why.empty()) failed(root_ / dir, why);
     return result;
 }
