@@ -310,3 +310,27 @@ TEST_CASE("warm records published by concurrent processes are read whole") {
     for (const auto &e : fs::directory_iterator(dir.path / "v1" / "keys")) files += e.is_regular_file() ? 1 : 0;
     CHECK(files == 1);
 }
+
+TEST_CASE("the registry's contract digest follows its registrations") {
+    Registry a, b;
+    register_core_builtins(a);
+    register_core_builtins(b);
+    CHECK(a.contract_digest() == b.contract_digest());
+    auto add = [](Registry &r, const std::string &owner, const std::string &result) {
+        auto tx = r.begin(owner);
+        tx.add_builtin(BuiltinSpec{"app_f", {{"x", "float32"}}, result, "app::f", "", {}});
+        tx.commit();
+    };
+    const std::string core = a.contract_digest();
+    add(a, "app", "float32");
+    CHECK(a.contract_digest() != core);
+    add(b, "app", "float64"); // another result type: another contract
+    CHECK(b.contract_digest() != core);
+    CHECK(a.contract_digest() != b.contract_digest());
+    Registry c;
+    register_core_builtins(c);
+    add(c, "other", "float32"); // the same overload from another owner
+    CHECK(c.contract_digest() != a.contract_digest());
+    a.clear();
+    CHECK(a.contract_digest() != core);
+}

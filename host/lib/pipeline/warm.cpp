@@ -7,7 +7,6 @@
 #include "weft/pipeline/pipeline.hpp"
 
 #include "weft/backend/cpu_compiler.hpp"
-#include "weft/codegen/runtime_headers.hpp"
 #include "weft/support/build_identity.hpp"
 #include "weft/support/error.hpp"
 #include "weft/support/sha256.hpp"
@@ -181,8 +180,10 @@ std::string Pipeline::content_key(const ModuleSource &source, const Target &targ
     if (build.empty() || target.kind != Target::Kind::Cpu) return {};
     Sha256 h;
     h.field("weft.content-key.v1");
+    // The build ID stands for everything compiled into weft: the front end,
+    // codegen, core builtins and the embedded runtime headers (hashing those
+    // took a millisecond, the whole budget of a warm load).
     h.field(version_string).field(build);
-    h.field(codegen::runtime_header_digest());
     h.field(cpu_toolchain(load));
     h.field(target.str());
     h.field(registry_.contract_digest());

@@ -12,6 +12,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <atomic>
+#include <future>
 #include <map>
 #include <mutex>
 
@@ -101,6 +102,21 @@ CpuJit &CpuJit::instance() {
     return *jit;
 }
 
+std::shared_future<void> CpuJit::prepare() {
+    static std::mutex mutex;
+    static std::shared_future<void> started;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!started.valid())
+        started = std::async(std::launch::async, [] {
+                      try {
+                          instance();
+                      } catch (...) {
+                          // instance() throws it again to whoever needs the JIT.
+                      }
+                  }).share();
+    return started;
+}
+
 void CpuJit::define_host_symbols(const std::vector<std::pair<std::string, void *>> &symbols) {
     llvm::orc::LLJIT &jit = *impl_->jit;
     llvm::orc::SymbolMap map;
@@ -157,6 +173,7 @@ std::unique_ptr<JitModule> CpuJit::load(std::vector<char> object, std::string na
     auto linked = es.lookup(llvm::orc::makeJITDylibSearchOrder(&jd, llvm::orc::JITDylibLookupFlags::MatchAllSymbols),
                             std::move(defined));
     if (!linked) throw fail("linking", linked.takeError());
+    for (const auto &[symbol, address] : *linked) module->defined_.emplace((*symbol).str(), address.getAddress().toPtr<void *>());
     if (const auto dso = linked->find(jit.mangleAndIntern("__dso_handle")); dso != linked->end())
         module->dso_handle_ = dso->second.getAddress().toPtr<void *>();
     const auto init = linked->find(jit.mangleAndIntern(cpu::static_init_symbol));
@@ -174,6 +191,7 @@ JitModule::~JitModule() {
 }
 
 void *JitModule::lookup(std::string_view symbol) const {
+    if (const auto it = defined_.find(std::string(symbol)); it != defined_.end()) return it->second;
     auto &jd = *static_cast<llvm::orc::JITDylib *>(dylib_);
     auto address = jit_.impl_->jit->lookup(jd, llvm::StringRef(symbol.data(), symbol.size()));
     if (!address)
