@@ -1,5 +1,5 @@
 // CPU backend: C++ source -> in-memory ELF object (Clang/LLVM 19 in process,
-// no subprocess) -> ORC LLJIT.
+// no subprocess) -> ORC JIT (JITLink).
 //
 // Thread safety: compile_to_object, build_pch and toolchain_identity may run
 // on several threads at once (each compile owns its CompilerInstance and
@@ -128,7 +128,7 @@ private:
     std::unordered_map<std::string, void *> defined_;
 };
 
-// The process-wide ORC LLJIT (created on first use, never destroyed).
+// The process-wide ORC JIT (created on first use, never destroyed).
 class CpuJit {
 public:
     static CpuJit &instance();
