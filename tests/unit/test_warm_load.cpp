@@ -12,6 +12,7 @@
 #include "weft/support/sha256.hpp"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <sys/wait.h>
@@ -95,6 +96,14 @@ std::vector<fs::path> key_records(const fs::path &cache) {
     for (fs::directory_iterator it(cache / "v1" / "keys", ec), end; !ec && it != end; it.increment(ec))
         if (it->path().extension() == ".key") out.push_back(it->path());
     return out;
+}
+
+/// Rewrites the record's JSON and signs it again, as a record weft wrote.
+void rewrite(const fs::path &record, const std::string &good, const std::function<void(nlohmann::json &)> &edit) {
+    nlohmann::json j = nlohmann::json::parse(good.substr(good.find('\n') + 1));
+    edit(j);
+    const std::string body = j.dump();
+    write(record, "weft-key v1 " + sha256_hex(body) + "\n" + body);
 }
 
 } // namespace
@@ -240,24 +249,33 @@ TEST_CASE("a damaged warm record is a miss, and is replaced") {
         fs::create_symlink(elsewhere, record);
     }
     SECTION("well formed, naming another module") {
-        std::string body = good.substr(good.find('\n') + 1);
-        const std::string from = "\"module\": \"m\"";
-        REQUIRE(body.find(from) != std::string::npos);
-        body.replace(body.find(from), from.size(), "\"module\": \"other\"");
-        write(record, "weft-key v1 " + sha256_hex(body) + "\n" + body);
+        rewrite(record, good, [](nlohmann::json &j) { j["module"] = "other"; });
     }
     SECTION("well formed, naming a module hash the cache lacks") {
-        std::string body = good.substr(good.find('\n') + 1);
-        const auto at = body.find("\"hash\": \"") + 9;
-        body.replace(at, 64, std::string(64, 'a'));
-        write(record, "weft-key v1 " + sha256_hex(body) + "\n" + body);
+        rewrite(record, good, [](nlohmann::json &j) { j["hash"] = std::string(64, 'a'); });
     }
     SECTION("well formed, with a parameter type that does not rebuild to its code") {
-        std::string body = good.substr(good.find('\n') + 1);
-        const auto at = body.find("\"scalar\": \"float32\"");
-        REQUIRE(at != std::string::npos);
-        body.replace(at, 21, "\"scalar\": \"float64\"");
-        write(record, "weft-key v1 " + sha256_hex(body) + "\n" + body);
+        rewrite(record, good, [](nlohmann::json &j) { j["kernels"][0]["params"][0]["type"]["dtype"]["scalar"] = "float64"; });
+    }
+    SECTION("well formed, with a parameter type of the wrong layout") {
+        rewrite(record, good, [](nlohmann::json &j) { j["kernels"][0]["params"][2]["size"] = 8; });
+    }
+    SECTION("well formed, with a struct nested past any real one") {
+        rewrite(record, good, [](nlohmann::json &j) {
+            nlohmann::json deep = {{"kind", "scalar"}, {"scalar", "float32"}};
+            for (int i = 0; i < 100; ++i) deep = {{"kind", "array"}, {"ndim", 1}, {"dtype", deep}};
+            j["kernels"][0]["params"][0]["type"] = deep;
+        });
+    }
+    SECTION("well formed, of other shapes") {
+        for (const char *body : {"[]", "{\"format\": 1}", "{\"format\": 1, \"module\": \"m\", \"target\": \"cpu\", \"hash\": 7}",
+                                 "{\"format\": 99999999999999999999999}", "null"}) {
+            write(record, "weft-key v1 " + sha256_hex(body) + "\n" + body);
+            const Outcome o = load_fresh(dir.path, "m", scale_source("3.0"));
+            CHECK(o.warm_hits == 0);
+            CHECK(o.result == 6.0f);
+            write(record, "weft-key v1 " + sha256_hex(body) + "\n" + body); // the load rewrote it
+        }
     }
     const Outcome o = load_fresh(dir.path, "m", scale_source("3.0"));
     CHECK(o.warm_hits == 0);

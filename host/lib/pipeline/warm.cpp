@@ -135,7 +135,7 @@ std::string WarmRecord::serialize() const {
                 {"plugins", plugins},
                 {"options_digest", options_digest},
                 {"kernels", std::move(kernels_json)}}
-        .dump(1);
+        .dump();
 }
 
 WarmRecord WarmRecord::parse(const std::string &text) {
@@ -221,7 +221,8 @@ std::optional<WarmRecord> Pipeline::find_warm(const std::string &key, const std:
             return std::nullopt;
         }
         return r;
-    } catch (const UserError &e) {
+    } catch (const std::exception &e) {
+        // Whatever a damaged record makes the rebuilding of its types throw is a miss too.
         logger_.log(LogLevel::Info, "cache", "content-key record " + key.substr(0, 16) + ": " + e.what() + ": a miss");
         return std::nullopt;
     }
