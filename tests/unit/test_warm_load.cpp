@@ -352,3 +352,27 @@ TEST_CASE("the registry's contract digest follows its registrations") {
     a.clear();
     CHECK(a.contract_digest() != core);
 }
+
+TEST_CASE("cache verify checks the warm records") {
+    require_build_id();
+    TempDir dir("verify");
+    REQUIRE(load_fresh(dir.path, "m", scale_source("3.0")).compiles == 1);
+    const ArtifactCache cache(dir.path);
+    CHECK(cache.verify(false).findings.empty());
+    const std::vector<fs::path> records = key_records(dir.path);
+    REQUIRE(records.size() == 1);
+    const std::string good = read(records.front());
+    write(records.front(), good.substr(0, good.size() - 3));
+    write(dir.path / "v1" / "keys" / "stray.txt", "x");
+    const CacheReport seen = cache.verify(false);
+    REQUIRE(seen.findings.size() == 2);
+    CHECK(fs::exists(records.front()));
+    const CacheReport repaired = cache.verify(true);
+    REQUIRE(repaired.findings.size() == 2);
+    for (const CacheFinding &f : repaired.findings) CHECK(f.action == CacheFinding::Action::Removed);
+    CHECK_FALSE(fs::exists(records.front()));
+    CHECK(cache.verify(false).findings.empty());
+    // The next load writes the record again; the one after it is warm.
+    CHECK(load_fresh(dir.path, "m", scale_source("3.0")).warm_hits == 0);
+    CHECK(load_fresh(dir.path, "m", scale_source("3.0")).warm_hits == 1);
+}

@@ -455,6 +455,19 @@ fs::path key_path(const fs::path &root, const std::string &key) {
     if (!is_full_hash(key)) throw UserError("content key '" + key + "' is not a full-width SHA-256 hex digest");
     return root / "keys" / (key + ".key");
 }
+
+
+/// The record in a content-key file's text, or why it is not one.
+std::variant<std::string, std::string> key_record(const std::string &text) {
+    const std::size_t eol = text.find('\n');
+    if (eol != key_header.size() + 64 || text.compare(0, key_header.size(), key_header) != 0)
+        return std::variant<std::string, std::string>(std::in_place_index<1>, "does not start with a \"weft-key v1 <sha256>\" line");
+    std::string record = text.substr(eol + 1);
+    if (sha256_hex(record) != text.substr(key_header.size(), 64))
+        return std::variant<std::string, std::string>(std::in_place_index<1>,
+                                                      "does not have the recorded sha256 (truncated or edited)");
+    return std::variant<std::string, std::string>(std::in_place_index<0>, std::move(record));
+}
 } // namespace
 
 std::optional<std::string> ArtifactCache::find_key(const std::string &key) const {
@@ -465,14 +478,9 @@ std::optional<std::string> ArtifactCache::find_key(const std::string &key) const
         return std::nullopt;
     };
     if (!f.content) return f.missing ? std::nullopt : miss(f.error);
-    const std::string &text = *f.content;
-    const std::size_t eol = text.find('\n');
-    if (eol != key_header.size() + 64 || text.compare(0, key_header.size(), key_header) != 0)
-        return miss("does not start with a \"weft-key v1 <sha256>\" line");
-    const std::string recorded = text.substr(key_header.size(), 64);
-    std::string record = text.substr(eol + 1);
-    if (sha256_hex(record) != recorded) return miss("does not have the recorded sha256 (truncated or edited)");
-    return record;
+    auto record = key_record(*f.content);
+    if (record.index() == 1) return miss(std::get<1>(record));
+    return std::move(std::get<0>(record));
 }
 
 void ArtifactCache::store_key(const std::string &key, const std::string &record) const {
@@ -619,6 +627,31 @@ CacheReport ArtifactCache::walk(bool read_artifacts, bool repair) const {
     };
 
     for (const fs::path &p : children(root_ / "tmp")) temporary(p, writer_gone(p));
+
+    // Content-key records: each a regular file <64 hex digits>.key whose
+    // digest line matches; anything else is reported (and removed with
+    // repair: a record only saves a warm load the front end).
+    for (const fs::path &p : children(root_ / "keys")) {
+        const std::string name = p.filename().string();
+        if (is_temporary_name(name)) {
+            temporary(p, writer_gone(p));
+            continue;
+        }
+        if (p.extension() != ".key" || !is_full_hash(p.stem().string())) {
+            finding(p, "is " + kind_of(type_of(p)) + " that is not a content-key record (expected <64 hex digits>.key)");
+            continue;
+        }
+        const FileRead f = read_regular(p, key_record_limit);
+        if (!f.content) {
+            if (f.unreadable)
+                report.findings.push_back({p, "content-key record " + f.error + " (not removed: it may be fine)",
+                                           CacheFinding::Action::Reported});
+            else
+                finding(p, "content-key record " + f.error);
+            continue;
+        }
+        if (auto record = key_record(*f.content); record.index() == 1) finding(p, "content-key record " + std::get<1>(record));
+    }
 
     for (const fs::path &dir : children(root_ / "entries")) {
         const std::string name = dir.filename().string();

@@ -149,7 +149,8 @@ public:
     CacheReport scan() const;
     CacheStats stats() const;
     /// Checks every entry and artifact (metadata parses, artifact present, size
-    /// and SHA-256 as recorded, module.src as recorded) and, with `repair`,
+    /// and SHA-256 as recorded, module.src as recorded) and every content-key
+    /// record (named <key>.key, digest line as recorded) and, with `repair`,
     /// removes what is damaged and stale temporaries.
     CacheReport verify(bool repair) const;
     /// Removes every entry, stray and temporary (and the generated sources,
