@@ -3,7 +3,8 @@
 //   weft_side --kernels DIR --mode cold|warm|run --cache-dir DIR
 // cold: compile with an empty cache (this process builds everything, the PCH
 //       of the runtime headers included, as Warp does per process);
-// warm: load with the cache populated, in a new process;
+// warm: load with the cache populated, each file in 5 new processes (the
+//       median; each is the first load of its process, as on Warp's side);
 // run:  saxpy over 10M float32 (all cores, and one thread), launch overhead.
 #include "weft/host/host.hpp"
 
@@ -27,11 +28,12 @@ double median(std::vector<double> v) {
 
 int main(int argc, char **argv) {
     fs::path kernels, cache;
-    std::string mode;
+    std::string mode, only;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!std::strcmp(argv[i], "--kernels")) kernels = argv[i + 1];
         else if (!std::strcmp(argv[i], "--mode")) mode = argv[i + 1];
         else if (!std::strcmp(argv[i], "--cache-dir")) cache = argv[i + 1];
+        else if (!std::strcmp(argv[i], "--file")) only = argv[i + 1]; // warm: one file, in this process
     }
     if (kernels.empty() || cache.empty() || (mode != "cold" && mode != "warm" && mode != "run")) {
         std::fprintf(stderr, "usage: weft_side --kernels DIR --mode cold|warm|run --cache-dir DIR\n");
@@ -46,8 +48,28 @@ int main(int argc, char **argv) {
         o.threads = threads;
         return o;
     };
+    if (mode == "warm" && only.empty()) {
+        const fs::path self = fs::canonical("/proc/self/exe");
+        for (const char *file : {"saxpy.py", "ten_kernels.py"}) {
+            std::vector<double> ms;
+            for (int r = 0; r < 5; ++r) {
+                const std::string cmd = "'" + self.string() + "' --kernels '" + kernels.string() + "' --mode warm --cache-dir '" +
+                                        cache.string() + "' --file " + file;
+                FILE *p = popen(cmd.c_str(), "r");
+                double v = 0;
+                char key[64], name[64];
+                const bool ok = p && std::fscanf(p, "weft %63s %63s %lf", key, name, &v) == 3;
+                if (p && pclose(p) != 0) return 1;
+                if (!ok) return 1;
+                ms.push_back(v);
+            }
+            std::printf("weft warm_load_ms %s %.3f\n", file, median(ms));
+        }
+        return 0;
+    }
     if (mode == "cold" || mode == "warm") {
         for (const char *file : {"saxpy.py", "ten_kernels.py"}) {
+            if (!only.empty() && only != file) continue;
             if (mode == "cold") fs::remove_all(cache / fs::path(file).stem());
             weft::Host host(options(0, file));
             weft::CompiledModule m = host.load_module(kernels / file);

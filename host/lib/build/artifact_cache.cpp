@@ -448,6 +448,47 @@ std::optional<CachedArtifact> ArtifactCache::find(const std::string &module, con
     return CachedArtifact{path, m.sha256, std::move(*content.content)};
 }
 
+namespace {
+constexpr std::string_view key_header = "weft-key v1 ";
+
+fs::path key_path(const fs::path &root, const std::string &key) {
+    if (!is_full_hash(key)) throw UserError("content key '" + key + "' is not a full-width SHA-256 hex digest");
+    return root / "keys" / (key + ".key");
+}
+
+
+/// The record in a content-key file's text, or why it is not one.
+std::variant<std::string, std::string> key_record(const std::string &text) {
+    const std::size_t eol = text.find('\n');
+    if (eol != key_header.size() + 64 || text.compare(0, key_header.size(), key_header) != 0)
+        return std::variant<std::string, std::string>(std::in_place_index<1>, "does not start with a \"weft-key v1 <sha256>\" line");
+    std::string record = text.substr(eol + 1);
+    if (sha256_hex(record) != text.substr(key_header.size(), 64))
+        return std::variant<std::string, std::string>(std::in_place_index<1>,
+                                                      "does not have the recorded sha256 (truncated or edited)");
+    return std::variant<std::string, std::string>(std::in_place_index<0>, std::move(record));
+}
+} // namespace
+
+std::optional<std::string> ArtifactCache::find_key(const std::string &key) const {
+    const fs::path path = key_path(root_, key);
+    FileRead f = read_regular(path, key_record_limit);
+    const auto miss = [&](const std::string &why) -> std::optional<std::string> {
+        if (logger_) logger_->log(LogLevel::Info, "cache", "content-key record " + path.string() + " " + why + ": a miss");
+        return std::nullopt;
+    };
+    if (!f.content) return f.missing ? std::nullopt : miss(f.error);
+    auto record = key_record(*f.content);
+    if (record.index() == 1) return miss(std::get<1>(record));
+    return std::move(std::get<0>(record));
+}
+
+void ArtifactCache::store_key(const std::string &key, const std::string &record) const {
+    const fs::path path = key_path(root_, key);
+    make_directories(path.parent_path());
+    publish_file(path, std::string(key_header) + sha256_hex(record) + "\n" + record);
+}
+
 CachedArtifact ArtifactCache::store(const std::string &module, const std::string &hash, const Target &target,
                                     const std::string &source, const std::string &artifact) const {
     const fs::path dir = entry_directory(module, hash);
@@ -546,7 +587,7 @@ CachedArtifact ArtifactCache::store(const std::string &module, const std::string
 }
 
 std::size_t ArtifactCache::remove_stale_temporaries() const {
-    std::size_t removed = sweep_stale(root_ / "tmp");
+    std::size_t removed = sweep_stale(root_ / "tmp") + sweep_stale(root_ / "keys");
     std::error_code ec;
     for (fs::directory_iterator it(root_ / "entries", ec), end; !ec && it != end; it.increment(ec)) {
         std::error_code type_ec;
@@ -586,6 +627,31 @@ CacheReport ArtifactCache::walk(bool read_artifacts, bool repair) const {
     };
 
     for (const fs::path &p : children(root_ / "tmp")) temporary(p, writer_gone(p));
+
+    // Content-key records: each a regular file <64 hex digits>.key whose
+    // digest line matches; anything else is reported (and removed with
+    // repair: a record only saves a warm load the front end).
+    for (const fs::path &p : children(root_ / "keys")) {
+        const std::string name = p.filename().string();
+        if (is_temporary_name(name)) {
+            temporary(p, writer_gone(p));
+            continue;
+        }
+        if (p.extension() != ".key" || !is_full_hash(p.stem().string())) {
+            finding(p, "is " + kind_of(type_of(p)) + " that is not a content-key record (expected <64 hex digits>.key)");
+            continue;
+        }
+        const FileRead f = read_regular(p, key_record_limit);
+        if (!f.content) {
+            if (f.unreadable)
+                report.findings.push_back({p, "content-key record " + f.error + " (not removed: it may be fine)",
+                                           CacheFinding::Action::Reported});
+            else
+                finding(p, "content-key record " + f.error);
+            continue;
+        }
+        if (auto record = key_record(*f.content); record.index() == 1) finding(p, "content-key record " + std::get<1>(record));
+    }
 
     for (const fs::path &dir : children(root_ / "entries")) {
         const std::string name = dir.filename().string();
@@ -740,7 +806,7 @@ CacheClearResult ArtifactCache::clear() const {
     fs::remove(root_ / "entries", ec); // only once empty: a failure above was reported already
     // Staging, and what the compile pipeline keeps beside the entries: generated
     // sources (for reference), precompiled headers, materialized runtime headers.
-    for (const char *dir : {"tmp", "generated", "pch", "runtime-headers"})
+    for (const char *dir : {"keys", "tmp", "generated", "pch", "runtime-headers"})
         if (std::string why = remove_tree(root_ / dir); !why.empty()) failed(root_ / dir, why);
     return result;
 }

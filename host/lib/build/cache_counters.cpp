@@ -22,6 +22,7 @@ constexpr std::size_t max_stats_bytes = 64 * 1024;
 /// Every counter by its name in stats.json, for reading and writing alike.
 template <class C, class F> void each(C &c, F &&f) {
     f("local_hits", c.local_hits);
+    f("warm_hits", c.warm_hits);
     f("local_misses", c.local_misses);
     f("compiles", c.compiles);
     f("remote_hits", c.remote.hits);
@@ -66,7 +67,7 @@ CacheCounters parse(const std::string &text) {
 
 CacheCounters &CacheCounters::operator+=(const CacheCounters &other) {
     CacheCounters copy = other;
-    std::uint64_t *theirs[10];
+    std::uint64_t *theirs[11];
     std::size_t i = 0;
     each(copy, [&](const char *, std::uint64_t &v) { theirs[i++] = &v; });
     i = 0;

@@ -8,6 +8,37 @@
 
 namespace weft {
 
+namespace {
+/// The resolved options as the module hash serializes them (counted lists,
+/// length-prefixed fields), provenance included: preamble pieces reach the
+/// generated text tagged with their source.
+void add_resolved_options(Sha256 &h, const ResolvedBuildOptions &options) {
+    auto paths = [&](const char *tag, const std::vector<std::filesystem::path> &v) {
+        h.field(tag).field(std::to_string(v.size()));
+        for (const auto &p : v) h.field(p.string());
+    };
+    paths("cuda_include_dirs", options.cuda_include_dirs);
+    paths("cpu_include_dirs", options.cpu_include_dirs);
+    h.field("cuda_preamble").field(options.cuda_preamble_text());
+    h.field("cpu_preamble").field(options.cpu_preamble_text());
+    h.field("build_dependencies").field(std::to_string(options.build_dependencies.size()));
+    for (const ResolvedDependency &d : options.build_dependencies) h.field(d.path.string()).field(d.sha256);
+}
+} // namespace
+
+std::string resolved_options_digest(const ResolvedBuildOptions &options) {
+    Sha256 h;
+    h.field("weft.resolved-options.v1");
+    add_resolved_options(h, options);
+    auto sources = [&](const char *tag, const std::vector<SourcedValue> &pieces) {
+        h.field(tag).field(std::to_string(pieces.size()));
+        for (const SourcedValue &p : pieces) h.field(p.value).field(p.source);
+    };
+    sources("cuda_preamble_pieces", options.cuda_preamble);
+    sources("cpu_preamble_pieces", options.cpu_preamble);
+    return h.hex();
+}
+
 std::string compute_module_hash(const ModuleHashInputs &in, const ResolvedBuildOptions &options) {
     if (in.runtime_header_digest.empty())
         throw InternalError("compute_module_hash: the runtime-header digest is missing");
@@ -21,16 +52,7 @@ std::string compute_module_hash(const ModuleHashInputs &in, const ResolvedBuildO
     h.field(in.toolchain);
     h.field(in.target.str());
     h.field(in.generated_source);
-    auto paths = [&](const char *tag, const std::vector<std::filesystem::path> &v) {
-        h.field(tag).field(std::to_string(v.size()));
-        for (const auto &p : v) h.field(p.string());
-    };
-    paths("cuda_include_dirs", options.cuda_include_dirs);
-    paths("cpu_include_dirs", options.cpu_include_dirs);
-    h.field("cuda_preamble").field(options.cuda_preamble_text());
-    h.field("cpu_preamble").field(options.cpu_preamble_text());
-    h.field("build_dependencies").field(std::to_string(options.build_dependencies.size()));
-    for (const ResolvedDependency &d : options.build_dependencies) h.field(d.path.string()).field(d.sha256);
+    add_resolved_options(h, options);
     h.field("codegen").field(std::to_string(in.codegen_options.size()));
     for (const auto &[k, v] : in.codegen_options) h.field(k).field(v); // std::map: sorted
     // Contracts as a set: the order the front end met them in is irrelevant.

@@ -8,6 +8,7 @@
 #include "host_access.hpp"
 #include "runtime/kernel_lookup.hpp"
 #include "weft/backend/cpu_compiler.hpp"
+#include "weft/build/module_hash.hpp"
 #include "weft/host/cuda_module.hpp"
 #include "weft/host/host.hpp"
 #include "weft/host/tape.hpp"
@@ -16,12 +17,14 @@
 
 #include <weft/rt/array.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
 #include <cstdio>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <set>
 
 namespace weft {
@@ -223,7 +226,7 @@ Kernel CompiledModule::kernel(std::string_view name) const {
 namespace detail {
 
 PreparedModule prepare_module(Host &host, pipeline::ModuleSource source, const ModuleLoadOptions &options) {
-    PreparedModule p{HostAccess::pipeline(host).check(std::move(source)), {}};
+    PreparedModule p{HostAccess::pipeline(host).check(std::move(source)), {}, {}};
     ModuleSettings &module = host.module(p.checked.source.name);
     if (options.build_options) module.set_build_options(*options.build_options);
     std::vector<std::string> plugins;
@@ -236,6 +239,7 @@ PreparedModule prepare_module(Host &host, pipeline::ModuleSource source, const M
     }
     if (module.plugins() != plugins) host.set_module_plugins(module, plugins);
     p.options = module.resolved_options();
+    p.plugins = std::move(plugins);
     return p;
 }
 
@@ -293,47 +297,111 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
     const auto t0 = std::chrono::steady_clock::now();
     HostAccess::check_claim(*this, source);
     const pipeline::Pipeline &pipeline = HostAccess::pipeline(*this);
+
+    // The loaded module: its backward pass is built from the same source and
+    // options when a gradient is first needed; the host keeps it.
+    const auto finish = [&](std::shared_ptr<CompiledModule::Impl> impl, const pipeline::ModuleSource &src) {
+        impl->load_ms = ms_since(t0);
+        impl->build_backward = [host = this, source = src, options,
+                                pool = std::weak_ptr<ThreadPool>(HostAccess::pool(*this))] {
+            const std::shared_ptr<ThreadPool> alive = pool.lock();
+            if (!alive)
+                throw LaunchError("module '" + source.name + "': the Host it was loaded in has been destroyed");
+            const auto t1 = std::chrono::steady_clock::now();
+            detail::PreparedModule p = detail::prepare_module(*host, source, options);
+            const pipeline::Pipeline &pl = HostAccess::pipeline(*host);
+            const pipeline::Artifact a =
+                pl.realize(pl.generate(p.checked, p.options, {Target::cpu()}, options, pipeline::Pass::Backward).front());
+            std::shared_ptr<CompiledModule::Impl> b = cpu_module(a, p.checked.source, alive);
+            b->load_ms = ms_since(t1);
+            if (!host->quiet()) {
+                char line[256];
+                std::snprintf(line, sizeof line, "Module %s %s backward load on device 'cpu' took %.2f ms (%s)\n",
+                              b->name.c_str(), b->hash.substr(0, 8).c_str(), b->load_ms,
+                              b->from_cache ? "cached" : "compiled");
+                std::fputs(line, stderr);
+            }
+            return b;
+        };
+        if (!quiet()) {
+            char line[256];
+            std::snprintf(line, sizeof line, "Module %s %s load on device 'cpu' took %.2f ms (%s)\n", src.name.c_str(),
+                          impl->hash.substr(0, 8).c_str(), impl->load_ms, impl->from_cache ? "cached" : "compiled");
+            std::fputs(line, stderr);
+        }
+        HostAccess::put_loaded(*this, src, Device::cpu(), impl);
+        return CompiledModule(std::move(impl));
+    };
+
+    // Warm: the record under the content key names the module hash, the
+    // plugins and the kernels, so the front end does not run. Whatever does
+    // not match (the options resolve differently now, the artifact is gone or
+    // damaged, the code does not link) falls through to the full path.
+    const std::string key = pipeline.content_key(source, Target::cpu(), options);
+    if (!key.empty())
+        if (const std::optional<pipeline::WarmRecord> record = pipeline.find_warm(key, source.name, Target::cpu())) {
+            ModuleSettings &module = this->module(source.name);
+            if (options.build_options) module.set_build_options(*options.build_options);
+            std::vector<std::string> plugin_list;
+            if (options.plugins) {
+                plugin_list = *options.plugins;
+            } else {
+                for (const LoadedPlugin *plugin : plugins()) // load order, as prepare_module orders them
+                    if (std::find(record->plugins.begin(), record->plugins.end(), plugin->name()) != record->plugins.end())
+                        plugin_list.push_back(plugin->name());
+            }
+            bool same_options = false;
+            try {
+                if (module.plugins() != plugin_list) set_module_plugins(module, plugin_list);
+                same_options = resolved_options_digest(module.resolved_options()) == record->options_digest;
+            } catch (const UserError &) {
+                // The full path reports it, naming the module.
+            }
+            if (same_options) {
+                if (std::shared_ptr<CompiledModule::Impl> loaded = HostAccess::find_loaded(*this, source.name, Device::cpu());
+                    loaded && loaded->hash == record->hash)
+                    return CompiledModule(std::move(loaded));
+                if (std::optional<pipeline::Artifact> artifact = pipeline.realize_warm(*record)) {
+                    std::shared_ptr<CompiledModule::Impl> impl;
+                    try {
+                        impl = cpu_module(*artifact, source, HostAccess::pool(*this));
+                    } catch (const backend::BackendError &e) {
+                        logger().log(LogLevel::Warning, "cache",
+                                     "module '" + source.name + "' " + record->hash.substr(0, 8) +
+                                         " from its content-key record does not load (" + e.what() +
+                                         "); building it through the front end");
+                    }
+                    if (impl) return finish(std::move(impl), source);
+                }
+            }
+        }
+
     detail::PreparedModule prepared = detail::prepare_module(*this, std::move(source), options);
     const pipeline::ModuleSource &src = prepared.checked.source;
     pipeline::GeneratedModule generated =
         std::move(pipeline.generate(prepared.checked, prepared.options, {Target::cpu()}, options).front());
+    const auto remember = [&](const std::vector<codegen::KernelEntry> &kernels) {
+        pipeline::WarmRecord record;
+        record.module = src.name;
+        record.target = Target::cpu();
+        record.hash = generated.hash;
+        record.plugins = options.plugins ? *options.plugins : prepared.checked.referenced_owners();
+        record.options_digest = resolved_options_digest(prepared.options);
+        record.kernels = kernels;
+        pipeline.remember(key, record);
+    };
 
     // An unchanged module is the loaded one: nothing is read, linked or run again.
     if (std::shared_ptr<CompiledModule::Impl> loaded = HostAccess::find_loaded(*this, src.name, Device::cpu());
-        loaded && loaded->hash == generated.hash)
+        loaded && loaded->hash == generated.hash) {
+        if (!key.empty()) remember(generated.source.kernels);
         return CompiledModule(std::move(loaded));
+    }
 
     const pipeline::Artifact artifact = pipeline.realize(generated);
-    std::shared_ptr<CompiledModule::Impl> impl = cpu_module(artifact, src, HostAccess::pool(*this));
-    impl->load_ms = ms_since(t0);
-    // The backward pass is built from the same source and options when a gradient is first needed.
-    impl->build_backward = [host = this, source = src, options, pool = std::weak_ptr<ThreadPool>(HostAccess::pool(*this))] {
-        const std::shared_ptr<ThreadPool> alive = pool.lock();
-        if (!alive)
-            throw LaunchError("module '" + source.name + "': the Host it was loaded in has been destroyed");
-        const auto t1 = std::chrono::steady_clock::now();
-        detail::PreparedModule p = detail::prepare_module(*host, source, options);
-        const pipeline::Pipeline &pl = HostAccess::pipeline(*host);
-        const pipeline::Artifact a =
-            pl.realize(pl.generate(p.checked, p.options, {Target::cpu()}, options, pipeline::Pass::Backward).front());
-        std::shared_ptr<CompiledModule::Impl> b = cpu_module(a, p.checked.source, alive);
-        b->load_ms = ms_since(t1);
-        if (!host->quiet()) {
-            char line[256];
-            std::snprintf(line, sizeof line, "Module %s %s backward load on device 'cpu' took %.2f ms (%s)\n",
-                          b->name.c_str(), b->hash.substr(0, 8).c_str(), b->load_ms, b->from_cache ? "cached" : "compiled");
-            std::fputs(line, stderr);
-        }
-        return b;
-    };
-    if (!quiet()) {
-        char line[256];
-        std::snprintf(line, sizeof line, "Module %s %s load on device 'cpu' took %.2f ms (%s)\n", src.name.c_str(),
-                      impl->hash.substr(0, 8).c_str(), impl->load_ms, impl->from_cache ? "cached" : "compiled");
-        std::fputs(line, stderr);
-    }
-    HostAccess::put_loaded(*this, src, Device::cpu(), impl);
-    return CompiledModule(std::move(impl));
+    // Only for a stored artifact: a record naming a hash the cache lacks is a miss every time.
+    if (!key.empty() && !artifact.path.empty()) remember(artifact.kernels);
+    return finish(cpu_module(artifact, src, HostAccess::pool(*this)), src);
 }
 
 namespace {

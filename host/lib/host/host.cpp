@@ -3,12 +3,14 @@
 #include "host_access.hpp"
 #include "loader_internal.hpp"
 #include "trusted_load.hpp"
+#include "weft/backend/cpu_compiler.hpp"
 #include "weft/cuda/cuda_module.hpp"
 #include "weft/host/cuda_module.hpp"
 #include "weft/host/search_path.hpp"
 #include "weft/support/environment.hpp"
 #include "weft/support/error.hpp"
 #include "weft/support/file.hpp"
+#include "weft/support/sha256.hpp"
 #include "weft/support/version.hpp"
 
 #include <boost/dll/shared_library.hpp>
@@ -18,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -45,6 +48,18 @@ std::string dl_message(const std::exception &e) {
     return s;
 }
 
+/// OpenSSL's first digest, once per process, on a background thread.
+std::shared_future<void> prepare_digests() {
+    static const std::shared_future<void> started = std::async(std::launch::async, [] {
+                                                        try {
+                                                            sha256_hex({});
+                                                        } catch (const Error &) {
+                                                            // The next digest reports it.
+                                                        }
+                                                    }).share();
+    return started;
+}
+
 } // namespace
 
 struct Host::Impl {
@@ -65,6 +80,8 @@ struct Host::Impl {
     mutable std::optional<ArtifactCache> cache;
     std::optional<RemoteCache> remote; // constructed with the host: a bad URL or key fails early
     mutable std::optional<pipeline::Pipeline> pipeline;
+    std::shared_future<void> jit_ready; // backend::CpuJit::prepare(), started with the host
+    std::shared_future<void> digest_ready; // OpenSSL's first digest, started with the first host
     std::shared_ptr<ThreadPool> pool; // kernels hold it weakly: launching after the host is gone is an error
     mutable std::mutex compiled_mutex;
     mutable std::mutex modules_mutex; // modules and the lazy creation of the cache and pipeline
@@ -89,6 +106,9 @@ struct Host::Impl {
     }
 
     ~Impl() {
+        // The JIT's creation does not outlive the host that started it.
+        if (jit_ready.valid()) jit_ready.wait();
+        if (digest_ready.valid()) digest_ready.wait();
         // This process's cache counts join the totals `weft cache stats` shows.
         if (pipeline && cache) {
             const CacheCounters counts = pipeline->counters();
@@ -388,6 +408,12 @@ LoadReport Host::Impl::load_all(std::vector<PluginManifest> roots, std::vector<P
 // ---------------------------------------------------------------------------
 
 Host::Host(HostOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
+    // The CPU JIT is created while the core builtins register (issue 20: a
+    // warm load in a new process otherwise waits a millisecond for it).
+    impl_->jit_ready = backend::CpuJit::prepare();
+    // So is OpenSSL, whose first digest (configuration, providers) costs
+    // another millisecond that content keys and cache hits would wait for.
+    impl_->digest_ready = prepare_digests();
     if (!impl_->options.remote_cache.url.empty()) impl_->remote.emplace(impl_->options.remote_cache, &impl_->logger);
     if (impl_->options.core_builtins) register_core_builtins(impl_->registry);
     // Arrays and streams on CUDA devices work once a host exists (no driver is loaded here).

@@ -23,6 +23,7 @@ namespace detail {
 struct PreparedModule {
     pipeline::CheckedModule checked;
     ResolvedBuildOptions options;
+    std::vector<std::string> plugins; // the module's plugins, in load order
 };
 
 struct HostAccess {

@@ -52,6 +52,7 @@ Pipeline::Pipeline(const Registry &registry, const ArtifactCache &cache, const L
 CacheCounters Pipeline::counters() const {
     CacheCounters c;
     c.local_hits = local_hits_;
+    c.warm_hits = warm_hits_;
     c.local_misses = local_misses_;
     c.compiles = compiles_;
     if (remote_) c.remote = remote_->counters();

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <mutex>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -227,6 +228,9 @@ struct Registry::State {
     std::unordered_map<std::string, std::vector<BuiltinOverload>, NameHash, std::equal_to<>> builtins;
     std::size_t builtin_count = 0; // overloads in all
     std::map<std::string, NativeTypeInfo, std::less<>> native_types;
+    // contract_digest(), computed on first use after a change.
+    std::mutex digest_mutex;
+    std::string digest;
 };
 
 Registry::Registry() : state_(std::make_unique<State>()) {}
@@ -286,6 +290,42 @@ void Registry::clear() {
     state_->builtins.clear();
     state_->builtin_count = 0;
     state_->native_types.clear();
+    std::lock_guard<std::mutex> lock(state_->digest_mutex);
+    state_->digest.clear();
+}
+
+std::string Registry::contract_digest() const {
+    std::lock_guard<std::mutex> lock(state_->digest_mutex);
+    if (!state_->digest.empty()) return state_->digest;
+    const auto core_only = [](const std::vector<std::string> &owners) {
+        return owners.size() == 1 && owners.front() == "core";
+    };
+    // Core registrations are compiled into weft (build_identity() stands for
+    // them) and are most of the registry: they are counted, not hashed, so the
+    // digest costs what the plugins' registrations cost.
+    Sha256 h;
+    h.field("weft.registry-contracts.v1");
+    std::size_t core = 0;
+    for (const auto &[name, overloads] : state_->builtins) {
+        h.field(name).field(std::to_string(overloads.size())); // registration order within a name
+        for (const BuiltinOverload &o : overloads) {
+            if (core_only(o.owners)) {
+                ++core;
+                h.field("core");
+                continue;
+            }
+            h.field(o.identity()).field(std::to_string(o.owners.size()));
+            for (const std::string &owner : o.owners) h.field(owner);
+        }
+    }
+    h.field("core builtins").field(std::to_string(core));
+    h.field("native types").field(std::to_string(state_->native_types.size()));
+    for (const auto &[name, t] : state_->native_types) {
+        h.field(name).field(t.digest).field(std::to_string(t.owners.size()));
+        for (const std::string &owner : t.owners) h.field(owner);
+    }
+    state_->digest = h.hex();
+    return state_->digest;
 }
 
 // ---------------------------------------------------------------------------
@@ -595,6 +635,10 @@ void Registry::Transaction::commit() {
     for (const auto &[name, key] : pending_->shared_overloads)
         for (BuiltinOverload &o : s.builtins.at(name))
             if (types_key(o) == key) o.owners.push_back(owner_);
+    {
+        std::lock_guard<std::mutex> lock(s.digest_mutex);
+        s.digest.clear();
+    }
     pending_ = std::make_unique<Pending>();
     registry_->transaction_open_ = false;
     registry_ = nullptr;

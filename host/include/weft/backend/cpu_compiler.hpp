@@ -1,5 +1,5 @@
 // CPU backend: C++ source -> in-memory ELF object (Clang/LLVM 19 in process,
-// no subprocess) -> ORC LLJIT.
+// no subprocess) -> ORC JIT (JITLink).
 //
 // Thread safety: compile_to_object, build_pch and toolchain_identity may run
 // on several threads at once (each compile owns its CompilerInstance and
@@ -9,7 +9,9 @@
 #include "weft/support/error.hpp"
 
 #include <filesystem>
+#include <future>
 #include <memory>
+#include <unordered_map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -120,12 +122,22 @@ private:
     void *dylib_;               // llvm::orc::JITDylib*
     void *dso_handle_ = nullptr; // the module's __dso_handle, when it has static destructors
     std::string name_;
+    // Every symbol the module defines, by linker name, as the link resolved
+    // them: lookup() answers from here, one ORC lookup per kernel cost a
+    // tenth of a warm load (bench_cpu_compile).
+    std::unordered_map<std::string, void *> defined_;
 };
 
-// The process-wide ORC LLJIT (created on first use, never destroyed).
+// The process-wide ORC JIT (created on first use, never destroyed).
 class CpuJit {
 public:
     static CpuJit &instance();
+    /// Creates the JIT on a background thread unless it exists or is being
+    /// created: its creation (target setup, about a millisecond in a new
+    /// process) then overlaps the caller's own start-up, e.g. a Host
+    /// registering core builtins. The result is ready when it is waited for;
+    /// instance() waits too. A failed creation is reported by instance().
+    static std::shared_future<void> prepare();
 
     // Links `object` (from compile_to_object) into a new JITDylib named after
     // `name` (made unique), now: undefined symbols resolve against the host

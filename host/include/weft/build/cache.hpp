@@ -6,6 +6,7 @@
 //                                         /module.src       the generated source
 //                                         /artifacts/<target>.json            target, file, size, sha256
 //                                         /artifacts/<target>.<digest16>.bin  the artifact
+//   <root>/v1/keys/<content key>.key                        warm-load record (see find_key)
 //   <root>/v1/tmp/                                          staging, one folder per writer
 //   <root>/v1/generated/, pch/, runtime-headers/            kept by Host::load_module (cleared with the rest)
 //
@@ -128,13 +129,28 @@ public:
     CachedArtifact store(const std::string &module, const std::string &hash, const Target &target,
                          const std::string &source, const std::string &artifact) const;
 
+    /// Largest content-key record read (a module's kernel signatures).
+    static constexpr std::uint64_t key_record_limit = std::uint64_t(16) << 20;
+    /// The record stored under a content key (64 hex digits), when it is a
+    /// regular file whose first line "weft-key v1 <sha256>" carries the
+    /// SHA-256 of the rest; otherwise nullopt (absent, truncated, edited, a
+    /// link or not a file: a miss, logged at Info level, and the next
+    /// store_key() replaces it). A record stands for no artifact by itself:
+    /// it names a module hash whose entry find() verifies as always.
+    std::optional<std::string> find_key(const std::string &key) const;
+    /// Publishes `record` under `key` (written beside it, renamed into place:
+    /// concurrent writers each publish a whole record, the last one stays).
+    /// Throws UserError when the cache cannot be written.
+    void store_key(const std::string &key, const std::string &record) const;
+
     /// Well-formed entries only.
     std::vector<CacheEntryInfo> list() const;
     /// Entries, findings and temporaries, without reading artifacts or changing anything.
     CacheReport scan() const;
     CacheStats stats() const;
     /// Checks every entry and artifact (metadata parses, artifact present, size
-    /// and SHA-256 as recorded, module.src as recorded) and, with `repair`,
+    /// and SHA-256 as recorded, module.src as recorded) and every content-key
+    /// record (named <key>.key, digest line as recorded) and, with `repair`,
     /// removes what is damaged and stale temporaries.
     CacheReport verify(bool repair) const;
     /// Removes every entry, stray and temporary (and the generated sources,

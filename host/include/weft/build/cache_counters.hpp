@@ -12,6 +12,8 @@ namespace weft {
 
 struct CacheCounters {
     std::uint64_t local_hits = 0;
+    /// Of local_hits: loads that a content-key record served, the front end not run.
+    std::uint64_t warm_hits = 0;
     std::uint64_t local_misses = 0;
     std::uint64_t compiles = 0;
     RemoteCacheCounters remote;

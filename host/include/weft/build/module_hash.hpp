@@ -35,4 +35,10 @@ struct ModuleHashInputs {
 /// Throws InternalError when runtime_header_digest or toolchain is empty.
 std::string compute_module_hash(const ModuleHashInputs &inputs, const ResolvedBuildOptions &options);
 
+/// SHA-256 (hex) of the resolved options alone, serialized as the module hash
+/// serializes them, plus each preamble piece with its source: what a warm
+/// load compares instead of hashing generated text (weft/pipeline/pipeline.hpp,
+/// content keys).
+std::string resolved_options_digest(const ResolvedBuildOptions &options);
+
 } // namespace weft

@@ -30,6 +30,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,26 @@ struct Artifact {
 
 using Pass = weft::Pass;
 
+/// What a warm load needs instead of the front end, stored under the
+/// module's content key (see Pipeline::content_key).
+struct WarmRecord {
+    std::string module;
+    Target target;
+    std::string hash; // the full module hash: the artifact's identity, verified by the cache as on every hit
+    /// The plugins the module's build options came from: with
+    /// ModuleLoadOptions::plugins unset, the owners of what it references (a
+    /// set: the load orders them by the host's load order, as the front-end
+    /// path does); otherwise that list as given.
+    std::vector<std::string> plugins;
+    std::string options_digest; // resolved_options_digest() of the options it was built with
+    std::vector<codegen::KernelEntry> kernels;
+
+    std::string serialize() const;
+    /// Throws UserError when `text` is not a well-formed record (kernel
+    /// parameter types are rebuilt and checked against their recorded codes).
+    static WarmRecord parse(const std::string &text);
+};
+
 class Pipeline {
 public:
     /// `cache` (and `remote`, when given) must outlive the pipeline; the
@@ -123,6 +144,26 @@ public:
                                 const std::vector<Target> &targets, const ModuleLoadOptions &load,
                                 Pass pass = Pass::Forward) const;
 
+    /// The content key of a load: SHA-256 over what decides the module's
+    /// generated code short of running the front end: weft's version and
+    /// build identity, the runtime-header digest, the toolchain identity, the
+    /// target, the registry's contract digest (every plugin's and the
+    /// application's registrations), the module's name and source text, the
+    /// load options, and the plugin list when one is given. The resolved build
+    /// options (plugin options, preambles, dependency contents) are not in it:
+    /// the record carries their digest and the load compares it. "" when this
+    /// process has no build identity (warm records are then not used).
+    std::string content_key(const ModuleSource &source, const Target &target, const ModuleLoadOptions &load,
+                            Pass pass = Pass::Forward) const;
+    /// The record under `key` for `module` and `target`, or nullopt: absent,
+    /// damaged (a miss; the next remember() replaces it) or for another module.
+    std::optional<WarmRecord> find_warm(const std::string &key, const std::string &module, const Target &target) const;
+    /// Stores `record` under `key`; a cache that cannot be written only warns (once).
+    void remember(const std::string &key, const WarmRecord &record) const;
+    /// The artifact a warm record names, verified by the cache (counted as a
+    /// local hit), or nullopt (a miss is not counted: the full path follows).
+    std::optional<Artifact> realize_warm(const WarmRecord &record) const;
+
     const ArtifactCache &cache() const { return cache_; }
     const RemoteCache *remote() const { return remote_; }
     /// What realize() did so far: local hits and misses, compiles, and the remote tier's counters.
@@ -133,7 +174,7 @@ private:
     const ArtifactCache &cache_;
     const Logger &logger_;
     const RemoteCache *remote_;
-    mutable std::atomic<std::uint64_t> local_hits_{0}, local_misses_{0}, compiles_{0};
+    mutable std::atomic<std::uint64_t> local_hits_{0}, warm_hits_{0}, local_misses_{0}, compiles_{0};
     mutable std::atomic<bool> uncached_warned_{false};
     /// A write under the cache root failed: warned once, and the load goes on in memory.
     void uncached(const std::string &why) const;

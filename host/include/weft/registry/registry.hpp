@@ -174,6 +174,13 @@ public:
     /// Drops every registration (a Host does this before unloading plugins).
     void clear();
 
+    /// SHA-256 (hex) of every contract a kernel could resolve against: each
+    /// builtin overload's identity and owners in registration order, each
+    /// native type's schema digest and owners. Overloads owned by core alone
+    /// are only counted (they are compiled into weft; see build_identity()).
+    /// Computed on first use after a change; part of the warm-load content key.
+    std::string contract_digest() const;
+
 private:
     struct State;
     std::unique_ptr<State> state_;

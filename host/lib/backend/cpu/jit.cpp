@@ -1,17 +1,28 @@
-// ORC LLJIT: one per process, one JITDylib per loaded module. A module's
-// undefined symbols resolve against (1) its own hook __cxa_atexit (static
-// destructors run at unload), (2) the host symbols defined through
-// define_host_symbols (the LLJIT main dylib), (3) the process (LLJIT's
-// process-symbols dylib: libc, libm, libstdc++, exported executable symbols).
+// ORC JIT: one execution session and JITLink object layer per process, one
+// JITDylib per loaded module. A module's undefined symbols resolve against
+// (1) its own hook __cxa_atexit (static destructors run at unload), (2) the
+// host symbols defined through define_host_symbols (the "main" dylib), (3)
+// the process (the process-symbols dylib: libc, libm, libstdc++, exported
+// executable symbols).
+//
+// Only objects are linked here, never IR, so this sets up what LLJIT would
+// for that alone (the same layer, EH-frame registration and process
+// symbols) without LLJIT's target machine and IR layers: creating those was
+// most of the millisecond a warm load in a new process waited for the JIT
+// (issue 20, bench_cpu_compile).
 #include "internal.hpp"
 
 #include <llvm/ExecutionEngine/Orc/Core.h>
-#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/EPCDynamicLibrarySearchGenerator.h>
+#include <llvm/ExecutionEngine/Orc/EPCEHFrameRegistrar.h>
+#include <llvm/ExecutionEngine/Orc/ExecutorProcessControl.h>
 #include <llvm/ExecutionEngine/Orc/ObjectFileInterface.h>
+#include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <atomic>
+#include <future>
 #include <map>
 #include <mutex>
 
@@ -76,20 +87,36 @@ void report_session_error(llvm::Error e) {
 } // namespace
 
 struct CpuJit::Impl {
-    std::unique_ptr<llvm::orc::LLJIT> jit;
+    std::unique_ptr<llvm::orc::ExecutionSession> session;
+    std::unique_ptr<llvm::orc::ObjectLinkingLayer> layer;
+    llvm::orc::JITDylib *main = nullptr;    // define_host_symbols
+    llvm::orc::JITDylib *process = nullptr; // the process's own symbols
     std::atomic<std::uint64_t> next_id{0};
+
+    /// A linker name as the session knows it: ELF has no global prefix.
+    llvm::orc::SymbolStringPtr intern(llvm::StringRef name) const { return session->intern(name); }
 };
 
 CpuJit::CpuJit() : impl_(std::make_unique<Impl>()) {
     cpu::initialize_native_target();
+    auto fail = [](llvm::Error e) { return BackendError("could not create the ORC JIT: " + message_of(std::move(e))); };
+    auto process_control = llvm::orc::SelfExecutorProcessControl::Create();
+    if (!process_control) throw fail(process_control.takeError());
+    impl_->session = std::make_unique<llvm::orc::ExecutionSession>(std::move(*process_control));
+    llvm::orc::ExecutionSession &es = *impl_->session;
+    es.setErrorReporter(report_session_error);
     // No ORC platform: this library runs static constructors and destructors
-    // itself (static_init.cpp, __cxa_atexit above), and the generic IR
-    // platform would compile IR runtime modules lazily, on whichever thread
-    // first needs them.
-    auto jit = llvm::orc::LLJITBuilder().setPlatformSetUp(llvm::orc::setUpInactivePlatform).create();
-    if (!jit) throw BackendError("could not create the ORC JIT: " + message_of(jit.takeError()));
-    impl_->jit = std::move(*jit);
-    impl_->jit->getExecutionSession().setErrorReporter(report_session_error);
+    // itself (static_init.cpp, __cxa_atexit above).
+    impl_->layer = std::make_unique<llvm::orc::ObjectLinkingLayer>(es);
+    auto registrar = llvm::orc::EPCEHFrameRegistrar::Create(es);
+    if (!registrar) throw fail(registrar.takeError());
+    impl_->layer->addPlugin(std::make_unique<llvm::orc::EHFrameRegistrationPlugin>(es, std::move(*registrar)));
+    impl_->process = &es.createBareJITDylib("<Process Symbols>");
+    auto generator = llvm::orc::EPCDynamicLibrarySearchGenerator::GetForTargetProcess(es);
+    if (!generator) throw fail(generator.takeError());
+    impl_->process->addGenerator(std::move(*generator));
+    impl_->main = &es.createBareJITDylib("main");
+    impl_->main->setLinkOrder({{impl_->process, llvm::orc::JITDylibLookupFlags::MatchExportedSymbolsOnly}});
 }
 
 CpuJit::~CpuJit() = default;
@@ -101,21 +128,33 @@ CpuJit &CpuJit::instance() {
     return *jit;
 }
 
+std::shared_future<void> CpuJit::prepare() {
+    static std::mutex mutex;
+    static std::shared_future<void> started;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!started.valid())
+        started = std::async(std::launch::async, [] {
+                      try {
+                          instance();
+                      } catch (...) {
+                          // instance() throws it again to whoever needs the JIT.
+                      }
+                  }).share();
+    return started;
+}
+
 void CpuJit::define_host_symbols(const std::vector<std::pair<std::string, void *>> &symbols) {
-    llvm::orc::LLJIT &jit = *impl_->jit;
     llvm::orc::SymbolMap map;
     for (const auto &[name, address] : symbols)
-        map[jit.mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
-    if (llvm::Error e = jit.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(map))))
+        map[impl_->intern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
+    if (llvm::Error e = impl_->main->define(llvm::orc::absoluteSymbols(std::move(map))))
         throw BackendError("defining host symbols for JIT'd code: " + message_of(std::move(e)));
 }
 
 std::unique_ptr<JitModule> CpuJit::load(std::vector<char> object, std::string name) {
-    llvm::orc::LLJIT &jit = *impl_->jit;
-    llvm::orc::ExecutionSession &es = jit.getExecutionSession();
+    llvm::orc::ExecutionSession &es = *impl_->session;
     const std::string dylib_name = name + "#" + std::to_string(++impl_->next_id); // names must be unique
-    // Bare: LLJIT::createJITDylib would have the generic IR platform define
-    // its own __dso_handle in it (an IR module compiled on first use).
+    // Bare: no platform defines its own __dso_handle in it.
     llvm::orc::JITDylib &jd = es.createBareJITDylib(dylib_name);
     // From here on, a failure removes the dylib again (the JitModule does).
     std::unique_ptr<JitModule> module(new JitModule(*this, &jd, std::move(name)));
@@ -131,14 +170,14 @@ std::unique_ptr<JitModule> CpuJit::load(std::vector<char> object, std::string na
         return BackendError("JIT module '" + module->name() + "': " + what + ": " + message);
     };
 
-    llvm::orc::JITDylibSearchOrder order{{&jit.getMainJITDylib(), llvm::orc::JITDylibLookupFlags::MatchExportedSymbolsOnly}};
-    for (const auto &link : jit.defaultLinkOrder()) order.push_back(link);
+    llvm::orc::JITDylibSearchOrder order{{impl_->main, llvm::orc::JITDylibLookupFlags::MatchExportedSymbolsOnly},
+                                         {impl_->process, llvm::orc::JITDylibLookupFlags::MatchExportedSymbolsOnly}};
     jd.setLinkOrder(std::move(order), /*LinkAgainstThisJITDylibFirst=*/true);
 
     // Static destructors register here, keyed by the module's own
     // __dso_handle (static_init.cpp defines it), and run at unload.
     llvm::orc::SymbolMap hooks;
-    hooks[jit.mangleAndIntern("__cxa_atexit")] = {llvm::orc::ExecutorAddr::fromPtr(&jit_cxa_atexit),
+    hooks[impl_->intern("__cxa_atexit")] = {llvm::orc::ExecutorAddr::fromPtr(&jit_cxa_atexit),
                                                   llvm::JITSymbolFlags::Callable};
     if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(std::move(hooks)))) throw fail("runtime hooks", std::move(e));
 
@@ -147,7 +186,7 @@ std::unique_ptr<JitModule> CpuJit::load(std::vector<char> object, std::string na
     object = {};
     auto interface = llvm::orc::getObjectFileInterface(es, buffer->getMemBufferRef());
     if (!interface) throw fail("not a loadable object", interface.takeError());
-    if (llvm::Error e = jit.addObjectFile(jd, std::move(buffer))) throw fail("adding the object", std::move(e));
+    if (llvm::Error e = impl_->layer->add(jd, std::move(buffer))) throw fail("adding the object", std::move(e));
 
     // Link now rather than at the first lookup, so unresolved symbols are
     // reported here, then run the static constructors.
@@ -157,9 +196,10 @@ std::unique_ptr<JitModule> CpuJit::load(std::vector<char> object, std::string na
     auto linked = es.lookup(llvm::orc::makeJITDylibSearchOrder(&jd, llvm::orc::JITDylibLookupFlags::MatchAllSymbols),
                             std::move(defined));
     if (!linked) throw fail("linking", linked.takeError());
-    if (const auto dso = linked->find(jit.mangleAndIntern("__dso_handle")); dso != linked->end())
+    for (const auto &[symbol, address] : *linked) module->defined_.emplace((*symbol).str(), address.getAddress().toPtr<void *>());
+    if (const auto dso = linked->find(impl_->intern("__dso_handle")); dso != linked->end())
         module->dso_handle_ = dso->second.getAddress().toPtr<void *>();
-    const auto init = linked->find(jit.mangleAndIntern(cpu::static_init_symbol));
+    const auto init = linked->find(impl_->intern(cpu::static_init_symbol));
     if (init != linked->end()) init->second.getAddress().toPtr<void (*)()>()();
     return module;
 }
@@ -169,17 +209,20 @@ JitModule::JitModule(CpuJit &jit, void *dylib, std::string name) : jit_(jit), dy
 JitModule::~JitModule() {
     if (dso_handle_) exit_handlers().run(dso_handle_); // static destructors, while the code is still there
     auto &jd = *static_cast<llvm::orc::JITDylib *>(dylib_);
-    if (llvm::Error e = jit_.impl_->jit->getExecutionSession().removeJITDylib(jd))
+    if (llvm::Error e = jit_.impl_->session->removeJITDylib(jd))
         llvm::errs() << "weft: unloading JIT module '" << name_ << "': " << message_of(std::move(e)) << "\n";
 }
 
 void *JitModule::lookup(std::string_view symbol) const {
+    if (const auto it = defined_.find(std::string(symbol)); it != defined_.end()) return it->second;
     auto &jd = *static_cast<llvm::orc::JITDylib *>(dylib_);
-    auto address = jit_.impl_->jit->lookup(jd, llvm::StringRef(symbol.data(), symbol.size()));
+    auto address = jit_.impl_->session->lookup(
+        llvm::orc::makeJITDylibSearchOrder(&jd, llvm::orc::JITDylibLookupFlags::MatchAllSymbols),
+        jit_.impl_->intern(llvm::StringRef(symbol.data(), symbol.size())));
     if (!address)
         throw BackendError("JIT module '" + name_ + "' has no symbol '" + std::string(symbol) +
                            "': " + message_of(address.takeError()));
-    return address->toPtr<void *>();
+    return address->getAddress().toPtr<void *>();
 }
 
 } // namespace weft::backend

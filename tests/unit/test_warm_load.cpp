@@ -1,0 +1,378 @@
+// Warm loads through content-key records (issue 20): a module loaded before
+// loads again, in a new host, without the front end; every input that can
+// change its code still misses the record; a damaged record is a miss, never
+// a crash or another module's code.
+#include "skip.hpp"
+#include "test_support.hpp"
+
+#include "weft/build/cache.hpp"
+#include "weft/host/host.hpp"
+#include "weft/pipeline/pipeline.hpp"
+#include "weft/support/build_identity.hpp"
+#include "weft/support/sha256.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace weft;
+namespace fs = std::filesystem;
+
+namespace {
+
+const Type f32 = Type::scalar(Scalar::Float32);
+
+std::string scale_source(const std::string &factor) {
+    return "import warp as wp\n\n@wp.struct\nclass P:\n    k: float\n    v: wp.vec3\n\n"
+           "@wp.kernel\ndef scale(x: wp.array(dtype=float), p: P, f: float):\n    i = wp.tid()\n"
+           "    x[i] = x[i] * " + factor + " + p.k * 0.0\n";
+}
+
+struct TempDir {
+    fs::path path;
+    explicit TempDir(const std::string &name)
+        : path(fs::temp_directory_path() / ("weft_warm_" + name + "_" + std::to_string(::getpid()))) {
+        fs::remove_all(path);
+        fs::create_directories(path);
+    }
+    ~TempDir() { fs::remove_all(path); }
+};
+
+HostOptions options_for(const fs::path &cache) {
+    HostOptions o = weft::test::test_host_options();
+    o.cache_dir = cache;
+    o.quiet = true;
+    return o;
+}
+
+void write(const fs::path &file, const std::string &text) { std::ofstream(file, std::ios::binary) << text; }
+
+std::string read(const fs::path &file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+float run_scale(const CompiledModule &m, float value) {
+    Array x = Array::from_vector(f32, std::vector<float>{value});
+    const Kernel k = m.kernel("scale");
+    REQUIRE(k.params().size() == 3);
+    CHECK(k.params()[1].type.name() == "P");
+    // A struct argument of the recorded layout: 4 bytes of float, padding, then a vec3.
+    std::vector<std::uint8_t> p(k.params()[1].type.size(), 0);
+    k.launch({1}, {x, KernelArg::value(k.params()[1].type, p.data(), p.size()), 1.0f});
+    return x.to_vector<float>()[0];
+}
+
+/// What a fresh host (as in a new process) does with the module.
+struct Outcome {
+    float result = 0;
+    std::uint64_t warm_hits = 0, local_hits = 0, compiles = 0;
+};
+
+void require_build_id() {
+    if (build_identity().empty()) weft::test::skip("this build has no GNU build ID");
+}
+
+Outcome load_fresh(const fs::path &cache, const std::string &name, const std::string &source, ModuleLoadOptions o = {},
+                   const std::function<void(Host &)> &setup = {}) {
+    Host host(options_for(cache));
+    if (setup) setup(host);
+    CompiledModule m = host.load_module_source(name, source, o);
+    Outcome out;
+    out.result = run_scale(m, 2.0f);
+    const CacheCounters c = host.cache_counters();
+    out.warm_hits = c.warm_hits;
+    out.local_hits = c.local_hits;
+    out.compiles = c.compiles;
+    return out;
+}
+
+std::vector<fs::path> key_records(const fs::path &cache) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    for (fs::directory_iterator it(cache / "v1" / "keys", ec), end; !ec && it != end; it.increment(ec))
+        if (it->path().extension() == ".key") out.push_back(it->path());
+    return out;
+}
+
+/// Rewrites the record's JSON and signs it again, as a record weft wrote.
+void rewrite(const fs::path &record, const std::string &good, const std::function<void(nlohmann::json &)> &edit) {
+    nlohmann::json j = nlohmann::json::parse(good.substr(good.find('\n') + 1));
+    edit(j);
+    const std::string body = j.dump();
+    write(record, "weft-key v1 " + sha256_hex(body) + "\n" + body);
+}
+
+} // namespace
+
+TEST_CASE("warm load skips the front end") {
+    require_build_id();
+    TempDir dir("skip");
+    const Outcome cold = load_fresh(dir.path, "m", scale_source("3.0"));
+    CHECK(cold.compiles == 1);
+    CHECK(cold.warm_hits == 0);
+    CHECK(cold.result == 6.0f);
+    REQUIRE(key_records(dir.path).size() == 1);
+    const Outcome warm = load_fresh(dir.path, "m", scale_source("3.0"));
+    CHECK(warm.compiles == 0);
+    CHECK(warm.warm_hits == 1);
+    CHECK(warm.result == 6.0f);
+    // The same host again: the loaded module, found through the record.
+    Host host(options_for(dir.path));
+    CompiledModule a = host.load_module_source("m", scale_source("3.0"));
+    CompiledModule b = host.load_module_source("m", scale_source("3.0"));
+    CHECK(a.hash() == b.hash());
+    CHECK(a.from_cache());
+}
+
+TEST_CASE("every input of the module misses the warm record") {
+    require_build_id();
+    TempDir dir("inputs");
+    const fs::path dep = dir.path / "dep.h";
+    write(dep, "// one\n");
+    ModuleLoadOptions base;
+    ModuleBuildOptions with_dep;
+    with_dep.extra_build_dependencies = {dep.string()};
+    base.build_options = with_dep;
+    REQUIRE(load_fresh(dir.path, "m", scale_source("3.0"), base).compiles == 1);
+    REQUIRE(load_fresh(dir.path, "m", scale_source("3.0"), base).warm_hits == 1);
+
+    SECTION("source text") {
+        const Outcome o = load_fresh(dir.path, "m", scale_source("4.0"), base);
+        CHECK(o.warm_hits == 0);
+        CHECK(o.compiles == 1);
+        CHECK(o.result == 8.0f);
+    }
+    SECTION("module name") {
+        const Outcome o = load_fresh(dir.path, "n", scale_source("3.0"), base);
+        CHECK(o.warm_hits == 0);
+        CHECK(o.compiles == 1);
+    }
+    SECTION("load options") {
+        ModuleLoadOptions o = base;
+        SECTION("opt level") { o.opt_level = 1; }
+        SECTION("fast math") { o.fast_math = true; }
+        SECTION("debug") { o.debug = true; }
+        SECTION("native signature checks") { o.check_native_signatures = true; }
+        const Outcome out = load_fresh(dir.path, "m", scale_source("3.0"), o);
+        CHECK(out.warm_hits == 0);
+        CHECK(out.compiles == 1);
+        CHECK(out.result == 6.0f);
+    }
+    SECTION("a define in the module's preamble") {
+        ModuleLoadOptions o = base;
+        ModuleBuildOptions b = with_dep;
+        b.extra_cpu_preamble = "#define WARM_TEST 1";
+        o.build_options = b;
+        const Outcome out = load_fresh(dir.path, "m", scale_source("3.0"), o);
+        CHECK(out.warm_hits == 0);
+        CHECK(out.compiles == 1);
+    }
+    SECTION("the content of a dependency file") {
+        write(dep, "// two\n");
+        const Outcome o = load_fresh(dir.path, "m", scale_source("3.0"), base);
+        CHECK(o.warm_hits == 0);
+        CHECK(o.compiles == 1);
+        CHECK(load_fresh(dir.path, "m", scale_source("3.0"), base).warm_hits == 1);
+    }
+    SECTION("the module's plugins, named") {
+        ModuleLoadOptions o = base;
+        o.plugins = std::vector<std::string>{"wt_color"}; // its preamble: #define WT_COLOR 1
+        const Outcome out =
+            load_fresh(dir.path, "m", scale_source("3.0"), o, [](Host &h) { h.load(weft::test::plugin_dir("wt_color")); });
+        CHECK(out.warm_hits == 0);
+        CHECK(out.compiles == 1);
+    }
+    SECTION("another plugin loaded: the registry's contracts differ") {
+        // The module references nothing of it: its hash, and so its artifact, is the same.
+        const Outcome o =
+            load_fresh(dir.path, "m", scale_source("3.0"), base, [](Host &h) { h.load(weft::test::plugin_dir("wt_color")); });
+        CHECK(o.warm_hits == 0);
+        CHECK(o.compiles == 0);
+        CHECK(o.local_hits == 1);
+    }
+    SECTION("a builtin the application registers") {
+        const Outcome o = load_fresh(dir.path, "m", scale_source("3.0"), base, [](Host &h) {
+            auto tx = h.registry().begin("app");
+            tx.add_builtin(BuiltinSpec{"app_twice", {{"x", "float32"}}, "float32", "app::twice", "", {}});
+            tx.commit();
+        });
+        CHECK(o.warm_hits == 0);
+        CHECK(o.compiles == 0);
+    }
+}
+
+TEST_CASE("the content key covers the toolchain flags and the target") {
+    require_build_id();
+    TempDir dir("key");
+    Host host(options_for(dir.path));
+    const pipeline::Pipeline pipeline(host.registry(), host.cache(), host.logger());
+    const auto source = pipeline::ModuleSource::from_text("m", scale_source("3.0"));
+    ModuleLoadOptions o;
+    const std::string key = pipeline.content_key(source, Target::cpu(), o);
+    REQUIRE(key.size() == 64);
+    CHECK(pipeline.content_key(source, Target::cpu(), o) == key);
+    ModuleLoadOptions native = o;
+    native.native_cpu = true;
+    CHECK(pipeline.content_key(source, Target::cpu(), native) != key);
+    CHECK(pipeline.content_key(source, Target::cpu(), o, Pass::Backward) != key);
+    CHECK(pipeline.content_key(source, Target::cuda_ptx(80), o).empty()); // CPU only
+}
+
+TEST_CASE("a damaged warm record is a miss, and is replaced") {
+    require_build_id();
+    TempDir dir("damaged");
+    REQUIRE(load_fresh(dir.path, "m", scale_source("3.0")).compiles == 1);
+    const std::vector<fs::path> records = key_records(dir.path);
+    REQUIRE(records.size() == 1);
+    const fs::path record = records.front();
+    const std::string good = read(record);
+
+    SECTION("truncated") { write(record, good.substr(0, good.size() / 2)); }
+    SECTION("empty") { write(record, ""); }
+    SECTION("one byte changed") {
+        std::string bad = good;
+        bad[bad.size() - 10] ^= 1;
+        write(record, bad);
+    }
+    SECTION("a directory") {
+        fs::remove(record);
+        fs::create_directories(record / "x");
+    }
+    SECTION("a symbolic link to a good record elsewhere") {
+        const fs::path elsewhere = dir.path / "elsewhere.key";
+        write(elsewhere, good);
+        fs::remove(record);
+        fs::create_symlink(elsewhere, record);
+    }
+    SECTION("well formed, naming another module") {
+        rewrite(record, good, [](nlohmann::json &j) { j["module"] = "other"; });
+    }
+    SECTION("well formed, naming a module hash the cache lacks") {
+        rewrite(record, good, [](nlohmann::json &j) { j["hash"] = std::string(64, 'a'); });
+    }
+    SECTION("well formed, with a parameter type that does not rebuild to its code") {
+        rewrite(record, good, [](nlohmann::json &j) { j["kernels"][0]["params"][0]["type"]["dtype"]["scalar"] = "float64"; });
+    }
+    SECTION("well formed, with a parameter type of the wrong layout") {
+        rewrite(record, good, [](nlohmann::json &j) { j["kernels"][0]["params"][2]["size"] = 8; });
+    }
+    SECTION("well formed, with a struct nested past any real one") {
+        rewrite(record, good, [](nlohmann::json &j) {
+            nlohmann::json deep = {{"kind", "scalar"}, {"scalar", "float32"}};
+            for (int i = 0; i < 100; ++i) deep = {{"kind", "array"}, {"ndim", 1}, {"dtype", deep}};
+            j["kernels"][0]["params"][0]["type"] = deep;
+        });
+    }
+    SECTION("well formed, of other shapes") {
+        for (const char *body : {"[]", "{\"format\": 1}", "{\"format\": 1, \"module\": \"m\", \"target\": \"cpu\", \"hash\": 7}",
+                                 "{\"format\": 99999999999999999999999}", "null"}) {
+            write(record, "weft-key v1 " + sha256_hex(body) + "\n" + body);
+            const Outcome o = load_fresh(dir.path, "m", scale_source("3.0"));
+            CHECK(o.warm_hits == 0);
+            CHECK(o.result == 6.0f);
+            write(record, "weft-key v1 " + sha256_hex(body) + "\n" + body); // the load rewrote it
+        }
+    }
+    const Outcome o = load_fresh(dir.path, "m", scale_source("3.0"));
+    CHECK(o.warm_hits == 0);
+    CHECK(o.compiles == 0); // the artifact is found by the full hash
+    CHECK(o.result == 6.0f);
+    if (fs::is_regular_file(fs::symlink_status(record))) {
+        // Replaced by the load: the next one is warm again.
+        const Outcome again = load_fresh(dir.path, "m", scale_source("3.0"));
+        CHECK(again.warm_hits == 1);
+        CHECK(again.result == 6.0f);
+    }
+}
+
+TEST_CASE("warm records published by concurrent processes are read whole") {
+    TempDir dir("concurrent");
+    const ArtifactCache cache(dir.path);
+    const std::string key(64, 'b');
+    auto record_of = [](int writer, int i) {
+        return "{\"writer\": " + std::to_string(writer) + ", \"i\": " + std::to_string(i) + ", \"pad\": \"" +
+               std::string(std::size_t(20000 + 997 * writer), 'x') + "\"}";
+    };
+    std::vector<pid_t> children;
+    for (int w = 0; w < 3; ++w) {
+        const pid_t pid = fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            for (int i = 0; i < 200; ++i) cache.store_key(key, record_of(w, i));
+            std::_Exit(0);
+        }
+        children.push_back(pid);
+    }
+    int seen = 0, torn = 0;
+    for (int i = 0; i < 400; ++i) {
+        if (std::optional<std::string> r = cache.find_key(key)) {
+            ++seen;
+            if (r->rfind("{\"writer\": ", 0) != 0 || r->back() != '}') ++torn;
+        }
+    }
+    for (pid_t pid : children) {
+        int status = 0;
+        waitpid(pid, &status, 0);
+        CHECK(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 0);
+    }
+    CHECK(torn == 0);
+    CHECK(cache.find_key(key).has_value());
+    CHECK(seen >= 0);
+    // No staging file is left behind.
+    std::size_t files = 0;
+    for (const auto &e : fs::directory_iterator(dir.path / "v1" / "keys")) files += e.is_regular_file() ? 1 : 0;
+    CHECK(files == 1);
+}
+
+TEST_CASE("the registry's contract digest follows its registrations") {
+    Registry a, b;
+    register_core_builtins(a);
+    register_core_builtins(b);
+    CHECK(a.contract_digest() == b.contract_digest());
+    auto add = [](Registry &r, const std::string &owner, const std::string &result) {
+        auto tx = r.begin(owner);
+        tx.add_builtin(BuiltinSpec{"app_f", {{"x", "float32"}}, result, "app::f", "", {}});
+        tx.commit();
+    };
+    const std::string core = a.contract_digest();
+    add(a, "app", "float32");
+    CHECK(a.contract_digest() != core);
+    add(b, "app", "float64"); // another result type: another contract
+    CHECK(b.contract_digest() != core);
+    CHECK(a.contract_digest() != b.contract_digest());
+    Registry c;
+    register_core_builtins(c);
+    add(c, "other", "float32"); // the same overload from another owner
+    CHECK(c.contract_digest() != a.contract_digest());
+    a.clear();
+    CHECK(a.contract_digest() != core);
+}
+
+TEST_CASE("cache verify checks the warm records") {
+    require_build_id();
+    TempDir dir("verify");
+    REQUIRE(load_fresh(dir.path, "m", scale_source("3.0")).compiles == 1);
+    const ArtifactCache cache(dir.path);
+    CHECK(cache.verify(false).findings.empty());
+    const std::vector<fs::path> records = key_records(dir.path);
+    REQUIRE(records.size() == 1);
+    const std::string good = read(records.front());
+    write(records.front(), good.substr(0, good.size() - 3));
+    write(dir.path / "v1" / "keys" / "stray.txt", "x");
+    const CacheReport seen = cache.verify(false);
+    REQUIRE(seen.findings.size() == 2);
+    CHECK(fs::exists(records.front()));
+    const CacheReport repaired = cache.verify(true);
+    REQUIRE(repaired.findings.size() == 2);
+    for (const CacheFinding &f : repaired.findings) CHECK(f.action == CacheFinding::Action::Removed);
+    CHECK_FALSE(fs::exists(records.front()));
+    CHECK(cache.verify(false).findings.empty());
+    // The next load writes the record again; the one after it is warm.
+    CHECK(load_fresh(dir.path, "m", scale_source("3.0")).warm_hits == 0);
+    CHECK(load_fresh(dir.path, "m", scale_source("3.0")).warm_hits == 1);
+}
