@@ -156,3 +156,34 @@ TEST_CASE("assert needs a bool condition and at most a string message") {
     CHECK_THAT(error_of("assert i"), Catch::Contains("6:12: error: assert needs a bool condition, got 'int32'"));
     CHECK_THAT(error_of("assert i > 0, 3"), Catch::Contains("assert takes a condition and an optional string message"));
 }
+
+TEST_CASE("comparisons of two scalar types convert as Warp's C++ does") {
+    TempCache cache;
+    Host host(options_for(cache));
+    const char *source = R"(import warp as wp
+
+
+@wp.kernel
+def mixed(out: wp.array(dtype=int), f64: wp.array(dtype=wp.float64), i64: wp.array(dtype=wp.int64), u32: wp.array(dtype=wp.uint32)):
+    i = wp.tid()
+    a = i - 2
+    r = 0
+    if a < i64[i]:
+        r = r + 1
+    if a < u32[i]:
+        r = r + 10
+    if f64[i] >= a:
+        r = r + 100
+    if wp.float32(a) == i64[i]:
+        r = r + 1000
+    out[i] = r
+)";
+    const Kernel k = host.load_module_source("mixed_compare", source).kernel("mixed");
+    Array out = Array::zeros(i32, {4});
+    Array f64 = Array::from_vector(Type::scalar(Scalar::Float64), std::vector<double>{-3.0, -1.0, 0.5, 1.0});
+    Array i64 = Array::from_vector(Type::scalar(Scalar::Int64), std::vector<std::int64_t>{-2, 0, 0, 5});
+    Array u32 = Array::from_vector(Type::scalar(Scalar::UInt32), std::vector<std::uint32_t>{0, 1, 1, 0});
+    k.launch({4}, {out, f64, i64, u32});
+    // warp-lang 1.19 on the CPU: int32 -1 < uint32 1 is false (unsigned wins, as in C++).
+    CHECK(out.to_vector<std::int32_t>() == std::vector<std::int32_t>{1000, 101, 1110, 101});
+}
