@@ -15,18 +15,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempCache {
-    fs::path path = fs::temp_directory_path() / ("weft_module_options_" + std::to_string(::getpid()));
-    TempCache() { fs::remove_all(path); }
-    ~TempCache() { fs::remove_all(path); }
-};
+using weft::test::TempDir;
 
-HostOptions options_for(const TempCache &cache) {
-    HostOptions o = weft::test::test_host_options();
-    o.cache_dir = cache.path;
-    o.quiet = true;
-    return o;
-}
+HostOptions options_for(const TempDir &cache) { return weft::test::cached_host_options(cache.path); }
 
 const Type f32 = Type::scalar(Scalar::Float32);
 
@@ -45,7 +36,7 @@ def shift(a: wp.array(dtype=float)):
 } // namespace
 
 TEST_CASE("module options: the source's options give the loader's binary and hash") {
-    TempCache cache;
+    TempDir cache("module_options");
     const std::string with = shifted(R"(wp.set_module_options({"fast_math": True, "optimization_level": 1}))");
     const std::string without = shifted("# no options here, the line count stays");
     std::string from_source, from_loader, plain;
@@ -69,7 +60,7 @@ TEST_CASE("module options: the source's options give the loader's binary and has
 }
 
 TEST_CASE("module options: mode=debug checks bounds, and the last setting in the file wins") {
-    TempCache cache;
+    TempDir cache("module_options");
     Host host(options_for(cache));
     const Kernel debug =
         host.load_module_source("opts_debug", shifted(R"(wp.set_module_options({"mode": "debug"}))")).kernel("shift");
@@ -98,7 +89,7 @@ def fill(a: wp.array(dtype=float)):
 }
 
 TEST_CASE("module options: enable_backward=False refuses a backward pass, saying where it was set") {
-    TempCache cache;
+    TempDir cache("module_options");
     Host host(options_for(cache));
     const std::string source = "import warp as wp\n"
                                R"(wp.set_module_options({"enable_backward": False})

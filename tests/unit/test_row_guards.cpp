@@ -19,12 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempCache {
-    fs::path path = fs::temp_directory_path() / ("weft_row_guards_" + std::to_string(::getpid()));
-    TempCache() { fs::remove_all(path); }
-    ~TempCache() { fs::remove_all(path); }
-};
-
 const Type f32 = Type::scalar(Scalar::Float32);
 const Type i32 = Type::scalar(Scalar::Int32);
 
@@ -92,11 +86,8 @@ std::vector<float> pattern(std::size_t n) {
 } // namespace
 
 TEST_CASE("row guards: the generated code tests once per row where the test allows it") {
-    TempCache cache;
-    HostOptions o = weft::test::test_host_options();
-    o.cache_dir = cache.path;
-    o.quiet = true;
-    Host host(o);
+    weft::test::TempDir cache("row_guards");
+    Host host(weft::test::cached_host_options(cache.path));
     const CompiledModule m = host.load_module_source("row_guards_code", source);
     std::ifstream in(m.generated_source_path());
     std::stringstream text;
@@ -110,19 +101,28 @@ TEST_CASE("row guards: the generated code tests once per row where the test allo
         INFO(k);
         CHECK(code.find(std::to_string(std::strlen(k)) + k + "_rows<") == std::string::npos);
     }
-    // Inside the stencil's range j > 0: u[i, j - 1] needs no wrap; u[i - 1, j] does (i - 1 is not known >= 0).
-    CHECK(code.find("weft::index_nn_c<weft_contig_>(p_u, v_i, t8_)") != std::string::npos);
+    // The body run inside a row's range: the test's literal lower bounds hold there.
+    const auto rows_body = [&](const std::string &kernel) {
+        const std::string name = std::to_string(kernel.size()) + kernel + "_body_rows(";
+        const std::size_t from = code.find(name);
+        REQUIRE(from != std::string::npos);
+        return code.substr(from, code.find("\n}\n", from) - from);
+    };
+    // Stencil: i > 0 and j > 0, so u[i - 1, j] and u[i, j - 1] need no negative-index wrap.
+    CHECK(rows_body("stencil").find("rt::wrap") == std::string::npos);
+    CHECK(rows_body("stencil").find("index_nn_c<weft_contig_>(p_u, t3_, v_j)") != std::string::npos);
+    // The per-element body keeps the wrap on i - 1 (used when a row does not take the range path).
     CHECK(code.find("weft::rt::wrap(t3_, p_u.shape[0]), v_j)") != std::string::npos);
+    // wrapped: j > 0 does not make j - 2 non-negative.
+    CHECK(rows_body("wrapped").find("rt::wrap(") != std::string::npos);
 }
 
 TEST_CASE("row guards: results on any split of the rows, in release and debug builds") {
-    TempCache cache;
+    weft::test::TempDir cache("row_guards");
     for (const unsigned threads : {1u, 3u}) {
         for (const bool debug : {false, true}) {
             INFO(threads << " threads, " << (debug ? "debug" : "release"));
-            HostOptions o = weft::test::test_host_options();
-            o.cache_dir = cache.path;
-            o.quiet = true;
+            HostOptions o = weft::test::cached_host_options(cache.path);
             o.threads = threads;
             Host host(o);
             ModuleLoadOptions lo;

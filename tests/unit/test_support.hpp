@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace weft::test {
 
 inline std::filesystem::path plugin_dir(const std::string &name) {
@@ -23,6 +25,28 @@ inline HostOptions test_host_options(std::vector<std::string> *log = nullptr) {
         };
         o.log_categories = "loader,registry,plugin";
     }
+    return o;
+}
+
+/// An empty directory under the system's temporary directory, removed at the
+/// end; named per process, so parallel test runs never share one.
+struct TempDir {
+    std::filesystem::path path;
+    explicit TempDir(const std::string &name)
+        : path(std::filesystem::temp_directory_path() / ("weft_" + name + "_" + std::to_string(::getpid()))) {
+        std::filesystem::remove_all(path);
+        std::filesystem::create_directories(path);
+    }
+    ~TempDir() { std::filesystem::remove_all(path); }
+    TempDir(const TempDir &) = delete;
+    TempDir &operator=(const TempDir &) = delete;
+};
+
+/// test_host_options() with its artifact cache in `cache`, quiet.
+inline HostOptions cached_host_options(const std::filesystem::path &cache) {
+    HostOptions o = test_host_options();
+    o.cache_dir = cache;
+    o.quiet = true;
     return o;
 }
 

@@ -31,22 +31,9 @@ std::string scale_source(const std::string &factor) {
            "    x[i] = x[i] * " + factor + " + p.k * 0.0\n";
 }
 
-struct TempDir {
-    fs::path path;
-    explicit TempDir(const std::string &name)
-        : path(fs::temp_directory_path() / ("weft_warm_" + name + "_" + std::to_string(::getpid()))) {
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() { fs::remove_all(path); }
-};
+using weft::test::TempDir;
 
-HostOptions options_for(const fs::path &cache) {
-    HostOptions o = weft::test::test_host_options();
-    o.cache_dir = cache;
-    o.quiet = true;
-    return o;
-}
+HostOptions options_for(const fs::path &cache) { return weft::test::cached_host_options(cache); }
 
 void write(const fs::path &file, const std::string &text) { std::ofstream(file, std::ios::binary) << text; }
 
@@ -110,7 +97,7 @@ void rewrite(const fs::path &record, const std::string &good, const std::functio
 
 TEST_CASE("warm load skips the front end") {
     require_build_id();
-    TempDir dir("skip");
+    TempDir dir("warm_skip");
     const Outcome cold = load_fresh(dir.path, "m", scale_source("3.0"));
     CHECK(cold.compiles == 1);
     CHECK(cold.warm_hits == 0);
@@ -130,7 +117,7 @@ TEST_CASE("warm load skips the front end") {
 
 TEST_CASE("every input of the module misses the warm record") {
     require_build_id();
-    TempDir dir("inputs");
+    TempDir dir("warm_inputs");
     const fs::path dep = dir.path / "dep.h";
     write(dep, "// one\n");
     ModuleLoadOptions base;
@@ -207,7 +194,7 @@ TEST_CASE("every input of the module misses the warm record") {
 
 TEST_CASE("the content key covers the toolchain flags and the target") {
     require_build_id();
-    TempDir dir("key");
+    TempDir dir("warm_key");
     Host host(options_for(dir.path));
     const pipeline::Pipeline pipeline(host.registry(), host.cache(), host.logger());
     const auto source = pipeline::ModuleSource::from_text("m", scale_source("3.0"));
@@ -224,7 +211,7 @@ TEST_CASE("the content key covers the toolchain flags and the target") {
 
 TEST_CASE("a damaged warm record is a miss, and is replaced") {
     require_build_id();
-    TempDir dir("damaged");
+    TempDir dir("warm_damaged");
     REQUIRE(load_fresh(dir.path, "m", scale_source("3.0")).compiles == 1);
     const std::vector<fs::path> records = key_records(dir.path);
     REQUIRE(records.size() == 1);
@@ -290,7 +277,7 @@ TEST_CASE("a damaged warm record is a miss, and is replaced") {
 }
 
 TEST_CASE("warm records published by concurrent processes are read whole") {
-    TempDir dir("concurrent");
+    TempDir dir("warm_concurrent");
     const ArtifactCache cache(dir.path);
     const std::string key(64, 'b');
     auto record_of = [](int writer, int i) {
@@ -355,7 +342,7 @@ TEST_CASE("the registry's contract digest follows its registrations") {
 
 TEST_CASE("cache verify checks the warm records") {
     require_build_id();
-    TempDir dir("verify");
+    TempDir dir("warm_verify");
     REQUIRE(load_fresh(dir.path, "m", scale_source("3.0")).compiles == 1);
     const ArtifactCache cache(dir.path);
     CHECK(cache.verify(false).findings.empty());

@@ -395,14 +395,14 @@ private:
     }
 
     /// Which locals of `f` are never negative: every assignment gives a tid()
-    /// value, a non-negative literal, a sum of never-negative values, j - k for
-    /// the local `j` known to be >= j_min >= k (a row guard's body), or the
+    /// value, a non-negative literal, a sum of never-negative values, x - k for
+    /// a local x known to be >= k (`minimums`: a row guard's body), or the
     /// counter of a range that starts at a non-negative literal and steps up by
     /// one. Their array indices skip Warp's negative-index wrap, which would
     /// stand between an element access and the vectorizer (the address is no
     /// longer affine in the counter). Sums assume no int32 overflow: an index
     /// that overflowed is outside the array with or without the wrap.
-    void find_nonneg_locals(const ir::Function &f, int j = -1, long long j_min = 0) {
+    void find_nonneg_locals(const ir::Function &f, const std::vector<std::pair<int, long long>> &minimums = {}) {
         nonneg_.assign(f.locals.size(), true); // locals start at {} == 0; refined to a fixed point
         const auto known = [&](const Expr &x) {
             return nonneg_literal(x) || (x.kind == K::Local && nonneg_[static_cast<std::size_t>(x.index)]);
@@ -416,7 +416,9 @@ private:
             if (v.overload->native_name == "weft::add") return known(*v.args[0]) && known(*v.args[1]);
             if (v.overload->native_name == "weft::sub") {
                 const Expr &a = *v.args[0], &b = *v.args[1];
-                return a.kind == K::Local && a.index == j && nonneg_literal(b) && b.value->int_components[0] <= j_min;
+                if (a.kind != K::Local || !nonneg_literal(b)) return false;
+                for (const auto &[local, least] : minimums)
+                    if (local == a.index && b.value->int_components[0] <= least) return true;
             }
             return false;
         };
@@ -698,16 +700,20 @@ private:
         // runs each row's passing range without the test (row_guard.hpp).
         const std::optional<RowGuard> guard = codegen_.adjoint ? std::nullopt : find_row_guard(f);
         if (guard) row_guard_functions(o, f, *guard);
-        // The innermost tid() component an element sets: a constant index when
-        // the launch has the kernel's tid() dimensionality (checked at launch).
-        const std::string last = f.tid_dims >= 2 ? std::to_string(f.tid_dims - 1) : std::string("weft_n_ - 1");
         // Rows of the launch grid: the last dimension is a counted inner loop
         // (vectorizable); the outer components are computed once per row. Each
         // element gets its own copy of the thread index, which the compiler
-        // keeps in registers.
-        const std::string each = "            weft::tid_t weft_e_ = weft_t_;\n"
-                                 "            weft_e_.c[" + last + "] = weft::int32(weft_j_);\n"
-                                 "            weft_e_.idx = weft_base_ + weft_j_;\n";
+        // keeps in registers. A kernel that unpacks tid() into N >= 2 values
+        // runs on N-D launches only (checked at launch): the innermost
+        // component has a constant index. One that takes tid() as one value,
+        // or not at all, reads only the linear index: no components are kept.
+        const bool components = f.tid_dims >= 2;
+        const std::string each =
+            components ? "            weft::tid_t weft_e_ = weft_t_;\n"
+                         "            weft_e_.c[" + std::to_string(f.tid_dims - 1) + "] = weft::int32(weft_j_);\n"
+                         "            weft_e_.idx = weft_base_ + weft_j_;\n"
+                       : "            weft::tid_t weft_e_{};\n"
+                         "            weft_e_.idx = weft_base_ + weft_j_;\n";
         o << "template <bool weft_contig_>\nstatic void " << run
           << "(const weft::launch_t &weft_launch_, long long weft_begin_, long long weft_end_" << params_decl << ") {\n"
           << "    const int weft_n_ = weft_launch_.ndim;\n"
@@ -719,15 +725,14 @@ private:
         // The outer components of the first row by division, of each next row
         // by a carry (divisions per row cost as much as a short row's work).
         o << "    weft::tid_t weft_t_{};\n"
-          << "    long long weft_row_ = weft_begin_ / weft_inner_;\n"
-          << "    {\n"
-          << "        long long weft_rest_ = weft_row_;\n"
-          << "        for (int k = weft_n_ - 2; k >= 0; --k) {\n"
-          << "            weft_t_.c[k] = weft::int32(weft_rest_ % weft_launch_.shape[k]);\n"
-          << "            weft_rest_ /= weft_launch_.shape[k];\n"
-          << "        }\n"
-          << "    }\n"
-          << "    for (long long weft_idx_ = weft_begin_; weft_idx_ < weft_end_; ++weft_row_) {\n"
+          << "    long long weft_row_ = weft_begin_ / weft_inner_;\n";
+        if (components)
+            o << "    long long weft_rest_ = weft_row_;\n"
+              << "    for (int k = weft_n_ - 2; k >= 0; --k) {\n"
+              << "        weft_t_.c[k] = weft::int32(weft_rest_ % weft_launch_.shape[k]);\n"
+              << "        weft_rest_ /= weft_launch_.shape[k];\n"
+              << "    }\n";
+        o << "    for (long long weft_idx_ = weft_begin_; weft_idx_ < weft_end_; ++weft_row_) {\n"
           << "        const long long weft_base_ = weft_row_ * weft_inner_;\n"
           << "        const long long weft_stop_ = weft_base_ + weft_inner_ < weft_end_ ? weft_base_ + weft_inner_ : weft_end_;\n"
           << "        const int weft_j0_ = int(weft_idx_ - weft_base_), weft_j1_ = int(weft_stop_ - weft_base_);\n";
@@ -749,12 +754,13 @@ private:
           << each << "            " << body << "<weft_contig_>(weft_e_" << params_pass << ");\n"
           << "        }\n";
         if (guard) o << "        }\n";
-        o << "        weft_idx_ = weft_stop_;\n"
-          << "        for (int k = weft_n_ - 2; k >= 0; --k) {\n"
-          << "            if (++weft_t_.c[k] < weft_launch_.shape[k]) break;\n"
-          << "            weft_t_.c[k] = 0;\n"
-          << "        }\n"
-          << "    }\n"
+        o << "        weft_idx_ = weft_stop_;\n";
+        if (components)
+            o << "        for (int k = weft_n_ - 2; k >= 0; --k) {\n"
+              << "            if (++weft_t_.c[k] < weft_launch_.shape[k]) break;\n"
+              << "            weft_t_.c[k] = 0;\n"
+              << "        }\n";
+        o << "    }\n"
           << "}\n";
         o << "extern \"C\" void " << k.symbol
           << "(const weft::launch_t *weft_launch_, void *const *weft_args_, long long weft_begin_, long long weft_end_) {\n";
@@ -770,8 +776,8 @@ private:
     }
 
     /// A row-guarded kernel's two helpers: NAME_body_rows, the body without its
-    /// test (for j inside the passing range, where j >= j_min, so indices
-    /// j - k with k <= j_min need no wrap), and NAME_rows, the test once per
+    /// test (for j inside the passing range, where the test's literal lower
+    /// bounds hold: `i > 0` makes i - 1 an index that needs no wrap), and NAME_rows, the test once per
     /// row: false when no element of the row passes, else [weft_lo_, weft_hi_)
     /// (values of j) narrowed to the elements that do.
     void row_guard_functions(std::ostringstream &o, const ir::Function &f, const RowGuard &g) {
@@ -780,7 +786,7 @@ private:
             for (std::size_t i = 0; i < f.locals.size(); ++i)
                 o << "    " << type(f.locals[i].type) << " " << local(static_cast<int>(i)) << "{};\n";
         };
-        find_nonneg_locals(f, g.j, g.j_min);
+        find_nonneg_locals(f, g.minimums);
         o << "\n" << signature(f, f.mangled_name + "_body_rows") << " {\n";
         locals();
         for (std::size_t k = 0; k < g.test; ++k) statement(o, *f.body[k], 1);

@@ -44,6 +44,9 @@ struct RowGuard {
     int flag = -1;              // the lowered test's bool temporary (the `if`'s condition)
     long long j_min = 0;        // j >= j_min wherever the test passed (literal lower bounds), >= 0
     std::vector<RowTerm> terms; // in evaluation order
+    /// Lower bounds the test's literal terms put on tid() components assigned
+    /// once (j's included): where the test passed, local >= bound.
+    std::vector<std::pair<int, long long>> minimums;
 
     const RowTerm *term(const kernel::ir::Stmt &s) const {
         for (const RowTerm &t : terms)
@@ -167,12 +170,31 @@ inline std::optional<RowGuard> find_row_guard(const kernel::ir::Function &f) {
     depends_on_j[static_cast<std::size_t>(g.j)] = true;
     int flag_assignments = 0;
     bool ok = true;
+    // Components of tid() assigned once: a literal bound on one holds in the body.
+    std::vector<bool> component(f.locals.size(), false);
+    for (std::size_t k = 0; k < g.test; ++k)
+        if (f.body[k]->kind == S::Unpack && is_tid(f.body[k]->value.get()))
+            for (int t : f.body[k]->targets)
+                if (count[static_cast<std::size_t>(t)] == 1) component[static_cast<std::size_t>(t)] = true;
+    const auto note_minimum = [&](const ir::Expr &value) {
+        std::vector<bool> none(f.locals.size(), false);
+        for (int local = 0; local < static_cast<int>(f.locals.size()); ++local) {
+            if (!component[static_cast<std::size_t>(local)] || local == g.j) continue;
+            const std::optional<RowBound> b = row_bound(value, local, none);
+            if (!b || b->bound->kind != K::Literal || !b->bound->value || b->bound->value->int_components.empty())
+                continue;
+            const long long v = static_cast<long long>(b->bound->value->int_components[0]);
+            if (b->op == RowOp::Gt) g.minimums.emplace_back(local, v + 1);
+            if (b->op == RowOp::Ge || b->op == RowOp::Eq) g.minimums.emplace_back(local, v);
+        }
+    };
     const auto term = [&](const ir::Stmt &s) {
         const ir::Expr &value = *s.value;
         ++flag_assignments;
         if (!harmless(value)) return false;
         if (!uses_local(value, depends_on_j)) {
             g.terms.push_back({&s, std::nullopt});
+            note_minimum(value);
             return true;
         }
         const std::optional<RowBound> b = row_bound(value, g.j, depends_on_j);
@@ -213,6 +235,7 @@ inline std::optional<RowGuard> find_row_guard(const kernel::ir::Function &f) {
     }
     // Every assignment of the flag is a term seen above (none in the body it guards).
     if (!ok || flag_assignments == 0 || count[static_cast<std::size_t>(g.flag)] != flag_assignments) return std::nullopt;
+    if (g.j_min > 0) g.minimums.emplace_back(g.j, g.j_min);
     return g;
 }
 
