@@ -410,8 +410,9 @@ private:
         const auto nonneg_value = [&](const Expr &v) {
             if (v.kind == K::Intrinsic && v.intrinsic == ir::Intrinsic::Tid) return true;
             if (known(v)) return true;
+            // int32/int64 only: a sum of small types (int8 127 + 1) overflows within an array's range.
             if (v.kind != K::Builtin || !v.overload || v.overload->external || v.args.size() != 2 ||
-                !v.type.is_integer())
+                (v.type != Type::scalar(Scalar::Int32) && v.type != Type::scalar(Scalar::Int64)))
                 return false;
             if (v.overload->native_name == "weft::add") return known(*v.args[0]) && known(*v.args[1]);
             if (v.overload->native_name == "weft::sub") {
