@@ -528,6 +528,26 @@ void Checker::mixed_comparison(Value &a, Value &b) {
     }
 }
 
+std::optional<std::string> Checker::function_named(const Expr &e) const {
+    if (e.kind != Expr::Kind::Name && e.kind != Expr::Kind::Attribute) return std::nullopt;
+    const auto d = dotted(e);
+    if (!d) return std::nullopt;
+    std::string n = strip_warp(*d);
+    if (*d == n) {
+        // A value (local, parameter, constant) or a type is not a function.
+        if (scope_ && (scope_->locals.count(n) || scope_->params.count(n))) return std::nullopt;
+        if (constants_.count(n) || type_named(n)) return std::nullopt;
+        if (scope_)
+            if (auto local = scope_->function_aliases.find(n); local != scope_->function_aliases.end())
+                return local->second.first;
+        if (auto alias = function_aliases_.find(n); alias != function_aliases_.end()) return alias->second;
+        if (funcs_.count(n)) return n;
+    }
+    if (n.find('.') != std::string::npos || warp_constants_.count(n)) return std::nullopt;
+    if (!registry_.overloads(n).empty() || ir::parse_intrinsic(n)) return n;
+    return std::nullopt;
+}
+
 Value Checker::static_value(const Expr &e) {
     // wp.static(expr): Warp evaluates expr when it builds the module. weft can
     // for constant expressions over literals and module constants.
@@ -675,8 +695,16 @@ Value Checker::call(const Expr &e) {
     }
     std::string n = strip_warp(*name);
     // `f = wp.sin` at module level: f(x) is sin(x) (a local or parameter named f still shadows it).
-    if (*name == n && !(scope_ && (scope_->locals.count(n) || scope_->params.count(n))))
-        if (auto alias = function_aliases_.find(n); alias != function_aliases_.end()) n = alias->second;
+    if (*name == n && !(scope_ && (scope_->locals.count(n) || scope_->params.count(n)))) {
+        bool local_alias = false; // `f = wp.sin` in this body
+        if (scope_)
+            if (auto it = scope_->function_aliases.find(n); it != scope_->function_aliases.end()) {
+                n = it->second.first;
+                local_alias = true;
+            }
+        if (!local_alias)
+            if (auto alias = function_aliases_.find(n); alias != function_aliases_.end()) n = alias->second;
+    }
 
     if (invalid_functions_.count(n)) return poison(); // its definition was reported already
     if (n == "range") {

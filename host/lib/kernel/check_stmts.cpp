@@ -238,6 +238,23 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
             out.push_back(std::move(st));
             return;
         }
+        // `f = wp.sin`: a local name for a function, resolved when the module is
+        // built (module hashes and plugin contracts see the function itself).
+        if (target.kind == Expr::Kind::Name)
+            if (auto fn = function_named(*s.value)) {
+                const std::string &name = target.text;
+                const auto bound = scope_->function_aliases.find(name);
+                if (scope_->locals.count(name) || scope_->params.count(name)) {
+                    diags_.error(s.location, "'" + name + "' holds a value; it cannot also name the function '" + *fn + "'");
+                } else if (bound != scope_->function_aliases.end() && bound->second.first != *fn) {
+                    diags_.error(s.location, "'" + name + "' already names the function '" + bound->second.first +
+                                                 "' (line " + std::to_string(bound->second.second) +
+                                                 "): a local bound to a function is bound to one function");
+                } else {
+                    scope_->function_aliases[name] = {*fn, static_cast<int>(s.location.line)};
+                }
+                return;
+            }
         Value v = expr(*s.value);
         if (v.ok() && v.expr->kind == K::Intrinsic && v.expr->intrinsic == ir::Intrinsic::Tid) {
             ir::Function &f = *scope_->function;

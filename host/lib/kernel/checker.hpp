@@ -43,6 +43,8 @@ struct FunctionScope {
     int tid_dims_line = 0;
     std::set<std::string> poisoned; // names whose first assignment failed: uses stay silent
     std::map<std::string, int> adjoint_params; // @wp.func_grad: wp.adjoint[name] -> parameter index
+    /// `f = wp.sin` in the body: f(x) calls sin (name -> function, and the line it was bound at).
+    std::map<std::string, std::pair<std::string, int>> function_aliases;
 };
 
 struct ModuleConstant {
@@ -94,6 +96,8 @@ public:
     /// The one literal conversion rule (see check_exprs.cpp).
     static bool literal_converts(const Value &v, const Type &target);
     Value static_value(const ast::Expr &call); // wp.static(expr)
+    /// The function (builtin, intrinsic or @wp.func) an expression names, or nullopt.
+    std::optional<std::string> function_named(const ast::Expr &e) const;
     /// `x < n` with x float32 and n int32 (one comparison, no literals): both
     /// operands converted as C++ and Warp do.
     void mixed_comparison(Value &a, Value &b);
