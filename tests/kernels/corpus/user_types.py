@@ -1,3 +1,5 @@
+# Warp's user vector and matrix types (wp.types.vector / wp.types.matrix): storage,
+# construction, components, the core builtins at their shapes, and constants of them.
 import warp as wp
 
 N = 6
@@ -5,6 +7,7 @@ vec6 = wp.types.vector(length=N, dtype=wp.float32)
 vec5d = wp.types.vector(length=5, dtype=wp.float64)
 mat34 = wp.types.matrix(shape=(3, 4), dtype=wp.float32)
 ivec7 = wp.types.vector(length=7, dtype=wp.int32)
+STEPS = wp.constant(vec6(1.0, 2.0, 3.0, 4.0, 5.0, 6.0))
 
 
 @wp.func
@@ -39,3 +42,9 @@ def user_vectors(
     k = ints[i]
     k[6] = k[0] + k[6] + i
     ints[i] = k
+
+
+@wp.kernel
+def user_constants(out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = STEPS[i % 6] + wp.length(STEPS) + wp.dot(STEPS, vec6(1.0))
