@@ -19,18 +19,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempCache {
-    fs::path path = fs::temp_directory_path() / ("weft_semantics_" + std::to_string(::getpid()));
-    TempCache() { fs::remove_all(path); }
-    ~TempCache() { fs::remove_all(path); }
-};
+using weft::test::TempDir;
 
-HostOptions options_for(const TempCache &cache) {
-    HostOptions o = weft::test::test_host_options();
-    o.cache_dir = cache.path;
-    o.quiet = true;
-    return o;
-}
+HostOptions options_for(const TempDir &cache) { return weft::test::cached_host_options(cache.path); }
 
 const Type f32 = Type::scalar(Scalar::Float32);
 const Type i32 = Type::scalar(Scalar::Int32);
@@ -41,7 +32,7 @@ const fs::path operators = fs::path(WEFT_WARP_SEMANTICS_DIR) / "operators.py";
 } // namespace
 
 TEST_CASE("division, floor division, remainder and negative indices give Warp's values") {
-    TempCache cache;
+    TempDir cache("semantics");
     Host host(options_for(cache));
     for (const bool debug : {false, true}) {
         INFO((debug ? "debug" : "release") << " mode");
@@ -61,7 +52,7 @@ TEST_CASE("division, floor division, remainder and negative indices give Warp's 
 }
 
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
-    TempCache cache;
+    TempDir cache("semantics");
     Host host(options_for(cache));
     const char *source = R"(import warp as wp
 
@@ -85,7 +76,7 @@ def corner(m: wp.array2d(dtype=float), k: int):
 }
 
 TEST_CASE("an empty @wp.struct is a one-byte value a kernel can take") {
-    TempCache cache;
+    TempDir cache("semantics");
     Host host(options_for(cache));
     const char *source = R"(import warp as wp
 
@@ -110,7 +101,7 @@ def fill(tag: Nothing, out: wp.array(dtype=int)):
 }
 
 TEST_CASE("assert checks in debug builds and is ignored in release builds, as in Warp") {
-    TempCache cache;
+    TempDir cache("semantics");
     Host host(options_for(cache));
     const char *source = R"(import warp as wp
 
@@ -145,7 +136,7 @@ def guarded(a: wp.array(dtype=float), limit: float):
 }
 
 TEST_CASE("assert needs a bool condition and at most a string message") {
-    TempCache cache;
+    TempDir cache("semantics");
     Host host(options_for(cache));
     const auto error_of = [&](const std::string &line) {
         return message_of<kernel::KernelSourceError>([&] {
@@ -158,32 +149,17 @@ TEST_CASE("assert needs a bool condition and at most a string message") {
 }
 
 TEST_CASE("comparisons of two scalar types convert as Warp's C++ does") {
-    TempCache cache;
+    TempDir cache("semantics");
     Host host(options_for(cache));
-    const char *source = R"(import warp as wp
-
-
-@wp.kernel
-def mixed(out: wp.array(dtype=int), f64: wp.array(dtype=wp.float64), i64: wp.array(dtype=wp.int64), u32: wp.array(dtype=wp.uint32)):
-    i = wp.tid()
-    a = i - 2
-    r = 0
-    if a < i64[i]:
-        r = r + 1
-    if a < u32[i]:
-        r = r + 10
-    if f64[i] >= a:
-        r = r + 100
-    if wp.float32(a) == i64[i]:
-        r = r + 1000
-    out[i] = r
-)";
-    const Kernel k = host.load_module_source("mixed_compare", source).kernel("mixed");
+    // The corpus file warp.corpus also runs in warp-lang.
+    const Kernel k = host.load_module(fs::path(WEFT_KERNEL_TEST_DIR) / "corpus" / "mixed_compare.py").kernel("mixed");
     Array out = Array::zeros(i32, {4});
     Array f64 = Array::from_vector(Type::scalar(Scalar::Float64), std::vector<double>{-3.0, -1.0, 0.5, 1.0});
     Array i64 = Array::from_vector(Type::scalar(Scalar::Int64), std::vector<std::int64_t>{-2, 0, 0, 5});
     Array u32 = Array::from_vector(Type::scalar(Scalar::UInt32), std::vector<std::uint32_t>{0, 1, 1, 0});
-    k.launch({4}, {out, f64, i64, u32});
-    // warp-lang 1.19 on the CPU: int32 -1 < uint32 1 is false (unsigned wins, as in C++).
-    CHECK(out.to_vector<std::int32_t>() == std::vector<std::int32_t>{1000, 101, 1110, 101});
+    Array f = Array::from_vector(f32, std::vector<float>{-3.0f, 0.0f, 0.0f, 0.0f});
+    k.launch({4}, {out, f64, i64, u32, f});
+    // warp-lang 1.19 on the CPU: int32 -1 < uint32 1 is false (unsigned wins, as in C++);
+    // float32 0.0 > int32 -1 is true.
+    CHECK(out.to_vector<std::int32_t>() == std::vector<std::int32_t>{1000, 10101, 1110, 101});
 }
