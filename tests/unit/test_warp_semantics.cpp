@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -162,4 +163,43 @@ TEST_CASE("comparisons of two scalar types convert as Warp's C++ does") {
     // warp-lang 1.19 on the CPU: int32 -1 < uint32 1 is false (unsigned wins, as in C++);
     // float32 0.0 > int32 -1 is true.
     CHECK(out.to_vector<std::int32_t>() == std::vector<std::int32_t>{1000, 10101, 1110, 101});
+}
+
+TEST_CASE("user vector and matrix types: constants, builtins at their shapes, matrix products") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const CompiledModule m = host.load_module(fs::path(WEFT_KERNEL_TEST_DIR) / "corpus" / "user_types.py");
+    Array out = Array::zeros(f32, {6});
+    m.kernel("user_constants").launch({6}, {out});
+    // STEPS = (1, ..., 6): STEPS[i] + |STEPS| + dot(STEPS, (1, ..., 1)) = i + 1 + sqrt(91) + 21.
+    const std::vector<float> got = out.to_vector<float>();
+    for (int i = 0; i < 6; ++i) CHECK(got[static_cast<std::size_t>(i)] == Approx(i + 1 + std::sqrt(91.0) + 21.0));
+
+    const Kernel k = m.kernel("user_vectors");
+    const Type vec6 = k.params()[0].type.element(), mat34 = k.params()[2].type.element();
+    const Type vec5d = k.params()[4].type.element(), ivec7 = k.params()[5].type.element();
+    CHECK(vec6.size() == 24);
+    CHECK(mat34.size() == 48);
+    std::vector<float> a(6, 1.0f), ms(12);
+    for (int j = 0; j < 12; ++j) ms[static_cast<std::size_t>(j)] = static_cast<float>(j);
+    std::vector<double> d(5, 1.5);
+    std::vector<std::int32_t> ints{1, 0, 0, 0, 0, 0, 10};
+    Array av = Array::from_host(vec6, {1}, a.data(), 24), mv = Array::from_host(mat34, {1}, ms.data(), 48);
+    Array dv = Array::from_host(vec5d, {1}, d.data(), 40), iv = Array::from_host(ivec7, {1}, ints.data(), 28);
+    Array o = Array::zeros(f32, {1}), prod = Array::zeros(Type::vector(Scalar::Float32, 3), {1});
+    k.launch({1}, {av, o, mv, prod, dv, iv});
+    // s = (a + u) * 0.5 with a = (1, ..., 1), u = (1, ..., 6); out = dot(s, u) + s[5] + |u|.
+    double dot = 0;
+    for (int j = 0; j < 6; ++j) dot += (1.0 + (j + 1)) * 0.5 * (j + 1);
+    CHECK(o.to_vector<float>()[0] == Approx(dot + 3.5 + std::sqrt(91.0)));
+    std::vector<float> p(3);
+    prod.copy_to_host(p.data(), 12);
+    // Rows (0 1 2 3), (4 5 6 7), (8 9 10 11) times (1, 2, 3, 4).
+    CHECK(p == std::vector<float>{20.0f, 60.0f, 100.0f});
+    mv.copy_to_host(ms.data(), 48);
+    CHECK(ms[6] == 7.0f); // mm[1, 2] = 7.0 written back
+    dv.copy_to_host(d.data(), 40);
+    CHECK(d == std::vector<double>(5, 3.0));
+    iv.copy_to_host(ints.data(), 28);
+    CHECK(ints[6] == 11); // k[0] + k[6] + i
 }
