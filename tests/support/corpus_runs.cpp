@@ -129,12 +129,13 @@ std::vector<KernelRun> run_module_kernels(Host &host, const std::filesystem::pat
     options.enable_backward = false;
     const CompiledModule module = host.load_module(file, options);
     std::vector<KernelRun> runs;
-    std::vector<std::string> names = module.kernel_names();
-    std::sort(names.begin(), names.end());
-    for (const std::string &name : names) {
-        const Kernel kernel = module.kernel(name);
+    std::vector<Kernel> kernels = module.kernels(); // each instance of a generic kernel apart
+    std::stable_sort(kernels.begin(), kernels.end(), [](const Kernel &a, const Kernel &b) { return a.name() < b.name(); });
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+        const Kernel &kernel = kernels[k];
         KernelRun run;
-        run.kernel = name;
+        run.kernel = kernel.name();
+        for (std::size_t j = k; j > 0 && kernels[j - 1].name() == run.kernel; --j) ++run.instance;
         const int tid_dims = kernel.tid_dims();
         run.dim = tid_dims >= 2 ? shape_for(tid_dims) : std::vector<std::int64_t>{64};
         std::vector<KernelArg> args;
@@ -236,7 +237,8 @@ std::string runs_to_json(const std::vector<KernelRun> &runs) {
     std::string out = "[";
     for (std::size_t r = 0; r < runs.size(); ++r) {
         const KernelRun &run = runs[r];
-        out += (r ? ",\n" : "\n") + std::string("{\"kernel\": ") + quoted(run.kernel) + ", \"dim\": [";
+        out += (r ? ",\n" : "\n") + std::string("{\"kernel\": ") + quoted(run.kernel) +
+               ", \"instance\": " + std::to_string(run.instance) + ", \"dim\": [";
         for (std::size_t d = 0; d < run.dim.size(); ++d) out += (d ? ", " : "") + std::to_string(run.dim[d]);
         out += "], \"error\": " + quoted(run.error) + ", \"arrays\": [";
         for (std::size_t i = 0; i < run.arrays.size(); ++i) {

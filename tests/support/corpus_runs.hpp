@@ -17,6 +17,8 @@ namespace weft::test {
 /// One kernel's launch and what its arrays held afterwards.
 struct KernelRun {
     std::string kernel;
+    /// Which instance of a generic kernel (wp.overload declarations in source order); 0 otherwise.
+    int instance = 0;
     std::vector<std::int64_t> dim;
     /// "" when the launch succeeded; else the LaunchError (a bounds or expect_*
     /// failure) or, when the kernel cannot be fed generically (a parameter of a

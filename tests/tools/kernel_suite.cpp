@@ -136,9 +136,9 @@ int run_compile(const std::string &path, bool cuda, bool backward = false) {
             CompiledModule m = host.load_module(path);
             if (backward) {
                 int built = 0;
-                for (const std::string &name : m.kernel_names()) {
+                for (const Kernel &kernel : m.kernels()) {
                     try {
-                        (void)m.kernel(name).backward();
+                        (void)kernel.backward();
                         ++built;
                     } catch (const UserError &e) {
                         if (std::string(e.what()).find("has no backward pass") == std::string::npos) throw;

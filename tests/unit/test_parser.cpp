@@ -58,6 +58,8 @@ std::string sexpr(const Expr &e) {
     case Expr::Kind::IfExp: return list("if", 0);
     case Expr::Kind::Tuple: return list("tuple", 0);
     case Expr::Kind::Dict: return list("dict", 0);
+    case Expr::Kind::List: return list("list", 0);
+    case Expr::Kind::Ellipsis: return "...";
     case Expr::Kind::Compare: {
         std::string s = "(cmp " + sexpr(*e.children[0]);
         for (std::size_t i = 0; i < e.ops.size(); ++i) s += " " + e.ops[i] + " " + sexpr(*e.children[i + 1]);

@@ -138,6 +138,14 @@ def run_module(suite, path, scratch):
         if not isinstance(kernel, wp.Kernel):
             results.append((name, "not compared", "no kernel of that name in Warp's module"))
             continue
+        if kernel.is_generic:
+            # weft's instances are the wp.overload declarations in source order, as Warp's overloads are.
+            overloads = list(kernel.overloads.values())
+            if run.get("instance", 0) >= len(overloads):
+                results.append((name, "not compared", "Warp has no overload number %d" % run.get("instance", 0)))
+                continue
+            kernel = overloads[run.get("instance", 0)]
+            name = "%s#%d" % (name, run.get("instance", 0))
         args, arrays = [], []
         for p, var in enumerate(kernel.adj.args):
             seed = p + 2

@@ -231,6 +231,16 @@ CudaKernel CudaModule::kernel(std::string_view name) const {
     return out;
 }
 
+std::vector<CudaKernel> CudaModule::kernels() const {
+    std::vector<CudaKernel> out;
+    for (const auto &k : impl_->kernels) {
+        CudaKernel c;
+        c.impl_ = k;
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
 CudaEntry CudaModule::function(const std::string &symbol) const {
     const CudaContextGuard context(impl_->device);
     CudaEntry e;

@@ -39,6 +39,7 @@ struct Kernel::Impl {
     std::vector<KernelParam> params;
     int tid_dims = 0;
     bool external = false; // entry_point_abi='external_constant_params': never launched by weft
+    bool overloaded = false; // an instance of a generic kernel with siblings of the same name
     const CompiledModule::Impl *owner = nullptr; // alive as long as the Kernel handle (aliasing shared_ptr)
     std::weak_ptr<ThreadPool> pool;              // the host's: gone with the host
     Device device;
@@ -75,6 +76,38 @@ std::shared_ptr<ThreadPool> pool_of(const Kernel::Impl &k) {
         throw LaunchError("kernel '" + k.name + "' (module '" + k.module +
                           "'): the Host it was loaded in has been destroyed");
     return pool;
+}
+
+/// Marks the instances of generic kernels: a launch of one of them picks by argument types.
+void mark_overloads(std::vector<std::shared_ptr<Kernel::Impl>> &kernels) {
+    for (const auto &k : kernels)
+        k->overloaded = std::count_if(kernels.begin(), kernels.end(),
+                                      [&](const std::shared_ptr<Kernel::Impl> &x) { return x->name == k->name; }) > 1;
+}
+
+bool takes(const Kernel::Impl &k, const std::vector<KernelArg> &args) {
+    if (k.params.size() != args.size()) return false;
+    for (std::size_t i = 0; i < args.size(); ++i)
+        if (!(k.params[i].type == args[i].type())) return false;
+    return true;
+}
+
+/// The instance of `k`'s generic kernel that takes `args` (k itself when it is not overloaded).
+const Kernel::Impl &instance_for(const Kernel::Impl &k, const std::vector<KernelArg> &args) {
+    if (!k.overloaded || takes(k, args)) return k;
+    std::string instances;
+    for (const auto &x : k.owner->kernels) {
+        if (x->name != k.name) continue;
+        if (takes(*x, args)) return *x;
+        std::string sig;
+        for (const KernelParam &p : x->params) sig += (sig.empty() ? "" : ", ") + p.type.name();
+        instances += "\n    (" + sig + ")";
+    }
+    std::string given;
+    for (const KernelArg &a : args) given += (given.empty() ? "" : ", ") + a.type().name();
+    throw LaunchError("kernel '" + k.name + "' (module '" + k.module + "') is generic and has no instance for the "
+                      "argument types (" + given + "); weft makes the instances declared with wp.overload when the "
+                      "module loads, add wp.overload(" + k.name + ", [types]) for these. Its instances:" + instances);
 }
 
 /// Runs one launch and reports its failed expect_* checks.
@@ -130,8 +163,15 @@ Kernel Kernel::backward() const {
         }
         b = module.backward;
     }
+    // The instance with this one's parameters first (a generic kernel's instances share its name).
+    const auto same_params = [&](const Kernel::Impl &k) {
+        if (k.params.size() < impl_->params.size()) return false;
+        for (std::size_t i = 0; i < impl_->params.size(); ++i)
+            if (!(k.params[i].type == impl_->params[i].type)) return false;
+        return true;
+    };
     for (const std::shared_ptr<Kernel::Impl> &k : b->kernels)
-        if (k->name == impl_->name) {
+        if (k->name == impl_->name && same_params(*k)) {
             Kernel out;
             out.impl_ = std::shared_ptr<const Impl>(b, k.get());
             return out;
@@ -142,6 +182,11 @@ Kernel Kernel::backward() const {
 
 void Kernel::launch_adjoint(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args,
                             const std::vector<KernelArg> &adj_args, const LaunchOptions &options) const {
+    if (const Impl &chosen = instance_for(*impl_, args); &chosen != impl_.get()) {
+        Kernel k;
+        k.impl_ = std::shared_ptr<const Impl>(impl_, &chosen);
+        return k.launch_adjoint(dim, args, adj_args, options);
+    }
     if (adj_args.size() != impl_->params.size())
         throw LaunchError("launch_adjoint of kernel '" + impl_->name + "': it has " + std::to_string(impl_->params.size()) +
                           " parameters, so " + std::to_string(impl_->params.size()) + " adjoint arguments, got " +
@@ -182,6 +227,11 @@ void launch_cuda(const std::shared_ptr<const Kernel::Impl> &k, const std::vector
 
 void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args,
                     const LaunchOptions &options) const {
+    if (const Impl &chosen = instance_for(*impl_, args); &chosen != impl_.get()) {
+        Kernel k;
+        k.impl_ = std::shared_ptr<const Impl>(impl_, &chosen); // the same module, kept loaded
+        return k.launch(dim, args, options);
+    }
     Stream *stream = options.stream;
     if (stream && stream->device() != impl_->device)
         throw LaunchError("kernel '" + impl_->name + "' runs on " + impl_->device.name() + "; the stream is on " +
@@ -215,6 +265,16 @@ const fs::path &CompiledModule::source_path() const { return impl_->source_path;
 Device CompiledModule::device() const { return impl_->device; }
 
 std::vector<std::string> CompiledModule::kernel_names() const { return detail::kernel_names(impl_->kernels); }
+
+std::vector<Kernel> CompiledModule::kernels() const {
+    std::vector<Kernel> out;
+    for (const std::shared_ptr<Kernel::Impl> &k : impl_->kernels) {
+        Kernel x;
+        x.impl_ = std::shared_ptr<const Kernel::Impl>(impl_, k.get());
+        out.push_back(std::move(x));
+    }
+    return out;
+}
 
 Kernel CompiledModule::kernel(std::string_view name) const {
     Kernel out;
@@ -260,10 +320,10 @@ std::shared_ptr<CompiledModule::Impl> cuda_module(const std::shared_ptr<CudaModu
     impl->generated_source_path = cuda->generated_source_path();
     impl->load_ms = cuda->load_ms();
     impl->cuda = cuda;
-    for (const std::string &name : cuda->kernel_names()) {
+    for (const CudaKernel &kernel : cuda->kernels()) {
         auto k = std::make_shared<Kernel::Impl>();
-        k->cuda = cuda->kernel(name);
-        k->name = name;
+        k->cuda = kernel;
+        k->name = kernel.name();
         k->key = k->cuda->key();
         k->module = impl->name;
         k->params = k->cuda->params();
@@ -272,6 +332,7 @@ std::shared_ptr<CompiledModule::Impl> cuda_module(const std::shared_ptr<CudaModu
         k->device = device;
         impl->kernels.push_back(std::move(k));
     }
+    mark_overloads(impl->kernels);
     return impl;
 }
 
@@ -433,6 +494,7 @@ std::shared_ptr<CompiledModule::Impl> cpu_module(const pipeline::Artifact &artif
         k->pool = pool;
         impl->kernels.push_back(std::move(k));
     }
+    mark_overloads(impl->kernels);
     return impl;
 }
 } // namespace

@@ -240,19 +240,29 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
 
 // ---------------------------------------------------------------------------
 
-namespace {
-bool accepts(const Annotation &a, const Type &t) {
-    switch (a.kind) {
-    case Annotation::Kind::Concrete: return a.type == t;
-    case Annotation::Kind::Any: return t.kind() != Type::Kind::Tuple;
-    case Annotation::Kind::Scalar: return t.is_scalar() && !t.is_bool();
-    case Annotation::Kind::Float: return t.is_float();
-    case Annotation::Kind::Int: return t.is_integer();
-    case Annotation::Kind::ArrayAny: return t.kind() == Type::Kind::Array && t.ndim() == a.ndim;
+bool Annotation::accepts(const Type &t) const {
+    switch (kind) {
+    case Kind::Concrete: return type == t;
+    case Kind::Any: return t.kind() != Type::Kind::Tuple;
+    case Kind::Scalar: return t.is_scalar() && !t.is_bool();
+    case Kind::Float: return t.is_float();
+    case Kind::Int: return t.is_integer();
+    case Kind::ArrayAny: return t.kind() == Type::Kind::Array && t.ndim() == ndim;
     }
     return false;
 }
-} // namespace
+
+std::string Annotation::describe() const {
+    switch (kind) {
+    case Kind::Concrete: return type.name();
+    case Kind::Any: return "any type";
+    case Kind::Scalar: return "a scalar type (wp.Scalar)";
+    case Kind::Float: return "a float type (wp.Float)";
+    case Kind::Int: return "an integer type (wp.Int)";
+    case Kind::ArrayAny: return "an array with ndim=" + std::to_string(ndim);
+    }
+    return "?";
+}
 
 Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Value> args) {
     for (const Value &v : args)
@@ -280,13 +290,13 @@ Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Val
             const Value &v = args[i];
             if (a->kind != Annotation::Kind::Concrete) exact = false; // concrete overloads win over generic ones
             if (v.literal == Value::Literal::None) {
-                if (!accepts(*a, v.type())) all = false;
+                if (!a->accepts(v.type())) all = false;
             } else if (a->kind == Annotation::Kind::Concrete) {
                 if (a->type != v.type()) exact = false;
                 if (a->type != v.type() && !literal_converts(v, a->type)) all = false;
             } else {
                 const Type def_type = Type::scalar(v.literal == Value::Literal::Float ? Scalar::Float32 : Scalar::Int32);
-                if (!accepts(*a, def_type)) all = false;
+                if (!a->accepts(def_type)) all = false;
             }
             params.push_back(*a);
         }

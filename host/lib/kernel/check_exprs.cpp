@@ -480,6 +480,13 @@ Value Checker::expr(const Expr &e) {
         diags_.error(e.location, "dict literals are only supported as module options: @wp.kernel(module_options={...}) "
                                  "and wp.set_module_options({...})");
         return poison();
+    case Expr::Kind::List:
+        diags_.error(e.location, "list literals are only supported in wp.overload(kernel, [types]); use a vector "
+                                 "(wp.vec3(...)) or an array for values");
+        return poison();
+    case Expr::Kind::Ellipsis:
+        diags_.error(e.location, "'...' is only the body of a @wp.overload stub");
+        return poison();
     }
     return poison();
 }
@@ -689,6 +696,21 @@ Value Checker::builtin_call(const std::string &name, std::vector<Value> args, So
 Value Checker::call(const Expr &e) {
     const Expr &callee = *e.children[0];
     auto name = dotted(callee);
+    // type(x)(value): a value of x's type, as generic Warp code converts (x itself is not evaluated).
+    if (!name && callee.kind == Expr::Kind::Call && callee.children.size() == 2 && callee.keywords.empty() &&
+        callee.children[0]->kind == Expr::Kind::Name && callee.children[0]->text == "type" &&
+        !(scope_ && (scope_->locals.count("type") || scope_->params.count("type")))) {
+        Value of = expr(*callee.children[1]);
+        if (!of.ok()) return poison();
+        settle(of);
+        const Type t = of.type();
+        if (t.kind() == Type::Kind::Array || t.kind() == Type::Kind::Tuple || t.is_void()) {
+            diags_.error(callee.location, "type(x)(...) constructs values of scalar, vector, matrix, quaternion and "
+                                          "struct types; x is " + t.name());
+            return poison();
+        }
+        return construct(t, e, e.location);
+    }
     if (!name) {
         diags_.error(callee.location, "only named functions and types can be called");
         return poison();

@@ -245,10 +245,10 @@ void Checker::class_constants(const ast::ClassDef &c) {
     }
 }
 
-void Checker::check_kernel(const ast::FunctionDef &def) {
+void Checker::check_kernel(const ast::FunctionDef &def, const std::vector<Type> &param_types, bool instance) {
     ir::Function f;
     f.name = def.name;
-    f.mangled_name = ir::mangle_kernel(def.name);
+    f.mangled_name = instance ? ir::mangle_kernel(def.name, param_types) : ir::mangle_kernel(def.name);
     f.is_kernel = true;
     f.location = def.location;
     const ast::Decorator &d = *std::find_if(def.decorators.begin(), def.decorators.end(),
@@ -328,26 +328,12 @@ void Checker::check_kernel(const ast::FunctionDef &def) {
     if (f.abi == ir::EntryPointAbi::ExternalConstantParams && !(f.enable_backward_explicit && !f.enable_backward))
         diags_.error(d.location, "entry_point_abi='external_constant_params' requires an explicit enable_backward=False");
 
-    bool ok = true;
-    for (const ast::Param &p : def.params) {
-        if (!p.annotation) {
-            diags_.error(p.location, "kernel parameter '" + p.name + "' needs a type annotation");
-            ok = false;
-            continue;
-        }
-        if (p.default_value) diags_.error(p.default_value->location, "kernel parameters cannot have default values");
-        auto a = annotation(*p.annotation, false);
-        if (!a) {
-            ok = false;
-            continue;
-        }
-        f.params.push_back({p.name, a->type, p.location});
+    if (instance && f.abi == ir::EntryPointAbi::ExternalConstantParams) {
+        diags_.error(d.location, "kernel '" + def.name + "' is generic: its instances cannot use "
+                                 "entry_point_abi='external_constant_params' (each needs its own entry point)");
+        return;
     }
-    // `-> None` states what every kernel does (Warp accepts it); any other annotation is a value.
-    const bool returns_none = def.returns && def.returns->kind == Expr::Kind::Name &&
-                              def.returns->text == "None";
-    if (def.returns && !returns_none) diags_.error(def.returns->location, "kernels cannot return a value");
-    if (!ok) return;
+    for (std::size_t i = 0; i < def.params.size(); ++i) f.params.push_back({def.params[i].name, param_types[i], def.params[i].location});
 
     FunctionScope scope;
     FunctionScope *outer = scope_;
@@ -431,8 +417,8 @@ void Checker::run() {
                         continue;
                     }
                 }
-            if (value && value->kind == Expr::Kind::Dict) {
-                expr(*value); // says where dicts belong
+            if (value && (value->kind == Expr::Kind::Dict || value->kind == Expr::Kind::List)) {
+                expr(*value); // says where dicts and lists belong
                 failed_constants_.insert(a.name);
                 continue;
             }
@@ -498,6 +484,11 @@ void Checker::run() {
         } else if (kind == 'f') {
             const ast::FunctionDef &f = ast_.functions[index];
             std::vector<const ast::Decorator *> known;
+            if (std::any_of(f.decorators.begin(), f.decorators.end(),
+                            [](const ast::Decorator &d) { return d.name == "overload"; })) {
+                overload_stubs_.push_back(&f);
+                continue;
+            }
             for (const ast::Decorator &d : f.decorators) {
                 if (d.name == "kernel" || d.name == "func") {
                     known.push_back(&d);
@@ -561,6 +552,7 @@ void Checker::run() {
         if (kind != 'f' || diags_.at_limit()) continue;
         const ast::FunctionDef &f = ast_.functions[index];
         if (replaced_funcs_.count(&f)) continue; // a later definition took its place
+        if (std::find(overload_stubs_.begin(), overload_stubs_.end(), &f) != overload_stubs_.end()) continue;
         const bool is_kernel = std::any_of(f.decorators.begin(), f.decorators.end(),
                                            [](const ast::Decorator &d) { return d.name == "kernel"; });
         const bool is_func = std::any_of(f.decorators.begin(), f.decorators.end(),
@@ -569,8 +561,9 @@ void Checker::run() {
             if (p.default_value && !is_kernel)
                 diags_.error(p.default_value->location, "default parameter values are not supported in kernels");
         if (is_kernel && !is_func) {
-            if (out_.kernel(f.name)) diags_.error(f.location, "kernel '" + f.name + "' is defined twice");
-            check_kernel(f);
+            if (out_.kernel(f.name) || generic_kernels_.count(f.name))
+                diags_.error(f.location, "kernel '" + f.name + "' is defined twice");
+            kernel_definition(f);
         } else if (is_func && !is_kernel) {
             std::vector<Type> types;
             bool concrete = true;
@@ -591,6 +584,7 @@ void Checker::run() {
             if (concrete) instantiate(f, types, f.location);
         }
     }
+    kernel_overloads();
     attach_custom_gradients();
     check_call_depth();
 }

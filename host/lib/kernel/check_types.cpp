@@ -105,7 +105,7 @@ std::optional<Type> Checker::concrete_type(const Expr &e) {
 std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic) {
     auto generic = [&](Annotation::Kind kind, const std::string &spelled) -> std::optional<Annotation> {
         if (!allow_generic) {
-            diags_.error(e.location, "'" + spelled + "' is not a concrete type: only @wp.func parameters can be generic");
+            diags_.error(e.location, "'" + spelled + "' is not a concrete type: only @wp.func and @wp.kernel parameters can be generic");
             return std::nullopt;
         }
         Annotation a;

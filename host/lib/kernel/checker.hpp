@@ -30,6 +30,10 @@ struct Annotation {
     enum class Kind { Concrete, Any, Scalar, Float, Int, ArrayAny } kind = Kind::Concrete;
     Type type = Type::scalar(Scalar::Int32);
     int ndim = 0; // ArrayAny: wp.array(dtype=Any, ndim=k)
+    /// Whether a value of type `t` may be passed for this parameter.
+    bool accepts(const Type &t) const;
+    /// What the annotation admits, for messages: "float32", "any type", "an array with ndim=2".
+    std::string describe() const;
 };
 
 /// The function being checked: its scopes and what it has seen.
@@ -130,7 +134,26 @@ public:
     /// `adjoint_of`: instantiate a @wp.func_grad for that function instance.
     int instantiate(const ast::FunctionDef &def, const std::vector<Type> &arg_types, SourceLocation call_site,
                     const ir::Function *adjoint_of = nullptr);
-    void check_kernel(const ast::FunctionDef &def);
+    /// A kernel with these parameter types: its own, or an instance's
+    /// (`instance`: a wp.overload of a generic kernel, named by its types).
+    void check_kernel(const ast::FunctionDef &def, const std::vector<Type> &param_types, bool instance);
+
+    // --- generic kernels and wp.overload (check_overloads.cpp) ---
+    /// Checks a kernel's parameter annotations; a generic kernel is kept for
+    /// its wp.overload instances, a concrete one is checked now.
+    void kernel_definition(const ast::FunctionDef &def);
+    /// Every wp.overload(...) call and @wp.overload stub, in source order.
+    void kernel_overloads();
+    void overload_call(const ast::Expr &call);
+    void overload_stub(const ast::FunctionDef &stub);
+    void instantiate_kernel(const ast::FunctionDef &def, const std::vector<Type> &types, SourceLocation at);
+    struct GenericKernel {
+        const ast::FunctionDef *def = nullptr;
+        std::vector<Annotation> params;
+        std::set<std::string> instances; // parameter type codes of each instance made
+    };
+    std::map<std::string, GenericKernel> generic_kernels_;
+    std::vector<const ast::FunctionDef *> overload_stubs_;
 
     /// An enum (IntEnum, IntFlag) or a class holding constants: its members
     /// are module constants reached as Class.NAME (check_module.cpp).

@@ -103,6 +103,15 @@ void DiagnosticEngine::note(SourceLocation at, std::string message) {
 
 void DiagnosticEngine::add(Diagnostic::Severity severity, SourceLocation at, std::string message,
                            std::vector<std::string> details) {
+    // A generic kernel or function checked once per instance repeats its
+    // errors word for word: one report each. A repeat still counts for
+    // error_count(), so a caller sees that its check failed, but not
+    // towards the limit.
+    for (const Diagnostic &d : diagnostics_)
+        if (d.severity == severity && d.location.line == at.line && d.location.column == at.column && d.message == message) {
+            if (severity == Diagnostic::Severity::Error) ++repeats_;
+            return;
+        }
     if (severity == Diagnostic::Severity::Error) {
         if (at_limit()) {
             ++dropped_;

@@ -126,4 +126,9 @@ std::string mangle_function(std::string_view name, const std::vector<Type> &arg_
 
 std::string mangle_kernel(std::string_view name) { return "wk" + std::to_string(name.size()) + std::string(name); }
 
+std::string mangle_kernel(std::string_view name, const std::vector<Type> &param_types) {
+    // The function scheme after the kernel prefix: "wk5scale_6array..." never equals a plain "wk5scale".
+    return mangle_kernel(name) + mangle_function("", param_types).substr(3);
+}
+
 } // namespace weft::kernel::ir

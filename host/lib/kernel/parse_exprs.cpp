@@ -424,10 +424,12 @@ Node Parser::parse_atom() {
     case TokenKind::Op:
         if (t.text == "(") return parse_parenthesized();
         if (t.text == "{" && allow_dict_) return parse_dict();
+        if (t.text == "[" && allow_dict_) return parse_list();
         if (t.text == "[" || t.text == "{") {
             reject_bracket_display();
             return {};
         }
+        if (t.text == "..." && allow_ellipsis_) return leaf(Expr::Kind::Ellipsis, advance().location);
         if (t.text == "...") {
             fail(t.location, "Ellipsis (...) is not supported in kernels");
             return {};
@@ -531,6 +533,26 @@ Node Parser::parse_dict() {
     }
     advance(); // '}'
     return dict;
+}
+
+Node Parser::parse_list() {
+    Node list = leaf(Expr::Kind::List, advance().location); // '['
+    while (!check_op("]")) {
+        Node e = parse_expression();
+        if (e && check_kw("for")) {
+            fail(list.expr->location, "list comprehensions are not supported in kernels");
+            return {};
+        }
+        if (!e || !add(list, std::move(e))) return {};
+        if (check_op(",")) {
+            advance();
+        } else if (!check_op("]")) {
+            unexpected("',' or ']' in the list");
+            return {};
+        }
+    }
+    advance(); // ']'
+    return list;
 }
 
 Node Parser::parse_target_list() {

@@ -124,6 +124,11 @@ void Parser::add_top_level(StmtPtr s) {
             module_.module_options.push_back(std::move(s->value));
             return;
         }
+        // wp.overload(kernel, [types] or {name: type}): instances of a generic kernel.
+        if ((callee->kind == Expr::Kind::Name || callee->kind == Expr::Kind::Attribute) && name == "overload") {
+            module_.kernel_overloads.push_back(std::move(s->value));
+            return;
+        }
     }
     auto simple_name = [](const ExprPtr &e) { return e->kind == Expr::Kind::Name && e->text != "None"; };
     if (s->kind == Stmt::Kind::Assign && std::all_of(s->targets.begin(), s->targets.end(), simple_name)) {
@@ -298,7 +303,13 @@ void Parser::parse_function(std::vector<ast::Decorator> decorators) {
         f.returns = std::move(returns.expr);
     }
     if (!expect_op(":", "':' after the function signature")) return;
+    // A @wp.overload stub's body is `...` (or pass, or a docstring).
+    const bool stub = std::any_of(f.decorators.begin(), f.decorators.end(),
+                                  [](const ast::Decorator &d) { return d.name == "overload"; });
+    const bool saved_ellipsis = allow_ellipsis_;
+    allow_ellipsis_ = stub;
     f.body = parse_block("function definition", kw.location.line, BlockKind::Function);
+    allow_ellipsis_ = saved_ellipsis;
     if (failed_) return;
     module_.order.emplace_back('f', module_.functions.size());
     module_.functions.push_back(std::move(f));

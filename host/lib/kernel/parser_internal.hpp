@@ -114,6 +114,7 @@ private:
     [[gnu::noinline]] Node parse_parenthesized();
     [[gnu::noinline]] void reject_bracket_display();
     [[gnu::noinline]] Node parse_dict();
+    [[gnu::noinline]] Node parse_list(); // wp.overload(kernel, [types])
     Node parse_target_list();
 
     // --- statements -------------------------------------------------------
@@ -163,7 +164,10 @@ private:
     std::uint32_t stmt_path_ = 0; // blocks and elif links from the top: the statement tree's height so far
     // Dict literals are module options: allowed in decorator arguments and
     // top-level statements (wp.set_module_options), nowhere in a function body.
+    // List literals likewise, for wp.overload(kernel, [types]).
     bool allow_dict_ = false;
+    // `...` is the body of a @wp.overload stub, and nothing else.
+    bool allow_ellipsis_ = false;
     struct AllowDict {
         Parser &p;
         bool saved;

@@ -4,6 +4,7 @@
 
 #include "weft/support/error.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -11,11 +12,13 @@
 
 namespace weft::detail {
 
-/// The names of `kernels` (records with a `name` member), in module order.
+/// The names of `kernels` (records with a `name` member), in module order;
+/// the instances of a generic kernel (wp.overload) share one name, listed once.
 template <class Impl> std::vector<std::string> kernel_names(const std::vector<std::shared_ptr<Impl>> &kernels) {
     std::vector<std::string> names;
     names.reserve(kernels.size());
-    for (const auto &k : kernels) names.push_back(k->name);
+    for (const auto &k : kernels)
+        if (std::find(names.begin(), names.end(), k->name) == names.end()) names.push_back(k->name);
     return names;
 }
 

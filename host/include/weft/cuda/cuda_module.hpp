@@ -242,9 +242,13 @@ public:
     const std::filesystem::path &artifact_path() const;
     double load_ms() const;
 
+    /// Each name once (the instances of a generic kernel share theirs).
     std::vector<std::string> kernel_names() const;
-    /// Throws UserError naming the module's kernels when there is no such kernel.
+    /// Throws UserError naming the module's kernels when there is no such
+    /// kernel. For a generic kernel: its first instance (see kernels()).
     CudaKernel kernel(std::string_view name) const;
+    /// Every kernel in module order, each instance of a generic kernel apart.
+    std::vector<CudaKernel> kernels() const;
     /// Any entry point by symbol (external entries included); CudaDriverError when absent.
     CudaEntry function(const std::string &symbol) const;
     backend::CudaModule handle() const;

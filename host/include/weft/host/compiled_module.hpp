@@ -103,10 +103,15 @@ public:
     const std::filesystem::path &source_path() const;
     /// The device it is loaded on (ModuleLoadOptions::device).
     Device device() const;
+    /// Each kernel name once (the instances of a generic kernel share theirs).
     std::vector<std::string> kernel_names() const;
     /// The kernel of that function name, else of that name= key (Warp's
     /// kernel key). Throws UserError naming the module's kernels when there is none.
+    /// A generic kernel gives its first instance; a launch picks the instance
+    /// whose parameter types equal the arguments' (as Warp's launch does).
     Kernel kernel(std::string_view name) const;
+    /// Every kernel in module order, each instance of a generic kernel apart.
+    std::vector<Kernel> kernels() const;
 
     /// The same loaded module (not merely the same hash).
     bool operator==(const CompiledModule &other) const { return impl_ == other.impl_; }

@@ -42,6 +42,9 @@ struct Expr {
         IfExp,     // children = {test, body, orelse}  (body if test else orelse)
         Tuple,     // children = elements  (a, b) or a, b
         Dict,      // children = key, value, key, value, ...: only in module options (decorators, set_module_options)
+                   // and wp.overload(kernel, {...})
+        List,      // children = elements: only in top-level calls (wp.overload(kernel, [...]))
+        Ellipsis,  // `...`: only as the body of a @wp.overload stub
     };
 
     Kind kind;
@@ -142,6 +145,8 @@ struct Module {
     std::vector<FunctionDef> functions; // in source order
     /// Top-level `wp.set_module_options({...})` calls, in source order (the Call expressions).
     std::vector<ExprPtr> module_options;
+    /// Top-level `wp.overload(kernel, [...] or {...})` calls, in source order (the Call expressions).
+    std::vector<ExprPtr> kernel_overloads;
     /// Source order of the top-level items: {kind, index} with kind 'i', 'a', 'c', 'f'.
     std::vector<std::pair<char, std::size_t>> order;
 };

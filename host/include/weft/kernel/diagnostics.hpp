@@ -38,7 +38,7 @@ public:
     void note(SourceLocation at, std::string message);
 
     bool has_errors() const { return errors_ > 0; }
-    std::size_t error_count() const { return errors_; }
+    std::size_t error_count() const { return errors_ + repeats_; }
     /// True once `limit` errors were reported: further errors are dropped.
     bool at_limit() const { return limit_ != 0 && errors_ >= limit_; }
     /// Errors reported after the limit was reached (dropped, but counted).
@@ -70,6 +70,7 @@ private:
     std::size_t limit_;
     std::size_t errors_ = 0;
     std::size_t dropped_ = 0;
+    std::size_t repeats_ = 0; // errors already reported word for word at the same place
     std::vector<Diagnostic> diagnostics_;
 };
 

@@ -185,6 +185,8 @@ struct Function {
 /// (name, argument types) pairs mangle alike, whatever the names.
 std::string mangle_function(std::string_view name, const std::vector<Type> &arg_types);
 std::string mangle_kernel(std::string_view name);
+/// An instance of a generic kernel (wp.overload): the name and its parameter types.
+std::string mangle_kernel(std::string_view name, const std::vector<Type> &param_types);
 
 struct Struct {
     std::string name;
