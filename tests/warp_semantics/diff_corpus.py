@@ -10,6 +10,16 @@
 # formulas below mirror corpus_runs.cpp), launches the same kernels on the
 # same grids, and compares. Kernels weft reports a bounds or expect_* failure
 # for are not compared (Warp's release build would read outside the array).
+#
+# A generic kernel (`Any` parameters) is launched once per `wp.overload`, in
+# the order Warp registered them: weft's runs named `NAME[KEY]` are matched to
+# the overload whose Warp signature key is KEY (`a1f4_f4`), runs named `NAME`
+# to the overloads in order. A run's name may also be a kernel's key (`name=`).
+# An `indexedarray` parameter gets the array made for a plain array of its
+# dimension, indexed along its first dimension in reverse (index k reads
+# element n-1-k); the whole underlying array is compared. bfloat16 elements
+# are made from the float values and compared like float16. Transforms are
+# filled component by component like vectors (p then q, 7 components).
 # Exits 77 (skipped) without warp-lang, 1 when any kernel differs.
 import importlib.util
 import json
@@ -38,7 +48,8 @@ class _Probe:
 STRUCT = type(_Probe)  # Warp's struct class (its module is private)
 
 SHAPES = {1: (64,), 2: (16, 16), 3: (8, 8, 8), 4: (4, 4, 4, 4)}
-FLOATS = (wp.float16, wp.float32, wp.float64)
+BFLOAT16 = getattr(wp, "bfloat16", None)
+FLOATS = (wp.float16, wp.float32, wp.float64) + ((BFLOAT16,) if BFLOAT16 else ())
 
 
 def float_value(seed, k):
@@ -58,7 +69,8 @@ def scalar_value(t, seed, k):
 
 
 def is_composite(t):
-    return wp.types.type_is_vector(t) or wp.types.type_is_matrix(t) or wp.types.type_is_quaternion(t)
+    return (wp.types.type_is_vector(t) or wp.types.type_is_matrix(t) or wp.types.type_is_quaternion(t)
+            or wp.types.type_is_transformation(t))
 
 
 def components(t, seed, k):
@@ -75,11 +87,13 @@ def value_of(t, seed, k):
             setattr(s, name, value_of(var.type, seed + f + 1, k))
         return s
     v = scalar_value(t, seed, k)
-    return t(v) if t in (wp.float16, wp.float64, wp.int64, wp.uint64, wp.int8, wp.uint8, wp.int16, wp.uint16, wp.uint32) else v
+    return t(v) if t in (wp.float16, BFLOAT16, wp.float64, wp.int64, wp.uint64, wp.int8, wp.uint8, wp.int16, wp.uint16, wp.uint32) else v
 
 
 def numpy_type(t):
     s = t._wp_scalar_type_ if is_composite(t) else t
+    if BFLOAT16 is not None and s is BFLOAT16:
+        return np.float32  # Warp converts when it makes the array
     return {wp.float16: np.float16, wp.float32: np.float32, wp.float64: np.float64, wp.int8: np.int8,
             wp.uint8: np.uint8, wp.int16: np.int16, wp.uint16: np.uint16, wp.int32: np.int32, wp.uint32: np.uint32,
             wp.int64: np.int64, wp.uint64: np.uint64, wp.bool: np.bool_, int: np.int32, float: np.float32,
@@ -87,6 +101,17 @@ def numpy_type(t):
 
 
 def array_of(a, seed):
+    if isinstance(a, wp.indexedarray):
+        base = plain_array_of(a, seed)
+        n = base.shape[0]
+        reverse = wp.array(np.arange(n - 1, -1, -1, dtype=np.int32), dtype=wp.int32, device="cpu")
+        view = wp.indexedarray(base, [reverse] + [None] * (base.ndim - 1))
+        view.base_array = base  # what is compared: the whole array
+        return view
+    return plain_array_of(a, seed)
+
+
+def plain_array_of(a, seed):
     shape = SHAPES[a.ndim]
     count = int(np.prod(shape))
     t = a.dtype
@@ -102,7 +127,7 @@ def array_of(a, seed):
 
 def tolerance(t):
     s = t._wp_scalar_type_ if is_composite(t) else t
-    return {wp.float16: 1e-2, wp.float64: 1e-9}.get(s, 1e-4) if s in FLOATS or s is float else 0
+    return {wp.float16: 1e-2, BFLOAT16: 1e-2, wp.float64: 1e-9}.get(s, 1e-4) if s in FLOATS or s is float else 0
 
 
 def compare(name, i, t, ours, theirs):
@@ -120,6 +145,42 @@ def compare(name, i, t, ours, theirs):
     return None
 
 
+def read_back(a, t):
+    """An array's elements after a launch, flattened to scalar components."""
+    a = getattr(a, "base_array", a)
+    data = a.numpy()
+    s = t._wp_scalar_type_ if is_composite(t) else t
+    if BFLOAT16 is not None and s is BFLOAT16:  # raw bits from Warp
+        data = (data.astype(np.uint32) << 16).view(np.float32)
+    return data.flatten().tolist()
+
+
+def find_kernel(module, name):
+    """The kernel weft's run `name` stands for (by attribute, function name or key) and its overload key or None."""
+    base, key = name, None
+    if name.endswith("]") and "[" in name:
+        base, key = name[: name.index("[")], name[name.index("[") + 1 : -1]
+    kernel = getattr(module, base, None)
+    if not isinstance(kernel, wp.Kernel):
+        kernel = next((k for k in vars(module).values()
+                       if isinstance(k, wp.Kernel) and base in (k.key, k.func.__name__)), None)
+    return kernel, key
+
+
+def kernel_inputs(kernel):
+    """The arguments made from `kernel`'s parameter types, and (array, dtype) for each array parameter."""
+    args, arrays = [], []
+    for p, var in enumerate(kernel.adj.args):
+        seed = p + 2
+        if wp.types.is_array(var.type):
+            a = array_of(var.type, seed)
+            args.append(a)
+            arrays.append((a, var.type.dtype))
+        else:
+            args.append(value_of(var.type, seed, 0))
+    return args, arrays
+
+
 def run_module(suite, path, scratch):
     out = os.path.join(scratch, os.path.basename(path) + ".json")
     subprocess.run([suite, "run", path, out], check=True, capture_output=True)
@@ -129,32 +190,29 @@ def run_module(suite, path, scratch):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     results = []
+    next_overload = {}
     for run in weft_runs:
         name = run["kernel"]
         if run["error"]:
             results.append((name, "not compared", "weft: " + run["error"].splitlines()[0][:120]))
             continue
-        kernel = getattr(module, name, None)
-        if not isinstance(kernel, wp.Kernel):
+        kernel, key = find_kernel(module, name)
+        if kernel is None:
             results.append((name, "not compared", "no kernel of that name in Warp's module"))
             continue
         if kernel.is_generic:
-            # weft's instances are the wp.overload declarations in source order, as Warp's overloads are.
-            overloads = list(kernel.overloads.values())
-            if run.get("instance", 0) >= len(overloads):
-                results.append((name, "not compared", "Warp has no overload number %d" % run.get("instance", 0)))
+            overloads = kernel.overloads
+            if key is None:
+                # weft's runs give the instance: its wp.overload declarations in source order, as Warp's.
+                n = run.get("instance", next_overload.get(kernel, 0))
+                next_overload[kernel] = n + 1
+                name = "%s#%d" % (name, n)
+                key = list(overloads)[n] if n < len(overloads) else None
+            if key not in overloads:
+                results.append((name, "not compared", "no such overload in Warp's module"))
                 continue
-            kernel = overloads[run.get("instance", 0)]
-            name = "%s#%d" % (name, run.get("instance", 0))
-        args, arrays = [], []
-        for p, var in enumerate(kernel.adj.args):
-            seed = p + 2
-            if wp.types.is_array(var.type):
-                a = array_of(var.type, seed)
-                args.append(a)
-                arrays.append((a, var.type.dtype))
-            else:
-                args.append(value_of(var.type, seed, 0))
+            kernel = overloads[key]
+        args, arrays = kernel_inputs(kernel)
         try:
             wp.launch(kernel, dim=tuple(run["dim"]), inputs=args, device="cpu")
             wp.synchronize_device("cpu")
@@ -165,7 +223,7 @@ def run_module(suite, path, scratch):
         for i, ((a, t), ours) in enumerate(zip(arrays, run["arrays"])):
             if ours is None:
                 continue
-            problem = compare(name, i, t, ours, a.numpy().flatten().tolist())
+            problem = compare(name, i, t, ours, read_back(a, t))
             if problem:
                 break
         results.append((name, "differs" if problem else "agrees", problem or ""))
