@@ -377,6 +377,20 @@ void Emitter::adjoint_function(std::ostringstream &o, const ir::Function &f) {
         ad_ = nullptr;
         return;
     }
+    if (f.is_native) {
+        // @wp.func_native: the adjoint is adj_snippet (none given: no gradient flows, as in Warp).
+        o << "\ntemplate <bool weft_contig_>\nWEFT_FN void adj_" << f.mangled_name << "(const weft::tid_t &weft_t_";
+        for (std::size_t i = 0; i < f.params.size(); ++i) o << ", " << type(f.params[i].type) << " " << param(static_cast<int>(i));
+        for (std::size_t i = 0; i < f.params.size(); ++i)
+            o << ", " << type(f.params[i].type) << " &adj_" << param(static_cast<int>(i));
+        if (f.return_type) o << ", const " << type(*f.return_type) << " &weft_adj_ret_";
+        o << ") {\n    (void)weft_t_;\n";
+        native_aliases(o, f, true);
+        if (!f.native_adjoint.text.empty()) o << line_marker(f.native_adjoint.location) << f.native_adjoint.text << "\n";
+        o << "}\n";
+        ad_ = nullptr;
+        return;
+    }
     const std::vector<AdNode> nodes = ad_build(f.body, 0, false);
 
     std::ostringstream fwd, rev;

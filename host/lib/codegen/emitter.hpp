@@ -503,11 +503,39 @@ private:
             return;
         }
         o << "    (void)weft_t_;\n";
+        if (f.is_native) {
+            // The snippet sees the parameters under their own names (Warp's convention).
+            native_aliases(o, f, false);
+            const ir::Function::Snippet &s = replay_ && !f.native_replay.text.empty() ? f.native_replay : f.native;
+            o << line_marker(s.location) << s.text << "\n}\n";
+            return;
+        }
         for (std::size_t i = 0; i < f.locals.size(); ++i)
             o << "    " << type(f.locals[i].type) << " " << local(static_cast<int>(i)) << "{};\n";
         block(o, f.body, 1);
         o << "}\n";
         if (f.is_kernel) entry(o, f);
+    }
+
+    /// `auto &x = p_x;` for each parameter of a @wp.func_native (and `adj_x`, `adj_ret` in its adjoint).
+    void native_aliases(std::ostringstream &o, const ir::Function &f, bool adjoint) {
+        // Snippets written for Warp name its runtime wp:: (wp::index, wp::vec3) or
+        // use it unqualified (sqrt): weft's runtime has those names.
+        // NVRTC declares float math (sqrt, sin ...) globally too: block-scope
+        // using-declarations make weft's the ones found, on both backends.
+        o << "    namespace wp = ::weft;\n    using namespace ::weft;\n   ";
+        for (const char *m : {"abs", "acos", "asin", "atan", "atan2", "ceil", "cos", "cosh", "exp", "floor", "log",
+                              "log10", "log2", "max", "min", "pow", "round", "sin", "sinh", "sqrt", "tan", "tanh",
+                              "trunc"})
+            o << " using ::weft::" << m << ";";
+        o << "\n";
+        for (std::size_t i = 0; i < f.params.size(); ++i) {
+            const std::string &n = f.params[i].name;
+            o << "    auto &" << n << " = " << param(static_cast<int>(i)) << ";\n    (void)" << n << ";\n";
+            if (adjoint)
+                o << "    auto &adj_" << n << " = adj_" << param(static_cast<int>(i)) << ";\n    (void)adj_" << n << ";\n";
+        }
+        if (adjoint && f.return_type) o << "    const auto &adj_ret = weft_adj_ret_;\n    (void)adj_ret;\n";
     }
 
     /// "template <bool weft_contig_> WEFT_FN R name(const weft::tid_t &weft_t_, T p_x, ...)"

@@ -84,7 +84,12 @@ int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &a
     scope.declared_void = returns_none;
     scope.adjoint_params = std::move(adjoint_params);
     for (std::size_t i = 0; i < def.params.size(); ++i) scope.params[def.params[i].name] = static_cast<int>(i);
-    if (ok) {
+    if (const auto native = native_funcs_.find(&def); native != native_funcs_.end()) {
+        f.is_native = true;
+        f.native = native->second.forward;
+        f.native_adjoint = native->second.adjoint;
+        f.native_replay = native->second.replay;
+    } else if (ok) {
         std::vector<ir::StmtPtr> body;
         shadow_rebound_params(def, body);
         const std::size_t errors_before = diags_.error_count();
@@ -391,6 +396,11 @@ void Checker::run() {
                     value = value->children[1].get();
                 }
             }
+            // SNIPPET = """...""": the C++ body of a @wp.func_native.
+            if (value && !explicit_constant && value->kind == Expr::Kind::String) {
+                string_constants_[a.name] = value;
+                continue;
+            }
             // `dtype = wp.float32`, `f = wp.sin`: aliases, not values.
             if (value && !explicit_constant && !a.annotation && (value->kind == Expr::Kind::Name || value->kind == Expr::Kind::Attribute)) {
                 if (auto target = dotted(*value)) {
@@ -492,6 +502,9 @@ void Checker::run() {
             for (const ast::Decorator &d : f.decorators) {
                 if (d.name == "kernel" || d.name == "func") {
                     known.push_back(&d);
+                } else if (d.name == "func_native") {
+                    known.push_back(&d);
+                    if (!native_decorator(f, d)) invalid_functions_.insert(f.name);
                 } else if (d.name == "func_grad" || d.name == "func_replay") {
                     if (!d.called || d.args.size() != 1 || d.args[0]->kind != Expr::Kind::Name || !d.keywords.empty()) {
                         diags_.error(d.location, "@wp." + d.name + " takes the @wp.func it belongs to: @wp." + d.name +
@@ -512,8 +525,10 @@ void Checker::run() {
             if (known.empty()) invalid_functions_.insert(f.name);
             if (known.empty() && f.decorators.empty())
                 diags_.error(f.location, "function '" + f.name + "' has no @wp.func or @wp.kernel decorator; host code is not supported in a kernel module");
-            if (known.size() > 1) diags_.error(f.location, "function '" + f.name + "' has both @wp.kernel and @wp.func");
-            if (known.size() == 1 && known[0]->name == "func") {
+            if (known.size() > 1) diags_.error(f.location, "function '" + f.name + "' has more than one of @wp.kernel, @wp.func and @wp.func_native");
+            if (known.size() == 1 && known[0]->name == "func_native") {
+                if (native_funcs_.count(&f)) funcs_[f.name].push_back(&f);
+            } else if (known.size() == 1 && known[0]->name == "func") {
                 if (known[0]->called && !known[0]->keywords.empty())
                     diags_.error(known[0]->keywords[0].location, "@wp.func takes no options");
                 funcs_[f.name].push_back(&f);
@@ -555,8 +570,9 @@ void Checker::run() {
         if (std::find(overload_stubs_.begin(), overload_stubs_.end(), &f) != overload_stubs_.end()) continue;
         const bool is_kernel = std::any_of(f.decorators.begin(), f.decorators.end(),
                                            [](const ast::Decorator &d) { return d.name == "kernel"; });
-        const bool is_func = std::any_of(f.decorators.begin(), f.decorators.end(),
-                                         [](const ast::Decorator &d) { return d.name == "func"; });
+        const bool native = native_funcs_.count(&f) > 0;
+        const bool is_func = native || std::any_of(f.decorators.begin(), f.decorators.end(),
+                                                   [](const ast::Decorator &d) { return d.name == "func"; });
         for (const ast::Param &p : f.params)
             if (p.default_value && !is_kernel)
                 diags_.error(p.default_value->location, "default parameter values are not supported in kernels");
@@ -577,6 +593,9 @@ void Checker::run() {
                 if (!a || a->kind != Annotation::Kind::Concrete) {
                     concrete = false;
                     if (diags_.error_count() != errors) break;
+                    if (native) // the snippet is C++ for one signature
+                        diags_.error(p.annotation->location, "@wp.func_native function '" + f.name +
+                                                                 "': parameter '" + p.name + "' needs a concrete type");
                     continue;
                 }
                 types.push_back(a->type);

@@ -153,6 +153,16 @@ public:
         std::set<std::string> instances; // parameter type codes of each instance made
     };
     std::map<std::string, GenericKernel> generic_kernels_;
+
+    // --- @wp.func_native (check_native.cpp) ---
+    struct NativeSnippets {
+        ir::Function::Snippet forward, adjoint, replay;
+    };
+    /// Reads @wp.func_native(snippet, adj_snippet, replay_snippet=...); false when reported.
+    bool native_decorator(const ast::FunctionDef &f, const ast::Decorator &d);
+    std::optional<ir::Function::Snippet> snippet_text(const ast::Expr &e, const std::string &what);
+    std::map<const ast::FunctionDef *, NativeSnippets> native_funcs_;
+    std::map<std::string, const ast::Expr *> string_constants_; // SNIPPET = """...""" at module level
     std::vector<const ast::FunctionDef *> overload_stubs_;
 
     /// An enum (IntEnum, IntFlag) or a class holding constants: its members

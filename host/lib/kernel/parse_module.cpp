@@ -305,7 +305,7 @@ void Parser::parse_function(std::vector<ast::Decorator> decorators) {
     if (!expect_op(":", "':' after the function signature")) return;
     // A @wp.overload stub's body is `...` (or pass, or a docstring).
     const bool stub = std::any_of(f.decorators.begin(), f.decorators.end(),
-                                  [](const ast::Decorator &d) { return d.name == "overload"; });
+                                  [](const ast::Decorator &d) { return d.name == "overload" || d.name == "func_native"; });
     const bool saved_ellipsis = allow_ellipsis_;
     allow_ellipsis_ = stub;
     f.body = parse_block("function definition", kw.location.line, BlockKind::Function);

@@ -170,6 +170,14 @@ struct Function {
     /// A @wp.func_grad instance: its parameters from this index on are the adjoints
     /// of the function's inputs (wp.adjoint[x]), passed by reference; -1 otherwise.
     int reference_params_from = -1;
+    /// @wp.func_native: C++ bodies given as strings, where each string starts
+    /// in the source (#line provenance). Empty text: none given.
+    struct Snippet {
+        std::string text;
+        SourceLocation location;
+    };
+    bool is_native = false;
+    Snippet native, native_adjoint, native_replay;
 
     // Kernels only.
     bool enable_backward = true;

@@ -13,6 +13,11 @@ template <typename T> struct array_t {
     int32 shape[4];
     int64 strides[4];
     int32 ndim;
+    /// a[i] along the first dimension, as Warp's array_t has it: for
+    /// @wp.func_native snippets written against Warp (generated code uses index()).
+    WEFT_RT_FN T &operator[](int32 i) const {
+        return *reinterpret_cast<T *>(reinterpret_cast<char *>(data) + i * strides[0]);
+    }
 };
 static_assert(sizeof(array_t<float32>) == 64 && alignof(array_t<float32>) == 8, "weft: array_t layout");
 
