@@ -485,7 +485,10 @@ Value Checker::expr(const Expr &e) {
                                  "(wp.vec3(...)) or an array for values");
         return poison();
     case Expr::Kind::Ellipsis:
-        diags_.error(e.location, "'...' is only the body of a @wp.overload stub");
+        diags_.error(e.location, "'...' is only the body of a @wp.overload or @wp.func_native stub");
+        return poison();
+    case Expr::Kind::Starred:
+        diags_.error(e.location, "*v unpacks a vector only as a call argument: f(*v), wp.vec4(*v, 1.0)");
         return poison();
     }
     return poison();
@@ -693,7 +696,98 @@ Value Checker::builtin_call(const std::string &name, std::vector<Value> args, So
 
 // ---------------------------------------------------------------------------
 
+namespace {
+bool has_call(const Expr &e) {
+    if (e.kind == Expr::Kind::Call) return true;
+    return std::any_of(e.children.begin(), e.children.end(), [](const ast::ExprPtr &c) { return has_call(*c); });
+}
+} // namespace
+
+ast::ExprPtr Checker::expand_starred(const Expr &e) {
+    auto out = std::make_unique<Expr>(Expr::Kind::Call, e.location);
+    out->children.push_back(ast::clone(*e.children[0]));
+    for (std::size_t i = 1; i < e.children.size(); ++i) {
+        const Expr &arg = *e.children[i];
+        if (arg.kind != Expr::Kind::Starred) {
+            out->children.push_back(ast::clone(arg));
+            continue;
+        }
+        const Expr &operand = *arg.children[0];
+        // Each component reads the operand again: it must be free of calls.
+        if (has_call(operand)) {
+            diags_.error(operand.location, "*v unpacks a variable or an element (v, a[i]): bind a call's result "
+                                           "first (v = f(...), then g(*v))");
+            return nullptr;
+        }
+        Value v = expr(operand);
+        if (!v.ok()) return nullptr;
+        const Type &t = v.type();
+        const int n = t.kind() == Type::Kind::Vector ? t.rows() : t.kind() == Type::Kind::Quaternion ? 4 : 0;
+        if (!n) {
+            diags_.error(operand.location, "*v unpacks a vector or quaternion, not " + t.name());
+            return nullptr;
+        }
+        for (int k = 0; k < n; ++k) {
+            auto sub = std::make_unique<Expr>(Expr::Kind::Subscript, operand.location);
+            sub->children.push_back(ast::clone(operand));
+            auto index = std::make_unique<Expr>(Expr::Kind::Int, operand.location);
+            index->int_value = static_cast<std::uint64_t>(k);
+            index->text = std::to_string(k);
+            sub->children.push_back(std::move(index));
+            out->children.push_back(std::move(sub));
+        }
+    }
+    for (const ast::Keyword &k : e.keywords) out->keywords.push_back(ast::Keyword{k.name, ast::clone(*k.value), k.location});
+    return out;
+}
+
+std::optional<std::vector<const Expr *>> Checker::keyword_order(const std::string &name, const Expr &e,
+                                                               const std::vector<std::vector<std::string>> &signatures) {
+    const std::size_t positional = e.children.size() - 1;
+    std::optional<std::vector<const Expr *>> chosen;
+    for (const std::vector<std::string> &params : signatures) {
+        if (params.size() != positional + e.keywords.size()) continue;
+        std::vector<const Expr *> order(params.size(), nullptr);
+        for (std::size_t i = 0; i < positional; ++i) order[i] = e.children[i + 1].get();
+        bool fits = true;
+        for (const ast::Keyword &k : e.keywords) {
+            const auto at = std::find(params.begin(), params.end(), k.name);
+            const auto index = static_cast<std::size_t>(at - params.begin());
+            if (at == params.end() || order[index]) {
+                fits = false;
+                break;
+            }
+            order[index] = k.value.get();
+        }
+        if (!fits) continue;
+        if (chosen && *chosen != order) {
+            diags_.error(e.keywords.front().location, "the keyword arguments of this call to '" + name +
+                                                          "' fit several of its overloads differently: pass them by position");
+            return std::nullopt;
+        }
+        chosen = std::move(order);
+    }
+    if (!chosen) {
+        std::string sigs;
+        for (const std::vector<std::string> &params : signatures) {
+            std::string s;
+            for (const std::string &p : params) s += (s.empty() ? "" : ", ") + p;
+            sigs += (sigs.empty() ? "" : "; ") + name + "(" + s + ")";
+        }
+        diags_.error(e.keywords.front().location, "no parameter list of '" + name + "' takes these arguments (keyword '" +
+                                                      e.keywords.front().name + "'): " + sigs);
+    }
+    return chosen;
+}
+
 Value Checker::call(const Expr &e) {
+    if (std::any_of(e.children.begin() + 1, e.children.end(),
+                    [](const ast::ExprPtr &c) { return c->kind == Expr::Kind::Starred; })) {
+        ast::ExprPtr expanded = expand_starred(e);
+        if (!expanded) return poison();
+        synthesized_.push_back(std::move(expanded));
+        return call(*synthesized_.back());
+    }
     const Expr &callee = *e.children[0];
     auto name = dotted(callee);
     // type(x)(value): a value of x's type, as generic Warp code converts (x itself is not evaluated).
@@ -750,12 +844,20 @@ Value Checker::call(const Expr &e) {
     }
     if (auto type = type_named(*name)) return construct(*type, e, e.location);
     if (funcs_.count(n)) {
-        if (!e.keywords.empty()) {
-            diags_.error(e.keywords.front().location, "keyword arguments to @wp.func functions are not supported");
-            return poison();
-        }
         std::vector<Value> args;
-        for (std::size_t i = 1; i < e.children.size(); ++i) args.push_back(expr(*e.children[i]));
+        if (!e.keywords.empty()) {
+            // f(x, rest=1.0): by parameter name, as Python binds them.
+            std::vector<std::vector<std::string>> signatures;
+            for (const ast::FunctionDef *def : funcs_.at(n)) {
+                signatures.emplace_back();
+                for (const ast::Param &p : def->params) signatures.back().push_back(p.name);
+            }
+            const auto order = keyword_order(n, e, signatures);
+            if (!order) return poison();
+            for (const Expr *a : *order) args.push_back(expr(*a));
+        } else {
+            for (std::size_t i = 1; i < e.children.size(); ++i) args.push_back(expr(*e.children[i]));
+        }
         return user_call(n, e, std::move(args));
     }
     // The parser's call for an `assert` statement (a keyword: no user call is named so, and no registry entry).
@@ -764,12 +866,20 @@ Value Checker::call(const Expr &e) {
     const bool has_generic = std::any_of(overloads.begin(), overloads.end(), [](const BuiltinOverload &o) { return o.generic(); });
     if (has_generic) return generic_builtin(n, e);
     // A name nothing registers is "unknown function" whatever its arguments (builtin_call says so).
-    if (!e.keywords.empty() && !overloads.empty()) {
-        diags_.error(e.keywords.front().location,
-                     "builtin '" + n + "' takes no keyword arguments (got '" + e.keywords.front().name + "')");
-        return poison();
-    }
     std::vector<Value> args;
+    if (!e.keywords.empty() && !overloads.empty()) {
+        // wp.clamp(x, low=0.0, high=1.0): by the builtin's parameter names (docs list them).
+        std::vector<std::vector<std::string>> signatures;
+        for (const BuiltinOverload &o : overloads) {
+            std::vector<std::string> names;
+            for (const auto &p : o.params) names.push_back(p.name);
+            if (std::find(signatures.begin(), signatures.end(), names) == signatures.end()) signatures.push_back(names);
+        }
+        const auto order = keyword_order(n, e, signatures);
+        if (!order) return poison();
+        for (const Expr *a : *order) args.push_back(expr(*a));
+        return builtin_call(n, std::move(args), e.location, "");
+    }
     for (std::size_t i = 1; i < e.children.size(); ++i) args.push_back(expr(*e.children[i]));
     return builtin_call(n, std::move(args), e.location, "");
 }

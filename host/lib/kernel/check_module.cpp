@@ -529,8 +529,26 @@ void Checker::run() {
             if (known.size() == 1 && known[0]->name == "func_native") {
                 if (native_funcs_.count(&f)) funcs_[f.name].push_back(&f);
             } else if (known.size() == 1 && known[0]->name == "func") {
-                if (known[0]->called && !known[0]->keywords.empty())
-                    diags_.error(known[0]->keywords[0].location, "@wp.func takes no options");
+                // Warp's options: name= (the function's key in Warp's registry; calls
+                // still use the Python name), module= (grouping) and inline= (a hint);
+                // checked, and without effect: a weft module is the file, and the
+                // compiler decides inlining.
+                if (known[0]->called && !known[0]->args.empty())
+                    diags_.error(known[0]->args[0]->location, "@wp.func takes options by keyword only (name=, module=, inline=)");
+                for (const ast::Keyword &k : known[0]->keywords) {
+                    const bool ok = (k.name == "name" && k.value->kind == Expr::Kind::String && is_identifier(k.value->text)) ||
+                                    (k.name == "module" && k.value->kind == Expr::Kind::String) ||
+                                    (k.name == "inline" && (k.value->kind == Expr::Kind::Bool ||
+                                                            (k.value->kind == Expr::Kind::Name && k.value->text == "None")));
+                    if (ok) continue;
+                    if (k.name == "name" || k.name == "module" || k.name == "inline")
+                        diags_.error(k.value->location, "@wp.func(" + k.name + "=...) takes " +
+                                                            (k.name == "name"     ? std::string("an identifier string")
+                                                             : k.name == "module" ? std::string("a module name string")
+                                                                                  : std::string("True, False or None")));
+                    else
+                        diags_.error(k.location, "unknown @wp.func option '" + k.name + "' (expected name, module, inline)");
+                }
                 funcs_[f.name].push_back(&f);
             }
         }

@@ -482,6 +482,33 @@ std::optional<ir::ConstantValue> Checker::fold_constant(const Expr &e, Value::Li
     case Expr::Kind::Call: {
         auto callee = dotted(*e.children[0]);
         if (!callee) break;
+        // Python's math module on constants (wp.static(math.sqrt(2.0)), N = math.floor(...)):
+        // the host computes these in double, and the result is a float literal as in Python.
+        if (callee->rfind("math.", 0) == 0 && e.keywords.empty()) {
+            const std::string fn = callee->substr(5);
+            std::vector<double> xs;
+            for (std::size_t i = 1; i < e.children.size(); ++i) {
+                Value::Literal l;
+                auto v = fold_constant(*e.children[i], l);
+                if (!v || !v->type.is_scalar() || v->components.empty()) return std::nullopt;
+                xs.push_back(v->type.is_float() ? v->components[0] : static_cast<double>(v->int_components[0]));
+            }
+            using F1 = double (*)(double);
+            static const std::map<std::string, F1> one{
+                {"sqrt", [](double x) { return std::sqrt(x); }}, {"sin", [](double x) { return std::sin(x); }},
+                {"cos", [](double x) { return std::cos(x); }},   {"tan", [](double x) { return std::tan(x); }},
+                {"exp", [](double x) { return std::exp(x); }},   {"log", [](double x) { return std::log(x); }},
+                {"fabs", [](double x) { return std::fabs(x); }}, {"atan", [](double x) { return std::atan(x); }},
+                {"radians", [](double x) { return x * 0.017453292519943295; }},
+                {"degrees", [](double x) { return x * 57.29577951308232; }}};
+            std::optional<double> r;
+            if (auto f = one.find(fn); f != one.end() && xs.size() == 1) r = f->second(xs[0]);
+            else if (fn == "pow" && xs.size() == 2) r = std::pow(xs[0], xs[1]);
+            else if (fn == "atan2" && xs.size() == 2) r = std::atan2(xs[0], xs[1]);
+            if (!r || !std::isfinite(*r)) break;
+            literal = Value::Literal::Float;
+            return ir::ConstantValue{Type::scalar(Scalar::Float32), {*r}, {0}};
+        }
         auto type = type_named(*callee);
         if (!type) break;
         std::vector<ir::ConstantValue> args;

@@ -88,6 +88,13 @@ public:
     // --- expressions (check_exprs.cpp) ---
     Value expr(const ast::Expr &e);
     Value call(const ast::Expr &e);
+    /// f(*v): the call with v's components as arguments (v[0], v[1], ...).
+    ast::ExprPtr expand_starred(const ast::Expr &e);
+    std::deque<ast::ExprPtr> synthesized_; // rewritten calls: diagnostics and IR point into them
+    /// The arguments of `e` in parameter order, for the one ordering its keywords
+    /// give against `signatures` (parameter names); reports and returns nullopt otherwise.
+    std::optional<std::vector<const ast::Expr *>> keyword_order(const std::string &name, const ast::Expr &e,
+                                                                const std::vector<std::vector<std::string>> &signatures);
     Value construct(const Type &type, const ast::Expr &call, SourceLocation at);
     Value generic_builtin(const std::string &name, const ast::Expr &call);
     Value user_call(const std::string &name, const ast::Expr &call, std::vector<Value> args);

@@ -309,14 +309,14 @@ Node Parser::parse_call(Node callee) {
     while (!check_op(")")) {
         const Token &t = peek();
         if (t.is_op("*")) {
-            fail(t.location, "argument unpacking (*args) is not supported in kernels");
-            return {};
-        }
-        if (t.is_op("**")) {
+            // f(*v): the checker expands a vector's components into arguments.
+            Node starred = leaf(Expr::Kind::Starred, advance().location);
+            Node operand = parse_expression();
+            if (!operand || !add(starred, std::move(operand)) || !add(call, std::move(starred))) return {};
+        } else if (t.is_op("**")) {
             fail(t.location, "keyword argument unpacking (**kwargs) is not supported in kernels");
             return {};
-        }
-        if (t.kind == TokenKind::Name && peek(1).is_op("=")) {
+        } else if (t.kind == TokenKind::Name && peek(1).is_op("=")) {
             Token name = advance();
             advance(); // '='
             for (const ast::Keyword &k : call.expr->keywords) {

@@ -23,7 +23,7 @@ namespace {
 constexpr const char *top_level_message =
     "top-level statements other than imports, constants, functions and classes are not supported";
 
-ExprPtr clone(const Expr &root) {
+ExprPtr clone_tree(const Expr &root) {
     auto copy_node = [](const Expr &e) {
         auto c = std::make_unique<Expr>(e.kind, e.location);
         c->text = e.text;
@@ -137,7 +137,7 @@ void Parser::add_top_level(StmtPtr s) {
             ast::TopLevelAssign a;
             a.name = s->targets[i]->text;
             a.location = s->targets[i]->location;
-            a.value = i + 1 < s->targets.size() ? clone(*s->value) : std::move(s->value);
+            a.value = i + 1 < s->targets.size() ? clone_tree(*s->value) : std::move(s->value);
             module_.order.emplace_back('a', module_.assignments.size());
             module_.assignments.push_back(std::move(a));
         }
@@ -405,3 +405,7 @@ ast::Module parse_module(const SourceFile &file, DiagnosticEngine &diags) {
 }
 
 } // namespace weft::kernel
+
+namespace weft::kernel::ast {
+ExprPtr clone(const Expr &e) { return detail::clone_tree(e); }
+} // namespace weft::kernel::ast

@@ -105,6 +105,7 @@ void register_core_builtins(Registry &registry) {
                                  "sinh", "cosh", "tanh", "floor", "ceil", "round", "trunc"})
             r.unary(name, t, std::string("Returns ") + name + "(a).");
         r.binary("pow", t, "Returns a raised to the power b.");
+        r.add("lerp", {{"a", t}, {"b", t}, {"t", t}}, t, "Returns a (1 - t) + b t.");
         r.binary("atan2", t, "Returns the angle of (b, a): atan2(y=a, x=b).");
         r.unary("isfinite", t, "True when a is neither infinite nor NaN.", "bool");
         r.unary("isnan", t, "True when a is NaN.", "bool");
@@ -130,6 +131,7 @@ void register_core_builtins(Registry &registry) {
             r.binary("ne", v, "True when any component differs.", "bool");
             r.add("dot", {{"a", v}, {"b", v}}, s, "Dot product of a and b.");
             if (s != "int32") {
+                r.add("lerp", {{"a", v}, {"b", v}, {"t", s}}, v, "a (1 - t) + b t, per component.");
                 r.unary("abs", v, "Component-wise |a|.");
                 r.add("length", {{"a", v}}, s, "Euclidean length of a.");
                 r.add("length_sq", {{"a", v}}, s, "Squared Euclidean length of a.");
@@ -158,6 +160,7 @@ void register_core_builtins(Registry &registry) {
             r.add("determinant", {{"a", m}}, s, "Returns det(a).");
             r.add("outer", {{"a", v}, {"b", v}}, m, "Outer product a b^T.");
             r.add("trace", {{"a", m}}, s, "Sum of the diagonal of a.");
+            r.add("lerp", {{"a", m}, {"b", m}, {"t", s}}, m, "a (1 - t) + b t, per element.");
         }
         const std::string q = std::string("quat") + suffix;
         const std::string v3 = std::string("vec3") + suffix;
@@ -169,6 +172,7 @@ void register_core_builtins(Registry &registry) {
         r.add("div", {{"a", q}, {"b", s}}, q, "Divides every component of a by b.");
         r.unary("neg", q, "Component-wise -a.");
         r.unary("normalize", q, "Returns a scaled to unit length.");
+        r.add("lerp", {{"a", q}, {"b", q}, {"t", s}}, q, "a (1 - t) + b t, per component (not normalized).");
         r.add("length", {{"a", q}}, s, "Norm of a.");
         r.unary("quat_inverse", q, "Inverse of a unit quaternion (its conjugate).");
         r.add("quat_rotate", {{"q", q}, {"p", v3}}, v3, "Rotates p by the unit quaternion q.");

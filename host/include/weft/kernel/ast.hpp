@@ -45,6 +45,7 @@ struct Expr {
                    // and wp.overload(kernel, {...})
         List,      // children = elements: only in top-level calls (wp.overload(kernel, [...]))
         Ellipsis,  // `...`: only as the body of a @wp.overload stub
+        Starred,   // children = {operand}: `*v` as a call argument (unpacks a vector's components)
     };
 
     Kind kind;
@@ -150,5 +151,8 @@ struct Module {
     /// Source order of the top-level items: {kind, index} with kind 'i', 'a', 'c', 'f'.
     std::vector<std::pair<char, std::size_t>> order;
 };
+
+/// A deep copy of an expression tree (for rewrites that use a subexpression twice).
+ExprPtr clone(const Expr &e);
 
 } // namespace weft::kernel::ast

@@ -122,6 +122,12 @@ WEFT_RT_FLOAT void adj_clamp(T x, T low, T high, T &adj_x, T &adj_low, T &adj_hi
     else adj_acc(adj_x, r);
 }
 
+WEFT_RT_FLOAT void adj_lerp(T a, T b, T t, T &adj_a, T &adj_b, T &adj_t, T r) {
+    adj_acc(adj_a, r * (T(1) - t));
+    adj_acc(adj_b, r * t);
+    adj_acc(adj_t, r * (b - a));
+}
+
 #define WEFT_RT_ADJ1(name, expr)                                                                                       \
     WEFT_RT_FLOAT void adj_##name(T a_, T &adj_a, T r_) {                                                              \
         typedef rt::acc<T> A;                                                                                          \
@@ -193,6 +199,11 @@ WEFT_RT_CMAP2(cw_mul, mul)
 WEFT_RT_CMAP2(cw_div, div)
 #undef WEFT_RT_CMAP1
 #undef WEFT_RT_CMAP2
+WEFT_RT_COMP void adj_lerp(const V &a, const V &b, rt::scalar_of<V> t, V &adj_a, V &adj_b, rt::scalar_of<V> &adj_t,
+                           const V &r) {
+    for (int i = 0; i < rt::comp<V>::n; ++i)
+        adj_lerp(rt::at(a, i), rt::at(b, i), t, rt::at(adj_a, i), rt::at(adj_b, i), adj_t, rt::at(r, i));
+}
 WEFT_RT_COMP void adj_mul(const V &a, rt::scalar_of<V> s, V &adj_a, rt::scalar_of<V> &adj_s, const V &r) {
     for (int i = 0; i < rt::comp<V>::n; ++i) adj_mul(rt::at(a, i), s, rt::at(adj_a, i), adj_s, rt::at(r, i));
 }
