@@ -60,6 +60,7 @@ std::string sexpr(const Expr &e) {
     case Expr::Kind::Dict: return list("dict", 0);
     case Expr::Kind::List: return list("list", 0);
     case Expr::Kind::Ellipsis: return "...";
+    case Expr::Kind::Starred: return list("*", 0);
     case Expr::Kind::Compare: {
         std::string s = "(cmp " + sexpr(*e.children[0]);
         for (std::size_t i = 0; i < e.ops.size(); ++i) s += " " + e.ops[i] + " " + sexpr(*e.children[i + 1]);
@@ -652,7 +653,7 @@ TEST_CASE("unsupported expressions are named, at their location") {
     CHECK(in_kernel("y = a[1:2]") == "2:11: slices are not supported in kernels");
     CHECK(in_kernel("y = a[:2]") == "2:11: slices are not supported in kernels");
     CHECK(in_kernel("y = a[i, ::2]") == "2:14: slices are not supported in kernels");
-    CHECK(in_kernel("f(*a)") == "2:7: argument unpacking (*args) is not supported in kernels");
+    CHECK(expr("f(*a, b)") == "(call f (* a) b)");
     CHECK(in_kernel("f(x, **kw)") == "2:10: keyword argument unpacking (**kwargs) is not supported in kernels");
     CHECK(in_kernel("y = yield x") == "2:9: yield is not supported in kernels");
     CHECK(in_kernel("yield") == "2:5: yield is not supported in kernels");

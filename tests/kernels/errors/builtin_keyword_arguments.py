@@ -1,8 +1,8 @@
-# expect: 8:27: builtin 'clamp' takes no keyword arguments (got 'low')
+# expect: 8:27: no parameter list of 'clamp' takes these arguments (keyword 'lo')
 import warp as wp
 
 
 @wp.kernel
 def k(a: wp.array(dtype=float)):
     i = wp.tid()
-    a[i] = wp.clamp(a[i], low=0.0, high=1.0)
+    a[i] = wp.clamp(a[i], lo=0.0, high=1.0)

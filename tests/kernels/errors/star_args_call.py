@@ -1,4 +1,4 @@
-# expect: 13:19: argument unpacking (*args) is not supported in kernels
+# expect: 13:20: *v unpacks a vector or quaternion, not float32
 import warp as wp
 
 
@@ -8,6 +8,6 @@ def add3(a: float, b: float, c: float) -> float:
 
 
 @wp.kernel
-def k(v: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+def k(v: wp.array(dtype=float), out: wp.array(dtype=float)):
     i = wp.tid()
     out[i] = add3(*v[i])

@@ -123,9 +123,9 @@ WEFT_RT_FLOAT void adj_clamp(T x, T low, T high, T &adj_x, T &adj_low, T &adj_hi
 }
 
 WEFT_RT_FLOAT void adj_lerp(T a, T b, T t, T &adj_a, T &adj_b, T &adj_t, T r) {
-    adj_acc(adj_a, r * (T(1) - t));
-    adj_acc(adj_b, r * t);
-    adj_acc(adj_t, r * (b - a));
+    adj_acc(adj_a, T(r * (T(1) - t)));
+    adj_acc(adj_b, T(r * t));
+    adj_acc(adj_t, T(r * (b - a)));
 }
 
 #define WEFT_RT_ADJ1(name, expr)                                                                                       \

@@ -322,7 +322,7 @@ template <typename T> WEFT_RT_FN quat_t<T> quat_from_axis_angle(const vec_t<3, T
 
 /// lerp(a, b, t) = a (1 - t) + b t, as Warp computes it (per component for vectors,
 /// matrices and quaternions).
-template <typename T, WEFT_RT_IF(rt::is_float<T>)> WEFT_RT_FN T lerp(T a, T b, T t) { return a * (T(1) - t) + b * t; }
+template <typename T, WEFT_RT_IF(rt::is_float<T>)> WEFT_RT_FN T lerp(T a, T b, T t) { return T(a * (T(1) - t) + b * t); }
 WEFT_RT_COMP V lerp(const V &a, const V &b, rt::scalar_of<V> t) {
     V r = a;
     for (int i = 0; i < rt::comp<V>::n; ++i) rt::at(r, i) = lerp(rt::at(a, i), rt::at(b, i), t);
