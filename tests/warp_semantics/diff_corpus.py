@@ -58,7 +58,8 @@ def scalar_value(t, seed, k):
 
 
 def is_composite(t):
-    return wp.types.type_is_vector(t) or wp.types.type_is_matrix(t) or wp.types.type_is_quaternion(t)
+    return (wp.types.type_is_vector(t) or wp.types.type_is_matrix(t) or wp.types.type_is_quaternion(t)
+            or wp.types.type_is_transformation(t))
 
 
 def components(t, seed, k):
