@@ -260,6 +260,10 @@ int main(int argc, char **argv) try {
                    "weft::mat_t<" + std::to_string(n) + ", " + std::to_string(n) + ", " + s + ">");
     probed.insert("identity");
 
+    for (const char *s : {"float16", "float32", "float64"})
+        g.call("weft::transform_identity<weft::" + std::string(s) + ">()", "weft::transform_t<weft::" + std::string(s) + ">");
+    probed.insert("transform_identity");
+
     // Atomics on arrays of every numeric scalar and every vector, 1 to 4 indices.
     std::vector<std::string> atomic_types = numeric_scalars;
     atomic_types.insert(atomic_types.end(), vector_types.begin(), vector_types.end());

@@ -1,5 +1,8 @@
 import warp as wp
 
+MOUNT = wp.constant(wp.transform(wp.vec3(0.0, 0.5, 1.0), wp.quat(0.0, 0.0, 0.6, 0.8)))
+OFFSET = wp.constant(wp.transform(1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 1.0))
+SHIFT = wp.constant(wp.transform(wp.vec3(0.25, 0.0, 0.0)))
 
 @wp.struct
 class Body:
@@ -114,3 +117,10 @@ def double_precision(poses: wp.array(dtype=wp.transformd), points: wp.array(dtyp
     t = poses[i]
     out[i] = wp.transform_point(t, points[i])
     ids[i] = wp.transform_identity(dtype=wp.float64) * wp.transformd(t)
+
+
+@wp.kernel
+def mounted_points(points: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    x = MOUNT * OFFSET * SHIFT
+    out[i] = wp.transform_point(x, points[i]) + wp.transform_get_translation(MOUNT)
