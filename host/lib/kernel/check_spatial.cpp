@@ -107,17 +107,17 @@ Value Checker::transformation_call(const Expr &e) {
         }
     if (!s) {
         // Warp infers the type from p (or the components); literals alone are float32.
-        const Value *from = !args.empty() ? &args[0] : nullptr;
+        std::optional<Type> seen;
+        if (!args.empty() && args[0].literal == Value::Literal::None) seen = args[0].type();
         for (const ast::Keyword &k : e.keywords)
-            if (!from && k.name == "p") {
+            if (args.empty() && k.name == "p") {
                 Value p = expr(*k.value);
                 if (!p.ok()) return poison();
-                if (p.literal == Value::Literal::None) s = p.type().scalar_type();
+                if (p.literal == Value::Literal::None) seen = p.type();
             }
-        if (from && from->literal == Value::Literal::None) s = from->type().scalar_type();
-        if (!s) s = Scalar::Float32;
+        s = seen ? seen->scalar_type() : Scalar::Float32;
         if (*s != Scalar::Float16 && *s != Scalar::Float32 && *s != Scalar::Float64) {
-            diags_.error(e.location, "transformation() needs float components, got '" + args[0].type().name() +
+            diags_.error(e.location, "transformation() needs float components, got '" + seen->name() +
                                          "' (pass float values or dtype=)");
             return poison();
         }
