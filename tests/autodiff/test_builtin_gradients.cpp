@@ -27,7 +27,8 @@ namespace {
 
 bool float_based(const Type &t) {
     if (t.kind() == Type::Kind::Scalar) return t.is_float();
-    if (t.kind() == Type::Kind::Vector || t.kind() == Type::Kind::Matrix || t.kind() == Type::Kind::Quaternion)
+    if (t.kind() == Type::Kind::Vector || t.kind() == Type::Kind::Matrix || t.kind() == Type::Kind::Quaternion ||
+        t.kind() == Type::Kind::Transform)
         return Type::scalar(t.scalar_type()).is_float();
     return false;
 }
@@ -47,8 +48,16 @@ std::vector<BuiltinOverload> differentiable_overloads(const Registry &r) {
     return out;
 }
 
+/// The type as kernel source writes it: 6-vectors and 6x6 matrices by Warp's spatial names (only they parse).
+std::string spelled(const Type &t) {
+    const std::string sfx = t.scalar_type() == Scalar::Float64 ? "d" : t.scalar_type() == Scalar::Float16 ? "h" : "";
+    if (t.kind() == Type::Kind::Vector && t.rows() == 6) return "spatial_vector" + sfx;
+    if (t.kind() == Type::Kind::Matrix && t.rows() == 6 && t.cols() == 6) return "spatial_matrix" + sfx;
+    return t.name();
+}
+
 std::string twin_name(const Type &t) {
-    const std::string n = t.name();
+    const std::string n = spelled(t);
     if (t.kind() == Type::Kind::Scalar) return "float64";
     if (n.back() == 'h') return n.substr(0, n.size() - 1) + "d";
     if (n.back() == 'd') return n;
@@ -60,11 +69,11 @@ std::string kernel_text(const BuiltinOverload &o, std::size_t i, bool twin) {
     std::string s = "@wp.kernel\ndef k" + std::to_string(i) + "(";
     std::string call = "wp." + o.name + "(";
     for (std::size_t p = 0; p < o.params.size(); ++p) {
-        s += "a" + std::to_string(p) + ": wp.array(dtype=wp." + (twin ? twin_name(o.params[p].type) : o.params[p].type.name()) +
+        s += "a" + std::to_string(p) + ": wp.array(dtype=wp." + (twin ? twin_name(o.params[p].type) : spelled(o.params[p].type)) +
              "), ";
         call += (p ? ", " : "") + std::string("a") + std::to_string(p) + "[0]";
     }
-    s += "out: wp.array(dtype=wp." + (twin ? twin_name(*o.result) : o.result->name()) + ")):\n";
+    s += "out: wp.array(dtype=wp." + (twin ? twin_name(*o.result) : spelled(*o.result)) + ")):\n";
     s += "    out[0] = " + call + ")\n\n";
     return s;
 }

@@ -34,8 +34,15 @@ std::string cpp_type(const weft::Type &t) {
     switch (t.kind()) {
     case weft::Type::Kind::Scalar: return t.is_bool() ? "bool" : "weft::" + t.name();
     case weft::Type::Kind::Vector:
+        if (t.rows() > 4) return "weft::vec_t<" + std::to_string(t.rows()) + ", " + cpp_type(weft::Type::scalar(t.scalar_type())) + ">";
+        return "weft::" + t.name();
     case weft::Type::Kind::Matrix:
-    case weft::Type::Kind::Quaternion: return "weft::" + t.name();
+        if (t.rows() > 4 || t.cols() > 4)
+            return "weft::mat_t<" + std::to_string(t.rows()) + ", " + std::to_string(t.cols()) + ", " +
+                   cpp_type(weft::Type::scalar(t.scalar_type())) + ">";
+        return "weft::" + t.name();
+    case weft::Type::Kind::Quaternion:
+    case weft::Type::Kind::Transform: return "weft::" + t.name();
     case weft::Type::Kind::Array: return "weft::array_t<" + cpp_type(t.element()) + ">";
     default: throw std::runtime_error("the probe cannot spell type '" + t.name() + "' in C++");
     }
@@ -51,6 +58,9 @@ std::vector<std::string> builtin_type_names() {
         for (int r = 2; r <= 4; ++r)
             for (int c = 2; c <= 4; ++c) names.push_back("mat" + std::to_string(r) + std::to_string(c) + s);
         names.push_back(std::string("quat") + s);
+        names.push_back(std::string("transform") + s);
+        names.push_back(std::string("spatial_vector") + s);
+        names.push_back(std::string("spatial_matrix") + s);
     }
     return names;
 }
@@ -249,6 +259,10 @@ int main(int argc, char **argv) try {
             g.call("weft::identity<" + std::to_string(n) + ", " + s + ">()",
                    "weft::mat_t<" + std::to_string(n) + ", " + std::to_string(n) + ", " + s + ">");
     probed.insert("identity");
+
+    for (const char *s : {"float16", "float32", "float64"})
+        g.call("weft::transform_identity<weft::" + std::string(s) + ">()", "weft::transform_t<weft::" + std::string(s) + ">");
+    probed.insert("transform_identity");
 
     // Atomics on arrays of every numeric scalar and every vector, 1 to 4 indices.
     std::vector<std::string> atomic_types = numeric_scalars;

@@ -69,7 +69,8 @@ std::optional<std::string> put_value(const Type &t, unsigned char *out, std::uin
     case Type::Kind::Scalar: put_scalar(t.scalar_type(), out, seed, k); return std::nullopt;
     case Type::Kind::Vector:
     case Type::Kind::Matrix:
-    case Type::Kind::Quaternion: {
+    case Type::Kind::Quaternion:
+    case Type::Kind::Transform: {
         const std::uint64_t width = scalar_size(t.scalar_type()), n = t.size() / width;
         for (std::uint64_t c = 0; c < n; ++c) put_scalar(t.scalar_type(), out + c * width, seed, k * n + c);
         return std::nullopt;

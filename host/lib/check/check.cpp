@@ -68,7 +68,8 @@ std::string spelled(const Type &t) {
     case Type::Kind::Scalar:
     case Type::Kind::Vector:
     case Type::Kind::Matrix:
-    case Type::Kind::Quaternion: return "wp." + t.name();
+    case Type::Kind::Quaternion:
+    case Type::Kind::Transform: return "wp." + t.name();
     case Type::Kind::Native: {
         std::string name = t.native_name();
         if (name.rfind("::", 0) == 0) name.erase(0, 2);

@@ -43,7 +43,8 @@ bool active(const Type &t) {
     case Type::Kind::Scalar: return t.is_float();
     case Type::Kind::Vector:
     case Type::Kind::Matrix:
-    case Type::Kind::Quaternion: return Type::scalar(t.scalar_type()).is_float();
+    case Type::Kind::Quaternion:
+    case Type::Kind::Transform: return Type::scalar(t.scalar_type()).is_float();
     case Type::Kind::Struct:
     case Type::Kind::Tuple: return true;
     default: return false;
@@ -297,7 +298,7 @@ std::string Emitter::adj_lvalue(const Expr &e) {
     case K::Field: return adj_lvalue(*e.args[0]) + component(e);
     case K::Index:
         if (e.args.size() == 3) return adj_lvalue(*e.args[0]) + ".c[" + expr(*e.args[1]) + "].c[" + expr(*e.args[2]) + "]";
-        return adj_lvalue(*e.args[0]) + ".c[" + expr(*e.args[1]) + "]";
+        return adj_lvalue(*e.args[0]) + subscript(e);
     default: throw InternalError("generate_cpp: not an lvalue (adjoint)");
     }
 }
@@ -663,7 +664,7 @@ void Emitter::ad_reverse_plain(std::ostringstream &o, const Stmt &s, int depth) 
                 const Expr &step = **c;
                 if (step.kind == K::Field) path += component(step);
                 else if (step.args.size() == 3) path += ".c[" + expr(*step.args[1]) + "].c[" + expr(*step.args[2]) + "]";
-                else path += ".c[" + expr(*step.args[1]) + "]";
+                else path += subscript(step);
             }
             o << line_marker(s.location) << in << "adj_acc(" << r << ", " << path << ");\n";
             return;
@@ -716,7 +717,7 @@ void Emitter::ad_value(std::ostringstream &o, const Expr &e, const std::string &
     case K::Not: return;
     case K::Builtin: {
         const BuiltinOverload &b = *e.overload;
-        if (!active(e.type)) return;
+        if (!active(e.type) || e.args.empty()) return; // no operands: nothing to propagate to
         std::string fn;
         if (!b.external && b.differentiable) fn = "weft::adj_" + b.native_function;
         else if (!b.adjoint_native.empty()) fn = b.adjoint_native;
@@ -775,6 +776,15 @@ void Emitter::ad_value(std::ostringstream &o, const Expr &e, const std::string &
             }
             return;
         }
+        if (t.kind() == Type::Kind::Transform && e.args.front()->type.kind() == Type::Kind::Vector) {
+            // transform(p[, q]): its p and q parts.
+            const char *part[] = {".p", ".q"};
+            for (std::size_t i = 0; i < e.args.size() && i < 2; ++i) {
+                const std::string a = adj_ref(*e.args[i]);
+                if (!a.empty() && active(e.args[i]->type)) o << in << "adj_acc(" << a << ", " << r << part[i] << ");\n";
+            }
+            return;
+        }
         if (t.kind() == Type::Kind::Matrix && e.args.size() == static_cast<std::size_t>(t.rows())) {
             for (std::size_t i = 0; i < e.args.size(); ++i) {
                 const std::string a = adj_ref(*e.args[i]);
@@ -818,7 +828,7 @@ void Emitter::ad_value(std::ostringstream &o, const Expr &e, const std::string &
         if (e.args.size() == 3)
             o << in << "adj_acc(" << a << ".c[" << expr(*e.args[1]) << "].c[" << expr(*e.args[2]) << "], " << r << ");\n";
         else
-            o << in << "adj_acc(" << a << ".c[" << expr(*e.args[1]) << "], " << r << ");\n";
+            o << in << "adj_acc(" << a << subscript(e) << ", " << r << ");\n";
         return;
     }
     case K::Intrinsic: {

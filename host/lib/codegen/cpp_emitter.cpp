@@ -41,7 +41,8 @@ std::string cpp_type(const Type &t) {
             return "weft::mat_t<" + std::to_string(t.rows()) + ", " + std::to_string(t.cols()) + ", " +
                    cpp_type(Type::scalar(t.scalar_type())) + ">";
         return "weft::" + t.name();
-    case Type::Kind::Quaternion: return "weft::" + t.name();
+    case Type::Kind::Quaternion:
+    case Type::Kind::Transform: return "weft::" + t.name();
     case Type::Kind::Native: return t.native_name();
     case Type::Kind::Array: return "weft::array_t<" + cpp_type(t.element()) + ">";
     case Type::Kind::Struct: return "ws_" + t.layout().name;

@@ -318,7 +318,8 @@ private:
         switch (t.kind()) {
         case Type::Kind::Vector:
         case Type::Kind::Matrix:
-        case Type::Kind::Quaternion: return "weft::rt::store(" + dst + ", " + src + ")";
+        case Type::Kind::Quaternion:
+        case Type::Kind::Transform: return "weft::rt::store(" + dst + ", " + src + ")";
         case Type::Kind::Struct: return "weft_store_(" + dst + ", " + src + ")";
         default: return dst + " = " + src;
         }
@@ -999,11 +1000,17 @@ private:
     }
 
     std::string component(const Expr &e) {
-        // A field of a struct or native type, or a vector/quaternion component.
+        // A field of a struct, native type or transform (p, q), or a vector/quaternion component.
         const Type &base = e.args[0]->type;
         if (base.kind() == Type::Kind::Struct) return ".m_" + e.name;
-        if (base.kind() == Type::Kind::Native) return "." + e.name;
+        if (base.kind() == Type::Kind::Native || base.kind() == Type::Kind::Transform) return "." + e.name;
         return ".c[" + std::to_string(e.index) + "]";
+    }
+
+    /// v[i] on a vector, quaternion, matrix row or transform (whose components live in p and q).
+    std::string subscript(const Expr &e) {
+        if (e.args[0]->type.kind() == Type::Kind::Transform) return "[" + expr(*e.args[1]) + "]";
+        return ".c[" + expr(*e.args[1]) + "]";
     }
 
     /// a[i, ...]: unchecked, or in debug mode checked against the shape with the access's position.
@@ -1032,7 +1039,7 @@ private:
         case K::Index:
             if (e.args[0]->type.kind() == Type::Kind::Array) return array_element(e);
             if (e.args.size() == 3) return lvalue(*e.args[0]) + ".c[" + expr(*e.args[1]) + "].c[" + expr(*e.args[2]) + "]";
-            return lvalue(*e.args[0]) + ".c[" + expr(*e.args[1]) + "]";
+            return lvalue(*e.args[0]) + subscript(e);
         default: throw InternalError("generate_cpp: not an lvalue");
         }
     }
@@ -1057,7 +1064,7 @@ private:
         case K::Index:
             if (e.args[0]->type.kind() == Type::Kind::Array) return array_element(e);
             if (e.args.size() == 3) return expr(*e.args[0]) + ".c[" + expr(*e.args[1]) + "].c[" + expr(*e.args[2]) + "]";
-            return expr(*e.args[0]) + ".c[" + expr(*e.args[1]) + "]";
+            return expr(*e.args[0]) + subscript(e);
         case K::Shape: return "weft::int32(" + expr(*e.args[0]) + ".shape[" + std::to_string(e.index) + "])";
         case K::Not: return "!(" + expr(*e.args[0]) + ")";
         case K::Intrinsic: return intrinsic(e);
@@ -1093,6 +1100,7 @@ private:
         case I::Identity:
             return "weft::identity<" + std::to_string(e.type.rows()) + ", " + cpp_type(Type::scalar(e.type.scalar_type())) +
                    ">()";
+        case I::TransformIdentity: return "weft::transform_identity<" + cpp_type(Type::scalar(e.type.scalar_type())) + ">()";
         }
         throw InternalError("generate_cpp: unknown intrinsic");
     }

@@ -15,7 +15,8 @@ bool is_printable(const Type &t) {
     case Type::Kind::Scalar:
     case Type::Kind::Vector:
     case Type::Kind::Matrix:
-    case Type::Kind::Quaternion: return true;
+    case Type::Kind::Quaternion:
+    case Type::Kind::Transform: return true;
     default: return false;
     }
 }
@@ -27,7 +28,7 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
     std::vector<const Expr *> arg_ast;
     for (std::size_t i = 1; i < e.children.size(); ++i) arg_ast.push_back(e.children[i].get());
 
-    const bool takes_keywords = name == "identity" || name == "expect_near";
+    const bool takes_keywords = name == "identity" || name == "expect_near" || name == "transform_identity";
     if (!takes_keywords && !e.keywords.empty()) {
         diags_.error(e.keywords.front().location,
                      "builtin '" + name + "' takes no keyword arguments (got '" + e.keywords.front().name + "')");
@@ -88,6 +89,29 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
         return result(Type::matrix(dtype->scalar_type(), n, n));
     }
 
+    if (name == "transform_identity") {
+        // transform_identity(dtype=float32): zero translation, rotation (0, 0, 0, 1).
+        if (!arg_ast.empty()) {
+            diags_.error(at, "transform_identity() takes only dtype= (e.g. dtype=wp.float64), got " +
+                                 std::to_string(arg_ast.size()) + " positional argument" + (arg_ast.size() == 1 ? "" : "s"));
+            return poison();
+        }
+        std::optional<Type> dtype = Type::scalar(Scalar::Float32);
+        for (const ast::Keyword &k : e.keywords) {
+            if (k.name != "dtype") {
+                diags_.error(k.location, "transform_identity() takes dtype=, got '" + k.name + "'");
+                return poison();
+            }
+            dtype = concrete_type(*k.value);
+            if (!dtype || !dtype->is_float()) {
+                diags_.error(k.location, "transform_identity() dtype must be float16, float32 or float64");
+                return poison();
+            }
+        }
+        note_type(Type::transform(dtype->scalar_type()));
+        return result(Type::transform(dtype->scalar_type()));
+    }
+
     for (const Expr *a : arg_ast) {
         if ((name == "print" || name == "assert") && a->kind == Expr::Kind::String) {
             auto s = make(K::String, Type::string(), a->location);
@@ -117,7 +141,7 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
         if (!want(1)) return poison();
         const Type &t = args[0].type();
         if (t.kind() != Type::Kind::Array && t.kind() != Type::Kind::Vector && t.kind() != Type::Kind::Matrix &&
-            t.kind() != Type::Kind::Quaternion) {
+            t.kind() != Type::Kind::Quaternion && t.kind() != Type::Kind::Transform) {
             diags_.error(at, "len() needs an array, vector or matrix, got '" + t.name() + "'");
             return poison();
         }

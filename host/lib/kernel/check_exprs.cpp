@@ -31,7 +31,8 @@ std::optional<Type> literal_partner(const Type &t) {
         return t;
     case Type::Kind::Vector:
     case Type::Kind::Matrix:
-    case Type::Kind::Quaternion: return Type::scalar(t.scalar_type());
+    case Type::Kind::Quaternion:
+    case Type::Kind::Transform: return Type::scalar(t.scalar_type());
     default: return std::nullopt;
     }
 }
@@ -247,6 +248,14 @@ Value Checker::expr(const Expr &e) {
                                          (n && n->opaque() ? " (it is opaque)" : ""));
             return poison();
         }
+        if (t.kind() == Type::Kind::Transform) {
+            if (e.text == "p") return field(Type::vector(t.scalar_type(), 3), 0);
+            if (e.text == "q") return field(Type::quaternion(t.scalar_type()), 1);
+            diags_.error(e.location, "'" + t.name() + "' has no attribute '" + e.text +
+                                         "'; a transform has p (its translation) and q (its rotation), or index "
+                                         "its 7 components with [i]");
+            return poison();
+        }
         if (t.kind() == Type::Kind::Vector || t.kind() == Type::Kind::Quaternion) {
             const int c = component_index(e.text);
             if (c >= 0 && c < t.rows()) return field(Type::scalar(t.scalar_type()), c);
@@ -330,7 +339,7 @@ Value Checker::expr(const Expr &e) {
             }
             result = t.element();
         } else if (t.kind() == Type::Kind::Vector || t.kind() == Type::Kind::Quaternion ||
-                   t.kind() == Type::Kind::Matrix) {
+                   t.kind() == Type::Kind::Transform || t.kind() == Type::Kind::Matrix) {
             // Constant indices into fixed-size values are checked here: out of range is UB in C++.
             const int bounds[2] = {t.rows(), t.cols()};
             for (std::size_t i = 0; i < indices.size() && i < 2; ++i) {
@@ -346,7 +355,8 @@ Value Checker::expr(const Expr &e) {
             }
         }
         if (result) {
-        } else if (t.kind() == Type::Kind::Vector || t.kind() == Type::Kind::Quaternion) {
+        } else if (t.kind() == Type::Kind::Vector || t.kind() == Type::Kind::Quaternion ||
+                   t.kind() == Type::Kind::Transform) {
             if (indices.size() == 1) result = Type::scalar(t.scalar_type());
         } else if (t.kind() == Type::Kind::Matrix) {
             if (indices.size() == 1) result = Type::vector(t.scalar_type(), t.cols());
@@ -842,6 +852,7 @@ Value Checker::call(const Expr &e) {
         diags_.error(callee.location, "unknown function '" + *name + "'");
         return poison();
     }
+    if (n == "transformation" && !funcs_.count(n)) return transformation_call(e);
     if (auto type = type_named(*name)) return construct(*type, e, e.location);
     if (funcs_.count(n)) {
         std::vector<Value> args;
@@ -889,8 +900,14 @@ Value Checker::construct(const Type &type, const Expr &e, SourceLocation at) {
     for (std::size_t i = 1; i < e.children.size(); ++i) args.push_back(expr(*e.children[i]));
     for (const Value &v : args)
         if (!v.ok()) return poison();
+    if (type.kind() == Type::Kind::Transform) return construct_transform(type, e, at, std::move(args), false);
     note_type(type);
     const std::string tname = type.name();
+    // wp.spatial_vector(w, v): the angular part, then the linear part, of their
+    // scalar type (Warp takes only float32 parts, and this form under this name only).
+    if (type.kind() == Type::Kind::Vector && type.rows() == 6 && args.size() == 2 && e.keywords.empty() &&
+        strip_warp(dotted(*e.children[0]).value_or("")) == "spatial_vector")
+        return builtin_call("spatial_vector", std::move(args), at, "");
 
     auto build = [&](K kind, const Type &t) {
         auto x = make(kind, t, at);

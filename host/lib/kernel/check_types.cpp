@@ -567,7 +567,9 @@ std::optional<ir::ConstantValue> Checker::fold_constant(const Expr &e, Value::Li
             return int_constant(type->scalar_type(), converted);
         }
         std::size_t count = 0;
-        if (type->kind() == Type::Kind::Vector || type->kind() == Type::Kind::Quaternion) count = type->rows();
+        if (type->kind() == Type::Kind::Vector || type->kind() == Type::Kind::Quaternion ||
+            type->kind() == Type::Kind::Transform)
+            count = type->rows();
         else if (type->kind() == Type::Kind::Matrix) count = static_cast<std::size_t>(type->rows() * type->cols());
         else if (type->kind() == Type::Kind::Native) {
             const NativeTypeInfo *n = registry_.native_type(type->native_name());
@@ -590,12 +592,25 @@ std::optional<ir::ConstantValue> Checker::fold_constant(const Expr &e, Value::Li
                 if (row.type.kind() != Type::Kind::Vector || row.type.rows() != type->cols()) return std::nullopt;
                 out.components.insert(out.components.end(), row.components.begin(), row.components.end());
             }
+        } else if (type->kind() == Type::Kind::Transform && args.size() <= 2 &&
+                   args[0].type == Type::vector(type->scalar_type(), 3)) {
+            // transform(p[, q]): q defaults to the identity rotation, as in kernels.
+            if (args.size() == 2 && args[1].type != Type::quaternion(type->scalar_type())) {
+                diags_.error(e.location, "'" + type->name() + "' constant rotation q must be " +
+                                             Type::quaternion(type->scalar_type()).name() + ", got '" +
+                                             args[1].type.name() + "'");
+                return std::nullopt;
+            }
+            out.components = args[0].components;
+            if (args.size() == 2) out.components.insert(out.components.end(), args[1].components.begin(), args[1].components.end());
+            else out.components.insert(out.components.end(), {0.0, 0.0, 0.0, 1.0});
         } else if (args.size() == count) {
             for (const auto &a : args) {
                 if (!a.type.is_scalar()) return std::nullopt;
                 out.components.push_back(a.components[0]);
             }
-        } else if (args.size() == 1 && args[0].type.is_scalar() && type->kind() == Type::Kind::Vector) {
+        } else if (args.size() == 1 && args[0].type.is_scalar() &&
+                   (type->kind() == Type::Kind::Vector || type->kind() == Type::Kind::Transform)) {
             out.components.assign(count, args[0].components[0]);
         } else {
             diags_.error(e.location, "'" + type->name() + "' constant needs " + std::to_string(count) +

@@ -96,6 +96,11 @@ public:
     std::optional<std::vector<const ast::Expr *>> keyword_order(const std::string &name, const ast::Expr &e,
                                                                 const std::vector<std::vector<std::string>> &signatures);
     Value construct(const Type &type, const ast::Expr &call, SourceLocation at);
+    /// wp.transform(...) and wp.transformation(...) (`generic`: dtype= allowed, the type inferred by the caller).
+    Value construct_transform(const Type &type, const ast::Expr &call, SourceLocation at, std::vector<Value> args,
+                              bool generic);
+    /// wp.transformation(...): a transform of the dtype= given, else of its first argument's scalar type.
+    Value transformation_call(const ast::Expr &call);
     Value generic_builtin(const std::string &name, const ast::Expr &call);
     Value user_call(const std::string &name, const ast::Expr &call, std::vector<Value> args);
     Value builtin_call(const std::string &name, std::vector<Value> args, SourceLocation at,

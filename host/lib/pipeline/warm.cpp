@@ -34,6 +34,7 @@ json type_json(const Type &t) {
     case Type::Kind::Vector: return {{"kind", "vector"}, {"scalar", s}, {"length", t.rows()}};
     case Type::Kind::Matrix: return {{"kind", "matrix"}, {"scalar", s}, {"rows", t.rows()}, {"cols", t.cols()}};
     case Type::Kind::Quaternion: return {{"kind", "quaternion"}, {"scalar", s}};
+    case Type::Kind::Transform: return {{"kind", "transform"}, {"scalar", s}};
     case Type::Kind::Native:
         return {{"kind", "native"}, {"name", t.native_name()}, {"code", t.code()}, {"size", t.size()},
                 {"alignment", t.alignment()}};
@@ -75,6 +76,7 @@ Type type_from(const json &j, int depth = 0) {
     if (kind == "vector") return Type::vector(scalar_of(j), small_int(j, "length", 1, 64));
     if (kind == "matrix") return Type::matrix(scalar_of(j), small_int(j, "rows", 1, 64), small_int(j, "cols", 1, 64));
     if (kind == "quaternion") return Type::quaternion(scalar_of(j));
+    if (kind == "transform") return Type::transform(scalar_of(j));
     if (kind == "native")
         return Type::native(j.at("name").get<std::string>(), j.at("code").get<std::string>(),
                             j.at("size").get<std::uint64_t>(), j.at("alignment").get<std::uint64_t>());

@@ -179,6 +179,43 @@ void register_core_builtins(Registry &registry) {
         r.add("quat_from_axis_angle", {{"axis", v3}, {"angle", s}}, q, "Rotation by angle (radians) about axis.");
     }
 
+    // Rigid transforms and spatial vectors (weft/rt/spatial.h), float32 and float64.
+    for (const char *suffix : {"", "d"}) {
+        const std::string s = suffix == std::string("d") ? "float64" : "float32";
+        const std::string t = std::string("transform") + suffix, v3 = std::string("vec3") + suffix;
+        const std::string q = std::string("quat") + suffix, m33 = std::string("mat33") + suffix;
+        const std::string m44 = std::string("mat44") + suffix;
+        const std::string sv = std::string("spatial_vector") + suffix, sm = std::string("spatial_matrix") + suffix;
+        r.binary("add", t, "Component-wise a + b.");
+        r.binary("sub", t, "Component-wise a - b.");
+        r.unary("neg", t, "Component-wise -a.");
+        r.unary("pos", t, "Returns a.");
+        r.binary("mul", t, "Composition a b (transform_multiply): b applied first.");
+        r.add("mul", {{"a", t}, {"b", s}}, t, "Scales every component of a by b.");
+        r.add("mul", {{"a", s}, {"b", t}}, t, "Scales every component of b by a.");
+        r.binary("eq", t, "True when every component is equal.", "bool");
+        r.binary("ne", t, "True when any component differs.", "bool");
+        r.add("transform_get_translation", {{"xform", t}}, v3, "The translation p of xform.");
+        r.add("transform_get_rotation", {{"xform", t}}, q, "The rotation q of xform.");
+        r.add("transform_multiply", {{"a", t}, {"b", t}}, t,
+              "Composition a b: translation a.p + quat_rotate(a.q, b.p), rotation a.q b.q.");
+        r.add("transform_point", {{"xform", t}, {"point", v3}}, v3, "quat_rotate(xform.q, point) + xform.p.");
+        r.add("transform_vector", {{"xform", t}, {"vec", v3}}, v3, "quat_rotate(xform.q, vec).");
+        r.add("transform_point", {{"mat", m44}, {"point", v3}}, v3, "The first three rows of mat (point, 1).");
+        r.add("transform_vector", {{"mat", m44}, {"vec", v3}}, v3, "The first three rows of mat (vec, 0).");
+        r.unary("transform_inverse", t, "The inverse of xform (its rotation a unit quaternion).");
+        r.add("spatial_vector", {{"w", v3}, {"v", v3}}, sv,
+              "The spatial vector (w.x, w.y, w.z, v.x, v.y, v.z) (a twist, or a wrench).");
+        r.add("spatial_top", {{"svec", sv}}, v3, "Components 0 to 2 (angular velocity or torque).");
+        r.add("spatial_bottom", {{"svec", sv}}, v3, "Components 3 to 5 (linear velocity or force).");
+        r.add("spatial_dot", {{"a", sv}, {"b", sv}}, s, "Dot product of two spatial vectors.");
+        r.binary("spatial_cross", sv, "Twist cross twist: (w_a x w_b, v_a x w_b + w_a x v_b).");
+        r.binary("spatial_cross_dual", sv, "Twist cross wrench: (w_a x w_b + v_a x v_b, w_a x v_b).");
+        r.add("spatial_adjoint", {{"r", m33}, {"s", m33}}, sm, "The 6x6 block matrix [[r, 0], [s, r]].");
+    }
+    r.generic("transform_identity", "transform_identity(dtype: type = float32) -> transform",
+              "The identity transform: zero translation, rotation (0, 0, 0, 1).");
+
     r.generic("tid", "tid() -> int32 | (int32, int32[, int32[, int32]])",
               "The thread index: one int32 for a 1-D launch, or a tuple unpacked as i, j = tid().");
     r.generic("len", "len(a: array(T)) -> int32", "Length of the first dimension of a (also vectors: their size).");

@@ -58,6 +58,7 @@ std::uint64_t Type::size() const {
     case Kind::Vector:
     case Kind::Matrix:
     case Kind::Quaternion:
+    case Kind::Transform:
         return scalar_size(scalar_) * static_cast<std::uint64_t>(rows_) * static_cast<std::uint64_t>(cols_);
     case Kind::Array: return ArrayViewLayout::size;
     case Kind::Struct: return layout_->size;
@@ -78,7 +79,8 @@ std::uint64_t Type::alignment() const {
     case Kind::Scalar:
     case Kind::Vector:
     case Kind::Matrix:
-    case Kind::Quaternion: return scalar_size(scalar_);
+    case Kind::Quaternion:
+    case Kind::Transform: return scalar_size(scalar_);
     case Kind::Array: return ArrayViewLayout::alignment;
     case Kind::Struct: return layout_->alignment;
     case Kind::Tuple: {

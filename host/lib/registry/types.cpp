@@ -90,6 +90,13 @@ Type Type::quaternion(Scalar s) {
     return t;
 }
 
+Type Type::transform(Scalar s) {
+    Type t = scalar(s);
+    t.kind_ = Kind::Transform;
+    t.rows_ = 7;
+    return t;
+}
+
 Type Type::native(std::string native_name, std::string code, std::uint64_t size, std::uint64_t alignment) {
     Type t;
     t.kind_ = Kind::Native;
@@ -161,6 +168,7 @@ std::string Type::name() const {
         return "mat" + std::to_string(rows_) + (rows_ >= 10 || cols_ >= 10 ? "x" : "") + std::to_string(cols_) +
                suffix_for(scalar_);
     case Kind::Quaternion: return "quat" + suffix_for(scalar_);
+    case Kind::Transform: return "transform" + suffix_for(scalar_);
     case Kind::Native: return native_name_;
     case Kind::Array:
         return "array(dtype=" + element().name() + (rows_ == 1 ? "" : ", ndim=" + std::to_string(rows_)) + ")";
@@ -184,6 +192,7 @@ std::string Type::code() const {
     case Kind::Matrix:
         return "m" + std::to_string(rows_) + (rows_ >= 10 || cols_ >= 10 ? "x" : "") + std::to_string(cols_) + s;
     case Kind::Quaternion: return "q" + s;
+    case Kind::Transform: return "T" + s;
     case Kind::Native: return native_code_;
     case Kind::Array: return "a" + std::to_string(rows_) + element().code();
     case Kind::Struct: {
@@ -209,7 +218,8 @@ bool operator==(const Type &a, const Type &b) {
     if (a.kind_ != b.kind_) return false;
     switch (a.kind_) {
     case Type::Kind::Scalar:
-    case Type::Kind::Quaternion: return a.scalar_ == b.scalar_;
+    case Type::Kind::Quaternion:
+    case Type::Kind::Transform: return a.scalar_ == b.scalar_;
     case Type::Kind::Vector: return a.scalar_ == b.scalar_ && a.rows_ == b.rows_;
     case Type::Kind::Matrix: return a.scalar_ == b.scalar_ && a.rows_ == b.rows_ && a.cols_ == b.cols_;
     case Type::Kind::Native: return a.native_code_ == b.native_code_;
@@ -245,6 +255,19 @@ std::optional<Type> parse_builtin_type(std::string_view name) {
     }
     if (name.substr(0, 4) == "quat") {
         if (auto s = suffix_scalar(name.substr(4)); s && *s != Scalar::Int32) return Type::quaternion(*s);
+        return std::nullopt;
+    }
+    if (name.substr(0, 9) == "transform") {
+        if (auto s = suffix_scalar(name.substr(9)); s && *s != Scalar::Int32) return Type::transform(*s);
+        return std::nullopt;
+    }
+    // Warp's spatial types are its 6-vectors and 6x6 matrices under other names.
+    if (name.substr(0, 14) == "spatial_vector") {
+        if (auto s = suffix_scalar(name.substr(14)); s && *s != Scalar::Int32) return Type::vector(*s, 6);
+        return std::nullopt;
+    }
+    if (name.substr(0, 14) == "spatial_matrix") {
+        if (auto s = suffix_scalar(name.substr(14)); s && *s != Scalar::Int32) return Type::matrix(*s, 6, 6);
         return std::nullopt;
     }
     return std::nullopt;

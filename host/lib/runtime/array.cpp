@@ -20,6 +20,7 @@ void check_dtype(const Type &dtype, const char *what) {
     case Type::Kind::Vector:
     case Type::Kind::Matrix:
     case Type::Kind::Quaternion:
+    case Type::Kind::Transform:
     case Type::Kind::Native:
     case Type::Kind::Struct: break;
     default:

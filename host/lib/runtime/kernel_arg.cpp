@@ -25,6 +25,7 @@ KernelArg KernelArg::value(Type type, const void *bytes, std::size_t size) {
     case Type::Kind::Vector:
     case Type::Kind::Matrix:
     case Type::Kind::Quaternion:
+    case Type::Kind::Transform:
     case Type::Kind::Native:
     case Type::Kind::Struct: break;
     case Type::Kind::Array:

@@ -41,6 +41,7 @@ bool is_value_type(const Type &t) {
     case Type::Kind::Vector:
     case Type::Kind::Matrix:
     case Type::Kind::Quaternion:
+    case Type::Kind::Transform:
     case Type::Kind::Native:
     case Type::Kind::Struct: return t.size() != 0;
     default: return false;

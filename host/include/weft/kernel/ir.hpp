@@ -59,6 +59,7 @@ enum class Intrinsic : std::uint8_t {
     ExpectNeq,
     ExpectNear,
     Identity,
+    TransformIdentity,
     Assert, // assert test[, message]: checked in debug builds, nothing in release builds (as Warp)
 };
 std::string_view intrinsic_name(Intrinsic i);

@@ -1,5 +1,5 @@
 // Kernel types as the registry sees them: scalars, vectors, matrices,
-// quaternions and plugin-registered native types. Value types; a native type
+// quaternions, rigid transforms and plugin-registered native types. Value types; a native type
 // is referred to by its qualified name and its schema type code.
 #pragma once
 
@@ -36,12 +36,14 @@ struct StructLayout;
 
 class Type {
 public:
-    enum class Kind : std::uint8_t { Scalar, Vector, Matrix, Quaternion, Native, Array, Struct, Tuple, Void, String };
+    enum class Kind : std::uint8_t { Scalar, Vector, Matrix, Quaternion, Transform, Native, Array, Struct, Tuple, Void, String };
 
     static Type scalar(Scalar s);
     static Type vector(Scalar s, int length);
     static Type matrix(Scalar s, int rows, int cols);
     static Type quaternion(Scalar s);
+    /// Warp's transform_t: a translation p (vec3) then a rotation q (quat), 7 components.
+    static Type transform(Scalar s);
     /// A native type; `code` is its schema type code, `size`/`alignment` its layout.
     static Type native(std::string native_name, std::string code, std::uint64_t size, std::uint64_t alignment);
     /// A kernel array of `dtype` with `ndim` dimensions (1 to 4).

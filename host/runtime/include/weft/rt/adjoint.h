@@ -465,3 +465,5 @@ WEFT_RT_FN void adj_tape_overflow(const adj_tape &t, const char *kernel, const c
 #undef WEFT_RT_FLOAT
 
 } // namespace weft
+
+#include "weft/rt/spatial_adjoint.h"

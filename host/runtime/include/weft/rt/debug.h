@@ -1,7 +1,7 @@
 // weft runtime: print() and expect_eq / expect_neq / expect_near.
 #pragma once
 
-#include "weft/rt/linalg.h"
+#include "weft/rt/spatial.h"
 
 #ifndef __CUDACC_RTC__ // NVRTC declares it; nvcc and the CPU do not without <cstdio>
 extern "C" int printf(const char *, ...);
@@ -105,6 +105,13 @@ template <typename T> WEFT_RT_FN void pv(const quat_t<T> &q, bool exact) {
     for (int i = 0; i < 4; ++i) {
         printf(i ? ", " : "[");
         pv(q.c[i], exact);
+    }
+    printf("]");
+}
+template <typename T> WEFT_RT_FN void pv(const transform_t<T> &t, bool exact) {
+    for (int i = 0; i < 7; ++i) {
+        printf(i ? ", " : "[");
+        pv(t[i], exact);
     }
     printf("]");
 }

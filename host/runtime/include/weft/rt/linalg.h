@@ -1,6 +1,7 @@
-// weft runtime: vectors, matrices, quaternions and their core builtins.
+// weft runtime: vectors, matrices, quaternions, transforms and their core builtins.
 // Layouts match Warp: vec_t<N,T> is N packed T (vec3 is 12 bytes, align 4),
-// mat_t<R,C,T> is R rows of vec_t<C,T> (row-major), quat_t<T> is x, y, z, w.
+// mat_t<R,C,T> is R rows of vec_t<C,T> (row-major), quat_t<T> is x, y, z, w,
+// transform_t<T> is p (vec3) then q (quat). The transform builtins are in spatial.h.
 #pragma once
 
 #include "weft/rt/scalar.h"
@@ -84,6 +85,34 @@ namespace rt {
 template <typename T> WEFT_RT_FN void store(quat_t<T> &d, const quat_t<T> &s) { store_each<0, 4>(d.c, s.c); }
 } // namespace rt
 
+/// Default construction is all zeros (as Warp's transform()); transform_identity<T>() has q = (0, 0, 0, 1).
+template <typename T> struct transform_t {
+    vec_t<3, T> p;
+    quat_t<T> q;
+    WEFT_RT_HD constexpr transform_t() : p(), q() {}
+    WEFT_RT_HD constexpr explicit transform_t(T s) : p(s), q(s, s, s, s) {}
+    WEFT_RT_HD constexpr transform_t(const vec_t<3, T> &p_, const quat_t<T> &q_) : p(p_), q(q_) {}
+    /// transform(p): the identity rotation (Warp fills in q).
+    WEFT_RT_HD constexpr explicit transform_t(const vec_t<3, T> &p_) : p(p_), q(T(0), T(0), T(0), T(1)) {}
+    template <typename... A, WEFT_RT_IF(sizeof...(A) == 7 && rt::all_scalar<A...>)>
+    WEFT_RT_HD constexpr transform_t(A... a) : p(), q() {
+        const T v[] = {static_cast<T>(a)...};
+        for (int i = 0; i < 3; ++i) p.c[i] = v[i];
+        for (int i = 0; i < 4; ++i) q.c[i] = v[3 + i];
+    }
+    template <typename U>
+    WEFT_RT_HD constexpr explicit transform_t(const transform_t<U> &o) : p(vec_t<3, T>(o.p)), q(quat_t<T>(o.q)) {}
+    /// Component i of (p.x, p.y, p.z, q.x, q.y, q.z, q.w).
+    WEFT_RT_HD constexpr T &operator[](int i) { return i < 3 ? p.c[i] : q.c[i - 3]; }
+    WEFT_RT_HD constexpr const T &operator[](int i) const { return i < 3 ? p.c[i] : q.c[i - 3]; }
+};
+namespace rt {
+template <typename T> WEFT_RT_FN void store(transform_t<T> &d, const transform_t<T> &s) {
+    store_each<0, 3>(d.p.c, s.p.c);
+    store_each<0, 4>(d.q.c, s.q.c);
+}
+} // namespace rt
+
 // Kernel type names (parse_builtin_type): suffix "" or f float32, d float64, h float16,
 // i int32 (vectors only).
 #define WEFT_RT_VECS(S, T) typedef vec_t<2, T> vec2##S; typedef vec_t<3, T> vec3##S; typedef vec_t<4, T> vec4##S;
@@ -98,6 +127,11 @@ WEFT_RT_MATS(, float32) WEFT_RT_MATS(f, float32) WEFT_RT_MATS(d, float64) WEFT_R
 #undef WEFT_RT_VECS
 #undef WEFT_RT_MATS
 static_assert(sizeof(vec3) == 12 && alignof(vec3) == 4 && sizeof(mat33) == 36 && sizeof(quat) == 16, "weft: layouts");
+typedef transform_t<float32> transform;
+typedef transform_t<float32> transformf;
+typedef transform_t<float64> transformd;
+typedef transform_t<float16> transformh;
+static_assert(sizeof(transform) == 28 && alignof(transform) == 4, "weft: transform layout");
 
 namespace rt {
 // Composite types seen as flat component lists.
@@ -125,6 +159,15 @@ template <int R, int C, typename T> WEFT_RT_HD constexpr const T &at(const mat_t
 }
 template <typename T> WEFT_RT_HD constexpr T &at(quat_t<T> &q, int i) { return q.c[i]; }
 template <typename T> WEFT_RT_HD constexpr const T &at(const quat_t<T> &q, int i) { return q.c[i]; }
+// Seen as 7 components: the component-wise builtins (add, sub, neg, scaling,
+// eq), atomics and adjoint accumulation apply unchanged.
+template <typename T> struct comp<transform_t<T>> {
+    static constexpr bool is = true;
+    static constexpr int n = 7;
+    typedef T scalar;
+};
+template <typename T> WEFT_RT_HD constexpr T &at(transform_t<T> &t, int i) { return t[i]; }
+template <typename T> WEFT_RT_HD constexpr const T &at(const transform_t<T> &t, int i) { return t[i]; }
 template <typename V> using scalar_of = typename comp<V>::scalar;
 } // namespace rt
 

@@ -5,6 +5,7 @@
 //   base.h    WEFT_CALLABLE / CUDA_CALLABLE, scalar typedefs (int8 ... float64), float16
 //   scalar.h  scalar core builtins: add ... rshift, math functions
 //   linalg.h  vec_t / mat_t / quat_t, their aliases (vec3, mat33d, quath, ...) and builtins
+//   spatial.h transform_t (transform, transformd, ...), transform and spatial-vector builtins
 //   array.h   array_t, index(), len, select / where, atomic_add / _sub / _min / _max
 //   debug.h   print, expect_eq / expect_neq / expect_near, WEFT_DEFINE_RUNTIME_GLOBALS
 //   checked.h index_checked: bounds-checked array access (debug mode)
@@ -26,6 +27,7 @@
 #include "weft/rt/base.h"
 #include "weft/rt/scalar.h"
 #include "weft/rt/linalg.h"
+#include "weft/rt/spatial.h"
 #include "weft/rt/array.h"
 #include "weft/rt/random.h"
 #include "weft/rt/debug.h"
