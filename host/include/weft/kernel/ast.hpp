@@ -42,6 +42,8 @@ struct Expr {
         IfExp,     // children = {test, body, orelse}  (body if test else orelse)
         Tuple,     // children = elements  (a, b) or a, b
         Dict,      // children = key, value, key, value, ...: only in module options (decorators, set_module_options)
+        Slice,     // lower:upper:step inside a subscript: children = the parts given, in order; text = which
+                   // parts are given, "1" or "0" for each of lower, upper, step ("a[::2]" -> "001")
     };
 
     Kind kind;
