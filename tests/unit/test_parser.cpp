@@ -1061,5 +1061,5 @@ TEST_CASE("slices parse into Slice nodes that say which of lower, upper and step
     CHECK(expr("a[i, ::2]") == "([] a i (slice001 2))");
     CHECK(expr("a[lo:hi:s, j]") == "([] a (slice111 lo hi s) j)");
     CHECK(expr("a[1:2:]") == "([] a (slice110 1 2))");
-    CHECK(only_error("X = a[1:2:3:4]\n") == "1:12: expected ',' or ']' in the subscript, got ':'");
+    CHECK(only_error("X = a[1:2:3:4]\n") == "1:12: expected ',' or ']' in the subscript, found ':'");
 }
