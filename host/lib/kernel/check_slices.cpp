@@ -255,6 +255,20 @@ ir::ExprPtr int_literal(int v, SourceLocation at) {
 
 } // namespace
 
+void Checker::hoist_slice_index(ir::Expr &gather, SourceLocation at, std::vector<ir::StmtPtr> &out) {
+    if (gather.args.size() < 2 || repeatable(*gather.args[1])) return;
+    const std::string name = "weft_slice_index_" + std::to_string(at.line) + "_" + std::to_string(at.column);
+    const Type i32 = Type::scalar(Scalar::Int32);
+    auto index = std::make_unique<ir::Stmt>(ir::Stmt::Kind::Declare, at);
+    index->index = declare_local(name, i32, at);
+    scope_->locals.erase(name);
+    index->value = std::move(gather.args[1]);
+    auto ref = make(K::Local, i32, at);
+    ref->index = index->index;
+    gather.args[1] = std::move(ref);
+    out.push_back(std::move(index));
+}
+
 void Checker::slice_store(ir::ExprPtr gather, Value value, SourceLocation at, std::vector<ir::StmtPtr> &out) {
     const Type slice_type = gather->type;
     ir::Expr &base = *gather->args[0];
@@ -263,22 +277,26 @@ void Checker::slice_store(ir::ExprPtr gather, Value value, SourceLocation at, st
                              "': the value must have the slice's length (" + slice_type.name() + ")");
         return;
     }
-    bool writes = base.kind == K::Local || base.kind == K::Param;
-    for (const ir::Expr *p = &base; !writes && (p->kind == K::Field || p->kind == K::Index);) {
-        if (p->kind == K::Index && p->args[0]->type.kind() == Type::Kind::Array) writes = true;
-        p = p->args[0].get();
-        writes = writes || p->kind == K::Local || p->kind == K::Param;
-    }
-    if (!writes) {
-        diags_.error(at, "this slice cannot be assigned to: assign to a slice of a variable, parameter or array element");
+    const ir::Expr *root = &base;
+    for (; root->kind == K::Field || root->kind == K::Index; root = root->args[0].get())
+        if (root->kind == K::Index && root->args[0]->type.kind() == Type::Kind::Array) {
+            // As Warp 1.19, which has no reference to a slice of an array element.
+            diags_.error(at, "a slice of an array element cannot be assigned to: copy the element to a local, "
+                             "assign the slice and store it back (v = a[i]; v[0:2] = ...; a[i] = v)");
+            return;
+        }
+    if (root->kind != K::Local && root->kind != K::Param) {
+        diags_.error(at, "this slice cannot be assigned to: assign to a slice of a variable or parameter");
         return;
     }
-    if (!repeatable(base) || (gather->args.size() > 1 && !repeatable(*gather->args[1]))) {
-        diags_.error(at, "a slice assignment's indices must be variables or constants: assign the index to a "
-                         "variable first (i = ...; m[i, 0:2] = ...)");
+    if (&base != root) {
+        // Warp 1.19 assigns slices of a variable only (its indexref takes no path).
+        diags_.error(at, "only a slice of a variable can be assigned to: copy the value to a local, assign the slice "
+                         "and store it back (v = s.v; v[0:2] = ...; s.v = v)");
         return;
     }
-    // The value once, into a hidden local; then each selected component.
+    // The value once, into a hidden local (then the target's run-time index, in
+    // Python's order); then each selected component.
     const std::string hidden = "weft_slice_" + std::to_string(at.line) + "_" + std::to_string(at.column);
     auto decl = std::make_unique<ir::Stmt>(ir::Stmt::Kind::Declare, at);
     decl->index = declare_local(hidden, slice_type, at);
@@ -286,6 +304,7 @@ void Checker::slice_store(ir::ExprPtr gather, Value value, SourceLocation at, st
     decl->value = std::move(value.expr);
     const int tmp = decl->index;
     out.push_back(std::move(decl));
+    hoist_slice_index(*gather, at, out);
     const auto &pos = gather->value->int_components;
     const bool matrix = base.type.kind() == Type::Kind::Matrix;
     const std::size_t count = matrix ? pos.size() / 2 : pos.size();

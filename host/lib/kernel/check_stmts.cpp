@@ -331,6 +331,7 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
         Value rhs = expr(*s.value);
         if (!current.ok() || !rhs.ok()) return;
         if (current.expr->kind == K::Gather) { // v[1:] += x: v[1:] = v[1:] + x
+            hoist_slice_index(*current.expr, s.location, out);
             ir::ExprPtr slice = current.expr->clone();
             Value combined = binary(s.text, std::move(current), std::move(rhs), s.location);
             if (!combined.ok()) return;

@@ -105,6 +105,8 @@ public:
     Value int32_index(const ast::Expr &e);
     /// v[0:2] = value, m[1, :] += value: the value once, then a store per selected component.
     void slice_store(ir::ExprPtr gather, Value value, SourceLocation at, std::vector<ir::StmtPtr> &out);
+    /// m[f(), 0:2] = ...: a run-time index with effects evaluated once, into a hidden local.
+    void hoist_slice_index(ir::Expr &gather, SourceLocation at, std::vector<ir::StmtPtr> &out);
     /// The function (builtin, intrinsic or @wp.func) an expression names, or nullopt.
     std::optional<std::string> function_named(const ast::Expr &e) const;
     /// `x < n` with x float32 and n int32 (one comparison, no literals): both

@@ -13,6 +13,11 @@ def planar_length(p: wp.vec3) -> float:
     return wp.length(p[0:2])
 
 
+@wp.func
+def next_row(counter: wp.array(dtype=int)) -> int:
+    return wp.atomic_add(counter, 0, 1) % 3
+
+
 @wp.kernel
 def vector_slices(p: wp.array(dtype=wp.vec3), xy: wp.array(dtype=wp.vec2), out: wp.array(dtype=float)):
     i = wp.tid()
@@ -55,3 +60,15 @@ def quaternion_slices(q: wp.array(dtype=wp.quat), out: wp.array(dtype=wp.vec3)):
     xyz = r[0:3]
     w = r[3:]
     out[i] = xyz * r[3] + wp.vec3(w[0])
+
+
+@wp.kernel
+def slice_store_order(m: wp.array(dtype=wp.mat33), counter: wp.array(dtype=int)):
+    # The row index of a slice store is evaluated once (after the value; for
+    # +=, before it), as Python and Warp do.
+    i = wp.tid()
+    if i == 0:
+        mm = m[0]
+        mm[next_row(counter), 0:2] = wp.vec2(100.0, 200.0)
+        mm[next_row(counter), 1:] += wp.vec2(10.0, 20.0)
+        m[0] = mm
