@@ -428,7 +428,8 @@ TEST_CASE("unsupported and invalid constructs say what is wrong") {
     CHECK(first_error("import warp as wp\nclass C:\n    x: int\n") ==
           "2:1: class 'C': classes other than @wp.struct are not supported in kernels");
     CHECK(first_error("import warp as wp\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    x = a[0, 1]\n") ==
-          "4:9: array of 1 dimension indexed with 2 indexes");
+          "4:9: array of 1 dimension indexed with 2 indexes: give at most 1 (fewer give a view of the remaining "
+          "dimensions)");
     CHECK(first_error("import warp as wp\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    x = a[1.5]\n") ==
           "4:11: index must be an integer, got 'float32'");
     CHECK(first_error("import warp as wp\n@wp.kernel\ndef k(a: wp.vector3):\n    pass\n") == "3:10: unknown type 'wp.vector3'");

@@ -61,6 +61,7 @@ std::string sexpr(const Expr &e) {
     case Expr::Kind::List: return list("list", 0);
     case Expr::Kind::Ellipsis: return "...";
     case Expr::Kind::Starred: return list("*", 0);
+    case Expr::Kind::Slice: return list("slice" + e.text, 0);
     case Expr::Kind::Compare: {
         std::string s = "(cmp " + sexpr(*e.children[0]);
         for (std::size_t i = 0; i < e.ops.size(); ++i) s += " " + e.ops[i] + " " + sexpr(*e.children[i + 1]);
@@ -650,9 +651,6 @@ TEST_CASE("unsupported expressions are named, at their location") {
     CHECK(in_kernel("y = f(n := 1)") == "2:13: assignment expressions (:=) are not supported in kernels");
     CHECK(in_kernel("*a, b = x") == "2:5: starred expressions are not supported in kernels");
     CHECK(in_kernel("a, *b = x") == "2:8: starred expressions are not supported in kernels");
-    CHECK(in_kernel("y = a[1:2]") == "2:11: slices are not supported in kernels");
-    CHECK(in_kernel("y = a[:2]") == "2:11: slices are not supported in kernels");
-    CHECK(in_kernel("y = a[i, ::2]") == "2:14: slices are not supported in kernels");
     CHECK(expr("f(*a, b)") == "(call f (* a) b)");
     CHECK(in_kernel("f(x, **kw)") == "2:10: keyword argument unpacking (**kwargs) is not supported in kernels");
     CHECK(in_kernel("y = yield x") == "2:9: yield is not supported in kernels");
@@ -1054,4 +1052,17 @@ TEST_CASE("front-end limits are stated in their messages, and a long comparison 
     for (int i = 0; i < 999; ++i) ok += " < a";
     Parsed r(ok + "\n");
     CHECK(r.diags.error_count() == 0);
+}
+
+TEST_CASE("slices parse into Slice nodes that say which of lower, upper and step are given") {
+    CHECK(expr("a[1:2]") == "([] a (slice110 1 2))");
+    CHECK(expr("a[:2]") == "([] a (slice010 2))");
+    CHECK(expr("a[1:]") == "([] a (slice100 1))");
+    CHECK(expr("a[:]") == "([] a (slice000))");
+    CHECK(expr("a[::2]") == "([] a (slice001 2))");
+    CHECK(expr("a[::-1]") == "([] a (slice001 (- 1)))");
+    CHECK(expr("a[i, ::2]") == "([] a i (slice001 2))");
+    CHECK(expr("a[lo:hi:s, j]") == "([] a (slice111 lo hi s) j)");
+    CHECK(expr("a[1:2:]") == "([] a (slice110 1 2))");
+    CHECK(only_error("X = a[1:2:3:4]\n") == "1:12: expected ',' or ']' in the subscript, found ':'");
 }

@@ -278,10 +278,14 @@ std::string Emitter::adj_args(std::ostringstream &o, const Expr &e, const std::s
 }
 
 /// The gradient array an array-valued expression's adjoint twin holds.
-std::string Emitter::adj_mirror(const Expr &e) const {
+std::string Emitter::adj_mirror(const Expr &e) {
     if (e.kind == K::Local || e.kind == K::Param) {
         const std::string r = adj_ref(e);
         if (!r.empty()) return r;
+    }
+    if (e.kind == K::View) { // the same view of the gradient array: writes through it land in the parent's gradient
+        const std::string base = adj_mirror(*e.args[0]);
+        if (base != "{}") return view(e, base);
     }
     if (e.kind == K::Field && e.args[0]->type.kind() == Type::Kind::Struct) {
         const std::string base = adj_ref(*e.args[0]);
@@ -714,7 +718,15 @@ void Emitter::ad_value(std::ostringstream &o, const Expr &e, const std::string &
     case K::String:
     case K::Constant:
     case K::Shape:
+    case K::View: // an array: its gradient is the view's twin (adj_mirror)
     case K::Not: return;
+    case K::Gather: {
+        const std::string a = adj_ref(*e.args[0]);
+        if (a.empty() || !active(e.type)) return;
+        for (std::size_t k = 0; k < gather_count(e); ++k)
+            o << in << "adj_acc(" << a << gather_source(e, k) << ", " << r << result_component(e.type, k) << ");\n";
+        return;
+    }
     case K::Builtin: {
         const BuiltinOverload &b = *e.overload;
         if (!active(e.type) || e.args.empty()) return; // no operands: nothing to propagate to

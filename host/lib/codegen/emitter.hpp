@@ -204,7 +204,7 @@ private:
     bool saved(int local) const;
     std::string adj_args(std::ostringstream &o, const Expr &e, const std::string &in, std::size_t from = 0);
     std::string adj_lvalue(const Expr &path);
-    std::string adj_mirror(const Expr &array_value) const;
+    std::string adj_mirror(const Expr &array_value);
 
     std::string type(const Type &t) {
         if (t.kind() == Type::Kind::Tuple) tuples_.emplace(t.code(), t);
@@ -582,6 +582,48 @@ private:
 
     /// Whether a type holds an array inside a struct or tuple (such arrays are
     /// not checked for density, so their kernel gets no dense specialization).
+    /// Whether a view may leave its array's innermost dimension strided
+    /// (a[:, j], a[::2], a run-time step): code specialized on dense arrays
+    /// (weft_contig_) assumes every array it indexes is dense where the
+    /// parameters are, so a module with such a view never specializes.
+    static bool strided_view(const Expr &e) {
+        if (e.kind == K::View) {
+            const int source_dims = e.args[0]->type.ndim();
+            int positions = 0;
+            std::size_t last_slice_step = 0; // arg index of the last position's step, 0: an integer index
+            for (std::size_t a = 1; a < e.args.size(); ++positions) {
+                const bool slice = e.index & (1 << positions);
+                last_slice_step = slice ? a + 2 : 0;
+                a += slice ? 3 : 1;
+            }
+            if (positions == source_dims) {
+                if (last_slice_step == 0) return true;
+                const Expr &step = *e.args[last_slice_step];
+                if (!(step.kind == K::Literal && step.value && !step.value->int_components.empty() &&
+                      step.value->int_components[0] == 1))
+                    return true;
+            }
+        }
+        for (const ir::ExprPtr &a : e.args)
+            if (strided_view(*a)) return true;
+        return false;
+    }
+    static bool strided_views(const std::vector<ir::StmtPtr> &body) {
+        for (const ir::StmtPtr &s : body) {
+            for (const ir::Expr *e : {s->value.get(), s->target.get(), s->cond.get()})
+                if (e && strided_view(*e)) return true;
+            for (const ir::ExprPtr &a : s->args)
+                if (strided_view(*a)) return true;
+            if (strided_views(s->body) || strided_views(s->orelse)) return true;
+        }
+        return false;
+    }
+    bool module_strided_views() const {
+        for (const ir::Function &f : m_.functions)
+            if (strided_views(f.body)) return true;
+        return false;
+    }
+
     static bool nests_array(const Type &t) {
         if (t.kind() == Type::Kind::Struct)
             for (const auto &f : t.layout().fields)
@@ -683,6 +725,7 @@ private:
             if (pt.kind() == Type::Kind::Array) dense += " && weft::innermost_dense(a" + std::to_string(i) + "_)";
             if (nests_array(pt)) specializable = false;
         }
+        if (module_strided_views()) specializable = false;
         const std::string body = f.mangled_name + "_body" + entry_suffix(), run = f.mangled_name + "_run" + entry_suffix();
         o << "template <bool weft_contig_>\nWEFT_FN void " << run
           << "(const weft::launch_t &weft_launch_, long long weft_idx_" << decl << ") {\n"
@@ -725,6 +768,7 @@ private:
             if (pt.kind() == Type::Kind::Array) dense += " && weft::innermost_dense(a" + std::to_string(i) + "_)";
             if (nests_array(pt)) specializable = false;
         }
+        if (module_strided_views()) specializable = false;
         const std::string body = f.mangled_name + "_body" + entry_suffix(), run = f.mangled_name + "_run" + entry_suffix();
         // A kernel whose work sits under a bounds test on its innermost index
         // runs each row's passing range without the test (row_guard.hpp).
@@ -1031,6 +1075,50 @@ private:
                c_string(logical_file_) + ", " + std::to_string(e.location.line) + ", " + args(e, 1) + ")";
     }
 
+    /// weft::view(base, positions...) for a View whose array is `base`
+    /// (the forward array, or its gradient's twin in reverse mode).
+    std::string view(const Expr &e, const std::string &base) {
+        std::string out = "weft::view(" + base;
+        std::size_t a = 1;
+        for (int k = 0; a < e.args.size(); ++k) {
+            if (e.index & (1 << k)) {
+                out += ", weft::rt::slice(" + expr(*e.args[a]) + ", " + expr(*e.args[a + 1]) + ", " + expr(*e.args[a + 2]) + ")";
+                a += 3;
+            } else {
+                out += ", " + expr(*e.args[a++]);
+            }
+        }
+        return out + ")";
+    }
+
+    /// The source component of a Gather's k-th result component: ".c[i]" or ".c[r].c[c]".
+    std::string gather_source(const Expr &e, std::size_t k) {
+        const auto &pos = e.value->int_components;
+        if (e.args[0]->type.kind() != Type::Kind::Matrix) return ".c[" + ir::to_string(pos[k]) + "]";
+        auto at = [&](ir::IntValue p, int extent) {
+            if (p >= 0) return ir::to_string(p);
+            return "weft::rt::wrap(" + expr(*e.args[1]) + ", " + std::to_string(extent) + ")";
+        };
+        return ".c[" + at(pos[2 * k], e.args[0]->type.rows()) + "].c[" + at(pos[2 * k + 1], e.args[0]->type.cols()) + "]";
+    }
+    static std::size_t gather_count(const Expr &e) {
+        const std::size_t n = e.value->int_components.size();
+        return e.args[0]->type.kind() == Type::Kind::Matrix ? n / 2 : n;
+    }
+    /// The k-th component of a Gather's result type (vector or matrix).
+    static std::string result_component(const Type &t, std::size_t k) {
+        if (t.kind() == Type::Kind::Matrix)
+            return ".c[" + std::to_string(k / static_cast<std::size_t>(t.cols())) + "].c[" +
+                   std::to_string(k % static_cast<std::size_t>(t.cols())) + "]";
+        return ".c[" + std::to_string(k) + "]";
+    }
+    std::string gather(const Expr &e) {
+        const std::string base = expr(*e.args[0]);
+        std::string out = type(e.type) + "(";
+        for (std::size_t k = 0; k < gather_count(e); ++k) out += (k ? ", " : "") + base + gather_source(e, k);
+        return out + ")";
+    }
+
     std::string lvalue(const Expr &e) {
         switch (e.kind) {
         case K::Local: return local(e.index);
@@ -1066,6 +1154,8 @@ private:
             if (e.args.size() == 3) return expr(*e.args[0]) + ".c[" + expr(*e.args[1]) + "].c[" + expr(*e.args[2]) + "]";
             return expr(*e.args[0]) + subscript(e);
         case K::Shape: return "weft::int32(" + expr(*e.args[0]) + ".shape[" + std::to_string(e.index) + "])";
+        case K::View: return view(e, expr(*e.args[0]));
+        case K::Gather: return gather(e);
         case K::Not: return "!(" + expr(*e.args[0]) + ")";
         case K::Intrinsic: return intrinsic(e);
         case K::Select:

@@ -311,7 +311,18 @@ Value Checker::expr(const Expr &e) {
         }
         Value base = expr(base_ast);
         if (!base.ok()) return poison();
+        if (base.expr->kind == K::Gather && base_ast.kind == Expr::Kind::Subscript) {
+            // Warp reads v[1:][0] as one subscript v[1:, 0] (an error for vectors,
+            // another element for matrices): weft does not guess either way.
+            diags_.error(e.location, "a slice of a vector or matrix cannot be indexed in the same expression; "
+                                     "name it first: s = v[1:]; s[0]");
+            return poison();
+        }
         const Type t = base.type();
+        bool slice = false;
+        for (std::size_t i = 1; i < e.children.size(); ++i) slice = slice || e.children[i]->kind == Expr::Kind::Slice;
+        if (slice || (t.kind() == Type::Kind::Array && static_cast<int>(e.children.size() - 1) < t.ndim()))
+            return sliced_subscript(e, std::move(base));
         std::vector<Value> indices;
         bool ok = true;
         for (std::size_t i = 1; i < e.children.size(); ++i) {
@@ -331,10 +342,7 @@ Value Checker::expr(const Expr &e) {
         std::optional<Type> result;
         if (t.kind() == Type::Kind::Array) {
             if (static_cast<int>(indices.size()) != t.ndim()) {
-                diags_.error(e.location, "array of " + std::to_string(t.ndim()) + " dimension" +
-                                             (t.ndim() == 1 ? "" : "s") + " indexed with " +
-                                             std::to_string(indices.size()) + " index" +
-                                             (indices.size() == 1 ? "" : "es"));
+                diags_.error(e.location, too_many_indices(t, indices.size()));
                 return poison();
             }
             result = t.element();
@@ -485,6 +493,9 @@ Value Checker::expr(const Expr &e) {
     }
     case Expr::Kind::Tuple:
         diags_.error(e.location, "tuples are only supported in assignments, returns and tid() unpacking");
+        return poison();
+    case Expr::Kind::Slice:
+        diags_.error(e.location, "a slice (lower:upper:step) is only allowed inside a subscript: a[1:3], v[0:2]");
         return poison();
     case Expr::Kind::Dict:
         diags_.error(e.location, "dict literals are only supported as module options: @wp.kernel(module_options={...}) "

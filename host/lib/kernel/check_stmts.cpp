@@ -122,6 +122,12 @@ void Checker::assign(const Expr &target, Value value, SourceLocation at, std::ve
     if (target.kind == Expr::Kind::Subscript || target.kind == Expr::Kind::Attribute) {
         Value lhs = expr(target);
         if (!lhs.ok()) return;
+        if (lhs.expr->kind == K::Gather) return slice_store(std::move(lhs.expr), std::move(value), at, out);
+        if (lhs.expr->kind == K::View) {
+            diags_.error(target.location, "an array view cannot be assigned to: store its elements (row[j] = ...) "
+                                          "in a loop");
+            return;
+        }
         if (!writable(*lhs.expr)) {
             diags_.error(target.location, "this expression cannot be assigned to");
             return;
@@ -324,6 +330,13 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
         Value current = expr(target);
         Value rhs = expr(*s.value);
         if (!current.ok() || !rhs.ok()) return;
+        if (current.expr->kind == K::Gather) { // v[1:] += x: v[1:] = v[1:] + x
+            hoist_slice_index(*current.expr, s.location, out);
+            ir::ExprPtr slice = current.expr->clone();
+            Value combined = binary(s.text, std::move(current), std::move(rhs), s.location);
+            if (!combined.ok()) return;
+            return slice_store(std::move(slice), std::move(combined), s.location, out);
+        }
         if (!writable(*current.expr)) {
             diags_.error(target.location, "this expression cannot be assigned to");
             return;

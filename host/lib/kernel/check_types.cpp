@@ -222,6 +222,14 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
             return Annotation{Annotation::Kind::Concrete, t};
         }
     }
+    // Warp's other array classes: named, with what to write today.
+    const ast::Expr *callee = e.kind == Expr::Kind::Call || e.kind == Expr::Kind::Subscript ? e.children[0].get() : &e;
+    if (auto base = callee ? dotted(*callee) : std::nullopt)
+        if (strip_warp(*base).rfind("indexedarray", 0) == 0) {
+            diags_.error(e.location, "'" + *base + "' is not supported in kernels: pass the array and its index array "
+                                                   "and index through it (a[idx[i]])");
+            return std::nullopt;
+        }
     diags_.error(e.location, "this is not a type annotation");
     return std::nullopt;
 }

@@ -112,6 +112,17 @@ public:
     /// The one literal conversion rule (see check_exprs.cpp).
     static bool literal_converts(const Value &v, const Type &target);
     Value static_value(const ast::Expr &call); // wp.static(expr)
+    // --- slices and views (check_slices.cpp) ---
+    /// A subscript with a slice, or an array given fewer indices than dimensions.
+    Value sliced_subscript(const ast::Expr &subscript, Value base);
+    Value array_view(const ast::Expr &subscript, Value base);
+    Value composite_slice(const ast::Expr &subscript, Value base);
+    /// An integer index or slice bound, as int32 (what Warp's view() takes).
+    Value int32_index(const ast::Expr &e);
+    /// v[0:2] = value, m[1, :] += value: the value once, then a store per selected component.
+    void slice_store(ir::ExprPtr gather, Value value, SourceLocation at, std::vector<ir::StmtPtr> &out);
+    /// m[f(), 0:2] = ...: a run-time index with effects evaluated once, into a hidden local.
+    void hoist_slice_index(ir::Expr &gather, SourceLocation at, std::vector<ir::StmtPtr> &out);
     /// The function (builtin, intrinsic or @wp.func) an expression names, or nullopt.
     std::optional<std::string> function_named(const ast::Expr &e) const;
     /// `x < n` with x float32 and n int32 (one comparison, no literals): both
@@ -233,6 +244,8 @@ public:
 std::string join(const std::vector<std::string> &items, const std::string &sep = ", ");
 using ir::fits;
 std::string type_list(const std::vector<Value> &args);
+/// The message for an array subscript with more indices than dimensions.
+std::string too_many_indices(const Type &array, std::size_t given);
 /// How a value reads in a message: "integer literal -1", "float literal", or its type's name.
 std::string shown(const Value &v);
 

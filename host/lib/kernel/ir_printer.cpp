@@ -114,6 +114,26 @@ private:
         case K::Field: return expr(*e.args[0]) + "." + e.name;
         case K::Index: return expr(*e.args[0]) + "[" + args(e, 1) + "]";
         case K::Shape: return expr(*e.args[0]) + ".shape[" + std::to_string(e.index) + "]";
+        case K::View: {
+            std::string out = "view(" + expr(*e.args[0]);
+            std::size_t a = 1;
+            for (int k = 0; a < e.args.size(); ++k) {
+                if (e.index & (1 << k)) {
+                    out += ", " + expr(*e.args[a]) + ":" + expr(*e.args[a + 1]) + ":" + expr(*e.args[a + 2]);
+                    a += 3;
+                } else {
+                    out += ", " + expr(*e.args[a++]);
+                }
+            }
+            return out + ")";
+        }
+        case K::Gather: {
+            std::string out = "gather(" + args(e) + "; ";
+            if (e.value)
+                for (std::size_t i = 0; i < e.value->int_components.size(); ++i)
+                    out += (i ? " " : "") + ir::to_string(e.value->int_components[i]);
+            return out + ")";
+        }
         case K::Select: return "(" + expr(*e.args[1]) + " if " + expr(*e.args[0]) + " else " + expr(*e.args[2]) + ")";
         case K::And:
         case K::Or: {

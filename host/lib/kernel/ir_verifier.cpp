@@ -69,6 +69,8 @@ private:
         case K::Field: return "field";
         case K::Index: return "index";
         case K::Shape: return "shape";
+        case K::View: return "view";
+        case K::Gather: return "gather";
         case K::Select: return "select";
         case K::And: return "and";
         case K::Or: return "or";

@@ -81,6 +81,8 @@ private:
         case K::Field:
         case K::Index:
         case K::Shape:
+        case K::View:
+        case K::Gather:
             for (ir::ExprPtr &a : e->args) a = atom(std::move(a));
             return e;
         case K::Not:

@@ -355,19 +355,33 @@ Node Parser::parse_subscript(Node value) {
     advance(); // '['
     Node sub = leaf(Expr::Kind::Subscript, value.expr->location);
     if (!add(sub, std::move(value))) return {};
-    constexpr const char *slices = "slices are not supported in kernels";
     for (;;) {
         const Token &t = peek();
-        if (t.is_op(":")) {
-            fail(t.location, slices);
-            return {};
-        }
         const SourceLocation at = t.location;
-        Node index = parse_expression();
-        if (!index) return {};
+        Node index;
+        if (!t.is_op(":")) {
+            index = parse_expression();
+            if (!index) return {};
+        }
         if (check_op(":")) {
-            fail(at, slices);
-            return {};
+            // lower:upper:step, each part optional: a Slice node holds the parts
+            // given, its text says which ("1" present, "0" absent, in that order).
+            Node slice = leaf(Expr::Kind::Slice, at);
+            std::string mask = index ? "1" : "0";
+            if (index && !add(slice, std::move(index))) return {};
+            for (int part = 0; part < 2 && check_op(":"); ++part) {
+                advance(); // ':'
+                if (check_op(":") || check_op(",") || check_op("]")) {
+                    mask += "0";
+                    continue;
+                }
+                Node bound = parse_expression();
+                if (!bound || !add(slice, std::move(bound))) return {};
+                mask += "1";
+            }
+            while (mask.size() < 3) mask += "0";
+            slice.expr->text = mask;
+            index = std::move(slice);
         }
         if (!add(sub, std::move(index))) return {};
         if (check_op(",")) {

@@ -46,6 +46,8 @@ struct Expr {
         List,      // children = elements: only in top-level calls (wp.overload(kernel, [...]))
         Ellipsis,  // `...`: only as the body of a @wp.overload stub
         Starred,   // children = {operand}: `*v` as a call argument (unpacks a vector's components)
+        Slice,     // lower:upper:step inside a subscript: children = the parts given, in order; text = which
+                   // parts are given, "1" or "0" for each of lower, upper, step ("a[::2]" -> "001")
     };
 
     Kind kind;

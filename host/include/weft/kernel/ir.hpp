@@ -68,6 +68,9 @@ bool is_atomic(Intrinsic i);
 
 struct Expr;
 struct Stmt;
+/// The values a View's omitted slice bounds take (Warp's SLICE_BEGIN / SLICE_END).
+constexpr std::int32_t slice_begin = 2147483647;
+constexpr std::int32_t slice_end = -2147483647 - 1;
 using ExprPtr = std::unique_ptr<Expr>;
 using StmtPtr = std::unique_ptr<Stmt>;
 
@@ -86,6 +89,12 @@ struct Expr {
         Field,     // args[0].name (struct, native type or vector component x/y/z/w); index = field index
         Index,     // args[0][args[1..]]: array element, vector component, matrix row/element
         Shape,     // args[0].shape[index]
+        View,      // a view of the array args[0] (Warp's view()): one index position per dimension given, in order;
+                   // bit k of `index` set: position k is a slice, 3 int32 args (start, stop, step; an omitted
+                   // start is slice_begin, an omitted stop slice_end); else one int32 index
+        Gather,    // components of the vector/matrix/quaternion args[0] (a constant slice): `value` lists them;
+                   // vectors: one position each; matrices: (row, col) pairs, -1 standing for args[1],
+                   // a run-time index (wrapped when negative)
         // Typed form only (lowering turns them into control flow):
         Select,    // args[1] if args[0] else args[2]   (from `b if c else a`)
         And,       // short-circuit over args, bool

@@ -123,6 +123,81 @@ template <typename T> WEFT_RT_FN bool innermost_dense(const array_t<T> &a) {
     }
 }
 
+/// A slice of one array dimension, as Warp's slice_t: an omitted start is
+/// slice_begin, an omitted stop slice_end (the front end's ir::slice_begin/end).
+struct slice_t {
+    int32 start, stop, step;
+};
+namespace rt {
+constexpr int32 slice_begin = 2147483647;
+constexpr int32 slice_end = -2147483647 - 1;
+WEFT_RT_FN slice_t slice(int32 start, int32 stop, int32 step) { return slice_t{start, stop, step}; }
+/// Warp's slice_adjust_indices: bounds clamped to [-n, n], then negatives counted from the end.
+WEFT_RT_FN slice_t slice_adjust(const slice_t &s, int32 n) {
+    int32 start, stop;
+    if (s.start == slice_begin) start = s.step < 0 ? n - 1 : 0;
+    else {
+        start = s.start < -n ? -n : (s.start > n ? n : s.start);
+        start = start < 0 ? start + n : start;
+    }
+    if (s.stop == slice_end) stop = s.step < 0 ? -1 : n;
+    else {
+        stop = s.stop < -n ? -n : (s.stop > n ? n : s.stop);
+        stop = stop < 0 ? stop + n : stop;
+    }
+    return slice_t{start, stop, s.step};
+}
+WEFT_RT_FN int32 slice_length(const slice_t &s) {
+    if (s.step > 0 && s.start < s.stop) return 1 + (s.stop - s.start - 1) / s.step;
+    if (s.step < 0 && s.start > s.stop) return 1 + (s.start - s.stop - 1) / (-s.step);
+    return 0;
+}
+/// One index position of a view: an integer index (negative counts from the
+/// end) drops its dimension; a slice keeps it, strided.
+struct view_builder {
+    int32 shape[4];
+    int64 strides[4];
+    int32 ndim;
+    int64 offset;
+    int dim; // the source dimension the next position applies to
+};
+template <typename T> WEFT_RT_FN void view_position(view_builder &v, const array_t<T> &a, int32 i) {
+    const int32 n = a.shape[v.dim];
+    v.offset += int64(i < 0 ? i + n : i) * a.strides[v.dim];
+    ++v.dim;
+}
+template <typename T> WEFT_RT_FN void view_position(view_builder &v, const array_t<T> &a, const slice_t &s) {
+    const slice_t adj = slice_adjust(s, a.shape[v.dim]);
+    v.offset += int64(adj.start) * a.strides[v.dim];
+    v.shape[v.ndim] = slice_length(adj);
+    v.strides[v.ndim] = a.strides[v.dim] * adj.step;
+    ++v.ndim;
+    ++v.dim;
+}
+} // namespace rt
+
+/// Warp's view(): a[i] on an array of more dimensions, a[i, :], a[lo:hi],
+/// a[::2], ... The result shares the array's memory; the dimensions after the
+/// last position follow unchanged. An array without data (no gradient) stays without.
+template <typename T, typename... P> WEFT_RT_FN array_t<T> view(const array_t<T> &a, const P &...positions) {
+    static_assert(sizeof...(P) >= 1 && sizeof...(P) <= 4, "weft: a view takes 1 to 4 positions");
+    rt::view_builder v{};
+    (rt::view_position(v, a, positions), ...);
+    array_t<T> out{};
+    for (int d = v.dim; d < a.ndim; ++d) {
+        v.shape[v.ndim] = a.shape[d];
+        v.strides[v.ndim] = a.strides[d];
+        ++v.ndim;
+    }
+    out.data = a.data ? reinterpret_cast<T *>(reinterpret_cast<char *>(a.data) + v.offset) : nullptr;
+    for (int d = 0; d < v.ndim; ++d) {
+        out.shape[d] = v.shape[d];
+        out.strides[d] = v.strides[d];
+    }
+    out.ndim = v.ndim;
+    return out;
+}
+
 /// The thread index a kernel body sees: the linear index and its components
 /// (row-major, the last varying fastest).
 struct tid_t {
