@@ -1053,8 +1053,13 @@ private:
 
     /// v[i] on a vector, quaternion, matrix row or transform (whose components live in p and q).
     std::string subscript(const Expr &e) {
-        if (e.args[0]->type.kind() == Type::Kind::Transform) return "[" + expr(*e.args[1]) + "]";
-        return ".c[" + expr(*e.args[1]) + "]";
+        // Warp counts a negative index from the end (v[-1] is the last component).
+        const Type &t = e.args[0]->type;
+        const bool transform = t.kind() == Type::Kind::Transform;
+        const std::string open = transform ? "[" : ".c[";
+        if (nonneg_index(*e.args[1])) return open + expr(*e.args[1]) + "]";
+        const int n = transform ? 7 : t.kind() == Type::Kind::Quaternion ? 4 : t.rows();
+        return open + "weft::rt::wrap(" + expr(*e.args[1]) + ", " + std::to_string(n) + ")]";
     }
 
     /// a[i, ...]: unchecked, or in debug mode checked against the shape with the access's position.

@@ -178,6 +178,13 @@ Value Checker::expr(const Expr &e) {
             diags_.error(e.location, "type '" + e.text + "' used as a value: construct one with " + e.text + "(...)");
             return poison();
         }
+        if (dict_constants_.count(e.text) || string_constants_.count(e.text)) {
+            diags_.error(e.location, "'" + e.text + "' is a " + (dict_constants_.count(e.text) ? "dict" : "string") +
+                                         ": kernels read it only as " +
+                                         (dict_constants_.count(e.text) ? "module options (wp.set_module_options(" + e.text + "))"
+                                                                        : "a @wp.func_native snippet"));
+            return poison();
+        }
         diags_.error(e.location, "name '" + e.text + "' is not defined");
         return poison();
     }
@@ -354,9 +361,11 @@ Value Checker::expr(const Expr &e) {
                 const ir::Expr &ix = *indices[i].expr;
                 if (ix.kind == K::Literal && ix.value && !ix.value->int_components.empty()) {
                     const ir::IntValue v = ix.value->int_components[0];
-                    if (v < 0 || v >= bounds[i]) {
+                    // Negative indices count from the end, as Warp's extract() does.
+                    if (v < -bounds[i] || v >= bounds[i]) {
                         diags_.error(ix.location, "index " + ir::to_string(v) + " is out of range for '" + t.name() +
-                                                      "' (0 to " + std::to_string(bounds[i] - 1) + ")");
+                                                      "' (-" + std::to_string(bounds[i]) + " to " +
+                                                      std::to_string(bounds[i] - 1) + ")");
                         return poison();
                     }
                 }
@@ -724,6 +733,21 @@ bool has_call(const Expr &e) {
 }
 } // namespace
 
+Value Checker::sized_constructor(const Expr &e, bool matrix) {
+    // The size and dtype name the type; the positional arguments construct it.
+    auto type_call = std::make_unique<Expr>(Expr::Kind::Call, e.location);
+    type_call->children.push_back(ast::clone(*e.children[0]));
+    auto values = std::make_unique<Expr>(Expr::Kind::Call, e.location);
+    values->children.push_back(ast::clone(*e.children[0]));
+    for (std::size_t i = 1; i < e.children.size(); ++i) values->children.push_back(ast::clone(*e.children[i]));
+    for (const ast::Keyword &k : e.keywords) type_call->keywords.push_back(ast::Keyword{k.name, ast::clone(*k.value), k.location});
+    const auto t = user_vector_type(*type_call, matrix);
+    if (!t) return poison();
+    note_type(*t);
+    synthesized_.push_back(std::move(values));
+    return construct(*t, *synthesized_.back(), e.location);
+}
+
 ast::ExprPtr Checker::expand_starred(const Expr &e) {
     auto out = std::make_unique<Expr>(Expr::Kind::Call, e.location);
     out->children.push_back(ast::clone(*e.children[0]));
@@ -844,6 +868,9 @@ Value Checker::call(const Expr &e) {
     }
 
     if (invalid_functions_.count(n)) return poison(); // its definition was reported already
+    if (const std::string t = warp_types_name(*name);
+        t == "types.vector" || t == "types.matrix" || (*name != n && (n == "vector" || n == "matrix")))
+        return sized_constructor(e, t == "types.matrix" || n == "matrix");
     if (n == "range") {
         diags_.error(e.location, "range() is only supported as the iterable of a for loop");
         return poison();

@@ -359,6 +359,10 @@ void Checker::run() {
     for (const ast::Import &imp : ast_.imports) {
         if (imp.module == "warp") {
             if (imp.names.empty()) warp_aliases_.insert(imp.alias);
+        } else if (imp.module == "warp.types") {
+            // from warp.types import vector, matrix
+            for (const auto &[name, alias] : imp.names)
+                if (name == "vector" || name == "matrix") warp_types_imports_[alias] = "types." + name;
         } else if (imp.module == "typing") {
             if (imp.names.empty()) typing_aliases_.insert(imp.alias);
             for (const auto &[name, alias] : imp.names)
@@ -376,6 +380,9 @@ void Checker::run() {
         warp_constants_[cname] = ModuleConstant{ir::ConstantValue{Type::scalar(Scalar::Float32), {value}, {0}}, true,
                                            Value::Literal::Float, {}};
 
+    // Dicts at module level are module options, passed by name (wp.set_module_options(OPTIONS)).
+    for (const ast::TopLevelAssign &a : ast_.assignments)
+        if (a.value && a.value->kind == Expr::Kind::Dict && !a.annotation) dict_constants_[a.name] = a.value.get();
     for (const ast::ExprPtr &call : ast_.module_options) set_module_options_call(*call);
 
     // Constants and structs, in source order (a struct may use an earlier one).
@@ -420,13 +427,14 @@ void Checker::run() {
             // `vec5 = wp.types.vector(length=5, dtype=float)`: a user vector or matrix type.
             if (value && value->kind == Expr::Kind::Call && !a.annotation)
                 if (auto callee = dotted(*value->children[0])) {
-                    const std::string b = strip_warp(*callee);
+                    const std::string b = warp_types_name(*callee);
                     if (b == "types.vector" || b == "types.matrix") {
                         if (auto t = user_vector_type(*value, b == "types.matrix")) type_aliases_[a.name] = *t;
                         else failed_constants_.insert(a.name);
                         continue;
                     }
                 }
+            if (value && value->kind == Expr::Kind::Dict && dict_constants_.count(a.name)) continue;
             if (value && (value->kind == Expr::Kind::Dict || value->kind == Expr::Kind::List)) {
                 expr(*value); // says where dicts and lists belong
                 failed_constants_.insert(a.name);

@@ -55,6 +55,10 @@ bool Checker::option_set_later(const std::string &key, SourceLocation at) {
 }
 
 void Checker::module_options(const Expr &dict, ir::Function *unique_kernel) {
+    // OPTIONS = {...} at module level, passed by name.
+    if (dict.kind == Expr::Kind::Name)
+        if (const auto it = dict_constants_.find(dict.text); it != dict_constants_.end())
+            return module_options(*it->second, unique_kernel);
     if (dict.kind != Expr::Kind::Dict) {
         diags_.error(dict.location, "module options must be a dict literal: {\"fast_math\": True, ...}");
         return;

@@ -160,7 +160,7 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
     // wp.types.vector(length=N, dtype=T), wp.types.matrix(shape=(R, C), dtype=T)
     if (e.kind == Expr::Kind::Call && !e.children.empty())
         if (auto base = dotted(*e.children[0])) {
-            const std::string b = strip_warp(*base);
+            const std::string b = warp_types_name(*base);
             if (b == "types.vector" || b == "types.matrix") {
                 auto t = user_vector_type(e, b == "types.matrix");
                 if (!t) return std::nullopt;
@@ -232,6 +232,11 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
         }
     diags_.error(e.location, "this is not a type annotation");
     return std::nullopt;
+}
+
+std::string Checker::warp_types_name(const std::string &dotted) const {
+    if (const auto it = warp_types_imports_.find(dotted); it != warp_types_imports_.end()) return it->second;
+    return strip_warp(dotted);
 }
 
 std::optional<Type> Checker::user_vector_type(const Expr &e, bool matrix) {

@@ -67,6 +67,11 @@ public:
     std::optional<Annotation> annotation(const ast::Expr &e, bool allow_generic);
     std::optional<Type> concrete_type(const ast::Expr &e);
     std::optional<Type> user_vector_type(const ast::Expr &call, bool matrix);
+    /// strip_warp(), and "types.vector" / "types.matrix" for names imported from warp.types.
+    std::string warp_types_name(const std::string &dotted) const;
+    std::map<std::string, std::string> warp_types_imports_; // from warp.types import vector as v: v -> types.vector
+    /// wp.vector(x, y, z, length=3, dtype=float), wp.matrix(..., shape=(2, 2), dtype=float) in a body.
+    Value sized_constructor(const ast::Expr &call, bool matrix);
     /// The type a dotted name denotes (scalar, vector, struct, native), if any.
     std::optional<Type> type_named(const std::string &dotted) const;
     /// "wp.vec3" -> "vec3" when wp is the warp alias; other names unchanged.
@@ -199,6 +204,7 @@ public:
     bool launch_hint(const ast::Keyword &k);
     bool option_set_later(const std::string &key, SourceLocation at);
     std::map<std::string, SourceLocation> option_set_at_; // where each module option was last set
+    std::map<std::string, const ast::Expr *> dict_constants_; // OPTIONS = {...} at module level
     void shadow_rebound_params(const ast::FunctionDef &def, std::vector<ir::StmtPtr> &out);
     static bool always_returns(const std::vector<ir::StmtPtr> &body);
     static bool breaks(const std::vector<ir::StmtPtr> &body);

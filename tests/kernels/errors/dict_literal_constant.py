@@ -1,4 +1,4 @@
-# expect: 4:9: dict literals are only supported as module options: @wp.kernel(module_options={...}) and wp.set_module_options({...})
+# expect: 10:12: 'TABLE' is a dict: kernels read it only as module options (wp.set_module_options(TABLE))
 import warp as wp
 
 TABLE = {"a": 1}
@@ -7,4 +7,4 @@ TABLE = {"a": 1}
 @wp.kernel
 def k(a: wp.array(dtype=float)):
     i = wp.tid()
-    a[i] = 1.0
+    a[i] = TABLE["a"]

@@ -1,4 +1,4 @@
-# expect: 8:16: index 7 is out of range for 'transform' (0 to 6)
+# expect: 8:16: index 7 is out of range for 'transform' (-7 to 6)
 import warp as wp
 
 
