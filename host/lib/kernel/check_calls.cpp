@@ -272,6 +272,7 @@ bool Annotation::accepts(const Type &t) const {
     case Kind::Float: return t.is_float();
     case Kind::Int: return t.is_integer();
     case Kind::ArrayAny: return t.kind() == Type::Kind::Array && t.ndim() == ndim;
+    case Kind::Function: return false; // a function argument, not a value (user_call)
     }
     return false;
 }
@@ -284,13 +285,14 @@ std::string Annotation::describe() const {
     case Kind::Float: return "a float type (wp.Float)";
     case Kind::Int: return "an integer type (wp.Int)";
     case Kind::ArrayAny: return "an array with ndim=" + std::to_string(ndim);
+    case Kind::Function: return "a function (wp.Function)";
     }
     return "?";
 }
 
 Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Value> args) {
     for (const Value &v : args)
-        if (!v.ok()) return poison();
+        if (!v.ok() && v.function.empty()) return poison();
     const auto &defs = funcs_.at(name);
 
     // Candidates: arity fits and every argument is accepted, exactly or by literal conversion.
@@ -313,7 +315,10 @@ Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Val
             if (!a) return poison();
             const Value &v = args[i];
             if (a->kind != Annotation::Kind::Concrete) exact = false; // concrete overloads win over generic ones
-            if (v.literal == Value::Literal::None) {
+            if ((a->kind == Annotation::Kind::Function) != !v.function.empty()) {
+                all = false; // a function goes to a wp.Function parameter, and only there
+            } else if (!v.function.empty()) {
+            } else if (v.literal == Value::Literal::None) {
                 if (!a->accepts(v.type())) all = false;
             } else if (a->kind == Annotation::Kind::Concrete) {
                 if (a->type != v.type()) exact = false;
@@ -349,12 +354,18 @@ Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Val
     }
     Candidate &c = *chosen.front();
     std::vector<Type> types;
+    std::map<std::string, std::string> functions;
     for (std::size_t i = 0; i < args.size(); ++i) {
+        if (!args[i].function.empty()) {
+            functions[c.def->params[i].name] = args[i].function;
+            types.push_back(Type::void_type()); // no C++ argument
+            continue;
+        }
         if (c.params[i].kind == Annotation::Kind::Concrete) coerce(args[i], c.params[i].type);
         else settle(args[i]);
         types.push_back(args[i].type());
     }
-    const int index = instantiate(*c.def, types, e.location);
+    const int index = instantiate(*c.def, types, e.location, nullptr, functions);
     if (index < 0) return poison();
     const ir::Function &f = out_.functions[static_cast<std::size_t>(index)];
     if (scope_ && f.uses_tid) scope_->function->uses_tid = true;
@@ -374,7 +385,8 @@ Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Val
     auto x = make(K::Call, f.return_type ? *f.return_type : Type::void_type(), e.location);
     x->index = index;
     x->name = f.mangled_name;
-    for (Value &v : args) x->args.push_back(std::move(v.expr));
+    for (Value &v : args)
+        if (v.function.empty()) x->args.push_back(std::move(v.expr));
     return Value{std::move(x)};
 }
 

@@ -894,6 +894,22 @@ Value Checker::call(const Expr &e) {
     if (auto type = type_named(*name)) return construct(*type, e, e.location);
     if (funcs_.count(n)) {
         std::vector<Value> args;
+        // rk2(decay, x, h): a function named where some definition takes a wp.Function.
+        std::set<std::size_t> function_positions;
+        for (const ast::FunctionDef *def : funcs_.at(n))
+            for (std::size_t i = 0; i < def->params.size(); ++i)
+                if (def->params[i].annotation)
+                    if (auto d = dotted(*def->params[i].annotation); d && strip_warp(*d) == "Function" && *d != "Function")
+                        function_positions.insert(i);
+        const auto argument = [&](const Expr &a, std::size_t position) {
+            if (function_positions.count(position))
+                if (auto fn = function_named(a)) {
+                    Value v;
+                    v.function = *fn;
+                    return v;
+                }
+            return expr(a);
+        };
         if (!e.keywords.empty()) {
             // f(x, rest=1.0): by parameter name, as Python binds them.
             std::vector<std::vector<std::string>> signatures;
@@ -903,9 +919,9 @@ Value Checker::call(const Expr &e) {
             }
             const auto order = keyword_order(n, e, signatures);
             if (!order) return poison();
-            for (const Expr *a : *order) args.push_back(expr(*a));
+            for (const Expr *a : *order) args.push_back(argument(*a, args.size()));
         } else {
-            for (std::size_t i = 1; i < e.children.size(); ++i) args.push_back(expr(*e.children[i]));
+            for (std::size_t i = 1; i < e.children.size(); ++i) args.push_back(argument(*e.children[i], i - 1));
         }
         return user_call(n, e, std::move(args));
     }

@@ -20,10 +20,11 @@ Checker::Checker(const ast::Module &module, const Registry &registry, Diagnostic
     : ast_(module), registry_(registry), diags_(diags), out_(out) {}
 
 int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &arg_types, SourceLocation call_site,
-                         const ir::Function *adjoint_of) {
+                         const ir::Function *adjoint_of, const std::map<std::string, std::string> &functions) {
     std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(&def));
     if (adjoint_of) key += "/adjoint of " + adjoint_of->mangled_name;
     for (const Type &t : arg_types) key += "," + t.code();
+    for (const auto &[param, fn] : functions) key += "," + param + "=" + fn;
     if (auto it = instances_.find(key); it != instances_.end()) {
         if (it->second == -2) {
             // Being checked right now: a call cycle.
@@ -53,7 +54,9 @@ int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &a
     ir::Function f;
     f.name = def.name;
     f.location = def.location;
-    for (std::size_t i = 0; i < def.params.size(); ++i) f.params.push_back({def.params[i].name, arg_types[i], def.params[i].location});
+    for (std::size_t i = 0; i < def.params.size(); ++i)
+        if (!functions.count(def.params[i].name)) f.params.push_back({def.params[i].name, arg_types[i], def.params[i].location});
+    const std::size_t value_params = f.params.size();
     std::map<std::string, int> adjoint_params;
     if (adjoint_of) {
         // The inputs' adjoints, written through wp.adjoint[x]: hidden reference parameters.
@@ -72,8 +75,11 @@ int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &a
         else if (a->kind == Annotation::Kind::Concrete) declared = a->type;
     }
     f.return_type = declared;
-    // Overloads and generic instances get distinct C++ names by construction.
+    // Overloads and generic instances get distinct C++ names by construction;
+    // an instance per bound function too (rk2 with decay, rk2 with growth).
     f.mangled_name = ir::mangle_function(def.name, arg_types);
+    for (const auto &[param, fn] : functions)
+        f.mangled_name += "_F" + std::to_string(param.size()) + param + "_" + ir::identifier_safe_name(fn);
 
     // Checked detached: bodies instantiate further functions, which grow
     // out_.functions; this one is appended after its callees (dependency order).
@@ -83,7 +89,8 @@ int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &a
     scope.function = &f;
     scope.declared_void = returns_none;
     scope.adjoint_params = std::move(adjoint_params);
-    for (std::size_t i = 0; i < def.params.size(); ++i) scope.params[def.params[i].name] = static_cast<int>(i);
+    for (std::size_t i = 0; i < value_params; ++i) scope.params[f.params[i].name] = static_cast<int>(i);
+    for (const auto &[param, fn] : functions) scope.function_aliases[param] = {fn, static_cast<int>(def.location.line)};
     if (const auto native = native_funcs_.find(&def); native != native_funcs_.end()) {
         f.is_native = true;
         f.native = native->second.forward;

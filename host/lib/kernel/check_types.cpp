@@ -28,7 +28,8 @@ std::string shown(const Value &v) {
 std::string type_list(const std::vector<Value> &args) {
     std::vector<std::string> names;
     for (const Value &v : args) {
-        if (!v.ok()) names.push_back("?");
+        if (!v.function.empty()) names.push_back("function " + v.function);
+        else if (!v.ok()) names.push_back("?");
         else if (v.literal == Value::Literal::Int) names.push_back("int literal");
         else if (v.literal == Value::Literal::Float) names.push_back("float literal");
         else names.push_back(v.type().name());
@@ -123,6 +124,15 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
             if (stripped == "Scalar") return generic(Annotation::Kind::Scalar, *name);
             if (stripped == "Float") return generic(Annotation::Kind::Float, *name);
             if (stripped == "Int") return generic(Annotation::Kind::Int, *name);
+            if (stripped == "Function") {
+                if (!allow_generic) {
+                    diags_.error(e.location, "'" + *name + "' is a @wp.func parameter type only (a function passed by name)");
+                    return std::nullopt;
+                }
+                Annotation a;
+                a.kind = Annotation::Kind::Function;
+                return a;
+            }
         }
         if (array_ndim(stripped)) {
             diags_.error(e.location, "'" + *name + "' needs a dtype: write " + *name + "(dtype=float) or " + *name +

@@ -21,13 +21,15 @@ namespace weft::kernel::detail {
 struct Value {
     ir::ExprPtr expr; // null after an error already reported (poison: no cascades)
     enum class Literal { None, Int, Float } literal = Literal::None;
+    /// A function named as an argument (rk2(decay, x)): for a wp.Function parameter; expr is null.
+    std::string function = {};
     bool ok() const { return expr != nullptr; }
     const Type &type() const { return expr->type; }
 };
 
 /// A parameter annotation: a concrete type, or one of the generic markers.
 struct Annotation {
-    enum class Kind { Concrete, Any, Scalar, Float, Int, ArrayAny } kind = Kind::Concrete;
+    enum class Kind { Concrete, Any, Scalar, Float, Int, ArrayAny, Function } kind = Kind::Concrete;
     Type type = Type::scalar(Scalar::Int32);
     int ndim = 0; // ArrayAny: wp.array(dtype=Any, ndim=k)
     /// Whether a value of type `t` may be passed for this parameter.
@@ -160,8 +162,11 @@ public:
     /// A tuple of values, each evaluated in order (a literal takes its hint's type).
     Value tuple(const ast::Expr &e, const std::vector<std::optional<Type>> &hints);
     /// `adjoint_of`: instantiate a @wp.func_grad for that function instance.
+    /// `functions`: wp.Function parameters bound to the function each names (the
+    /// instance calls it; such parameters take no C++ argument).
     int instantiate(const ast::FunctionDef &def, const std::vector<Type> &arg_types, SourceLocation call_site,
-                    const ir::Function *adjoint_of = nullptr);
+                    const ir::Function *adjoint_of = nullptr,
+                    const std::map<std::string, std::string> &functions = {});
     /// A kernel with these parameter types: its own, or an instance's
     /// (`instance`: a wp.overload of a generic kernel, named by its types).
     void check_kernel(const ast::FunctionDef &def, const std::vector<Type> &param_types, bool instance);

@@ -116,6 +116,8 @@ std::string identifier_safe(std::string_view code) {
 }
 } // namespace
 
+std::string identifier_safe_name(std::string_view text) { return identifier_safe(text); }
+
 std::string mangle_function(std::string_view name, const std::vector<Type> &arg_types) {
     std::string out = "wf" + std::to_string(name.size()) + std::string(name);
     for (const Type &t : arg_types) {

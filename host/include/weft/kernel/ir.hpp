@@ -203,6 +203,8 @@ struct Function {
 /// (name, argument types) pairs mangle alike, whatever the names.
 std::string mangle_function(std::string_view name, const std::vector<Type> &arg_types);
 std::string mangle_kernel(std::string_view name);
+/// `text` as part of a C++ identifier: letters and digits kept, anything else (and '_') as _XX.
+std::string identifier_safe_name(std::string_view text);
 /// An instance of a generic kernel (wp.overload): the name and its parameter types.
 std::string mangle_kernel(std::string_view name, const std::vector<Type> &param_types);
 
