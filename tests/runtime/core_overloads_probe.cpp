@@ -263,6 +263,9 @@ int main(int argc, char **argv) try {
     for (const char *s : {"float16", "float32", "float64"})
         g.call("weft::transform_identity<weft::" + std::string(s) + ">()", "weft::transform_t<weft::" + std::string(s) + ">");
     probed.insert("transform_identity");
+    for (const char *s : {"float16", "float32", "float64"})
+        g.call("weft::quat_identity<weft::" + std::string(s) + ">()", "weft::quat_t<weft::" + std::string(s) + ">");
+    probed.insert("quat_identity");
 
     // Atomics on arrays of every numeric scalar and every vector, 1 to 4 indices.
     std::vector<std::string> atomic_types = numeric_scalars;

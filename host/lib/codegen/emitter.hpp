@@ -1196,6 +1196,7 @@ private:
             return "weft::identity<" + std::to_string(e.type.rows()) + ", " + cpp_type(Type::scalar(e.type.scalar_type())) +
                    ">()";
         case I::TransformIdentity: return "weft::transform_identity<" + cpp_type(Type::scalar(e.type.scalar_type())) + ">()";
+        case I::QuatIdentity: return "weft::quat_identity<" + cpp_type(Type::scalar(e.type.scalar_type())) + ">()";
         }
         throw InternalError("generate_cpp: unknown intrinsic");
     }

@@ -28,7 +28,8 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
     std::vector<const Expr *> arg_ast;
     for (std::size_t i = 1; i < e.children.size(); ++i) arg_ast.push_back(e.children[i].get());
 
-    const bool takes_keywords = name == "identity" || name == "expect_near" || name == "transform_identity";
+    const bool takes_keywords =
+        name == "identity" || name == "expect_near" || name == "transform_identity" || name == "quat_identity";
     if (!takes_keywords && !e.keywords.empty()) {
         diags_.error(e.keywords.front().location,
                      "builtin '" + name + "' takes no keyword arguments (got '" + e.keywords.front().name + "')");
@@ -89,27 +90,28 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
         return result(Type::matrix(dtype->scalar_type(), n, n));
     }
 
-    if (name == "transform_identity") {
-        // transform_identity(dtype=float32): zero translation, rotation (0, 0, 0, 1).
+    if (name == "transform_identity" || name == "quat_identity") {
+        // transform_identity(dtype=float32): zero translation, rotation (0, 0, 0, 1); quat_identity: that rotation.
         if (!arg_ast.empty()) {
-            diags_.error(at, "transform_identity() takes only dtype= (e.g. dtype=wp.float64), got " +
+            diags_.error(at, name + "() takes only dtype= (e.g. dtype=wp.float64), got " +
                                  std::to_string(arg_ast.size()) + " positional argument" + (arg_ast.size() == 1 ? "" : "s"));
             return poison();
         }
         std::optional<Type> dtype = Type::scalar(Scalar::Float32);
         for (const ast::Keyword &k : e.keywords) {
             if (k.name != "dtype") {
-                diags_.error(k.location, "transform_identity() takes dtype=, got '" + k.name + "'");
+                diags_.error(k.location, name + "() takes dtype=, got '" + k.name + "'");
                 return poison();
             }
             dtype = concrete_type(*k.value);
             if (!dtype || !dtype->is_float()) {
-                diags_.error(k.location, "transform_identity() dtype must be float16, float32 or float64");
+                diags_.error(k.location, name + "() dtype must be float16, float32 or float64");
                 return poison();
             }
         }
-        note_type(Type::transform(dtype->scalar_type()));
-        return result(Type::transform(dtype->scalar_type()));
+        const Type t = name == "quat_identity" ? Type::quaternion(dtype->scalar_type()) : Type::transform(dtype->scalar_type());
+        note_type(t);
+        return result(t);
     }
 
     for (const Expr *a : arg_ast) {

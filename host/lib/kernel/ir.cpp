@@ -42,7 +42,7 @@ bool fits(IntValue v, Scalar s) {
 }
 
 namespace {
-constexpr std::array<std::pair<Intrinsic, std::string_view>, 15> intrinsic_names{{
+constexpr std::array<std::pair<Intrinsic, std::string_view>, 16> intrinsic_names{{
     {Intrinsic::Tid, "tid"},
     {Intrinsic::Len, "len"},
     {Intrinsic::Select, "select"},
@@ -57,6 +57,7 @@ constexpr std::array<std::pair<Intrinsic, std::string_view>, 15> intrinsic_names
     {Intrinsic::ExpectNear, "expect_near"},
     {Intrinsic::Identity, "identity"},
     {Intrinsic::TransformIdentity, "transform_identity"},
+    {Intrinsic::QuatIdentity, "quat_identity"},
     {Intrinsic::Assert, "assert"},
 }};
 } // namespace

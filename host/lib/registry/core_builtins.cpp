@@ -177,6 +177,10 @@ void register_core_builtins(Registry &registry) {
         r.unary("quat_inverse", q, "Inverse of a unit quaternion (its conjugate).");
         r.add("quat_rotate", {{"q", q}, {"p", v3}}, v3, "Rotates p by the unit quaternion q.");
         r.add("quat_from_axis_angle", {{"axis", v3}, {"angle", s}}, q, "Rotation by angle (radians) about axis.");
+        r.add("skew", {{"vec", v3}}, std::string("mat33") + suffix, "The cross-product matrix of vec: skew(v) * u == cross(v, u).");
+        r.add("quat_rpy", {{"roll", s}, {"pitch", s}, {"yaw", s}}, q,
+              "Rotation from roll (about x), pitch (about y) and yaw (about z), in radians.");
+        r.add("quat_to_matrix", {{"q", q}}, std::string("mat33") + suffix, "The 3x3 rotation matrix of the unit quaternion q.");
     }
 
     // Rigid transforms and spatial vectors (weft/rt/spatial.h), float32 and float64.
@@ -213,6 +217,7 @@ void register_core_builtins(Registry &registry) {
         r.binary("spatial_cross_dual", sv, "Twist cross wrench: (w_a x w_b + v_a x v_b, w_a x v_b).");
         r.add("spatial_adjoint", {{"r", m33}, {"s", m33}}, sm, "The 6x6 block matrix [[r, 0], [s, r]].");
     }
+    r.generic("quat_identity", "quat_identity(dtype: type = float32) -> quat", "The identity rotation (0, 0, 0, 1).");
     r.generic("transform_identity", "transform_identity(dtype: type = float32) -> transform",
               "The identity transform: zero translation, rotation (0, 0, 0, 1).");
 

@@ -60,6 +60,7 @@ enum class Intrinsic : std::uint8_t {
     ExpectNear,
     Identity,
     TransformIdentity,
+    QuatIdentity,
     Assert, // assert test[, message]: checked in debug builds, nothing in release builds (as Warp)
 };
 std::string_view intrinsic_name(Intrinsic i);

@@ -368,6 +368,37 @@ WEFT_RT_FN void adj_quat_rotate(const quat_t<T> &q, const vec_t<3, T> &p, quat_t
     rt::addf(adj_q.c[2], rz * d + A(2) * pz * qr + w2 * pxr_z);
     rt::addf(adj_q.c[3], A(4) * w * pr + A(2) * qxp_r);
 }
+template <typename T> WEFT_RT_FN void adj_skew(const vec_t<3, T> &v, vec_t<3, T> &adj_v, const mat_t<3, 3, T> &r) {
+    (void)v;
+    typedef rt::acc<T> A;
+    rt::addf(adj_v.c[0], A(r.c[2].c[1]) - A(r.c[1].c[2]));
+    rt::addf(adj_v.c[1], A(r.c[0].c[2]) - A(r.c[2].c[0]));
+    rt::addf(adj_v.c[2], A(r.c[1].c[0]) - A(r.c[0].c[1]));
+}
+template <typename T>
+WEFT_RT_FN void adj_quat_rpy(T roll, T pitch, T yaw, T &adj_roll, T &adj_pitch, T &adj_yaw, const quat_t<T> &r) {
+    // Warp's derivatives of its formula, component by component.
+    typedef rt::acc<T> A;
+    const A cy = cos(A(yaw) * A(0.5)), sy = sin(A(yaw) * A(0.5)), cr = cos(A(roll) * A(0.5)), sr = sin(A(roll) * A(0.5));
+    const A cp = cos(A(pitch) * A(0.5)), sp = sin(A(pitch) * A(0.5));
+    const A w = cy * cr * cp + sy * sr * sp, x = cy * sr * cp - sy * cr * sp;
+    const A y = cy * cr * sp + sy * sr * cp, z = sy * cr * cp - cy * sr * sp;
+    const A rx = A(r.c[0]), ry = A(r.c[1]), rz = A(r.c[2]), rw = A(r.c[3]);
+    rt::addf(adj_roll, A(0.5) * (w * rx + z * ry - y * rz - x * rw));
+    rt::addf(adj_pitch, (-A(0.5) * cy * sr * sp - A(0.5) * sy * cr * cp) * rx +
+                            (A(0.5) * cy * cr * cp - A(0.5) * sy * sr * sp) * ry +
+                            (-A(0.5) * sy * cr * sp - A(0.5) * cy * sr * cp) * rz +
+                            (-A(0.5) * cy * cr * sp + A(0.5) * sy * sr * cp) * rw);
+    rt::addf(adj_yaw, A(0.5) * (-y * rx + x * ry + w * rz - z * rw));
+}
+template <typename T> WEFT_RT_FN void adj_quat_to_matrix(const quat_t<T> &q, quat_t<T> &adj_q, const mat_t<3, 3, T> &r) {
+    for (int k = 0; k < 3; ++k) {
+        vec_t<3, T> axis, unused, col;
+        axis.c[k] = T(1);
+        for (int i = 0; i < 3; ++i) col.c[i] = r.c[i].c[k];
+        adj_quat_rotate(q, axis, adj_q, unused, col);
+    }
+}
 template <typename T>
 WEFT_RT_FN void adj_quat_from_axis_angle(const vec_t<3, T> &axis, T angle, vec_t<3, T> &adj_axis, T &adj_angle,
                                          const quat_t<T> &r) {

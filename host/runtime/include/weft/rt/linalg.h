@@ -363,6 +363,30 @@ template <typename T> WEFT_RT_FN quat_t<T> quat_from_axis_angle(const vec_t<3, T
     return quat_t<T>(T(A(axis.c[0]) * s), T(A(axis.c[1]) * s), T(A(axis.c[2]) * s), T(cos(h)));
 }
 
+/// The cross-product matrix of v: skew(v) * u == cross(v, u).
+template <typename T> WEFT_RT_FN mat_t<3, 3, T> skew(const vec_t<3, T> &v) {
+    return mat_t<3, 3, T>(T(0), T(-v.c[2]), v.c[1], v.c[2], T(0), T(-v.c[0]), T(-v.c[1]), v.c[0], T(0));
+}
+/// Warp's quat_rpy (roll about x, pitch about y, yaw about z), in its formula.
+template <typename T> WEFT_RT_FN quat_t<T> quat_rpy(T roll, T pitch, T yaw) {
+    const T cy = T(cos(T(yaw * T(0.5)))), sy = T(sin(T(yaw * T(0.5))));
+    const T cr = T(cos(T(roll * T(0.5)))), sr = T(sin(T(roll * T(0.5))));
+    const T cp = T(cos(T(pitch * T(0.5)))), sp = T(sin(T(pitch * T(0.5))));
+    return quat_t<T>(T(cy * sr * cp - sy * cr * sp), T(cy * cr * sp + sy * sr * cp), T(sy * cr * cp - cy * sr * sp),
+                     T(cy * cr * cp + sy * sr * sp));
+}
+/// The rotation matrix of q: column k is q rotating axis k (Warp's quat_to_matrix).
+template <typename T> WEFT_RT_FN mat_t<3, 3, T> quat_to_matrix(const quat_t<T> &q) {
+    mat_t<3, 3, T> m;
+    for (int k = 0; k < 3; ++k) {
+        vec_t<3, T> axis;
+        axis.c[k] = T(1);
+        const vec_t<3, T> col = quat_rotate(q, axis);
+        for (int i = 0; i < 3; ++i) m.c[i].c[k] = col.c[i];
+    }
+    return m;
+}
+
 /// lerp(a, b, t) = a (1 - t) + b t, as Warp computes it (per component for vectors,
 /// matrices and quaternions).
 template <typename T, WEFT_RT_IF(rt::is_float<T>)> WEFT_RT_FN T lerp(T a, T b, T t) { return T(a * (T(1) - t) + b * t); }
