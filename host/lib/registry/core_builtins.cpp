@@ -70,6 +70,40 @@ void register_core_builtins(Registry &registry) {
     r.add("poisson", {{"state", "uint32"}, {"lam", "float32"}}, "uint32",
           "A Poisson-distributed count with mean lam (Warp's algorithm); advances state.");
 
+    // Warp's Perlin noise (weft/rt/noise.h): state selects the field and is not advanced.
+    r.add("noise", {{"state", "uint32"}, {"x", "float32"}}, "float32", "1-D Perlin noise at x.");
+    r.add("noise", {{"state", "uint32"}, {"xy", "vec2"}}, "float32", "2-D Perlin noise at xy.");
+    r.add("noise", {{"state", "uint32"}, {"xyz", "vec3"}}, "float32", "3-D Perlin noise at xyz.");
+    r.add("noise", {{"state", "uint32"}, {"xyzt", "vec4"}}, "float32", "4-D Perlin noise at xyzt.");
+    r.add("pnoise", {{"state", "uint32"}, {"x", "float32"}, {"px", "int32"}}, "float32",
+          "1-D Perlin noise repeating every px (> 0) units; x non-negative.");
+    r.add("pnoise", {{"state", "uint32"}, {"xy", "vec2"}, {"px", "int32"}, {"py", "int32"}}, "float32",
+          "2-D Perlin noise repeating every px, py (> 0) units; xy non-negative.");
+    r.add("pnoise", {{"state", "uint32"}, {"xyz", "vec3"}, {"px", "int32"}, {"py", "int32"}, {"pz", "int32"}},
+          "float32", "3-D Perlin noise repeating every px, py, pz (> 0) units; xyz non-negative.");
+    r.add("pnoise",
+          {{"state", "uint32"}, {"xyzt", "vec4"}, {"px", "int32"}, {"py", "int32"}, {"pz", "int32"}, {"pt", "int32"}},
+          "float32", "4-D Perlin noise repeating every px, py, pz, pt (> 0) units; xyzt non-negative.");
+    // Warp's defaults (octaves 1, lacunarity 2.0, gain 0.5) as shorter overloads.
+    struct CurlForm {
+        const char *point, *name, *result;
+    };
+    for (const CurlForm &f : {CurlForm{"vec2", "xy", "vec2"}, CurlForm{"vec3", "xyz", "vec3"},
+                              CurlForm{"vec4", "xyzt", "vec3"}}) {
+        const std::string point = f.point, name = f.name, result = f.result;
+        const std::string doc = std::string("Divergence-free curl of Perlin noise at ") + name +
+                                ", summed over octaves (default 1) with frequency lacunarity^i (default 2.0) and "
+                                "weight gain^i (default 0.5).";
+        std::vector<ParameterSpec> params{{"state", "uint32"}, {name, point}};
+        r.add("curlnoise", params, result, doc);
+        params.push_back({"octaves", "uint32"});
+        r.add("curlnoise", params, result, doc);
+        params.push_back({"lacunarity", "float32"});
+        r.add("curlnoise", params, result, doc);
+        params.push_back({"gain", "float32"});
+        r.add("curlnoise", params, result, doc);
+    }
+
     std::vector<std::string> numeric = int_types;
     numeric.insert(numeric.end(), float_types.begin(), float_types.end());
 

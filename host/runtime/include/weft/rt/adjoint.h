@@ -498,3 +498,4 @@ WEFT_RT_FN void adj_tape_overflow(const adj_tape &t, const char *kernel, const c
 } // namespace weft
 
 #include "weft/rt/spatial_adjoint.h"
+#include "weft/rt/noise_adjoint.h"

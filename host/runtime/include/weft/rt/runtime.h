@@ -7,6 +7,8 @@
 //   linalg.h  vec_t / mat_t / quat_t, their aliases (vec3, mat33d, quath, ...) and builtins
 //   spatial.h transform_t (transform, transformd, ...), transform and spatial-vector builtins
 //   array.h   array_t, index(), len, select / where, atomic_add / _sub / _min / _max
+//   random.h  Warp's random numbers (rand_init, randf, sample_*, ...)
+//   noise.h   Warp's Perlin noise: noise, pnoise, curlnoise
 //   debug.h   print, expect_eq / expect_neq / expect_near, WEFT_DEFINE_RUNTIME_GLOBALS
 //   checked.h index_checked: bounds-checked array access (debug mode)
 //
@@ -30,5 +32,6 @@
 #include "weft/rt/spatial.h"
 #include "weft/rt/array.h"
 #include "weft/rt/random.h"
+#include "weft/rt/noise.h"
 #include "weft/rt/debug.h"
 #include "weft/rt/checked.h"
