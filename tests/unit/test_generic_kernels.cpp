@@ -84,6 +84,22 @@ TEST_CASE("generic kernels: each declared instance runs, picked by argument type
     CHECK_THAT(why, Catch::Contains("(array(dtype=float64), array(dtype=float64), float64)"));
 }
 
+TEST_CASE("generic kernels: a warm load in a new host keeps every instance and the dispatch") {
+    TempDir cache("generic_kernels_warm");
+    {
+        Host host(weft::test::cached_host_options(cache.path));
+        (void)host.load_module_source("generic_warm", source);
+    }
+    Host host(weft::test::cached_host_options(cache.path));
+    const CompiledModule m = host.load_module_source("generic_warm", source);
+    CHECK(m.from_cache());
+    REQUIRE(m.kernels().size() == 3);
+    Array x = Array::from_vector(f64, std::vector<double>{2.0});
+    Array y = Array::zeros(f64, {1});
+    m.kernel("mul").launch({1}, {y, x, 0.5});
+    CHECK(y.to_vector<double>() == std::vector<double>{1.5});
+}
+
 TEST_CASE("generic kernels: the adjoint launch picks the instance too") {
     TempDir cache("generic_kernels_adj");
     Host host(weft::test::cached_host_options(cache.path));

@@ -545,7 +545,8 @@ private:
         std::string out = "template <bool weft_contig_>\nWEFT_FN " + (f.return_type ? type(*f.return_type) : "void") + " " +
                           name + "(const weft::tid_t &weft_t_";
         for (std::size_t i = 0; i < f.params.size(); ++i) {
-            const bool by_reference = f.reference_params_from >= 0 && static_cast<int>(i) >= f.reference_params_from;
+            const bool by_reference =
+                (f.reference_params_from >= 0 && static_cast<int>(i) >= f.reference_params_from) || f.params[i].reference;
             out += ", " + type(f.params[i].type) + (by_reference ? " &" : " ") + param(static_cast<int>(i));
         }
         return out + ")";

@@ -358,6 +358,23 @@ Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Val
     std::vector<Type> types;
     std::map<std::string, std::string> functions;
     for (std::size_t i = 0; i < args.size(); ++i) {
+        if (c.params[i].reference) {
+            // The callee writes through: a variable, array element or field of one, of exactly the type.
+            const auto lvalue = [](const ir::Expr *x) {
+                while (x && (x->kind == K::Field || (x->kind == K::Index && x->args[0]->type.kind() != Type::Kind::Array)))
+                    x = x->args[0].get();
+                return x && (x->kind == K::Local || x->kind == K::Param ||
+                             (x->kind == K::Index && x->args[0]->type.kind() == Type::Kind::Array));
+            };
+            if (args[i].literal != Value::Literal::None || !lvalue(args[i].expr.get()) ||
+                args[i].type() != c.params[i].type) {
+                diags_.error(e.children.size() > i + 1 ? e.children[i + 1]->location : e.location,
+                             "argument '" + c.def->params[i].name + "' of '" + name + "' is a wp.ref[" +
+                                 c.params[i].type.name() + "]: pass a variable, array element or field of that type "
+                                 "for it to write to");
+                return poison();
+            }
+        }
         if (!args[i].function.empty()) {
             functions[c.def->params[i].name] = args[i].function;
             types.push_back(Type::void_type()); // no C++ argument
@@ -371,6 +388,9 @@ Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Val
     if (index < 0) return poison();
     const ir::Function &f = out_.functions[static_cast<std::size_t>(index)];
     if (scope_ && f.uses_tid) scope_->function->uses_tid = true;
+    if (scope_ && (f.writes_through_refs ||
+                   std::any_of(f.params.begin(), f.params.end(), [](const ir::Variable &p) { return p.reference; })))
+        scope_->function->writes_through_refs = true;
     if (scope_ && f.tid_dims) {
         // One launch shape per kernel: a function's tid() unpacking must agree with its caller's.
         ir::Function &caller = *scope_->function;

@@ -54,8 +54,15 @@ int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &a
     ir::Function f;
     f.name = def.name;
     f.location = def.location;
-    for (std::size_t i = 0; i < def.params.size(); ++i)
-        if (!functions.count(def.params[i].name)) f.params.push_back({def.params[i].name, arg_types[i], def.params[i].location});
+    for (std::size_t i = 0; i < def.params.size(); ++i) {
+        if (functions.count(def.params[i].name)) continue;
+        f.params.push_back({def.params[i].name, arg_types[i], def.params[i].location});
+        // wp.ref[T] (checked as an annotation already): passed by reference.
+        const ast::Expr *a = def.params[i].annotation.get();
+        if (a && a->kind == Expr::Kind::Subscript && !a->children.empty())
+            if (auto base = dotted(*a->children[0]); base && strip_warp(*base) == "ref" && *base != "ref")
+                f.params.back().reference = true;
+    }
     const std::size_t value_params = f.params.size();
     std::map<std::string, int> adjoint_params;
     if (adjoint_of) {
@@ -358,6 +365,9 @@ void Checker::check_kernel(const ast::FunctionDef &def, const std::vector<Type> 
     f.body = std::move(body);
     f.uses_tid = f.uses_tid || f.tid_dims > 0;
     scope_ = outer;
+    if (f.writes_through_refs && f.enable_backward && out_.options.enable_backward.value_or(true))
+        diags_.error(def.location, "kernel '" + def.name + "' calls a function with wp.ref parameters, which have no "
+                                   "adjoint (as in Warp): declare it @wp.kernel(enable_backward=False)");
     out_.functions.push_back(std::move(f));
 }
 

@@ -6,6 +6,8 @@
 // (#include of another file) or hide where it came from (#line) is refused.
 #include "checker.hpp"
 
+#include <algorithm>
+
 namespace weft::kernel::detail {
 
 using ast::Expr;

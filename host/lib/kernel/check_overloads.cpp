@@ -38,6 +38,12 @@ void Checker::kernel_definition(const ast::FunctionDef &def) {
             ok = false;
             continue;
         }
+        if (a->reference) {
+            diags_.error(p.annotation->location, "kernel parameter '" + p.name + "': wp.ref[T] is a @wp.func "
+                                                 "parameter type only");
+            ok = false;
+            continue;
+        }
         if (a->kind == Annotation::Kind::Function) {
             diags_.error(p.annotation->location, "kernel parameter '" + p.name + "': wp.Function is a @wp.func "
                                                  "parameter type only (a kernel's arguments are values and arrays)");

@@ -148,6 +148,22 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
         return std::nullopt;
     }
 
+    // wp.ref[T]: a @wp.func parameter passed by reference.
+    if (e.kind == Expr::Kind::Subscript && e.children.size() == 2)
+        if (auto base = dotted(*e.children[0]); base && strip_warp(*base) == "ref" && *base != "ref") {
+            if (!allow_generic) {
+                diags_.error(e.location, "wp.ref[T] is a @wp.func parameter type only");
+                return std::nullopt;
+            }
+            auto inner = annotation(*e.children[1], false);
+            if (!inner) return std::nullopt;
+            if (inner->type.kind() == Type::Kind::Array) {
+                diags_.error(e.location, "wp.ref[T] takes a value type: arrays are written through already");
+                return std::nullopt;
+            }
+            inner->reference = true;
+            return inner;
+        }
     // wp.array[T], wp.array2d[T]
     if (e.kind == Expr::Kind::Subscript && e.children.size() == 2) {
         auto base = dotted(*e.children[0]);

@@ -32,6 +32,7 @@ struct Annotation {
     enum class Kind { Concrete, Any, Scalar, Float, Int, ArrayAny, Function } kind = Kind::Concrete;
     Type type = Type::scalar(Scalar::Int32);
     int ndim = 0; // ArrayAny: wp.array(dtype=Any, ndim=k)
+    bool reference = false; // wp.ref[T]: a @wp.func parameter the callee writes through
     /// Whether a value of type `t` may be passed for this parameter.
     bool accepts(const Type &t) const;
     /// What the annotation admits, for messages: "float32", "any type", "an array with ndim=2".

@@ -108,7 +108,14 @@ private:
             ref(e);
             return;
         }
-        for (const ir::ExprPtr &a : e.args) atom(a.get(), "an operand");
+        const ir::Function *called = e.kind == K::Call && e.index >= 0 &&
+                                             static_cast<std::size_t>(e.index) < m_.functions.size()
+                                         ? &m_.functions[static_cast<std::size_t>(e.index)]
+                                         : nullptr;
+        for (std::size_t i = 0; i < e.args.size(); ++i) {
+            if (called && i < called->params.size() && called->params[i].reference) path(*e.args[i]);
+            else atom(e.args[i].get(), "an operand");
+        }
         if (e.kind == K::Builtin) {
             if (!e.overload) return fail("builtin call without an overload");
             const BuiltinOverload &o = *e.overload;

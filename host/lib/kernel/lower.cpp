@@ -15,7 +15,7 @@ using S = ir::Stmt::Kind;
 
 class FunctionLowerer {
 public:
-    explicit FunctionLowerer(ir::Function &f) : f_(f) {}
+    FunctionLowerer(ir::Function &f, const ir::Module &m) : f_(f), m_(m) {}
 
     void run() {
         std::vector<ir::StmtPtr> body = std::move(f_.body);
@@ -25,6 +25,7 @@ public:
 
 private:
     ir::Function &f_;
+    const ir::Module &m_;
     std::vector<ir::StmtPtr> *out_ = nullptr;
     int next_temp_ = 0;
 
@@ -73,9 +74,16 @@ private:
         case K::Local:
         case K::Param:
         case K::Constant: return e;
+        case K::Call: {
+            // A wp.ref argument stays the caller's lvalue (its indices become atoms).
+            const ir::Function &callee = m_.functions[static_cast<std::size_t>(e->index)];
+            for (std::size_t i = 0; i < e->args.size(); ++i)
+                e->args[i] = i < callee.params.size() && callee.params[i].reference ? lvalue(std::move(e->args[i]))
+                                                                                      : atom(std::move(e->args[i]));
+            return e;
+        }
         case K::Builtin:
         case K::Intrinsic:
-        case K::Call:
         case K::Construct:
         case K::Cast:
         case K::Field:
@@ -414,7 +422,7 @@ private:
 
 void lower(ir::Module &module) {
     if (module.lowered) return;
-    for (ir::Function &f : module.functions) FunctionLowerer(f).run();
+    for (ir::Function &f : module.functions) FunctionLowerer(f, module).run();
     module.lowered = true;
 #ifndef NDEBUG
     // Debug builds check every lowering; release builds leave it to the tests.

@@ -160,6 +160,7 @@ struct Variable {
     Type type;
     SourceLocation location; // first assignment or parameter
     bool temporary = false;  // introduced by lowering; named "_t<N>"
+    bool reference = false;  // a wp.ref[T] parameter: the caller's variable or element, written through
 };
 
 enum class EntryPointAbi { Warp, ExternalConstantParams };
@@ -188,6 +189,9 @@ struct Function {
         SourceLocation location;
     };
     bool is_native = false;
+    /// Calls a function with wp.ref parameters, directly or through others: no
+    /// adjoint exists for those (as in Warp), so its kernel has no backward pass.
+    bool writes_through_refs = false;
     Snippet native, native_adjoint, native_replay;
 
     // Kernels only.
