@@ -212,6 +212,8 @@ void register_core_builtins(Registry &registry) {
         r.add("quat_rotate", {{"q", q}, {"p", v3}}, v3, "Rotates p by the unit quaternion q.");
         r.add("quat_from_axis_angle", {{"axis", v3}, {"angle", s}}, q, "Rotation by angle (radians) about axis.");
         r.add("skew", {{"vec", v3}}, std::string("mat33") + suffix, "The cross-product matrix of vec: skew(v) * u == cross(v, u).");
+        r.add("quat_slerp", {{"q0", q}, {"q1", q}, {"t", s}}, q,
+              "Spherical interpolation from q0 (t = 0) to q1 (t = 1) along the shorter arc.");
         r.add("quat_rpy", {{"roll", s}, {"pitch", s}, {"yaw", s}}, q,
               "Rotation from roll (about x), pitch (about y) and yaw (about z), in radians.");
         r.add("quat_to_matrix", {{"q", q}}, std::string("mat33") + suffix, "The 3x3 rotation matrix of the unit quaternion q.");

@@ -12,6 +12,8 @@ def orient(angles: wp.array(dtype=wp.vec3), q: wp.array(dtype=wp.quat), r: wp.ar
     R = wp.quat_to_matrix(rot)
     r[i] = R
     p[i] = R * p[i] - wp.quat_rotate(rot, p[i]) + wp.skew(a) * p[i]
+    half = wp.quat_slerp(wp.quat_identity(), rot, 0.5)
+    q[i] = q[i] + wp.quat_slerp(rot, half * half, float(i) / 64.0)
 
 
 @wp.kernel

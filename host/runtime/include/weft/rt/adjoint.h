@@ -412,6 +412,41 @@ WEFT_RT_FN void adj_quat_from_axis_angle(const vec_t<3, T> &axis, T angle, vec_t
     rt::addf(adj_angle, (ds * c - A(r.c[3]) * s) * A(0.5));
 }
 
+/// quat_to_axis_angle's derivative (axis = flip v / |v|, angle = 2 atan2(|v|, |w|)).
+template <typename T>
+WEFT_RT_FN void adj_quat_to_axis_angle(const quat_t<T> &q, quat_t<T> &adj_q, const vec_t<3, T> &adj_axis, T adj_angle) {
+    typedef rt::acc<T> A;
+    const A v[3] = {A(q.c[0]), A(q.c[1]), A(q.c[2])}, w = A(q.c[3]);
+    const A l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(l > A(0))) return;
+    const A flip = w < A(0) ? A(-1) : A(1), aw = w < A(0) ? -w : w, den = l * l + aw * aw;
+    A va = A(0);
+    for (int i = 0; i < 3; ++i) va += v[i] * A(adj_axis.c[i]);
+    const A dl = A(2) * aw / den * A(adj_angle);
+    for (int i = 0; i < 3; ++i) rt::addf(adj_q.c[i], flip * (A(adj_axis.c[i]) / l - v[i] * va / (l * l * l)) + dl * v[i] / l);
+    rt::addf(adj_q.c[3], A(adj_angle) * (-A(2) * l / den) * flip);
+}
+/// Through quat_slerp's steps in reverse (the exact derivative).
+template <typename T>
+WEFT_RT_FN void adj_quat_slerp(const quat_t<T> &q0, const quat_t<T> &q1, T t, quat_t<T> &adj_q0, quat_t<T> &adj_q1,
+                               T &adj_t, const quat_t<T> &r) {
+    const quat_t<T> q0i = quat_inverse(q0), qi = mul(q0i, q1);
+    vec_t<3, T> axis;
+    T angle;
+    quat_to_axis_angle(qi, axis, angle);
+    const T ta = T(t * angle);
+    const quat_t<T> qt = quat_from_axis_angle(axis, ta);
+    quat_t<T> adj_qt, adj_qi, adj_q0i;
+    adj_mul(q0, qt, adj_q0, adj_qt, r);
+    vec_t<3, T> adj_axis;
+    T adj_ta = T(0);
+    adj_quat_from_axis_angle(axis, ta, adj_axis, adj_ta, adj_qt);
+    adj_acc(adj_t, T(adj_ta * angle));
+    adj_quat_to_axis_angle(qi, adj_qi, adj_axis, T(adj_ta * t));
+    adj_mul(q0i, q1, adj_q0i, adj_q1, adj_qi);
+    adj_quat_inverse(q0, adj_q0, adj_q0i);
+}
+
 // -- construction -----------------------------------------------------------------
 /// vecN(s) / matRC(s): every component from one scalar.
 template <typename V, WEFT_RT_IF(rt::comp<V>::is)> WEFT_RT_FN void adj_fill(rt::scalar_of<V> &adj_s, const V &r) {

@@ -363,6 +363,21 @@ template <typename T> WEFT_RT_FN quat_t<T> quat_from_axis_angle(const vec_t<3, T
     return quat_t<T>(T(A(axis.c[0]) * s), T(A(axis.c[1]) * s), T(A(axis.c[2]) * s), T(cos(h)));
 }
 
+/// Warp's quat_to_axis_angle: the axis (flipped when w < 0) and the angle, in [0, pi].
+template <typename T> WEFT_RT_FN void quat_to_axis_angle(const quat_t<T> &q, vec_t<3, T> &axis, T &angle) {
+    const vec_t<3, T> v(q.c[0], q.c[1], q.c[2]);
+    axis = normalize(v);
+    if (q.c[3] < T(0))
+        for (int i = 0; i < 3; ++i) axis.c[i] = T(-axis.c[i]);
+    angle = T(T(2) * atan2(length(v), abs(q.c[3])));
+}
+/// Spherical interpolation from q0 (t = 0) to q1 (t = 1), as Warp computes it.
+template <typename T> WEFT_RT_FN quat_t<T> quat_slerp(const quat_t<T> &q0, const quat_t<T> &q1, T t) {
+    vec_t<3, T> axis;
+    T angle;
+    quat_to_axis_angle(mul(quat_inverse(q0), q1), axis, angle);
+    return mul(q0, quat_from_axis_angle(axis, T(t * angle)));
+}
 /// The cross-product matrix of v: skew(v) * u == cross(v, u).
 template <typename T> WEFT_RT_FN mat_t<3, 3, T> skew(const vec_t<3, T> &v) {
     return mat_t<3, 3, T>(T(0), T(-v.c[2]), v.c[1], v.c[2], T(0), T(-v.c[0]), T(-v.c[1]), v.c[0], T(0));
