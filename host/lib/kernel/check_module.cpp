@@ -59,9 +59,7 @@ int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &a
         f.params.push_back({def.params[i].name, arg_types[i], def.params[i].location});
         // wp.ref[T] (checked as an annotation already): passed by reference.
         const ast::Expr *a = def.params[i].annotation.get();
-        if (a && a->kind == Expr::Kind::Subscript && !a->children.empty())
-            if (auto base = dotted(*a->children[0]); base && strip_warp(*base) == "ref" && *base != "ref")
-                f.params.back().reference = true;
+        f.params.back().reference = a && ref_target(*a);
     }
     const std::size_t value_params = f.params.size();
     std::map<std::string, int> adjoint_params;

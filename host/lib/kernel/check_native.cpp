@@ -60,6 +60,19 @@ std::optional<ir::Function::Snippet> Checker::snippet_text(const Expr &e, const 
     return ir::Function::Snippet{value->text, value->location};
 }
 
+bool Checker::stub_body(const ast::FunctionDef &f, const std::string &what, const std::string &why) {
+    for (const ast::StmtPtr &s : f.body) {
+        const bool empty = s->kind == ast::Stmt::Kind::Pass ||
+                           (s->kind == ast::Stmt::Kind::Expr &&
+                            (s->value->kind == Expr::Kind::Ellipsis || s->value->kind == Expr::Kind::String));
+        if (!empty) {
+            diags_.error(s->location, what + "'s body is '...', pass or a docstring: " + why);
+            return false;
+        }
+    }
+    return true;
+}
+
 bool Checker::native_decorator(const ast::FunctionDef &f, const ast::Decorator &d) {
     if (!d.called || d.args.empty() || d.args.size() > 3) {
         diags_.error(d.location, "@wp.func_native takes the C++ body: @wp.func_native(snippet, adj_snippet=None, "
@@ -85,16 +98,7 @@ bool Checker::native_decorator(const ast::FunctionDef &f, const ast::Decorator &
             ok = false;
         }
     }
-    for (const ast::StmtPtr &s : f.body) {
-        const bool empty = s->kind == ast::Stmt::Kind::Pass ||
-                           (s->kind == ast::Stmt::Kind::Expr &&
-                            (s->value->kind == Expr::Kind::Ellipsis || s->value->kind == Expr::Kind::String));
-        if (!empty) {
-            diags_.error(s->location, "a @wp.func_native function's body is '...', pass or a docstring: the snippet "
-                                      "is its body");
-            return false;
-        }
-    }
+    if (!stub_body(f, "a @wp.func_native function", "the snippet is its body")) return false;
     if (ok) native_funcs_[&f] = std::move(n);
     return ok;
 }

@@ -186,16 +186,7 @@ void Checker::overload_stub(const ast::FunctionDef &stub) {
                                     "generic @wp.kernel '" + stub.name + "')");
         return;
     }
-    for (const ast::StmtPtr &s : stub.body) {
-        const bool empty = s->kind == ast::Stmt::Kind::Pass ||
-                           (s->kind == ast::Stmt::Kind::Expr &&
-                            (s->value->kind == Expr::Kind::Ellipsis || s->value->kind == Expr::Kind::String));
-        if (!empty) {
-            diags_.error(s->location, "a @wp.overload stub's body is '...', pass or a docstring: the generic kernel's "
-                                      "body is the one compiled");
-            return;
-        }
-    }
+    if (!stub_body(stub, "a @wp.overload stub", "the generic kernel's body is the one compiled")) return;
     const bool returns_none = stub.returns && stub.returns->kind == Expr::Kind::Name && stub.returns->text == "None";
     if (stub.returns && !returns_none) {
         diags_.error(stub.returns->location, "a @wp.overload stub has no return annotation (or -> None)");

@@ -149,21 +149,20 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
     }
 
     // wp.ref[T]: a @wp.func parameter passed by reference.
-    if (e.kind == Expr::Kind::Subscript && e.children.size() == 2)
-        if (auto base = dotted(*e.children[0]); base && strip_warp(*base) == "ref" && *base != "ref") {
-            if (!allow_generic) {
-                diags_.error(e.location, "wp.ref[T] is a @wp.func parameter type only");
-                return std::nullopt;
-            }
-            auto inner = annotation(*e.children[1], false);
-            if (!inner) return std::nullopt;
-            if (inner->type.kind() == Type::Kind::Array) {
-                diags_.error(e.location, "wp.ref[T] takes a value type: arrays are written through already");
-                return std::nullopt;
-            }
-            inner->reference = true;
-            return inner;
+    if (const Expr *target = ref_target(e)) {
+        if (!allow_generic) {
+            diags_.error(e.location, "wp.ref[T] is a @wp.func parameter type only");
+            return std::nullopt;
         }
+        auto inner = annotation(*target, false);
+        if (!inner) return std::nullopt;
+        if (inner->type.kind() == Type::Kind::Array) {
+            diags_.error(e.location, "wp.ref[T] takes a value type: arrays are written through already");
+            return std::nullopt;
+        }
+        inner->reference = true;
+        return inner;
+    }
     // wp.array[T], wp.array2d[T]
     if (e.kind == Expr::Kind::Subscript && e.children.size() == 2) {
         auto base = dotted(*e.children[0]);
@@ -258,6 +257,12 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
         }
     diags_.error(e.location, "this is not a type annotation");
     return std::nullopt;
+}
+
+const Expr *Checker::ref_target(const Expr &e) const {
+    if (e.kind != Expr::Kind::Subscript || e.children.size() != 2) return nullptr;
+    const auto base = dotted(*e.children[0]);
+    return base && *base != "ref" && strip_warp(*base) == "ref" ? e.children[1].get() : nullptr;
 }
 
 std::string Checker::warp_types_name(const std::string &dotted) const {

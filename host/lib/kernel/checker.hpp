@@ -194,6 +194,10 @@ public:
     };
     /// Reads @wp.func_native(snippet, adj_snippet, replay_snippet=...); false when reported.
     bool native_decorator(const ast::FunctionDef &f, const ast::Decorator &d);
+    /// A @wp.overload or @wp.func_native body: only `...`, pass or docstrings (reports the first other statement).
+    bool stub_body(const ast::FunctionDef &f, const std::string &what, const std::string &why);
+    /// wp.ref[T]'s T, or null when `e` is not a wp.ref annotation.
+    const ast::Expr *ref_target(const ast::Expr &e) const;
     std::optional<ir::Function::Snippet> snippet_text(const ast::Expr &e, const std::string &what);
     std::map<const ast::FunctionDef *, NativeSnippets> native_funcs_;
     std::map<std::string, const ast::Expr *> string_constants_; // SNIPPET = """...""" at module level
