@@ -12,12 +12,15 @@
 //   build/bin/bench_cpu_compile [--kernels bench/kernels] [--repeat 5]
 #include "weft/backend/cpu_compiler.hpp"
 #include "weft/host/host.hpp"
+#include "weft/support/file.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -52,6 +55,12 @@ double shell_ms(const std::string &command) {
         std::exit(1);
     }
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+double thread_cpu_ms() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
 }
 
 } // namespace
@@ -130,6 +139,52 @@ int main(int argc, char **argv) {
             sub_pch.push_back(shell_ms(clang + " " + flags + " -include-pch '" + pch.string() + "' -c '" + generated.string() +
                                        "' -o '" + obj.string() + "'"));
         }
+        // The generated source compiled in process as one unit and in its parts
+        // (one per thread), alternately, with the cache's PCH.
+        const std::string text = weft::read_input_file(generated, 256u << 20, "generated source");
+        int parts = 1;
+        for (std::size_t at = text.find("WEFT_PART == "); at != std::string::npos; at = text.find("WEFT_PART == ", at + 1))
+            parts = std::max(parts, std::atoi(text.c_str() + at + 13));
+        weft::backend::CpuCompileOptions unit;
+        unit.weft_include_dirs = {rt_dir};
+        for (const auto &e : fs::directory_iterator(cache / "v1" / "pch"))
+            if (e.path().extension() == ".pch") unit.pch = e.path();
+        std::vector<double> one_unit, in_parts;
+        for (int r = 0; r < repeat; ++r) {
+            auto t0 = Clock::now();
+            (void)weft::backend::compile_to_object(text, unit);
+            one_unit.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+            t0 = Clock::now();
+            (void)weft::backend::compile_module(text, parts, unit);
+            in_parts.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+        }
+        std::printf("%-16s compile of the generated source: one unit %7.1f ms, %d part(s) on up to %u threads %7.1f ms\n",
+                    file, median(one_unit), parts, std::thread::hardware_concurrency(), median(in_parts));
+        // CPU time, which other load on the machine does not inflate: what
+        // the parts cost together, and the largest, which bounds the wall time
+        // on an idle machine with a core per part.
+        double whole_cpu = 0, parts_cpu = 0, largest_cpu = 0;
+        for (int r = 0; r < repeat; ++r) {
+            double t0 = thread_cpu_ms();
+            (void)weft::backend::compile_to_object(text, unit);
+            whole_cpu += (thread_cpu_ms() - t0) / repeat;
+            for (int k = 1; k <= parts && parts > 1; ++k) {
+                weft::backend::CpuCompileOptions o = unit;
+                o.part = k;
+                t0 = thread_cpu_ms();
+                (void)weft::backend::compile_to_object(text, o);
+                const double ms = thread_cpu_ms() - t0;
+                parts_cpu += ms / repeat;
+                largest_cpu = std::max(largest_cpu, ms); // the worst repeat of the largest part
+            }
+        }
+        if (parts > 1) {
+            std::printf("%-16s CPU time: one unit %7.1f ms; %d parts %7.1f ms together, the largest %7.1f ms\n", file,
+                        whole_cpu, parts, parts_cpu, largest_cpu);
+            std::printf("ratio cold_%s_parts_cpu_vs_one_unit %.3f\n", tag.c_str(), parts_cpu / whole_cpu);
+            std::printf("ratio cold_%s_largest_part_cpu_vs_one_unit %.3f\n", tag.c_str(), largest_cpu / whole_cpu);
+        }
+        std::printf("ratio cold_%s_parts_vs_one_unit %.3f\n", tag.c_str(), median(in_parts) / median(one_unit));
         const double c = median(cold), cp = median(cold_pch), s = median(sub), sp = median(sub_pch);
         const double ws = median(warm_same), wn = warm_new.empty() ? -1 : median(warm_new);
         const double wh = warm_new_host.empty() ? -1 : median(warm_new_host);

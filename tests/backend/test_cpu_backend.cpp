@@ -451,3 +451,88 @@ TEST_CASE("a PCH whose header on disk changed is rejected") {
     build_pch("#include <runtime.h>\n", o, o.pch); // the caller's remedy: rebuild
     CHECK(CpuJit::instance().load(compile_to_object(user, o), "rebuilt")->lookup_function<int()>("value")() == 22);
 }
+
+// A module split the way codegen splits one: shared code in every part,
+// globals defined by part 1, each part's own entry points behind WEFT_PART.
+constexpr const char *parted_source = R"(
+#ifndef WEFT_PART
+#define WEFT_PART 0
+#endif
+extern "C" int weft_test_parts_ctor_runs;
+template <class T> T twice(T x) { return x + x; } // weak: defined by every part that uses it
+extern "C" int shared_counter;
+#if WEFT_PART <= 1
+extern "C" int shared_counter = 0;
+#endif
+struct Bump {
+    int by;
+    Bump(int b) : by(b) { weft_test_parts_ctor_runs += b; }
+};
+#if WEFT_PART == 0 || WEFT_PART == 1
+static Bump bump1(1);
+extern "C" int first(int x) { ++shared_counter; return twice(x) + 1; }
+#endif
+#if WEFT_PART == 0 || WEFT_PART == 2
+static Bump bump2(10);
+extern "C" int second(int x) { ++shared_counter; return twice(x) + 2; }
+#endif
+#if WEFT_PART == 0 || WEFT_PART == 3
+extern "C" int third(int x) { ++shared_counter; return twice(x) * 3; }
+extern "C" int counted() { return shared_counter; }
+#endif
+)";
+
+TEST_CASE("a module compiled in parts links as one module: shared globals, weak code, every part's constructors") {
+    static int ctor_runs = 0;
+    CpuJit::instance().define_host_symbols({{"weft_test_parts_ctor_runs", &ctor_runs}});
+    const std::vector<char> bundle = compile_module(parted_source, 3, {});
+    REQUIRE(is_object_bundle(std::string_view(bundle.data(), bundle.size())));
+    CHECK(unbundle_objects(bundle).size() == 3);
+    auto module = CpuJit::instance().load(bundle, "parted");
+    CHECK(ctor_runs == 11); // parts 1 and 2 each ran their own
+    CHECK(module->lookup_function<int(int)>("first")(5) == 11);
+    CHECK(module->lookup_function<int(int)>("second")(5) == 12);
+    CHECK(module->lookup_function<int(int)>("third")(5) == 30);
+    CHECK(module->lookup_function<int()>("counted")() == 3); // one counter, defined by part 1
+
+    // The same source as one unit gives the same results.
+    ctor_runs = 0;
+    auto whole = CpuJit::instance().load(compile_module(parted_source, 1, {}), "whole");
+    CHECK(ctor_runs == 11);
+    CHECK(whole->lookup_function<int(int)>("second")(5) == 12);
+
+    // Deterministic: the same parts give the same bytes.
+    CHECK(compile_module(parted_source, 3, {}) == bundle);
+}
+
+TEST_CASE("a module in parts reports the lowest failing part's errors, whichever thread finished first") {
+    const std::string source = std::string(parted_source) +
+                               "#if WEFT_PART == 2\n#line 40 \"kernel.py\"\nextern \"C\" int broken( { }\n#endif\n"
+                               "#if WEFT_PART == 3\n#line 50 \"kernel.py\"\nextern \"C\" int worse( { }\n#endif\n";
+    try {
+        (void)compile_module(source, 3, {});
+        FAIL("no error");
+    } catch (const CompileError &e) {
+        CHECK_THAT(e.what(), Catch::Contains("kernel.py:40:"));
+        CHECK_THAT(e.what(), !Catch::Contains("kernel.py:50:"));
+    }
+}
+
+TEST_CASE("object bundles: a single object stays itself, and damaged bundles are clear errors") {
+    const std::vector<char> object = compile_to_object(R"(extern "C" int one() { return 1; })", {});
+    CHECK(bundle_objects({object}) == object);
+    CHECK(unbundle_objects(object) == std::vector<std::vector<char>>{object});
+
+    const std::vector<char> bundle = compile_module(parted_source, 2, {});
+    std::vector<char> cut(bundle.begin(), bundle.begin() + static_cast<std::ptrdiff_t>(bundle.size() / 2));
+    CHECK_THROWS_WITH(unbundle_objects(cut), Catch::Contains("malformed object bundle"));
+    CHECK_THROWS_WITH(CpuJit::instance().load(cut, "cut"), Catch::Contains("malformed object bundle"));
+
+    const std::vector<char> not_objects = bundle_objects({std::vector<char>{'a', 'b', 'c', 'd'}, std::vector<char>{'e'}});
+    CHECK_THROWS_WITH(unbundle_objects(not_objects), Catch::Contains("member 1 is not an ELF object"));
+
+    std::vector<char> lonely = bundle_objects({object, object});
+    CHECK_THROWS_WITH(CpuJit::instance().load(lonely, "twice"), Catch::Contains("twice")); // one() defined twice
+    CHECK_THROWS_AS(bundle_objects(std::vector<std::vector<char>>(max_bundled_objects + 1, object)),
+                    std::invalid_argument);
+}

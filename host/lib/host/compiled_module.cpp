@@ -583,11 +583,14 @@ std::vector<fs::path> Host::compile_aot(const fs::path &file, const std::vector<
         if (out_dir.empty() && a.path.empty())
             throw UserError("module '" + module + "' for " + a.target.str() +
                             " was compiled but the cache cannot be written to hold it: name an output directory");
-        paths.push_back(out_dir.empty() ? a.path
-                                        : publish_copy(a.bytes, out_dir / aot_file_name(pass == Pass::Backward
-                                                                                            ? module + "-backward"
-                                                                                            : module,
-                                                                                        a.target)));
+        if (out_dir.empty()) {
+            paths.push_back(a.path);
+            continue;
+        }
+        fs::path copy = out_dir / aot_file_name(pass == Pass::Backward ? module + "-backward" : module, a.target);
+        // A module compiled in parts is an archive of their objects.
+        if (a.target.kind == Target::Kind::Cpu && backend::is_object_bundle(a.bytes)) copy.replace_extension(".a");
+        paths.push_back(publish_copy(a.bytes, copy));
     }
     return paths;
 }

@@ -136,7 +136,7 @@ std::string compile_cpu(const GeneratedModule &g, const fs::path &root, backend:
         }
     }
     try {
-        const std::vector<char> object = backend::compile_to_object(g.source.text, options);
+        const std::vector<char> object = backend::compile_module(g.source.text, g.source.parts, options);
         return {object.begin(), object.end()};
     } catch (const backend::CompileError &e) {
         if (!e.pch_rejected() || options.pch.empty()) throw;
@@ -151,7 +151,7 @@ std::string compile_cpu(const GeneratedModule &g, const fs::path &root, backend:
             uncached(error.what());
             options.pch.clear();
         }
-        const std::vector<char> object = backend::compile_to_object(g.source.text, options);
+        const std::vector<char> object = backend::compile_module(g.source.text, g.source.parts, options);
         return {object.begin(), object.end()};
     }
 }

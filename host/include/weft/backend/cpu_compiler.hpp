@@ -45,6 +45,11 @@ struct CpuCompileOptions {
     std::vector<std::string> defines;                       // "NAME" or "NAME=VALUE" (-D)
     std::filesystem::path pch;                              // optional: a PCH from build_pch with the same options
     std::string source_name = "module.cpp";                 // name the in-memory source is known by
+    /// Which part of a module split into several translation units this
+    /// compile is (1..N): defines WEFT_PART to it and names the object's static
+    /// initializer for the part, so the parts' objects link into one JITDylib.
+    /// 0: the whole source as one unit.
+    int part = 0;
 };
 
 // A compile that failed: the generated source, a plugin preamble or header,
@@ -78,6 +83,26 @@ public:
 // source errors. Warnings, if any, are appended to *warnings when given.
 std::vector<char> compile_to_object(std::string_view source, const CpuCompileOptions &options,
                                     std::vector<CpuDiagnostic> *warnings = nullptr);
+
+// A module whose generated source is split into `parts` translation units
+// (WEFT_PART guards, codegen's GeneratedSource::parts): each part compiled on
+// its own thread (at most the hardware's concurrency at once), the objects
+// returned as one bundle (bundle_objects) that CpuJit::load links as one
+// module. parts <= 1: compile_to_object of the whole source. A failure
+// throws the CompileError of the lowest-numbered failing part, so the same
+// error is reported whichever thread finished first.
+std::vector<char> compile_module(std::string_view source, int parts, const CpuCompileOptions &options);
+
+// Several relocatable objects as one artifact: a GNU ar archive with a
+// symbol table, written deterministically, so an AOT copy links as it is.
+// At most max_bundled_objects. A single object is returned as it is (ELF).
+inline constexpr std::size_t max_bundled_objects = 64;
+std::vector<char> bundle_objects(const std::vector<std::vector<char>> &objects);
+// Whether an artifact is a bundle (an ar archive) rather than one object.
+bool is_object_bundle(std::string_view bytes);
+// The objects of `bytes`: a bundle's members, or `bytes` itself when it is not
+// a bundle. Throws BackendError naming what is wrong with a malformed bundle.
+std::vector<std::vector<char>> unbundle_objects(std::vector<char> bytes);
 
 // Writes a precompiled header for header_source to `out` (atomically). Its
 // users must compile with the same options (opt level, fast math, CPU,
@@ -139,7 +164,8 @@ public:
     /// instance() waits too. A failed creation is reported by instance().
     static std::shared_future<void> prepare();
 
-    // Links `object` (from compile_to_object) into a new JITDylib named after
+    // Links `object` (from compile_to_object, or a bundle from compile_module)
+    // into a new JITDylib named after
     // `name` (made unique), now: undefined symbols resolve against the host
     // symbols defined through define_host_symbols, then the process (libc,
     // libm, libstdc++ and any symbol the executable exports dynamically).

@@ -29,7 +29,23 @@ struct GeneratedSource {
     std::string text;
     std::string file_name; // the name the source is compiled as (diagnostics)
     std::vector<KernelEntry> kernels;
+    /// CPU: how many translation units the text holds (behind WEFT_PART
+    /// guards, compiled one per thread by backend::compile_module); 1: one.
+    /// Compiled without WEFT_PART, the text is the whole module as one unit.
+    int parts = 1;
 };
+
+/// The part (1..N) of each kernel, given the size of each kernel's generated
+/// code in source order: one part per min_part_bytes of kernel code, at most
+/// max_parts and at most one per kernel, balanced largest kernel first.
+/// Decided from the text alone, never from the machine, so a module has one
+/// hash everywhere; all zeros when the module is one unit. Each part pays
+/// the fixed front-end work again (the PCH, the preamble, every function:
+/// about 15 ms, bench_cpu_compile), about what 2 KiB of kernel code costs:
+/// 12 KiB parts keep that under a sixth of a part.
+inline constexpr std::size_t min_part_bytes = 12 * 1024;
+inline constexpr int max_parts = 8;
+std::vector<int> assign_parts(const std::vector<std::size_t> &kernel_bytes);
 
 /// The macro through which generated text names its kernel file (in #line
 /// markers and compile-time messages). The text defines it to "<module>.py"

@@ -186,7 +186,8 @@ public:
     /// Compiles a kernel module ahead of time for each target, in order (cpu,
     /// cuda-sm_XX-cubin, cuda-compute_XX-ptx), and returns the artifact paths in
     /// the same order: in the artifact cache, or, with `out_dir`, copies named
-    /// <module>.<target>.<o|cubin|ptx> there (see find_aot_artifact). Targets
+    /// <module>.<target>.<o|cubin|ptx> there (see find_aot_artifact; a CPU
+    /// module compiled in parts is an archive of their objects, <module>.cpu.a). Targets
     /// already cached compile nothing; files that are already there and equal
     /// are left as they are (their mtimes do not change). Nothing is loaded.
     /// Pass::Backward builds the kernels' backward entries instead (copies

@@ -82,10 +82,12 @@ std::unique_ptr<clang::CompilerInstance> make_compiler(std::string_view source, 
 std::vector<char> emit_object(llvm::Module &module, const clang::CompilerInvocation &invocation,
                               const clang::SourceManager *sources, DiagnosticCollector &collector);
 
-// static_init.cpp: llvm.global_ctors -> one function named static_init_symbol
-// (nothing else would run them: there is no ORC platform runtime), and a
-// module-local __dso_handle for static destructors.
+// static_init.cpp: llvm.global_ctors -> one function named
+// static_init_name(part) (nothing else would run them: there is no ORC
+// platform runtime), and a module-local __dso_handle for static destructors,
+// shared by the parts of a bundle.
 inline constexpr const char *static_init_symbol = "weft.static_init";
-void lower_static_constructors(llvm::Module &module);
+std::string static_init_name(int part); // "weft.static_init", "weft.static_init.<part>"
+void lower_static_constructors(llvm::Module &module, const std::string &init_name);
 
 } // namespace weft::backend::cpu

@@ -181,26 +181,41 @@ std::unique_ptr<JitModule> CpuJit::load(std::vector<char> object, std::string na
                                                   llvm::JITSymbolFlags::Callable};
     if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(std::move(hooks)))) throw fail("runtime hooks", std::move(e));
 
-    std::unique_ptr<llvm::MemoryBuffer> buffer =
-        llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()), module->name());
-    object = {};
-    auto interface = llvm::orc::getObjectFileInterface(es, buffer->getMemBufferRef());
-    if (!interface) throw fail("not a loadable object", interface.takeError());
-    if (llvm::Error e = impl_->layer->add(jd, std::move(buffer))) throw fail("adding the object", std::move(e));
+    // A bundle's objects (a module compiled in parts) link into this one
+    // JITDylib, where the parts' references to each other resolve.
+    std::vector<std::vector<char>> objects = unbundle_objects(std::move(object));
+    llvm::orc::SymbolLookupSet defined;
+    std::vector<llvm::orc::SymbolStringPtr> inits; // one per part that has static constructors, in part order
+    for (std::size_t i = 0; i < objects.size(); ++i) {
+        const std::string buffer_name = objects.size() == 1 ? module->name()
+                                                            : module->name() + " part " + std::to_string(i + 1);
+        std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(
+            llvm::StringRef(objects[i].data(), objects[i].size()), buffer_name);
+        objects[i] = {};
+        auto interface = llvm::orc::getObjectFileInterface(es, buffer->getMemBufferRef());
+        if (!interface) throw fail("not a loadable object", interface.takeError());
+        const auto init = impl_->intern(cpu::static_init_name(objects.size() == 1 ? 0 : static_cast<int>(i) + 1));
+        for (const auto &[symbol, flags] : interface->SymbolFlags) {
+            if (symbol == interface->InitSymbol) continue;
+            defined.add(symbol, llvm::orc::SymbolLookupFlags::WeaklyReferencedSymbol);
+            if (symbol == init) inits.push_back(symbol);
+        }
+        if (llvm::Error e = impl_->layer->add(jd, std::move(buffer))) throw fail("adding the object", std::move(e));
+    }
 
+    // A weak symbol (an inline function or template of the runtime headers)
+    // may be defined by several parts: the link keeps one.
+    defined.removeDuplicates();
     // Link now rather than at the first lookup, so unresolved symbols are
     // reported here, then run the static constructors.
-    llvm::orc::SymbolLookupSet defined;
-    for (const auto &[symbol, flags] : interface->SymbolFlags)
-        if (symbol != interface->InitSymbol) defined.add(symbol, llvm::orc::SymbolLookupFlags::WeaklyReferencedSymbol);
     auto linked = es.lookup(llvm::orc::makeJITDylibSearchOrder(&jd, llvm::orc::JITDylibLookupFlags::MatchAllSymbols),
                             std::move(defined));
     if (!linked) throw fail("linking", linked.takeError());
     for (const auto &[symbol, address] : *linked) module->defined_.emplace((*symbol).str(), address.getAddress().toPtr<void *>());
     if (const auto dso = linked->find(impl_->intern("__dso_handle")); dso != linked->end())
         module->dso_handle_ = dso->second.getAddress().toPtr<void *>();
-    const auto init = linked->find(impl_->intern(cpu::static_init_symbol));
-    if (init != linked->end()) init->second.getAddress().toPtr<void (*)()>()();
+    for (const llvm::orc::SymbolStringPtr &init : inits)
+        if (const auto at = linked->find(init); at != linked->end()) at->second.getAddress().toPtr<void (*)()>()();
     return module;
 }
 

@@ -14,12 +14,18 @@
 
 namespace weft::backend::cpu {
 
-void lower_static_constructors(llvm::Module &module) {
+std::string static_init_name(int part) {
+    return part <= 0 ? std::string(static_init_symbol) : std::string(static_init_symbol) + "." + std::to_string(part);
+}
+
+void lower_static_constructors(llvm::Module &module, const std::string &init_name) {
     // __cxa_atexit(dtor, object, &__dso_handle) registers static destructors
     // for this module: give it its own __dso_handle, in its own (JIT) memory,
-    // close enough for the PC-relative access hidden symbols get.
+    // close enough for the PC-relative access hidden symbols get. Weak: the
+    // parts of a bundle each define one, and the link keeps one for the module.
     if (llvm::GlobalVariable *dso = module.getNamedGlobal("__dso_handle"); dso && dso->isDeclaration()) {
         dso->setInitializer(llvm::Constant::getNullValue(dso->getValueType()));
+        dso->setLinkage(llvm::GlobalValue::WeakODRLinkage);
         dso->setVisibility(llvm::GlobalValue::HiddenVisibility);
         dso->setConstant(true);
     }
@@ -45,7 +51,7 @@ void lower_static_constructors(llvm::Module &module) {
 
     llvm::LLVMContext &context = module.getContext();
     auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(context), false);
-    auto *init = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, static_init_symbol, module);
+    auto *init = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, init_name, module);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", init));
     for (const Ctor &c : ctors) b.CreateCall(c.fn->getFunctionType(), c.fn);
     b.CreateRetVoid();
