@@ -421,8 +421,8 @@ TEST_CASE("unsupported and invalid constructs say what is wrong") {
           "4:12: recursion is not supported in kernels: f -> f");
     CHECK(first_error("import warp as wp\n@wp.kernel\ndef k(a: int):\n    return a\n") == "4:12: kernels cannot return a value");
     CHECK(first_error("import warp as wp\n@wp.kernel\ndef k(a: int):\n    break\n") == "4:5: 'break' outside a loop");
-    CHECK(first_error("import warp as wp\n@wp.kernel\ndef k(a: float):\n    b = wp.sqrt(x=a)\n") ==
-          "4:17: no parameter list of 'sqrt' takes these arguments (keyword 'x'): sqrt(a)");
+    CHECK(first_error("import warp as wp\n@wp.kernel\ndef k(a: float):\n    b = wp.sqrt(a=a)\n") ==
+          "4:17: no parameter list of 'sqrt' takes these arguments (keyword 'a'): sqrt(x)");
     CHECK(first_error("import warp as wp\n@wp.kernel\ndef k(a: float):\n    b = wp.nope(a)\n") ==
           "4:9: unknown function 'nope'");
     CHECK(first_error("import warp as wp\nclass C:\n    x: int\n") ==

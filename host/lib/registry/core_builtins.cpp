@@ -31,9 +31,11 @@ struct Registrar {
                 const std::string &result = {}) {
         add(name, {{"a", type}, {"b", type}}, result.empty() ? type : result, doc);
     }
+    /// Parameter names are Warp's (`a` for most, `x` for math functions):
+    /// a keyword call names them.
     void unary(const std::string &name, const std::string &type, const std::string &doc,
-               const std::string &result = {}) {
-        add(name, {{"a", type}}, result.empty() ? type : result, doc);
+               const std::string &result = {}, const std::string &param = "a") {
+        add(name, {{param, type}}, result.empty() ? type : result, doc);
     }
 };
 
@@ -118,8 +120,8 @@ void register_core_builtins(Registry &registry) {
         r.binary("max", t, "Returns the larger of a and b.");
         r.unary("neg", t, "Returns -a.");
         r.unary("pos", t, "Returns +a.");
-        r.unary("abs", t, "Returns |a|.");
-        r.unary("sign", t, "Returns -1 when a < 0, else 1 (0 and NaN give 1, as in Warp).");
+        r.unary("abs", t, "Returns |x|.", t, "x");
+        r.unary("sign", t, "Returns -1 when x < 0, else 1 (0 and NaN give 1, as in Warp).", t, "x");
         r.add("clamp", {{"x", t}, {"low", t}, {"high", t}}, t, "Clamps x to [low, high].");
         for (const char *cmp : {"lt", "le", "gt", "ge", "eq", "ne"})
             r.binary(cmp, t, std::string("Compares a and b (") + cmp + ").", "bool");
@@ -137,10 +139,10 @@ void register_core_builtins(Registry &registry) {
     for (const std::string &t : float_types) {
         for (const char *name : {"sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan",
                                  "sinh", "cosh", "tanh", "floor", "ceil", "round", "trunc"})
-            r.unary(name, t, std::string("Returns ") + name + "(a).");
-        r.binary("pow", t, "Returns a raised to the power b.");
+            r.unary(name, t, std::string("Returns ") + name + "(x).", t, "x");
+        r.add("pow", {{"x", t}, {"y", t}}, t, "Returns x raised to the power y.");
         r.add("lerp", {{"a", t}, {"b", t}, {"t", t}}, t, "Returns a (1 - t) + b t.");
-        r.binary("atan2", t, "Returns the angle of (b, a): atan2(y=a, x=b).");
+        r.add("atan2", {{"y", t}, {"x", t}}, t, "Returns the angle of the point (x, y).");
         r.unary("isfinite", t, "True when a is neither infinite nor NaN.", "bool");
         r.unary("isnan", t, "True when a is NaN.", "bool");
     }
@@ -208,15 +210,16 @@ void register_core_builtins(Registry &registry) {
         r.unary("normalize", q, "Returns a scaled to unit length.");
         r.add("lerp", {{"a", q}, {"b", q}, {"t", s}}, q, "a (1 - t) + b t, per component (not normalized).");
         r.add("length", {{"a", q}}, s, "Norm of a.");
-        r.unary("quat_inverse", q, "Inverse of a unit quaternion (its conjugate).");
-        r.add("quat_rotate", {{"q", q}, {"p", v3}}, v3, "Rotates p by the unit quaternion q.");
+        r.unary("quat_inverse", q, "Inverse of a unit quaternion (its conjugate).", q, "quat");
+        r.add("quat_rotate", {{"quat", q}, {"vec", v3}}, v3, "Rotates vec by the unit quaternion quat.");
         r.add("quat_from_axis_angle", {{"axis", v3}, {"angle", s}}, q, "Rotation by angle (radians) about axis.");
         r.add("skew", {{"vec", v3}}, std::string("mat33") + suffix, "The cross-product matrix of vec: skew(v) * u == cross(v, u).");
-        r.add("quat_slerp", {{"q0", q}, {"q1", q}, {"t", s}}, q,
-              "Spherical interpolation from q0 (t = 0) to q1 (t = 1) along the shorter arc.");
+        r.add("quat_slerp", {{"a", q}, {"b", q}, {"t", s}}, q,
+              "Spherical interpolation from a (t = 0) to b (t = 1) along the shorter arc.");
         r.add("quat_rpy", {{"roll", s}, {"pitch", s}, {"yaw", s}}, q,
               "Rotation from roll (about x), pitch (about y) and yaw (about z), in radians.");
-        r.add("quat_to_matrix", {{"q", q}}, std::string("mat33") + suffix, "The 3x3 rotation matrix of the unit quaternion q.");
+        r.add("quat_to_matrix", {{"quat", q}}, std::string("mat33") + suffix,
+              "The 3x3 rotation matrix of the unit quaternion quat.");
     }
 
     // Rigid transforms and spatial vectors (weft/rt/spatial.h), float32 and float64.
@@ -243,7 +246,7 @@ void register_core_builtins(Registry &registry) {
         r.add("transform_vector", {{"xform", t}, {"vec", v3}}, v3, "quat_rotate(xform.q, vec).");
         r.add("transform_point", {{"mat", m44}, {"point", v3}}, v3, "The first three rows of mat (point, 1).");
         r.add("transform_vector", {{"mat", m44}, {"vec", v3}}, v3, "The first three rows of mat (vec, 0).");
-        r.unary("transform_inverse", t, "The inverse of xform (its rotation a unit quaternion).");
+        r.unary("transform_inverse", t, "The inverse of xform (its rotation a unit quaternion).", t, "xform");
         r.add("spatial_vector", {{"w", v3}, {"v", v3}}, sv,
               "The spatial vector (w.x, w.y, w.z, v.x, v.y, v.z) (a twist, or a wrench).");
         r.add("spatial_top", {{"svec", sv}}, v3, "Components 0 to 2 (angular velocity or torque).");

@@ -28,6 +28,8 @@ def forces(x: wp.array(dtype=float), f: wp.array(dtype=float)):
     a = spring(x[i], rest=1.0, stiffness=20.0)
     b = spring(stiffness=5.0, x=x[i], rest=0.5)
     f[i] = a + b + wp.clamp(x[i], low=0.5, high=1.0) * wp.static(math.sqrt(2.0)) + SQRT2
+    # Builtins bind keywords by Warp's parameter names.
+    f[i] = f[i] + wp.sqrt(x=x[i] * x[i]) + wp.pow(y=2.0, x=x[i]) + wp.atan2(x=1.0, y=x[i]) + wp.abs(x=-x[i])
 
 
 @wp.kernel
@@ -38,6 +40,8 @@ def colors(c: wp.array(dtype=wp.vec3), y: wp.array(dtype=float), c4: wp.array(dt
     y[i] = luma(*col)
     c4[i] = wp.vec4(*col, 1.0)
     r = q[i]
+    turned = wp.quat_rotate(vec=col, quat=wp.normalize(r))
+    y[i] = y[i] + wp.quat_to_matrix(quat=wp.quat_inverse(quat=wp.normalize(r)))[0, 1] + turned[2]
     q[i] = wp.quat(*r) * 0.5
     k = i % 3 - 3
     last[i] = col[-1] + col[k] + r[-2]
