@@ -529,7 +529,24 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
     if (!is_identifier(spec.name)) throw invalid("builtin name '" + spec.name + "' is not a valid identifier");
     if (is_python_keyword(spec.name)) throw invalid("builtin name '" + spec.name + "' is a reserved keyword");
 
-    BuiltinOverload o;
+    // The record is built where it is kept, at the end of staged_builtins_:
+    // building it aside and moving it in, and moving the earlier ones each
+    // time the vector grew, was a fifth of this function (bench/plugin_load).
+    // Records are large, so the vector grows from 64 (most plugins never
+    // grow it). Until `kept` is set, `unstage` drops the slot: a rejected
+    // call, or one that returns an overload staged before, leaves
+    // staged_builtins_ as it was.
+    if (staged_builtins_.size() == staged_builtins_.capacity())
+        staged_builtins_.reserve(std::max<std::size_t>(64, 2 * staged_builtins_.size()));
+    BuiltinOverload &o = staged_builtins_.emplace_back();
+    bool kept = false;
+    struct Unstage {
+        std::vector<BuiltinOverload> &staged;
+        const bool &kept;
+        ~Unstage() {
+            if (!kept) staged.pop_back(); // no reallocation: references to earlier records stay valid
+        }
+    } unstage{staged_builtins_, kept};
     o.name = spec.name;
     o.params.reserve(spec.params.size());
     // Duplicate parameter names: a scan of the few earlier ones, or a set once
@@ -547,7 +564,9 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
                                : !seen.insert(p.name).second;
         if (twice) throw invalid(what() + ": parameter name '" + p.name + "' appears twice");
         try {
-            o.params.push_back({p.name, parse_type(p.type)});
+            Parameter &param = o.params.emplace_back();
+            param.name = p.name;
+            param.type = parse_type(p.type);
         } catch (const RegistrationError &e) {
             throw RegistrationError(e.kind(), what() + ": parameter '" + p.name + "': " + e.what());
         }
@@ -640,14 +659,14 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
             if (auto at = pending_->shared_identities.find(identity); at != pending_->shared_identities.end())
                 return staged_builtins_[at->second]; // shared earlier in this init
             const bool owned = std::find(e.owners.begin(), e.owners.end(), owner_) != e.owners.end();
-            BuiltinOverload shared = e;
+            o = e; // the staged record is the existing one, as it will be after commit
             if (!owned) {
-                shared.owners.push_back(owner_);
+                o.owners.push_back(owner_);
                 pending_->shared_overloads.emplace_back(o.name, static_cast<std::size_t>(&e - committed.data()));
             }
-            pending_->shared_identities.emplace(identity, staged_builtins_.size());
-            staged_builtins_.push_back(std::move(shared));
-            return staged_builtins_.back();
+            pending_->shared_identities.emplace(identity, staged_builtins_.size() - 1);
+            kept = true;
+            return o;
         }
         throw RegistrationError(RegistrationError::Kind::Conflict,
                                 "conflicting builtin overload " + o.signature() + " [native " + o.native_name +
@@ -655,12 +674,10 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
                                     " registered " + e.signature() + " [native " + e.native_name + "] (" +
                                     difference(e, o) + ")");
     }
-    pending_->new_overload_at.add(hash, staged_builtins_.size());
-    pending_->new_overloads.push_back(staged_builtins_.size());
-    // Records are large: growing from one moved each of them about twice.
-    if (staged_builtins_.empty()) staged_builtins_.reserve(32);
-    staged_builtins_.push_back(std::move(o));
-    return staged_builtins_.back();
+    pending_->new_overload_at.add(hash, staged_builtins_.size() - 1);
+    pending_->new_overloads.push_back(staged_builtins_.size() - 1);
+    kept = true;
+    return o;
 }
 
 NativeTypeInfo Registry::Transaction::add_native_type(const NativeTypeSpec &spec) {
