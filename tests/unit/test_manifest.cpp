@@ -2,6 +2,9 @@
 
 #include "weft/support/error.hpp"
 #include "weft/manifest/manifest.hpp"
+#include "weft/support/file.hpp"
+
+#include <fstream>
 
 #include <catch2/catch.hpp>
 
@@ -73,4 +76,43 @@ TEST_CASE("unknown keys are warnings with their location") {
 TEST_CASE("read_manifest names an unreadable file") {
     CHECK_THAT(message_of<UserError>([] { read_manifest("/nonexistent/plugin.toml"); }),
                Catch::Contains("/nonexistent/plugin.toml: cannot read plugin manifest"));
+}
+
+TEST_CASE("read_manifest_if_present: nothing there is nullopt, anything else reads or fails as read_manifest") {
+    weft::test::TempDir dir("manifest_if_present");
+    const std::filesystem::path file = dir.path / "plugin.toml";
+    CHECK_FALSE(read_manifest_if_present(file).has_value());                 // no such entry
+    {
+        std::ofstream out(file);
+        out << "name = \"demo\"\nversion = \"1.0.0\"\nabi = 1\nlibrary = \"libdemo.so\"\n";
+    }
+    CHECK_FALSE(read_manifest_if_present(file / "plugin.toml").has_value()); // a component is a file
+    const std::optional<PluginManifest> m = read_manifest_if_present(file);
+    REQUIRE(m.has_value());
+    CHECK(m->name == "demo");
+    CHECK(m->library_path == dir.path / "libdemo.so");
+    std::filesystem::create_directory(dir.path / "sub");
+    std::filesystem::create_directory(dir.path / "sub" / "plugin.toml");
+    CHECK_THAT(message_of<UserError>([&] { read_manifest_if_present(dir.path / "sub" / "plugin.toml"); }),
+               Catch::Contains("it is a directory, not a regular file"));
+}
+
+TEST_CASE("read_input_file reads a file whole in one read or several") {
+    weft::test::TempDir dir("read_input_whole");
+    for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{4095}, std::size_t{4096}, std::size_t{10000}}) {
+        const std::filesystem::path file = dir.path / ("f" + std::to_string(size));
+        std::string text(size, 'x');
+        for (std::size_t i = 0; i < size; ++i) text[i] = static_cast<char>('a' + i % 26);
+        {
+            std::ofstream out(file, std::ios::binary);
+            out << text;
+        }
+        CHECK(read_input_file(file, 1 << 20, "test input") == text);
+        CHECK(read_input_file_if_present(file, 1 << 20, "test input") == text);
+        if (size > 0) // exactly at the limit is accepted, one byte past is not
+            CHECK(read_input_file(file, size, "test input") == text);
+        if (size > 1)
+            CHECK_THAT(message_of<UserError>([&] { read_input_file(file, size - 1, "test input"); }),
+                       Catch::Contains("larger than the limit"));
+    }
 }

@@ -1,4 +1,6 @@
 #include "weft/host/host.hpp"
+#include "loader_internal.hpp"
+#include "weft/manifest/manifest.hpp"
 #include "weft/host/search_path.hpp"
 
 #include "weft/support/error.hpp"
@@ -39,6 +41,17 @@ fs::path locate_manifest(const fs::path &path) {
     fs::path beside = path.parent_path() / "plugin.toml";
     if (manifest_entry_exists(beside)) return beside;
     throw UserError(path.string() + ": no plugin.toml beside this library");
+}
+
+PluginManifest read_plugin_manifest(const fs::path &path) {
+    // The usual argument is a plugin directory: its plugin.toml is opened
+    // straight away instead of after locate_manifest's stat and lstat, two of
+    // the few system calls a plugin load makes besides dlopen's
+    // (bench/plugin_load). When nothing is there, locate_manifest decides, and
+    // reports, as before.
+    if (path.filename() != "plugin.toml" && path.extension() != ".toml")
+        if (std::optional<PluginManifest> m = read_manifest_if_present(path / "plugin.toml")) return std::move(*m);
+    return read_manifest(locate_manifest(path));
 }
 
 /// Manifests directly in DIR and one level below, in a stable order.

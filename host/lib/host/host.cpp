@@ -282,9 +282,11 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
     entry->library = std::move(library);
     ctx.transaction.commit();
     entry->plugin.builtins = ctx.transaction.release_staged_builtins();
-    logger.log(LogLevel::Info, "loader",
-               "loaded " + who + " " + m.version.str() + ": " + std::to_string(entry->plugin.builtins.size()) +
-                   " builtins, " + std::to_string(entry->plugin.native_types.size()) + " native types");
+    // Composed only when someone listens: most hosts log loader info to no one.
+    if (logger.enabled(LogLevel::Info, "loader"))
+        logger.log(LogLevel::Info, "loader",
+                   "loaded " + who + " " + m.version.str() + ": " + std::to_string(entry->plugin.builtins.size()) +
+                       " builtins, " + std::to_string(entry->plugin.native_types.size()) + " native types");
     entries.push_back(std::move(entry));
     return entries.back()->plugin;
 }

@@ -18,6 +18,10 @@ namespace weft {
 
 Discovery discover_plugins(const std::vector<std::filesystem::path> &search_path);
 
+/// read_manifest(locate_manifest(path)), with the same results and errors,
+/// in fewer system calls when `path` is a plugin directory.
+PluginManifest read_plugin_manifest(const std::filesystem::path &path);
+
 /// Throws UserError "not a valid shared library: REASON" unless `path` is a
 /// regular ELF shared object for this host's class, byte order and machine
 /// whose header tables and loadable segments lie inside the file. Run before

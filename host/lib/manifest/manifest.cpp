@@ -220,4 +220,12 @@ PluginManifest read_manifest(const std::filesystem::path &path) {
     return parse_manifest(read_input_file(absolute, max_manifest_bytes, "plugin manifest"), absolute);
 }
 
+std::optional<PluginManifest> read_manifest_if_present(const std::filesystem::path &path) {
+    std::error_code ec;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, ec).lexically_normal();
+    std::optional<std::string> text = read_input_file_if_present(absolute, max_manifest_bytes, "plugin manifest");
+    if (!text) return std::nullopt;
+    return parse_manifest(*text, absolute);
+}
+
 } // namespace weft

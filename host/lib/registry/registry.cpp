@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
+#include <limits>
+#include <utility>
 #include <mutex>
 #include <set>
 #include <unordered_map>
@@ -51,35 +54,94 @@ std::string join(const std::vector<std::string> &items, std::string_view sep = "
     return out;
 }
 
-// Appended piece by piece: a scalar's code fits std::string's inline buffer,
-// so a key of a few scalars is built without allocating.
-std::string types_key(const std::vector<Type> &types) {
-    std::string key;
-    for (const Type &t : types) {
-        key += t.code();
-        key += ',';
+/// A hash consistent with Type's operator== (which mirrors code()): only what
+/// == compares for the type's kind is mixed in, so equal types hash alike.
+/// Overloads are told apart by comparing Types, not code strings: building a
+/// key string per registration was a tenth of add_builtin (bench/plugin_load).
+std::size_t type_hash(const Type &t) {
+    auto mix = [](std::size_t h, std::size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); };
+    std::size_t h = static_cast<std::size_t>(t.kind());
+    switch (t.kind()) {
+    case Type::Kind::Scalar:
+    case Type::Kind::Quaternion:
+    case Type::Kind::Transform: return mix(h, static_cast<std::size_t>(t.scalar_type()));
+    case Type::Kind::Vector: return mix(mix(h, static_cast<std::size_t>(t.scalar_type())), static_cast<std::size_t>(t.rows()));
+    case Type::Kind::Matrix:
+        return mix(mix(mix(h, static_cast<std::size_t>(t.scalar_type())), static_cast<std::size_t>(t.rows())),
+                   static_cast<std::size_t>(t.cols()));
+    case Type::Kind::Array: return mix(mix(h, static_cast<std::size_t>(t.ndim())), type_hash(t.element()));
+    default: return h; // native, struct, tuple: equal ones share the kind; == tells them apart
     }
-    return key;
 }
 
-std::string types_key(const BuiltinOverload &o) {
-    std::string key;
-    for (const Parameter &p : o.params) {
-        key += p.type.code();
-        key += ',';
-    }
-    return key;
+/// Same parameter types, compared as Types (operator== is code() equality).
+bool same_param_types(const BuiltinOverload &a, const BuiltinOverload &b) {
+    if (a.params.size() != b.params.size()) return false;
+    for (std::size_t i = 0; i < a.params.size(); ++i)
+        if (a.params[i].type != b.params[i].type) return false;
+    return true;
 }
 
 /// What makes two overloads of one name the same overload: the parameter types
 /// (a generic one is typed by the checker, so all of a name's generics are one).
-std::string overload_key(const BuiltinOverload &o) { return o.generic() ? "<generic>" : types_key(o); }
-
-/// The staged-overload index key of a name and its types key (see Pending::new_overload_at).
-std::size_t overload_hash(std::string_view name, std::string_view key) {
-    const std::size_t h = std::hash<std::string_view>{}(name);
-    return h ^ (std::hash<std::string_view>{}(key) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+bool same_overload(const BuiltinOverload &a, const BuiltinOverload &b) {
+    return a.generic() == b.generic() && (a.generic() || same_param_types(a, b));
 }
+
+/// The staged-overload index key of a name and its parameter types (see Pending::new_overload_at).
+std::size_t overload_hash(const BuiltinOverload &o) {
+    std::size_t h = std::hash<std::string_view>{}(o.name);
+    auto mix = [&](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+    if (o.generic()) {
+        mix(1);
+        return h;
+    }
+    for (const Parameter &p : o.params) mix(type_hash(p.type));
+    return h;
+}
+
+/// A multimap from a hash to positions, in one flat array (open addressing,
+/// at most half full): the staged-overload index. std::unordered_multimap
+/// allocated a node per staged overload, one of the few allocations left per
+/// registration (bench/plugin_load).
+class HashIndex {
+public:
+    /// The first position stored under `hash` that `match(position)` accepts, or npos.
+    template <class Match> std::size_t find(std::size_t hash, Match &&match) const {
+        if (slots_.empty()) return npos;
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t i = hash & mask; slots_[i].position != 0; i = (i + 1) & mask)
+            if (slots_[i].hash == hash && match(slots_[i].position - 1)) return slots_[i].position - 1;
+        return npos;
+    }
+
+    void add(std::size_t hash, std::size_t position) {
+        if ((count_ + 1) * 2 > slots_.size()) {
+            std::vector<Slot> old = std::move(slots_);
+            slots_.assign(std::max<std::size_t>(64, old.size() * 2), Slot{});
+            for (const Slot &s : old)
+                if (s.position != 0) place(s);
+        }
+        place({hash, position + 1});
+        ++count_;
+    }
+
+    static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+private:
+    struct Slot {
+        std::size_t hash = 0;
+        std::size_t position = 0; // + 1; 0: empty
+    };
+    void place(const Slot &s) {
+        const std::size_t mask = slots_.size() - 1;
+        std::size_t i = s.hash & mask;
+        while (slots_[i].position != 0) i = (i + 1) & mask;
+        slots_[i] = s;
+    }
+    std::vector<Slot> slots_; // a power of two in size
+    std::size_t count_ = 0;
+};
 
 std::string result_name(const BuiltinOverload &o) { return o.result ? o.result->name() : "void"; }
 
@@ -213,19 +275,85 @@ std::string NativeTypeInfo::describe() const {
 // ---------------------------------------------------------------------------
 
 namespace {
-/// Lets the builtin table be searched with a string_view (C++20 heterogeneous lookup).
-struct NameHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+/// The builtin table: each name's overloads, found by name.
+///
+/// Hashed, not ordered: the checker looks a name up for every call it resolves
+/// and plugins add names by the thousand; builtin_names() sorts when asked.
+/// Entries live in a deque, in first-registration order, so references
+/// returned by overloads() survive later insertions. An open-addressing index
+/// of {hash bits, position} finds them: a name that is not there, which is
+/// what every new plugin builtin looks up (twice: staging and commit), costs a
+/// probe or two into one compact array. std::unordered_map walked heap nodes
+/// and divided by a prime, and those cache misses were a visible part of
+/// loading 10,000 builtins (bench/plugin_load).
+class NameTable {
+public:
+    struct Entry {
+        std::string name;
+        std::vector<BuiltinOverload> overloads;
+        std::size_t hash = 0;
+    };
+
+    const Entry *find(std::string_view name) const { return find(name, hash_of(name)); }
+    Entry *find(std::string_view name) { return const_cast<Entry *>(std::as_const(*this).find(name, hash_of(name))); }
+
+    Entry &find_or_add(std::string_view name) {
+        const std::size_t h = hash_of(name);
+        if (const Entry *e = find(name, h)) return const_cast<Entry &>(*e);
+        // At most half full, so probes stay short.
+        if ((entries_.size() + 1) * 2 > slots_.size()) grow();
+        entries_.push_back({std::string(name), {}, h});
+        place(h, entries_.size());
+        return entries_.back();
+    }
+
+    std::size_t size() const { return entries_.size(); }
+    const std::deque<Entry> &entries() const { return entries_; }
+    void clear() {
+        entries_.clear();
+        slots_.clear();
+    }
+
+private:
+    struct Slot {
+        std::uint32_t tag = 0;      // high bits of the name's hash
+        std::uint32_t position = 0; // index into entries_ + 1; 0: empty
+    };
+
+    static std::size_t hash_of(std::string_view s) { return std::hash<std::string_view>{}(s); }
+    static std::uint32_t tag_of(std::size_t h) { return static_cast<std::uint32_t>(std::uint64_t{h} >> 32); }
+
+    const Entry *find(std::string_view name, std::size_t h) const {
+        if (slots_.empty()) return nullptr;
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+            const Slot s = slots_[i];
+            if (s.position == 0) return nullptr;
+            if (s.tag == tag_of(h) && entries_[s.position - 1].name == name) return &entries_[s.position - 1];
+        }
+    }
+
+    void place(std::size_t h, std::size_t position) {
+        const std::size_t mask = slots_.size() - 1;
+        std::size_t i = h & mask;
+        while (slots_[i].position != 0) i = (i + 1) & mask;
+        slots_[i] = {tag_of(h), static_cast<std::uint32_t>(position)};
+    }
+
+    void grow() {
+        if (entries_.size() >= std::numeric_limits<std::uint32_t>::max() / 2)
+            throw InternalError("Registry: too many builtin names");
+        slots_.assign(std::max<std::size_t>(64, slots_.size() * 2), Slot{});
+        for (std::size_t i = 0; i < entries_.size(); ++i) place(entries_[i].hash, i + 1);
+    }
+
+    std::deque<Entry> entries_;
+    std::vector<Slot> slots_; // a power of two in size
 };
 } // namespace
 
 struct Registry::State {
-    // Hashed, not ordered: the checker looks a name up for every call it
-    // resolves and plugins add names by the thousand (bench/plugin_load);
-    // builtin_names() sorts when asked. Nodes are stable, so references
-    // returned by overloads() survive later insertions of other names.
-    std::unordered_map<std::string, std::vector<BuiltinOverload>, NameHash, std::equal_to<>> builtins;
+    NameTable builtins;
     std::size_t builtin_count = 0; // overloads in all
     std::map<std::string, NativeTypeInfo, std::less<>> native_types;
     // contract_digest(), computed on first use after a change.
@@ -243,23 +371,26 @@ Registry::Transaction Registry::begin(std::string owner, std::optional<Namespace
 
 const std::vector<BuiltinOverload> &Registry::overloads(std::string_view name) const {
     static const std::vector<BuiltinOverload> none;
-    auto it = state_->builtins.find(name);
-    return it == state_->builtins.end() ? none : it->second;
+    const NameTable::Entry *e = state_->builtins.find(name);
+    return e ? e->overloads : none;
 }
 
-bool Registry::has_builtin(std::string_view name) const { return state_->builtins.count(name) != 0; }
+bool Registry::has_builtin(std::string_view name) const { return state_->builtins.find(name) != nullptr; }
 
 const BuiltinOverload *Registry::find_overload(std::string_view name, const std::vector<Type> &types) const {
-    const std::string key = types_key(types);
-    for (const BuiltinOverload &o : overloads(name))
-        if (!o.generic() && types_key(o) == key) return &o;
+    for (const BuiltinOverload &o : overloads(name)) {
+        if (o.generic() || o.params.size() != types.size()) continue;
+        if (std::equal(types.begin(), types.end(), o.params.begin(),
+                       [](const Type &t, const Parameter &p) { return t == p.type; }))
+            return &o;
+    }
     return nullptr;
 }
 
 std::vector<std::string> Registry::builtin_names() const {
     std::vector<std::string> out;
     out.reserve(state_->builtins.size());
-    for (const auto &[name, _] : state_->builtins) out.push_back(name);
+    for (const NameTable::Entry &e : state_->builtins.entries()) out.push_back(e.name);
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -306,7 +437,7 @@ std::string Registry::contract_digest() const {
     Sha256 h;
     h.field("weft.registry-contracts.v1");
     std::size_t core = 0;
-    for (const auto &[name, overloads] : state_->builtins) {
+    for (const auto &[name, overloads, hash] : state_->builtins.entries()) {
         h.field(name).field(std::to_string(overloads.size())); // registration order within a name
         for (const BuiltinOverload &o : overloads) {
             if (core_only(o.owners)) {
@@ -334,17 +465,26 @@ struct Registry::Transaction::Pending {
     // Overloads new to the registry, as indexes into staged_builtins_: each is
     // stored once until commit copies it into the registry.
     std::vector<std::size_t> new_overloads;
-    std::vector<std::pair<std::string, std::string>> shared_overloads; // {name, types key}
+    // {name, index among the name's committed overloads}: the registry does not
+    // change while the transaction is open, so the index stays valid until commit.
+    std::vector<std::pair<std::string, std::size_t>> shared_overloads;
     std::vector<NativeTypeInfo> new_types;
     std::vector<std::string> shared_types;
     // Indexes over the above, so that each registration costs the same however
     // many came before it (a linear scan made 100,000 builtins take 42 s).
-    // new_overload_at is keyed by overload_hash(name, types key), not by a
-    // string, so staging an overload allocates no key; a hit is confirmed by
-    // comparing the name and the types.
-    std::unordered_multimap<std::size_t, std::size_t> new_overload_at; // -> staged_builtins_ index
+    // new_overload_at is keyed by overload_hash(), not by a string, so staging
+    // an overload allocates no key; a hit is confirmed by comparing the name
+    // and the types.
+    HashIndex new_overload_at; // -> staged_builtins_ index
     std::unordered_map<std::string, std::size_t> shared_identities; // identity() of a shared overload -> staged_builtins_ index
     std::unordered_set<std::string> staged_type_names;
+    // Type names this transaction resolved, as written: a plugin spells the same
+    // few ("float32", "vec3") in every registration, and parsing each again was
+    // a fifth of add_builtin. Valid for the transaction: the registry does not
+    // change under it and a name it stages never changes meaning. Capped, so a
+    // plugin of many distinct names pays a short scan, not a growing one.
+    static constexpr std::size_t type_cache_limit = 16;
+    std::vector<std::pair<std::string, Type>> type_cache;
 };
 
 Registry::Transaction::Transaction(Registry &registry, std::string owner, std::optional<NamespacePolicy> policy)
@@ -365,6 +505,14 @@ Registry::Transaction::~Transaction() {
 }
 
 Type Registry::Transaction::parse_type(std::string_view name) const {
+    for (const auto &[written, type] : pending_->type_cache)
+        if (written == name) return type;
+    Type t = resolve_type(name);
+    if (pending_->type_cache.size() < Pending::type_cache_limit) pending_->type_cache.emplace_back(name, t);
+    return t;
+}
+
+Type Registry::Transaction::resolve_type(std::string_view name) const {
     if (auto t = parse_builtin_type(name)) return std::move(*t);
     if (auto t = array_type(name, [this](std::string_view d) { return parse_type(d); })) return *t;
     const std::string normalized = normalize_native_name(name);
@@ -381,7 +529,24 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
     if (!is_identifier(spec.name)) throw invalid("builtin name '" + spec.name + "' is not a valid identifier");
     if (is_python_keyword(spec.name)) throw invalid("builtin name '" + spec.name + "' is a reserved keyword");
 
-    BuiltinOverload o;
+    // The record is built where it is kept, at the end of staged_builtins_:
+    // building it aside and moving it in, and moving the earlier ones each
+    // time the vector grew, was a fifth of this function (bench/plugin_load).
+    // Records are large, so the vector grows from 64 (most plugins never
+    // grow it). Until `kept` is set, `unstage` drops the slot: a rejected
+    // call, or one that returns an overload staged before, leaves
+    // staged_builtins_ as it was.
+    if (staged_builtins_.size() == staged_builtins_.capacity())
+        staged_builtins_.reserve(std::max<std::size_t>(64, 2 * staged_builtins_.size()));
+    BuiltinOverload &o = staged_builtins_.emplace_back();
+    bool kept = false;
+    struct Unstage {
+        std::vector<BuiltinOverload> &staged;
+        const bool &kept;
+        ~Unstage() {
+            if (!kept) staged.pop_back(); // no reallocation: references to earlier records stay valid
+        }
+    } unstage{staged_builtins_, kept};
     o.name = spec.name;
     o.params.reserve(spec.params.size());
     // Duplicate parameter names: a scan of the few earlier ones, or a set once
@@ -399,7 +564,9 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
                                : !seen.insert(p.name).second;
         if (twice) throw invalid(what() + ": parameter name '" + p.name + "' appears twice");
         try {
-            o.params.push_back({p.name, parse_type(p.type)});
+            Parameter &param = o.params.emplace_back();
+            param.name = p.name;
+            param.type = parse_type(p.type);
         } catch (const RegistrationError &e) {
             throw RegistrationError(e.kind(), what() + ": parameter '" + p.name + "': " + e.what());
         }
@@ -419,7 +586,13 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
     o.native_name = spec.native_name.empty() ? "weft::" + spec.name : spec.native_name;
     if (!is_qualified_name(o.native_name))
         throw invalid(what() + ": native name '" + o.native_name + "' is not a valid qualified C++ identifier");
-    std::tie(o.native_namespace, o.native_function) = split_native_name(o.native_name);
+    // split_native_name's rule, written into the record's strings without temporaries.
+    if (const auto sep = std::string_view(o.native_name).rfind("::"); sep == std::string_view::npos) {
+        o.native_function = o.native_name;
+    } else {
+        o.native_namespace.assign(o.native_name, 0, sep + 2);
+        o.native_function.assign(o.native_name, sep + 2);
+    }
     o.doc = spec.doc;
     const bool core = owner_ == core_owner;
     if (!spec.generic_signature.empty()) {
@@ -462,16 +635,14 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
                                         ")");
     }
 
-    const std::string key = overload_key(o);
-    auto same_types = [&](const BuiltinOverload &e) {
-        ++overloads_compared_;
-        return e.name == o.name && e.generic() == o.generic() && (o.generic() || types_key(e) == key);
-    };
-
-    const std::size_t hash = overload_hash(o.name, key);
-    for (auto [at, end] = pending_->new_overload_at.equal_range(hash); at != end; ++at) {
-        const BuiltinOverload &e = staged_builtins_[at->second];
-        if (e.name != o.name || overload_key(e) != key) continue; // another overload with the same hash
+    const std::size_t hash = overload_hash(o);
+    // Another overload can share the hash: a hit is one with the same name and types.
+    if (const std::size_t at = pending_->new_overload_at.find(hash, [&](std::size_t i) {
+            const BuiltinOverload &e = staged_builtins_[i];
+            return e.name == o.name && same_overload(e, o);
+        });
+        at != HashIndex::npos) {
+        const BuiltinOverload &e = staged_builtins_[at];
         ++overloads_compared_;
         if (e.identity() == o.identity()) return e; // already staged by this init: nothing new
         throw RegistrationError(RegistrationError::Kind::Conflict,
@@ -480,21 +651,22 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
                                     "] in the same init (" + difference(e, o) + ")");
     }
     for (const BuiltinOverload &e : committed) {
-        if (!same_types(e)) continue;
+        ++overloads_compared_;
+        if (!same_overload(e, o)) continue;
         const std::string identity = o.identity();
         if (e.identity() == identity) {
             // Identical contract: the existing function is returned, ownership is shared.
             if (auto at = pending_->shared_identities.find(identity); at != pending_->shared_identities.end())
                 return staged_builtins_[at->second]; // shared earlier in this init
             const bool owned = std::find(e.owners.begin(), e.owners.end(), owner_) != e.owners.end();
-            BuiltinOverload shared = e;
+            o = e; // the staged record is the existing one, as it will be after commit
             if (!owned) {
-                shared.owners.push_back(owner_);
-                pending_->shared_overloads.emplace_back(o.name, key);
+                o.owners.push_back(owner_);
+                pending_->shared_overloads.emplace_back(o.name, static_cast<std::size_t>(&e - committed.data()));
             }
-            pending_->shared_identities.emplace(identity, staged_builtins_.size());
-            staged_builtins_.push_back(std::move(shared));
-            return staged_builtins_.back();
+            pending_->shared_identities.emplace(identity, staged_builtins_.size() - 1);
+            kept = true;
+            return o;
         }
         throw RegistrationError(RegistrationError::Kind::Conflict,
                                 "conflicting builtin overload " + o.signature() + " [native " + o.native_name +
@@ -502,12 +674,10 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
                                     " registered " + e.signature() + " [native " + e.native_name + "] (" +
                                     difference(e, o) + ")");
     }
-    pending_->new_overload_at.emplace(hash, staged_builtins_.size());
-    pending_->new_overloads.push_back(staged_builtins_.size());
-    // Records are large: growing from one moved each of them about twice.
-    if (staged_builtins_.empty()) staged_builtins_.reserve(32);
-    staged_builtins_.push_back(std::move(o));
-    return staged_builtins_.back();
+    pending_->new_overload_at.add(hash, staged_builtins_.size() - 1);
+    pending_->new_overloads.push_back(staged_builtins_.size() - 1);
+    kept = true;
+    return o;
 }
 
 NativeTypeInfo Registry::Transaction::add_native_type(const NativeTypeSpec &spec) {
@@ -629,12 +799,10 @@ void Registry::Transaction::commit() {
     // Copied, not moved: staged_builtins_ stays the owner's record of what it registered.
     for (std::size_t i : pending_->new_overloads) {
         const BuiltinOverload &o = staged_builtins_[i];
-        s.builtins[o.name].push_back(o);
+        s.builtins.find_or_add(o.name).overloads.push_back(o);
         ++s.builtin_count;
     }
-    for (const auto &[name, key] : pending_->shared_overloads)
-        for (BuiltinOverload &o : s.builtins.at(name))
-            if (types_key(o) == key) o.owners.push_back(owner_);
+    for (const auto &[name, index] : pending_->shared_overloads) s.builtins.find(name)->overloads[index].owners.push_back(owner_);
     {
         std::lock_guard<std::mutex> lock(s.digest_mutex);
         s.digest.clear();

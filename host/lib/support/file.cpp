@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <optional>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -54,45 +55,71 @@ std::string describe_file_kind(const std::filesystem::path &path) {
     return kind_of_mode(st.st_mode);
 }
 
-std::string read_input_file(const std::filesystem::path &path, std::uintmax_t max_bytes, std::string_view what) {
-    const std::string prefix = path.string() + ": cannot read " + std::string(what) + ": ";
+namespace {
+
+/// read_input_file, or nullopt when `absent_ok` and open() finds nothing there
+/// (ENOENT, ENOTDIR).
+std::optional<std::string> read_input(const std::filesystem::path &path, std::uintmax_t max_bytes, std::string_view what,
+                                      bool absent_ok) {
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
     // before fstat could say it is not a file.
     const Fd f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
+    auto prefix = [&] { return path.string() + ": cannot read " + std::string(what) + ": "; };
     if (f.fd < 0) {
         const int err = errno;
+        if (absent_ok && (err == ENOENT || err == ENOTDIR)) return std::nullopt;
         const std::string kind = kind_of_errno(err, path);
-        if (kind.rfind("a ", 0) == 0) throw UserError(prefix + "it is " + kind);
-        throw UserError(prefix + std::strerror(err));
+        if (kind.rfind("a ", 0) == 0) throw UserError(prefix() + "it is " + kind);
+        throw UserError(prefix() + std::strerror(err));
     }
     struct stat st{};
-    if (::fstat(f.fd, &st) != 0) throw UserError(prefix + std::strerror(errno));
-    if (!S_ISREG(st.st_mode)) throw UserError(prefix + "it is " + kind_of_mode(st.st_mode) + ", not a regular file");
+    if (::fstat(f.fd, &st) != 0) throw UserError(prefix() + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) throw UserError(prefix() + "it is " + kind_of_mode(st.st_mode) + ", not a regular file");
     const auto too_large = [&] {
-        return UserError(prefix + "it is larger than the limit of " + std::to_string(max_bytes) + " bytes");
+        return UserError(prefix() + "it is larger than the limit of " + std::to_string(max_bytes) + " bytes");
     };
     if (static_cast<std::uintmax_t>(st.st_size) > max_bytes) throw too_large();
+    const auto stat_size = static_cast<std::size_t>(st.st_size);
+    const std::uintmax_t cap = max_bytes == UINTMAX_MAX ? max_bytes : max_bytes + 1; // no wrap to 0
     // A regular file can still grow while it is read: stop one byte past the limit.
+    // The first read asks for one byte more than fstat reported, so a file
+    // still of that size is read by one read() that comes back short, not by
+    // a second one that returns 0: a system call per manifest, and every
+    // plugin load reads one (bench/plugin_load).
     std::string text;
-    text.resize(static_cast<std::size_t>(st.st_size));
+    text.resize(static_cast<std::size_t>(std::min<std::uintmax_t>(cap, std::uintmax_t{stat_size} + 1)));
     std::size_t have = 0;
     for (;;) {
         if (have == text.size()) {
             if (text.size() > max_bytes) throw too_large();
-            const std::uintmax_t cap = max_bytes == UINTMAX_MAX ? max_bytes : max_bytes + 1; // no wrap to 0
             text.resize(static_cast<std::size_t>(std::min<std::uintmax_t>(cap, text.size() + 4096)));
         }
-        const ssize_t n = ::read(f.fd, text.data() + have, text.size() - have);
+        const std::size_t asked = text.size() - have;
+        const ssize_t n = ::read(f.fd, text.data() + have, asked);
         if (n < 0) {
             if (errno == EINTR) continue;
-            throw UserError(prefix + std::strerror(errno));
+            throw UserError(prefix() + std::strerror(errno));
         }
         if (n == 0) break;
         have += static_cast<std::size_t>(n);
+        // Short at exactly the size fstat reported: the end of the file as it
+        // was when fstat looked, a consistent snapshot.
+        if (have == stat_size && static_cast<std::size_t>(n) < asked) break;
     }
     text.resize(have);
     if (text.size() > max_bytes) throw too_large();
     return text;
+}
+
+} // namespace
+
+std::string read_input_file(const std::filesystem::path &path, std::uintmax_t max_bytes, std::string_view what) {
+    return *read_input(path, max_bytes, what, false);
+}
+
+std::optional<std::string> read_input_file_if_present(const std::filesystem::path &path, std::uintmax_t max_bytes,
+                                                      std::string_view what) {
+    return read_input(path, max_bytes, what, true);
 }
 
 std::string errno_text(int err) { return std::string(std::strerror(err)) + " (errno " + std::to_string(err) + ")"; }

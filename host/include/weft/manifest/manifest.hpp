@@ -51,6 +51,10 @@ struct PluginManifest {
 /// Reads and validates a manifest. Throws UserError "FILE:LINE:COL: message".
 PluginManifest read_manifest(const std::filesystem::path &path);
 
+/// read_manifest, except that nothing at `path` (no such entry, or a path
+/// component that is not a directory) gives nullopt instead of an error.
+std::optional<PluginManifest> read_manifest_if_present(const std::filesystem::path &path);
+
 /// Parses manifest text; `path` names it in errors and anchors `library`.
 PluginManifest parse_manifest(std::string_view text, const std::filesystem::path &path);
 

@@ -225,6 +225,7 @@ public:
 private:
     friend class Registry;
     Transaction(Registry &registry, std::string owner, std::optional<NamespacePolicy> policy);
+    Type resolve_type(std::string_view name) const; // parse_type without its cache
 
     struct Pending;
     Registry *registry_;

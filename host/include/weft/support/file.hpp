@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,6 +16,11 @@ namespace weft {
 /// it does not exist, is not a regular file (saying what it is), is larger
 /// than `max_bytes` or cannot be read. `what` is e.g. "plugin manifest".
 std::string read_input_file(const std::filesystem::path &path, std::uintmax_t max_bytes, std::string_view what);
+
+/// read_input_file, except that nothing at `path` (no such entry, or a path
+/// component that is not a directory) gives nullopt instead of an error.
+std::optional<std::string> read_input_file_if_present(const std::filesystem::path &path, std::uintmax_t max_bytes,
+                                                      std::string_view what);
 
 /// Writes `content` to a temporary beside `path` (named after `path`, this
 /// process and a counter), then renames it into place: readers, and
