@@ -825,6 +825,73 @@ std::optional<std::vector<const Expr *>> Checker::keyword_order(const std::strin
     return chosen;
 }
 
+std::optional<std::vector<Value>> Checker::bind_with_defaults(
+    const std::string &name, const Expr &e, const ast::FunctionDef &def,
+    const std::function<Value(const Expr &, std::size_t)> &argument) {
+    const std::size_t positional = e.children.size() - 1;
+    if (positional > def.params.size()) {
+        diags_.error(e.location, "function '" + name + "' takes at most " + std::to_string(def.params.size()) +
+                                     " arguments, got " + std::to_string(positional));
+        return std::nullopt;
+    }
+    std::vector<const Expr *> given(def.params.size(), nullptr);
+    for (std::size_t i = 0; i < positional; ++i) given[i] = e.children[i + 1].get();
+    for (const ast::Keyword &k : e.keywords) {
+        const auto at = std::find_if(def.params.begin(), def.params.end(), [&](const ast::Param &p) { return p.name == k.name; });
+        if (at == def.params.end()) {
+            diags_.error(k.location, "function '" + name + "' has no parameter named '" + k.name + "'");
+            return std::nullopt;
+        }
+        const std::size_t index = static_cast<std::size_t>(at - def.params.begin());
+        if (given[index]) {
+            diags_.error(k.location, "function '" + name + "' got parameter '" + k.name + "' twice");
+            return std::nullopt;
+        }
+        given[index] = k.value.get();
+    }
+    std::vector<Value> args;
+    for (std::size_t i = 0; i < def.params.size(); ++i) {
+        const ast::Param &p = def.params[i];
+        if (given[i]) {
+            args.push_back(argument(*given[i], i));
+        } else if (p.default_value) {
+            args.push_back(default_argument(p));
+        } else {
+            diags_.error(e.location, "call to '" + name + "' is missing parameter '" + p.name + "' (it has no default)");
+            return std::nullopt;
+        }
+    }
+    return args;
+}
+
+Value Checker::default_argument(const ast::Param &param) {
+    FunctionScope *caller = scope_;
+    scope_ = nullptr;
+    Value v = expr(*param.default_value);
+    scope_ = caller;
+    return v;
+}
+
+bool Checker::constant_default(const Expr &value) const {
+    switch (value.kind) {
+    case Expr::Kind::Int:
+    case Expr::Kind::Float:
+    case Expr::Kind::Bool:
+    case Expr::Kind::Name:      // a module constant (anything else is reported when it is evaluated)
+    case Expr::Kind::Attribute: // wp.pi, Color.RED
+        return true;
+    case Expr::Kind::Unary:
+        return (value.text == "-" || value.text == "+") && constant_default(*value.children[0]);
+    case Expr::Kind::Call: {
+        const auto callee = dotted(*value.children[0]);
+        if (!callee || !value.keywords.empty() || !type_named(*callee)) return false;
+        return std::all_of(value.children.begin() + 1, value.children.end(),
+                           [&](const ast::ExprPtr &c) { return constant_default(*c); });
+    }
+    default: return false;
+    }
+}
+
 Value Checker::call(const Expr &e) {
     if (std::any_of(e.children.begin() + 1, e.children.end(),
                     [](const ast::ExprPtr &c) { return c->kind == Expr::Kind::Starred; })) {
@@ -910,6 +977,20 @@ Value Checker::call(const Expr &e) {
                 }
             return expr(a);
         };
+        const std::vector<const ast::FunctionDef *> &defs = funcs_.at(n);
+        const auto has_default = [](const ast::FunctionDef *d) {
+            return std::any_of(d->params.begin(), d->params.end(), [](const ast::Param &p) { return p.default_value != nullptr; });
+        };
+        if (std::any_of(defs.begin(), defs.end(), has_default)) {
+            if (defs.size() > 1) {
+                diags_.error(e.location, "function '" + n + "' has several definitions and default parameter values: "
+                                         "give the overloads no defaults, or keep one definition");
+                return poison();
+            }
+            auto bound = bind_with_defaults(n, e, *defs.front(), argument);
+            if (!bound) return poison();
+            return user_call(n, e, std::move(*bound));
+        }
         if (!e.keywords.empty()) {
             // f(x, rest=1.0): by parameter name, as Python binds them.
             std::vector<std::vector<std::string>> signatures;

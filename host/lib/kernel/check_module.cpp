@@ -614,9 +614,24 @@ void Checker::run() {
         const bool native = native_funcs_.count(&f) > 0;
         const bool is_func = native || std::any_of(f.decorators.begin(), f.decorators.end(),
                                                    [](const ast::Decorator &d) { return d.name == "func"; });
-        for (const ast::Param &p : f.params)
-            if (p.default_value && !is_kernel)
-                diags_.error(p.default_value->location, "default parameter values are not supported in kernels");
+        if (!is_kernel) {
+            bool defaults = false;
+            for (const ast::Param &p : f.params) {
+                if (!p.default_value) {
+                    if (defaults) // Python's own rule
+                        diags_.error(p.location, "parameter '" + p.name + "' without a default follows one with a default");
+                    continue;
+                }
+                defaults = true;
+                if (!constant_default(*p.default_value)) {
+                    diags_.error(p.default_value->location,
+                                 "the default of parameter '" + p.name + "' must be a constant: a literal, a module "
+                                 "constant, or a type constructed from them (wp.vec3(0.0, 1.0, 0.0))");
+                } else {
+                    (void)default_argument(p); // a name that is no constant is reported here, once
+                }
+            }
+        }
         if (is_kernel && !is_func) {
             if (out_.kernel(f.name) || generic_kernels_.count(f.name))
                 diags_.error(f.location, "kernel '" + f.name + "' is defined twice");

@@ -8,6 +8,7 @@
 #include "weft/registry/registry.hpp"
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -111,6 +112,18 @@ public:
     Value transformation_call(const ast::Expr &call);
     Value generic_builtin(const std::string &name, const ast::Expr &call);
     Value user_call(const std::string &name, const ast::Expr &call, std::vector<Value> args);
+    /// A call's arguments bound to a @wp.func with default parameter values
+    /// (positions, then keywords by name, then the defaults of what is left);
+    /// nullopt after an error.
+    std::optional<std::vector<Value>> bind_with_defaults(const std::string &name, const ast::Expr &call,
+                                                         const ast::FunctionDef &def,
+                                                         const std::function<Value(const ast::Expr &, std::size_t)> &argument);
+    /// A parameter's default, evaluated where the function is defined (module
+    /// scope), not where it is called: a caller's local never shadows it.
+    Value default_argument(const ast::Param &param);
+    /// Whether a default value is one Python and Warp evaluate once, at
+    /// definition: literals, module constants, and type constructors of them.
+    bool constant_default(const ast::Expr &value) const;
     Value builtin_call(const std::string &name, std::vector<Value> args, SourceLocation at,
                        const std::string &what);
     /// Overload resolution (exact match, then literal conversion); on success the
