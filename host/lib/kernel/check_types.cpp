@@ -86,7 +86,6 @@ void Checker::note_type(const Type &t) {
 }
 
 namespace {
-/// wp.array, wp.array2d, ... -> ndim, or 0.
 /// wp.array, wp.array1d ... wp.array4d and Warp's indexedarray classes of the same names.
 struct ArrayClass {
     int ndim = 0; // 0: not an array class
@@ -104,6 +103,7 @@ ArrayClass array_class(std::string name) {
     else if (name == "array4d") c.ndim = 4;
     return c;
 }
+/// wp.array, wp.array2d, wp.indexedarray, ... -> ndim, or 0.
 int array_ndim(const std::string &name) { return array_class(name).ndim; }
 std::string generic_indexed(const std::string &written) {
     return "'" + written + "' needs a concrete dtype: generic (Any) dtypes are for wp.array; write " + written +
