@@ -120,6 +120,15 @@ std::optional<Scalar> component_scalar(const Type &t) {
     return t.scalar_type();
 }
 
+/// An indexed array parameter's argument (diff_corpus.py makes the same): the
+/// array made for a plain one, its first dimension indexed in reverse (position
+/// k reads element n-1-k), the other dimensions not indexed.
+IndexedArray reversed_first_dimension(const Array &base, Device device) {
+    std::vector<std::int32_t> reverse(static_cast<std::size_t>(base.shape()[0]));
+    for (std::size_t k = 0; k < reverse.size(); ++k) reverse[k] = static_cast<std::int32_t>(reverse.size() - 1 - k);
+    return IndexedArray{base, {Array::from_vector(Type::scalar(Scalar::Int32), reverse, device)}};
+}
+
 } // namespace
 
 std::vector<KernelRun> run_module_kernels(Host &host, const std::filesystem::path &file, Device device) {
@@ -154,7 +163,10 @@ std::vector<KernelRun> run_module_kernels(Host &host, const std::filesystem::pat
                     if (auto why = put_value(dtype, bytes.data() + i * dtype.size(), seed, static_cast<std::uint64_t>(i)))
                         run.error = "unsupported: parameter '" + p.name + "' holds " + *why;
                 arrays.push_back(Array::from_host(dtype, shape, bytes.data(), bytes.size(), device));
-                args.emplace_back(arrays.back());
+                if (p.type.is_indexed_array())
+                    args.emplace_back(reversed_first_dimension(arrays.back(), device));
+                else
+                    args.emplace_back(arrays.back());
                 run.dtypes.push_back(dtype);
             } else {
                 std::vector<unsigned char> bytes(p.type.size());

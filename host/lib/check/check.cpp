@@ -79,7 +79,8 @@ std::string spelled(const Type &t) {
     case Type::Kind::Array: {
         const std::string element = spelled(t.element());
         if (element.empty()) return "";
-        return "wp.array(dtype=" + element + (t.ndim() == 1 ? "" : ", ndim=" + std::to_string(t.ndim())) + ")";
+        return std::string(t.is_indexed_array() ? "wp.indexedarray" : "wp.array") + "(dtype=" + element +
+               (t.ndim() == 1 ? "" : ", ndim=" + std::to_string(t.ndim())) + ")";
     }
     default: return "";
     }

@@ -110,7 +110,9 @@ public:
     std::set<int> run() {
         find_tid(k_.body);
         for (std::size_t i = 0; i < k_.params.size(); ++i)
-            if (k_.params[i].type.kind() == Type::Kind::Array) candidates_.insert(static_cast<int>(i));
+            // An indexed array's positions may select one element twice.
+            if (k_.params[i].type.kind() == Type::Kind::Array && !k_.params[i].type.is_indexed_array())
+                candidates_.insert(static_cast<int>(i));
         if (tid_.empty()) return {};
         visit(k_.body);
         return candidates_;

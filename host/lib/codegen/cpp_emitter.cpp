@@ -44,7 +44,8 @@ std::string cpp_type(const Type &t) {
     case Type::Kind::Quaternion:
     case Type::Kind::Transform: return "weft::" + t.name();
     case Type::Kind::Native: return t.native_name();
-    case Type::Kind::Array: return "weft::array_t<" + cpp_type(t.element()) + ">";
+    case Type::Kind::Array:
+        return std::string(t.is_indexed_array() ? "weft::indexedarray_t<" : "weft::array_t<") + cpp_type(t.element()) + ">";
     case Type::Kind::Struct: return "ws_" + t.layout().name;
     case Type::Kind::Tuple: return "weft_tuple_" + detail::hex16(detail::fnv1a(t.code()));
     case Type::Kind::Void: return "void";

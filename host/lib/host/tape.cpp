@@ -37,6 +37,7 @@ void Tape::zero() {
     for (const Launch &l : launches_)
         for (const KernelArg &a : l.args)
             if (a.is_array()) a.array().zero_grad();
+            else if (a.is_indexed_array()) a.indexed_array().base.zero_grad();
 }
 
 namespace {
@@ -174,6 +175,9 @@ void Tape::run_backward() {
         for (const KernelArg &a : l.args) {
             if (a.is_array()) {
                 all.push_back(a.array().requires_grad() ? KernelArg(a.array().grad()) : KernelArg(null_array_like(a.array())));
+            } else if (a.is_indexed_array()) {
+                const IndexedArray &x = a.indexed_array();
+                all.push_back(x.over(x.base.requires_grad() ? x.base.grad() : null_array_like(x.base)));
             } else {
                 const std::vector<std::byte> zero(a.bytes().size());
                 all.push_back(KernelArg::value(a.type(), zero.data(), zero.size()));

@@ -273,7 +273,7 @@ bool Annotation::accepts(const Type &t) const {
     case Kind::Scalar: return t.is_scalar() && !t.is_bool();
     case Kind::Float: return t.is_float();
     case Kind::Int: return t.is_integer();
-    case Kind::ArrayAny: return t.kind() == Type::Kind::Array && t.ndim() == ndim;
+    case Kind::ArrayAny: return t.kind() == Type::Kind::Array && !t.is_indexed_array() && t.ndim() == ndim;
     case Kind::Function: return false; // a function argument, not a value (user_call)
     }
     return false;

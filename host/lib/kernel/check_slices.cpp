@@ -43,7 +43,8 @@ std::optional<ir::IntValue> constant_int(const Value &v) {
 std::string too_many_indices(const Type &array, std::size_t given) {
     const std::string n = std::to_string(array.ndim());
     return "array of " + n + " dimension" + (array.ndim() == 1 ? "" : "s") + " indexed with " + std::to_string(given) +
-           " indexes: give at most " + n + " (fewer give a view of the remaining dimensions)";
+           " indexes: give " + (array.is_indexed_array() ? "exactly " + n
+                                                         : "at most " + n + " (fewer give a view of the remaining dimensions)");
 }
 
 Value Checker::int32_index(const Expr &e) {
@@ -219,7 +220,18 @@ Value Checker::composite_slice(const Expr &e, Value base) {
 Value Checker::sliced_subscript(const Expr &e, Value base) {
     const Type t = base.type();
     switch (t.kind()) {
-    case Type::Kind::Array: return array_view(e, std::move(base));
+    case Type::Kind::Array:
+        if (t.is_indexed_array()) {
+            // Warp 1.19 gives views of indexed arrays only for leading integer
+            // indices; weft has no indexed view type: one element at a time.
+            const int n = t.ndim();
+            diags_.error(e.location, "'" + t.name() + "' cannot be sliced or viewed: index all " + std::to_string(n) +
+                                         " of its dimension" + (n == 1 ? "" : "s") + " with integers (x[" +
+                                         (n == 1 ? "i" : n == 2 ? "i, j" : n == 3 ? "i, j, k" : "i, j, k, l") +
+                                         "]), or slice the base array on the host");
+            return poison();
+        }
+        return array_view(e, std::move(base));
     case Type::Kind::Vector:
     case Type::Kind::Matrix:
     case Type::Kind::Quaternion: return composite_slice(e, std::move(base));

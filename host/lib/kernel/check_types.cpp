@@ -86,14 +86,31 @@ void Checker::note_type(const Type &t) {
 }
 
 namespace {
-/// wp.array, wp.array2d, ... -> ndim, or 0.
-int array_ndim(const std::string &name) {
-    if (name == "array") return 1;
-    if (name == "array1d") return 1;
-    if (name == "array2d") return 2;
-    if (name == "array3d") return 3;
-    if (name == "array4d") return 4;
-    return 0;
+/// wp.array, wp.array1d ... wp.array4d and Warp's indexedarray classes of the same names.
+struct ArrayClass {
+    int ndim = 0; // 0: not an array class
+    bool indexed = false;
+};
+ArrayClass array_class(std::string name) {
+    ArrayClass c;
+    if (name.rfind("indexed", 0) == 0) {
+        c.indexed = true;
+        name.erase(0, 7);
+    }
+    if (name == "array" || name == "array1d") c.ndim = 1;
+    else if (name == "array2d") c.ndim = 2;
+    else if (name == "array3d") c.ndim = 3;
+    else if (name == "array4d") c.ndim = 4;
+    return c;
+}
+/// wp.array, wp.array2d, wp.indexedarray, ... -> ndim, or 0.
+int array_ndim(const std::string &name) { return array_class(name).ndim; }
+std::string generic_indexed(const std::string &written) {
+    return "'" + written + "' needs a concrete dtype: generic (Any) dtypes are for wp.array; write " + written +
+           "(dtype=float)";
+}
+Type array_type(const Type &dtype, int ndim, bool indexed) {
+    return indexed ? Type::indexed_array(dtype, ndim) : Type::array(dtype, ndim);
 }
 } // namespace
 
@@ -166,10 +183,15 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
     // wp.array[T], wp.array2d[T]
     if (e.kind == Expr::Kind::Subscript && e.children.size() == 2) {
         auto base = dotted(*e.children[0]);
-        const int ndim = base ? array_ndim(strip_warp(*base)) : 0;
+        const ArrayClass cls = base ? array_class(strip_warp(*base)) : ArrayClass{};
+        const int ndim = cls.ndim;
         if (ndim) {
             auto inner = annotation(*e.children[1], allow_generic);
             if (!inner) return std::nullopt;
+            if (inner->kind != Annotation::Kind::Concrete && cls.indexed) {
+                diags_.error(e.location, generic_indexed(*base));
+                return std::nullopt;
+            }
             if (inner->kind != Annotation::Kind::Concrete) {
                 Annotation a;
                 a.kind = Annotation::Kind::ArrayAny;
@@ -177,7 +199,7 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
                 return a;
             }
             const std::optional<Type> dtype = inner->type;
-            Type t = Type::array(*dtype, ndim);
+            Type t = array_type(*dtype, ndim, cls.indexed);
             note_type(t);
             return Annotation{Annotation::Kind::Concrete, t};
         }
@@ -196,7 +218,8 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
     // wp.array(dtype=T, ndim=k)
     if (e.kind == Expr::Kind::Call && !e.children.empty()) {
         auto base = dotted(*e.children[0]);
-        int ndim = base ? array_ndim(strip_warp(*base)) : 0;
+        const ArrayClass cls = base ? array_class(strip_warp(*base)) : ArrayClass{};
+        int ndim = cls.ndim;
         if (ndim) {
             std::optional<Type> dtype;
             bool generic_dtype = false;
@@ -225,6 +248,10 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
                     return std::nullopt;
                 }
             }
+            if (generic_dtype && cls.indexed) {
+                diags_.error(e.location, generic_indexed(*base));
+                return std::nullopt;
+            }
             if (generic_dtype) { // wp.array(dtype=Any): any array of this many dimensions
                 Annotation a;
                 a.kind = Annotation::Kind::ArrayAny;
@@ -242,19 +269,11 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
                 diags_.error(e.location, "arrays of arrays are not supported");
                 return std::nullopt;
             }
-            Type t = Type::array(*dtype, ndim);
+            Type t = array_type(*dtype, ndim, cls.indexed);
             note_type(t);
             return Annotation{Annotation::Kind::Concrete, t};
         }
     }
-    // Warp's other array classes: named, with what to write today.
-    const ast::Expr *callee = e.kind == Expr::Kind::Call || e.kind == Expr::Kind::Subscript ? e.children[0].get() : &e;
-    if (auto base = callee ? dotted(*callee) : std::nullopt)
-        if (strip_warp(*base).rfind("indexedarray", 0) == 0) {
-            diags_.error(e.location, "'" + *base + "' is not supported in kernels: pass the array and its index array "
-                                                   "and index through it (a[idx[i]])");
-            return std::nullopt;
-        }
     diags_.error(e.location, "this is not a type annotation");
     return std::nullopt;
 }

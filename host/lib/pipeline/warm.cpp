@@ -38,7 +38,8 @@ json type_json(const Type &t) {
     case Type::Kind::Native:
         return {{"kind", "native"}, {"name", t.native_name()}, {"code", t.code()}, {"size", t.size()},
                 {"alignment", t.alignment()}};
-    case Type::Kind::Array: return {{"kind", "array"}, {"ndim", t.ndim()}, {"dtype", type_json(t.element())}};
+    case Type::Kind::Array:
+        return {{"kind", t.is_indexed_array() ? "indexedarray" : "array"}, {"ndim", t.ndim()}, {"dtype", type_json(t.element())}};
     case Type::Kind::Struct: {
         json fields = json::array();
         for (const StructLayout::Field &f : t.layout().fields) fields.push_back({{"name", f.name}, {"type", type_json(f.type)}});
@@ -81,6 +82,8 @@ Type type_from(const json &j, int depth = 0) {
         return Type::native(j.at("name").get<std::string>(), j.at("code").get<std::string>(),
                             j.at("size").get<std::uint64_t>(), j.at("alignment").get<std::uint64_t>());
     if (kind == "array") return Type::array(type_from(j.at("dtype"), depth + 1), small_int(j, "ndim", 1, 4));
+    if (kind == "indexedarray")
+        return Type::indexed_array(type_from(j.at("dtype"), depth + 1), small_int(j, "ndim", 1, 4));
     if (kind == "struct") {
         std::vector<StructLayout::Field> fields;
         for (const json &f : j.at("fields")) fields.push_back({f.at("name").get<std::string>(), type_from(f.at("type"), depth + 1), 0});

@@ -60,7 +60,7 @@ std::uint64_t Type::size() const {
     case Kind::Quaternion:
     case Kind::Transform:
         return scalar_size(scalar_) * static_cast<std::uint64_t>(rows_) * static_cast<std::uint64_t>(cols_);
-    case Kind::Array: return ArrayViewLayout::size;
+    case Kind::Array: return indexed_ ? IndexedArrayLayout::size : ArrayViewLayout::size;
     case Kind::Struct: return layout_->size;
     case Kind::Tuple: {
         std::vector<const Type *> members;
@@ -81,7 +81,7 @@ std::uint64_t Type::alignment() const {
     case Kind::Matrix:
     case Kind::Quaternion:
     case Kind::Transform: return scalar_size(scalar_);
-    case Kind::Array: return ArrayViewLayout::alignment;
+    case Kind::Array: return indexed_ ? IndexedArrayLayout::alignment : ArrayViewLayout::alignment;
     case Kind::Struct: return layout_->alignment;
     case Kind::Tuple: {
         std::vector<const Type *> members;

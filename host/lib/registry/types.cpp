@@ -115,6 +115,12 @@ Type Type::array(const Type &dtype, int ndim) {
     return t;
 }
 
+Type Type::indexed_array(const Type &dtype, int ndim) {
+    Type t = array(dtype, ndim);
+    t.indexed_ = true;
+    return t;
+}
+
 Type Type::structure(std::shared_ptr<const StructLayout> layout) {
     Type t;
     t.kind_ = Kind::Struct;
@@ -171,7 +177,8 @@ std::string Type::name() const {
     case Kind::Transform: return "transform" + suffix_for(scalar_);
     case Kind::Native: return native_name_;
     case Kind::Array:
-        return "array(dtype=" + element().name() + (rows_ == 1 ? "" : ", ndim=" + std::to_string(rows_)) + ")";
+        return std::string(indexed_ ? "indexedarray" : "array") + "(dtype=" + element().name() +
+               (rows_ == 1 ? "" : ", ndim=" + std::to_string(rows_)) + ")";
     case Kind::Struct: return layout_->name;
     case Kind::Tuple: {
         std::string out = "tuple(";
@@ -194,7 +201,7 @@ std::string Type::code() const {
     case Kind::Quaternion: return "q" + s;
     case Kind::Transform: return "T" + s;
     case Kind::Native: return native_code_;
-    case Kind::Array: return "a" + std::to_string(rows_) + element().code();
+    case Kind::Array: return (indexed_ ? "x" : "a") + std::to_string(rows_) + element().code();
     case Kind::Struct: {
         // Structurally: a struct is its name and its fields' names and codes.
         std::string out = "s" + std::to_string(layout_->name.size()) + layout_->name + "{";
@@ -223,7 +230,7 @@ bool operator==(const Type &a, const Type &b) {
     case Type::Kind::Vector: return a.scalar_ == b.scalar_ && a.rows_ == b.rows_;
     case Type::Kind::Matrix: return a.scalar_ == b.scalar_ && a.rows_ == b.rows_ && a.cols_ == b.cols_;
     case Type::Kind::Native: return a.native_code_ == b.native_code_;
-    case Type::Kind::Array: return a.rows_ == b.rows_ && a.element() == b.element();
+    case Type::Kind::Array: return a.rows_ == b.rows_ && a.indexed_ == b.indexed_ && a.element() == b.element();
     case Type::Kind::Struct: {
         if (a.layout_ == b.layout_) return true;
         const StructLayout &x = *a.layout_, &y = *b.layout_;

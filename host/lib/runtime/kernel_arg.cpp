@@ -11,6 +11,14 @@ template <class T> KernelArg scalar_arg(Scalar s, T v) { return KernelArg::value
 } // namespace
 
 KernelArg::KernelArg(Array array) : array_(std::move(array)), type_(array_->type()) {}
+KernelArg::KernelArg(IndexedArray array) : indexed_(std::move(array)), type_(indexed_->type()) {}
+
+std::vector<std::int64_t> IndexedArray::shape() const {
+    std::vector<std::int64_t> out = base.shape();
+    for (std::size_t d = 0; d < indices.size() && d < out.size(); ++d)
+        if (indices[d]) out[d] = indices[d]->size();
+    return out;
+}
 KernelArg::KernelArg(float v) : KernelArg(scalar_arg(Scalar::Float32, v)) {}
 KernelArg::KernelArg(double v) : KernelArg(scalar_arg(Scalar::Float64, v)) {}
 KernelArg::KernelArg(int v) : KernelArg(scalar_arg(Scalar::Int32, static_cast<std::int32_t>(v))) {}
@@ -41,6 +49,11 @@ KernelArg KernelArg::value(Type type, const void *bytes, std::size_t size) {
     a.bytes_.resize(size);
     if (size != 0) std::memcpy(a.bytes_.data(), bytes, size);
     return a;
+}
+
+const IndexedArray &KernelArg::indexed_array() const {
+    if (!indexed_) throw UserError("KernelArg::indexed_array: the argument is " + type_.name() + ", not an indexed array");
+    return *indexed_;
 }
 
 const Array &KernelArg::array() const {

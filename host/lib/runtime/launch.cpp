@@ -19,6 +19,11 @@ static_assert(offsetof(array_t<float32>, data) == ArrayViewLayout::data_offset);
 static_assert(offsetof(array_t<float32>, shape) == ArrayViewLayout::shape_offset);
 static_assert(offsetof(array_t<float32>, strides) == ArrayViewLayout::strides_offset);
 static_assert(offsetof(array_t<float32>, ndim) == ArrayViewLayout::ndim_offset);
+static_assert(sizeof(indexedarray_t<float32>) == IndexedArrayLayout::size);
+static_assert(alignof(indexedarray_t<float32>) == IndexedArrayLayout::alignment);
+static_assert(offsetof(indexedarray_t<float32>, arr) == IndexedArrayLayout::arr_offset);
+static_assert(offsetof(indexedarray_t<float32>, indices) == IndexedArrayLayout::indices_offset);
+static_assert(offsetof(indexedarray_t<float32>, shape) == IndexedArrayLayout::shape_offset);
 static_assert(offsetof(launch_t, ndim) == 0 && offsetof(launch_t, shape) == 4 && offsetof(launch_t, size) == 24);
 static_assert(sizeof(launch_t) == 32);
 
@@ -61,6 +66,43 @@ namespace {
 /// The 64-byte weft::array_t view of `a` (weft::ArrayViewLayout).
 void write_view(std::byte *out, const Array &a) {
     write_array_view(out, reinterpret_cast<std::uintptr_t>(a.data()), a.shape(), a.strides());
+}
+
+/// The 112-byte weft::indexedarray_t of `a` (weft::IndexedArrayLayout).
+void write_indexed_view(std::byte *out, const IndexedArray &a) {
+    write_view(out + IndexedArrayLayout::arr_offset, a.base);
+    std::uint64_t indices[ArrayViewLayout::max_dims] = {0, 0, 0, 0};
+    std::int32_t shape[ArrayViewLayout::max_dims] = {0, 0, 0, 0};
+    const std::vector<std::int64_t> indexed = a.shape();
+    for (std::size_t d = 0; d < indexed.size() && d < ArrayViewLayout::max_dims; ++d) {
+        if (d < a.indices.size() && a.indices[d]) indices[d] = reinterpret_cast<std::uintptr_t>(a.indices[d]->data());
+        shape[d] = static_cast<std::int32_t>(indexed[d]);
+    }
+    std::memcpy(out + IndexedArrayLayout::indices_offset, indices, sizeof indices);
+    std::memcpy(out + IndexedArrayLayout::shape_offset, shape, sizeof shape);
+}
+
+/// What a kernel reads through an indexed array's index arrays: Warp's rules
+/// (contiguous 1-D int32, one per base dimension at most), and the launch's device.
+void check_index_arrays(std::string_view kernel, const KernelParam &p, const IndexedArray &a, Device device) {
+    const std::string where = parameter_prefix(kernel, p);
+    if (a.indices.size() > static_cast<std::size_t>(a.base.ndim()))
+        throw LaunchError(where + "the indexed array has " + std::to_string(a.indices.size()) +
+                          " index arrays for a base of " + std::to_string(a.base.ndim()) +
+                          " dimension(s): give one per dimension at most (std::nullopt: not indexed)");
+    for (std::size_t d = 0; d < a.indices.size(); ++d) {
+        if (!a.indices[d]) continue;
+        const Array &x = *a.indices[d];
+        const std::string which = where + "the index array of dimension " + std::to_string(d);
+        if (x.dtype() != Type::scalar(Scalar::Int32))
+            throw LaunchError(which + " has dtype " + x.dtype().name() +
+                              "; index arrays are int32 (convert it, e.g. Array::from_vector(Type::scalar(Scalar::Int32), ...))");
+        if (x.ndim() != 1) throw LaunchError(which + " has " + std::to_string(x.ndim()) + " dimensions; index arrays are 1-D");
+        if (!x.is_contiguous()) throw LaunchError(which + " is a strided view; index arrays are contiguous (copy it)");
+        if (x.device() != device)
+            throw LaunchError(which + " is on " + x.device().name() + ", the kernel runs on " + device.name() +
+                              " (copy it with Array::to)");
+    }
 }
 
 } // namespace
@@ -138,15 +180,20 @@ PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &pa
         const KernelParam &p = params[i];
         const KernelArg &a = args[i];
         if (p.type.kind() == Type::Kind::Array) {
-            if (!a.is_array() || a.type() != p.type)
-                throw UserError(parameter_prefix(kernel, p) + "expected " + p.type.name() + ", got " + a.type().name());
-            if (a.array().device() != device)
-                throw UserError(parameter_prefix(kernel, p) + "the array is on " + a.array().device().name() +
+            if ((!a.is_array() && !a.is_indexed_array()) || a.type() != p.type)
+                throw UserError(parameter_prefix(kernel, p) + "expected " + p.type.name() + ", got " + a.type().name() +
+                                (p.type.is_indexed_array() && a.is_array() && a.array().type() == Type::array(p.type.element(), p.type.ndim())
+                                     ? " (pass weft::IndexedArray{array, {index arrays}})"
+                                     : ""));
+            const Array &storage = a.is_array() ? a.array() : a.indexed_array().base;
+            if (storage.device() != device)
+                throw UserError(parameter_prefix(kernel, p) + "the array is on " + storage.device().name() +
                                 ", the kernel runs on " + device.name() + " (copy it with Array::to)");
+            if (a.is_indexed_array()) check_index_arrays(kernel, p, a.indexed_array(), device);
         } else {
             if (!is_value_type(p.type))
                 throw UserError(parameter_prefix(kernel, p) + "type " + p.type.name() + " cannot be a kernel parameter");
-            if (a.is_array())
+            if (a.is_array() || a.is_indexed_array())
                 throw UserError(parameter_prefix(kernel, p) + "expected " + p.type.name() + ", got " + a.type().name());
             if (a.type() != p.type) {
                 const bool integers = a.type().is_integer() && p.type.is_integer();
@@ -178,6 +225,12 @@ PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &pa
         if (a.is_array()) {
             write_view(at, a.array());
             packed.arrays_.push_back(a.array());
+        } else if (a.is_indexed_array()) {
+            const IndexedArray &x = a.indexed_array();
+            write_indexed_view(at, x);
+            packed.arrays_.push_back(x.base);
+            for (const std::optional<Array> &index : x.indices)
+                if (index) packed.arrays_.push_back(*index);
         } else {
             const std::vector<std::byte> *bytes = &a.bytes();
             for (const auto &[index, value] : converted)

@@ -48,6 +48,11 @@ public:
     static Type native(std::string native_name, std::string code, std::uint64_t size, std::uint64_t alignment);
     /// A kernel array of `dtype` with `ndim` dimensions (1 to 4).
     static Type array(const Type &dtype, int ndim);
+    /// Warp's indexedarray: an array of `dtype` and `ndim` dimensions read
+    /// through an optional int32 index array per dimension (IndexedArrayLayout).
+    /// Kind Array, so everything that indexes arrays indexes it; it is a type
+    /// of its own (never == the plain array type).
+    static Type indexed_array(const Type &dtype, int ndim);
     /// A user struct; `layout` describes its fields.
     static Type structure(std::shared_ptr<const StructLayout> layout);
     /// Several values returned by one function.
@@ -67,6 +72,7 @@ public:
     bool is_integer() const; // an integer scalar (bool excluded)
     bool is_bool() const { return kind_ == Kind::Scalar && scalar_ == Scalar::Bool; }
     bool is_void() const { return kind_ == Kind::Void; }
+    bool is_indexed_array() const { return kind_ == Kind::Array && indexed_; }
     /// Array dtype; tuple elements.
     const Type &element() const { return elements_->front(); }
     const std::vector<Type> &elements() const { return *elements_; }
@@ -96,6 +102,7 @@ private:
     Scalar scalar_ = Scalar::Float32;
     int rows_ = 1;
     int cols_ = 1;
+    bool indexed_ = false; // arrays: an indexedarray
     std::string native_name_;
     std::string native_code_;
     std::uint64_t native_size_ = 0;
@@ -137,6 +144,18 @@ struct ArrayViewLayout {
     static constexpr std::uint64_t size = 64;
     static constexpr std::uint64_t alignment = 8;
     static constexpr int max_dims = 4;
+};
+
+/// weft's indexed array as generated code sees it (weft::indexedarray_t<T>,
+/// Warp's layout): { array_t<T> arr; int32 *indices[4]; int32 shape[4]; }:
+/// the base array's view, per dimension the index array's elements or null
+/// (that dimension is not indexed), and the indexed shape.
+struct IndexedArrayLayout {
+    static constexpr std::uint64_t arr_offset = 0;
+    static constexpr std::uint64_t indices_offset = 64;
+    static constexpr std::uint64_t shape_offset = 96;
+    static constexpr std::uint64_t size = 112;
+    static constexpr std::uint64_t alignment = 8;
 };
 
 /// Element offsets of a tuple laid out as a C struct of its elements.

@@ -12,6 +12,26 @@
 
 namespace weft {
 
+/// Warp's wp.indexedarray as a launch argument: `base` read through, per
+/// dimension, an index array or none (std::nullopt: that dimension is not
+/// indexed; fewer entries than base.ndim() leave the rest unindexed). Index
+/// arrays are contiguous 1-D int32 arrays on the base's device whose values
+/// lie in the base's dimension; a launch checks all but the values
+/// (LaunchError), a debug build checks the values as it reads them. The kernel
+/// sees the indexed shape and writes through to `base`. Its gradient (Tape) is
+/// the base's gradient read through the same index arrays.
+struct IndexedArray {
+    Array base;
+    std::vector<std::optional<Array>> indices;
+
+    /// The shape a kernel sees: per dimension its index array's length, else the base's extent.
+    std::vector<std::int64_t> shape() const;
+    /// The kernel type: Type::indexed_array(base.dtype(), base.ndim()).
+    Type type() const { return Type::indexed_array(base.dtype(), base.ndim()); }
+    /// The same index arrays over another base (a gradient: see Tape).
+    IndexedArray over(Array other) const { return IndexedArray{std::move(other), indices}; }
+};
+
 /// One launch argument: an Array (sharing its storage) or a value of a kernel
 /// type held as its bytes in weft's layout. The scalar constructors give the
 /// types float -> float32, double -> float64, int -> int32, std::int64_t (and
@@ -21,6 +41,7 @@ namespace weft {
 class KernelArg {
 public:
     KernelArg(Array array);
+    KernelArg(IndexedArray array);
     KernelArg(float v);
     KernelArg(double v);
     KernelArg(int v);
@@ -47,10 +68,14 @@ public:
         return value(std::move(type), &v, sizeof(T));
     }
 
+    /// A plain array (an indexed array is not one: is_indexed_array()).
     bool is_array() const { return array_.has_value(); }
     /// The array (UserError when this is a value).
     const Array &array() const;
-    /// The argument's kernel type: Type::array(dtype, ndim) for an array.
+    bool is_indexed_array() const { return indexed_.has_value(); }
+    /// The indexed array (UserError when this is not one).
+    const IndexedArray &indexed_array() const;
+    /// The argument's kernel type: Type::array(dtype, ndim) for an array, Type::indexed_array for an indexed one.
     const Type &type() const { return type_; }
     /// A value's bytes (empty for an array).
     const std::vector<std::byte> &bytes() const { return bytes_; }
@@ -59,6 +84,7 @@ private:
     KernelArg() = default;
 
     std::optional<Array> array_;
+    std::optional<IndexedArray> indexed_;
     Type type_;
     std::vector<std::byte> bytes_;
 };

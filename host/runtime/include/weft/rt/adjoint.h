@@ -21,6 +21,7 @@ WEFT_RT_COMP void adj_acc(V &a, const V &v) {
 }
 /// An array's adjoint is its gradient array: passed along, never summed.
 template <typename T> WEFT_RT_FN void adj_acc(array_t<T> &, const array_t<T> &) {}
+template <typename T> WEFT_RT_FN void adj_acc(indexedarray_t<T> &, const indexedarray_t<T> &) {}
 template <typename T, WEFT_RT_IF(rt::is_scalar<T>)> WEFT_RT_FN void adj_sub_from(T &a, T v) {
     if constexpr (rt::is_float<T>) a = T(rt::acc<T>(a) - rt::acc<T>(v));
 }
@@ -35,6 +36,7 @@ WEFT_RT_COMP void adj_atomic_acc(V *p, const V &v) {
     for (int i = 0; i < rt::comp<V>::n; ++i) adj_atomic_acc(&rt::at(*p, i), rt::at(v, i));
 }
 template <typename T> WEFT_RT_FN void adj_atomic_acc(array_t<T> *, const array_t<T> &) {}
+template <typename T> WEFT_RT_FN void adj_atomic_acc(indexedarray_t<T> *, const indexedarray_t<T> &) {}
 
 // -- array elements -------------------------------------------------------------
 /// The adjoint of reading a[i...]: adj_a[i...] += adj (when a has a gradient).
@@ -49,6 +51,17 @@ template <typename T, typename... I> WEFT_RT_FN void adj_array_read_owned(const 
 /// The gradient of a[i...] (what a write's value receives); zero without a gradient array.
 template <typename T, typename... I> WEFT_RT_FN T adj_array_load(const array_t<T> &adj_a, I... i) {
     if (!adj_a.data) return T{};
+    return index(adj_a, i...);
+}
+
+/// An indexed array's adjoint twin is its base's gradient array read through
+/// the same index arrays: a gradient reaches the base element the index chose.
+/// Never owned: two positions may select one element.
+template <typename T, typename... I> WEFT_RT_FN void adj_array_read(const indexedarray_t<T> &adj_a, const T &adj, I... i) {
+    if (adj_a.arr.data) adj_atomic_acc(&index(adj_a, i...), adj);
+}
+template <typename T, typename... I> WEFT_RT_FN T adj_array_load(const indexedarray_t<T> &adj_a, I... i) {
+    if (!adj_a.arr.data) return T{};
     return index(adj_a, i...);
 }
 

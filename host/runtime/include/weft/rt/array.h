@@ -123,6 +123,60 @@ template <typename T> WEFT_RT_FN bool innermost_dense(const array_t<T> &a) {
     }
 }
 
+/// Warp's indexedarray_t: the array `arr` read through, per dimension, an
+/// int32 index array (null: that dimension is not indexed); `shape` is the
+/// indexed shape (an index array's length, else arr's extent). The host packs
+/// it (weft::IndexedArrayLayout): arr @0, indices @64, shape @96; size 112.
+template <typename T> struct indexedarray_t {
+    array_t<T> arr;
+    int32 *indices[4];
+    int32 shape[4];
+};
+static_assert(sizeof(indexedarray_t<float32>) == 112 && alignof(indexedarray_t<float32>) == 8,
+              "weft: indexedarray_t layout");
+
+namespace rt {
+/// arr's element at k[0..N) (none negative).
+template <typename T, int N> WEFT_RT_FN T &element_at(const array_t<T> &arr, const int32 (&k)[N]) {
+    char *p = reinterpret_cast<char *>(arr.data);
+    for (int d = 0; d < N; ++d) p += int64(k[d]) * arr.strides[d];
+    return *reinterpret_cast<T *>(p);
+}
+/// Position k[d] of an indexed array (not negative) in its base array's dimension d.
+template <typename T> WEFT_RT_FN int32 through(const indexedarray_t<T> &a, int d, int32 k) {
+    return a.indices[d] ? a.indices[d][k] : k;
+}
+/// The base element of indexed position k[0..N) (none negative).
+template <typename T, int N> WEFT_RT_FN T &indexed_element(const indexedarray_t<T> &a, const int32 (&k)[N]) {
+    int32 base[N];
+    for (int d = 0; d < N; ++d) base[d] = through(a, d, k[d]);
+    return element_at(a.arr, base);
+}
+} // namespace rt
+
+/// index_nn() / index() of an indexed array: positions count in the indexed
+/// shape (Warp's negative-index rule too), then go through the index arrays.
+template <typename T, typename... I> WEFT_RT_FN T &index_nn(const indexedarray_t<T> &a, I... i) {
+    static_assert(sizeof...(I) >= 1 && sizeof...(I) <= 4, "weft: an indexed array takes 1 to 4 indices");
+    const int32 k[] = {int32(i)...};
+    return rt::indexed_element(a, k);
+}
+template <typename T, typename... I> WEFT_RT_FN T &index(const indexedarray_t<T> &a, I... i) {
+    static_assert(sizeof...(I) >= 1 && sizeof...(I) <= 4, "weft: an indexed array takes 1 to 4 indices");
+    int32 k[] = {int32(i)...};
+    for (int d = 0; d < int(sizeof...(I)); ++d) k[d] = rt::wrap(k[d], a.shape[d]);
+    return rt::indexed_element(a, k);
+}
+/// The dense specialization does not apply through index arrays: these ignore
+/// Contig, and an indexed array never keeps a kernel from specializing.
+template <bool Contig, typename T, typename... I> WEFT_RT_FN T &index_nn_c(const indexedarray_t<T> &a, I... i) {
+    return index_nn(a, i...);
+}
+template <bool Contig, typename T, typename... I> WEFT_RT_FN T &index_c(const indexedarray_t<T> &a, I... i) {
+    return index(a, i...);
+}
+template <typename T> WEFT_RT_FN bool innermost_dense(const indexedarray_t<T> &) { return true; }
+
 /// A slice of one array dimension, as Warp's slice_t: an omitted start is
 /// slice_begin, an omitted stop slice_end (the front end's ir::slice_begin/end).
 struct slice_t {
@@ -207,6 +261,7 @@ struct tid_t {
 
 /// Length of an array's first dimension; the component count of a vector or quaternion, a matrix's rows.
 template <typename T> WEFT_RT_FN int32 len(const array_t<T> &a) { return a.shape[0]; }
+template <typename T> WEFT_RT_FN int32 len(const indexedarray_t<T> &a) { return a.shape[0]; }
 template <int N, typename T> WEFT_RT_FN int32 len(const vec_t<N, T> &) { return N; }
 template <int R, int C, typename T> WEFT_RT_FN int32 len(const mat_t<R, C, T> &) { return R; }
 template <typename T> WEFT_RT_FN int32 len(const quat_t<T> &) { return 4; }
@@ -278,25 +333,29 @@ template <int OP, typename V, WEFT_RT_IF(comp<V>::is)> WEFT_RT_FN V atomic(V *p,
 } // namespace rt
 
 // atomic_add(arr, i[, j[, k[, l]]], value) and friends: return the old value.
-#define WEFT_RT_ATOMIC(name, OP, VALUE)                                                                                \
-    template <typename T> WEFT_RT_FN T name(const array_t<T> &a, int32 i, typename rt::nodeduce<T>::type v) {          \
+#define WEFT_RT_ATOMIC(name, OP, VALUE, ARRAY)                                                                         \
+    template <typename T> WEFT_RT_FN T name(const ARRAY<T> &a, int32 i, typename rt::nodeduce<T>::type v) {            \
         return rt::atomic<OP>(&index(a, i), VALUE);                                                                    \
     }                                                                                                                  \
-    template <typename T> WEFT_RT_FN T name(const array_t<T> &a, int32 i, int32 j, typename rt::nodeduce<T>::type v) { \
+    template <typename T> WEFT_RT_FN T name(const ARRAY<T> &a, int32 i, int32 j, typename rt::nodeduce<T>::type v) {   \
         return rt::atomic<OP>(&index(a, i, j), VALUE);                                                                 \
     }                                                                                                                  \
     template <typename T>                                                                                              \
-    WEFT_RT_FN T name(const array_t<T> &a, int32 i, int32 j, int32 k, typename rt::nodeduce<T>::type v) {              \
+    WEFT_RT_FN T name(const ARRAY<T> &a, int32 i, int32 j, int32 k, typename rt::nodeduce<T>::type v) {                \
         return rt::atomic<OP>(&index(a, i, j, k), VALUE);                                                              \
     }                                                                                                                  \
     template <typename T>                                                                                              \
-    WEFT_RT_FN T name(const array_t<T> &a, int32 i, int32 j, int32 k, int32 l, typename rt::nodeduce<T>::type v) {     \
+    WEFT_RT_FN T name(const ARRAY<T> &a, int32 i, int32 j, int32 k, int32 l, typename rt::nodeduce<T>::type v) {       \
         return rt::atomic<OP>(&index(a, i, j, k, l), VALUE);                                                           \
     }
-WEFT_RT_ATOMIC(atomic_add, rt::op_add, v)
-WEFT_RT_ATOMIC(atomic_sub, rt::op_add, neg(v)) // a - v == a + (-v), exactly, for every type
-WEFT_RT_ATOMIC(atomic_min, rt::op_min, v)
-WEFT_RT_ATOMIC(atomic_max, rt::op_max, v)
+#define WEFT_RT_ATOMICS(ARRAY)                                                                                         \
+    WEFT_RT_ATOMIC(atomic_add, rt::op_add, v, ARRAY)                                                                   \
+    WEFT_RT_ATOMIC(atomic_sub, rt::op_add, neg(v), ARRAY) /* a - v == a + (-v), exactly, for every type */             \
+    WEFT_RT_ATOMIC(atomic_min, rt::op_min, v, ARRAY)                                                                   \
+    WEFT_RT_ATOMIC(atomic_max, rt::op_max, v, ARRAY)
+WEFT_RT_ATOMICS(array_t)
+WEFT_RT_ATOMICS(indexedarray_t)
+#undef WEFT_RT_ATOMICS
 #undef WEFT_RT_ATOMIC
 
 } // namespace weft

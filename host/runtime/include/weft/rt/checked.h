@@ -91,12 +91,35 @@ WEFT_RT_FN T &index_checked(const array_t<T> &a, const char *kernel, const char 
     return rt::scratch<T>();
 }
 
+/// An indexed array's a[i, ...] in debug mode: each index within the indexed
+/// shape, and each index array's value within the base array, else a reported
+/// failure and the scratch element.
+template <bool Contig, typename T, typename... I>
+WEFT_RT_FN T &index_checked(const indexedarray_t<T> &a, const char *kernel, const char *file, int32 line, I... i) {
+    int32 index[] = {int32(i)...};
+    constexpr int n = int(sizeof...(I));
+    bool inside = a.arr.ndim == n;
+    for (int d = 0; d < n && inside; ++d) inside = index[d] >= -a.shape[d] && index[d] < a.shape[d];
+    if (!inside) {
+        rt::bounds_failure(kernel, file, line, index, n, a.shape, a.arr.ndim);
+        return rt::scratch<T>();
+    }
+    int32 base[n];
+    for (int d = 0; d < n; ++d) {
+        base[d] = rt::through(a, d, rt::wrap(index[d], a.shape[d]));
+        inside = inside && base[d] >= 0 && base[d] < a.arr.shape[d];
+    }
+    if (inside) return rt::element_at(a.arr, base);
+    rt::bounds_failure(kernel, file, line, base, n, a.arr.shape, a.arr.ndim);
+    return rt::scratch<T>();
+}
+
 /// atomic_add(a, i..., v) and friends in debug mode (the value first: it
 /// follows the indices in the kernel's call): an index outside the array is
 /// a reported failure applied to the scratch element.
 #define WEFT_RT_ATOMIC_CHECKED(name, OP, VALUE)                                                                        \
-    template <typename T, typename... I>                                                                               \
-    WEFT_RT_FN T name##_checked(typename rt::nodeduce<T>::type v, const array_t<T> &a, const char *kernel,             \
+    template <typename T, template <typename> class A, typename... I>                                                  \
+    WEFT_RT_FN T name##_checked(typename rt::nodeduce<T>::type v, const A<T> &a, const char *kernel,                   \
                                 const char *file, int32 line, I... i) {                                                \
         return rt::atomic<OP>(&index_checked<false>(a, kernel, file, line, i...), VALUE);                               \
     }
