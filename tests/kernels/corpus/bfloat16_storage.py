@@ -49,9 +49,9 @@ def conversions(
 
 @wp.kernel
 def arithmetic(a: wp.array(dtype=wp.bfloat16), b: wp.array(dtype=wp.bfloat16), out: wp.array(dtype=wp.bfloat16),
-               flags: wp.array(dtype=int)):
+               flags: wp.array(dtype=int), scale: wp.bfloat16):
     i = wp.tid()
-    x = a[i]
+    x = a[i] * scale
     y = b[i]
     s = x + y * wp.bfloat16(2.0) - x / y
     s = wp.max(s, -x)
