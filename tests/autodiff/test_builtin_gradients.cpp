@@ -1,7 +1,7 @@
 // One gradient check per differentiable core builtin overload, generated from
 // the registry (a builtin added later cannot skip it): float64 overloads
 // against central finite differences, float32 overloads against their float64
-// twin, float16 ones compiled and run.
+// twin, float16 and bfloat16 ones compiled and run.
 #include "weft/host/compiled_module.hpp"
 #include "weft/host/host.hpp"
 #include "weft/host/tape.hpp"
@@ -112,14 +112,16 @@ Array make(const Type &t, const std::vector<double> &v, bool grad) {
     } else if (scalar_of(t) == Scalar::Float32) {
         std::vector<float> f(v.begin(), v.end());
         a.copy_from_host(f.data(), f.size() * 4);
-    } else { // float16 from float32 bits, rounded toward zero (inputs only need to be representable)
+    } else { // float16 and bfloat16 from float32 bits, rounded toward zero (inputs only need to be representable)
+        const bool brain = scalar_of(t) == Scalar::BFloat16;
         std::vector<std::uint16_t> h;
         for (double d : v) {
             const float f = static_cast<float>(d);
             std::uint32_t b;
             std::memcpy(&b, &f, 4);
             const std::uint32_t e = (b >> 23) & 0xff;
-            h.push_back(static_cast<std::uint16_t>(((b >> 16) & 0x8000) | ((e - 112) << 10) | ((b >> 13) & 0x3ff)));
+            h.push_back(brain ? static_cast<std::uint16_t>(b >> 16)
+                              : static_cast<std::uint16_t>(((b >> 16) & 0x8000) | ((e - 112) << 10) | ((b >> 13) & 0x3ff)));
         }
         a.copy_from_host(h.data(), h.size() * 2);
     }
@@ -138,12 +140,15 @@ std::vector<double> values(const Array &a) {
     } else {
         std::vector<std::uint16_t> h(a.nbytes() / 2);
         a.copy_to_host(h.data(), a.nbytes());
+        const bool brain = scalar_of(a.dtype()) == Scalar::BFloat16;
         for (std::uint16_t x : h) {
-            const std::uint32_t b = (static_cast<std::uint32_t>(x & 0x8000) << 16) |
-                                    ((((x >> 10) & 0x1f) + 112u) << 23) | (static_cast<std::uint32_t>(x & 0x3ff) << 13);
+            const std::uint32_t b = brain ? static_cast<std::uint32_t>(x) << 16
+                                          : (static_cast<std::uint32_t>(x & 0x8000) << 16) |
+                                                ((((x >> 10) & 0x1f) + 112u) << 23) |
+                                                (static_cast<std::uint32_t>(x & 0x3ff) << 13);
             float f;
             std::memcpy(&f, &b, 4);
-            out.push_back((x & 0x7fff) == 0 ? 0.0 : f);
+            out.push_back(!brain && (x & 0x7fff) == 0 ? 0.0 : f);
         }
     }
     return out;
@@ -221,7 +226,7 @@ TEST_CASE("every differentiable core builtin's gradient matches finite differenc
         } else if (s == Scalar::Float32) {
             f32_src += kernel_text(all[i], i, false) + kernel_text(all[i], i + 100000, true);
             f32_ops.push_back(i);
-        } else {
+        } else { // float16 and bfloat16
             f16_src += kernel_text(all[i], i, false);
             f16_ops.push_back(i);
         }

@@ -785,11 +785,15 @@ def by_value(p: Affine, out: wp.array(dtype=wp.vec3)):
 
 @wp.kernel
 def contend(f: wp.array(dtype=float), d: wp.array(dtype=wp.float64), h: wp.array(dtype=wp.float16),
-            n: wp.array(dtype=int), lo: wp.array(dtype=float), hi: wp.array(dtype=wp.float64)):
+            n: wp.array(dtype=int), lo: wp.array(dtype=float), hi: wp.array(dtype=wp.float64),
+            b: wp.array(dtype=wp.bfloat16), bm: wp.array(dtype=wp.bfloat16)):
     i = wp.tid()
     wp.atomic_add(f, 0, 1.0)
     wp.atomic_add(d, 0, wp.float64(0.5))
     wp.atomic_add(h, i % 2, wp.float16(1.0))
+    wp.atomic_add(b, i % 2, wp.bfloat16(1.0))
+    wp.atomic_max(bm, 0, wp.bfloat16(float(i)))
+    wp.atomic_min(bm, 1, wp.bfloat16(float(i) - 100.0))
     wp.atomic_sub(n, 0, 2)
     wp.atomic_max(n, 1, i)
     wp.atomic_min(lo, 0, float(i) - 100.0)
@@ -868,19 +872,24 @@ void check_device_kernels(Host &host, Device device) {
           std::vector<float>{0.5f, 0.5f, 7, 1.5f, 2.5f, 6, 2.5f, 4.5f, 5});
 
     // Every atomic under contention: 4096 threads on one element (two float16
-    // halves of one 32-bit word, the CAS path on CUDA).
+    // or bfloat16 halves of one 32-bit word, the CAS path on CUDA).
     const std::int64_t n = 4096;
     Array af = Array::zeros(f32, {1}, device), ad = Array::zeros(f64, {1}, device), ah = Array::zeros(f16t, {2}, device);
     Array an = Array::from_vector(i32, std::vector<std::int32_t>{0, -1}, device);
     Array alo = Array::from_vector(f32, std::vector<float>{0.0f}, device);
     Array ahi = Array::from_vector(f64, std::vector<double>{-1.0}, device);
-    m.kernel("contend").launch({n}, {af, ad, ah, an, alo, ahi});
+    Array ab = Array::zeros(Type::scalar(Scalar::BFloat16), {2}, device);
+    Array abm = Array::zeros(Type::scalar(Scalar::BFloat16), {2}, device);
+    m.kernel("contend").launch({n}, {af, ad, ah, an, alo, ahi, ab, abm});
     CHECK(af.to(Device::cpu()).to_vector<float>() == std::vector<float>{4096.0f});
     CHECK(ad.to(Device::cpu()).to_vector<double>() == std::vector<double>{2048.0});
     CHECK(ah.to(Device::cpu()).to_vector<std::uint16_t>() == std::vector<std::uint16_t>{f16(2048.0f), f16(2048.0f)});
     CHECK(an.to(Device::cpu()).to_vector<std::int32_t>() == std::vector<std::int32_t>{-8192, 4095});
     CHECK(alo.to(Device::cpu()).to_vector<float>() == std::vector<float>{-100.0f});
     CHECK(ahi.to(Device::cpu()).to_vector<double>() == std::vector<double>{1023.75});
+    // bfloat16 counts stop at 256 (256 + 1 ties back to 256) in any order; 4095 rounds to 4096, -100 is exact.
+    CHECK(ab.to(Device::cpu()).to_vector<std::uint16_t>() == std::vector<std::uint16_t>{0x4380, 0x4380});
+    CHECK(abm.to(Device::cpu()).to_vector<std::uint16_t>() == std::vector<std::uint16_t>{0x4580, 0xc2c8});
 
     // A failing expect_eq is a LaunchError naming kernel and line; the module stays usable.
     Array good = Array::from_vector(i32, std::vector<std::int32_t>{0, 1, 2}, device);
@@ -893,7 +902,7 @@ void check_device_kernels(Host &host, Device device) {
 
 } // namespace
 
-// Launch shapes, strided views, float64/int64/float16, a struct by value,
+// Launch shapes, strided views, float64/int64/float16/bfloat16, a struct by value,
 // contended atomics and expect failures.
 TEST_CASE("device kernel checks on the CPU") {
     Host host(host_options());

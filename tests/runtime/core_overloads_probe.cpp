@@ -50,8 +50,8 @@ std::string cpp_type(const weft::Type &t) {
 
 /// Every built-in type name the kernel language accepts (parse_builtin_type), canonical or not.
 std::vector<std::string> builtin_type_names() {
-    std::vector<std::string> names{"bool",   "int8",   "int16",   "int32",   "int64",   "uint8",
-                                   "uint16", "uint32", "uint64",  "float16", "float32", "float64"};
+    std::vector<std::string> names{"bool",   "int8",   "int16",  "int32",    "int64",   "uint8",  "uint16",
+                                   "uint32", "uint64", "float16", "bfloat16", "float32", "float64"};
     for (const char *s : {"", "f", "d", "h", "i"})
         for (int n = 2; n <= 4; ++n) names.push_back("vec" + std::to_string(n) + s);
     for (const char *s : {"", "f", "d", "h"}) {
@@ -260,10 +260,10 @@ int main(int argc, char **argv) try {
                    "weft::mat_t<" + std::to_string(n) + ", " + std::to_string(n) + ", " + s + ">");
     probed.insert("identity");
 
-    for (const char *s : {"float16", "float32", "float64"})
+    for (const char *s : {"float16", "bfloat16", "float32", "float64"})
         g.call("weft::transform_identity<weft::" + std::string(s) + ">()", "weft::transform_t<weft::" + std::string(s) + ">");
     probed.insert("transform_identity");
-    for (const char *s : {"float16", "float32", "float64"})
+    for (const char *s : {"float16", "bfloat16", "float32", "float64"})
         g.call("weft::quat_identity<weft::" + std::string(s) + ">()", "weft::quat_t<weft::" + std::string(s) + ">");
     probed.insert("quat_identity");
 

@@ -64,6 +64,7 @@ TEST_CASE("layouts match Warp and the host's array view contract") {
     STATIC_REQUIRE(sizeof(w::quat) == 16);
     STATIC_REQUIRE(alignof(w::quat) == 4);
     STATIC_REQUIRE(sizeof(w::float16) == 2);
+    STATIC_REQUIRE(sizeof(w::bfloat16) == 2 && alignof(w::bfloat16) == 2);
     STATIC_REQUIRE(sizeof(w::array_t<w::vec3>) == 64);
     STATIC_REQUIRE(alignof(w::array_t<w::vec3>) == 8);
     STATIC_REQUIRE(offsetof(w::array_t<float>, data) == 0);
@@ -198,6 +199,58 @@ TEST_CASE("float16 converts like IEEE binary16 and casts to and from every scala
     CHECK(w::lt(w::float16(1.0f), w::float16(2.0f)));
 }
 
+TEST_CASE("bfloat16 rounds bit for bit as Warp's and casts to and from every scalar") {
+    const auto from_float_bits = [](w::uint32 b) { return w::bfloat16(__builtin_bit_cast(float, b)).bits; };
+    // Expected bits from warp-lang 1.19's wp_float_to_bfloat16_bits.
+    CHECK(from_float_bits(0x3f800000u) == 0x3f80);
+    CHECK(from_float_bits(0x3f808000u) == 0x3f80); // halfway: to even
+    CHECK(from_float_bits(0x3f818000u) == 0x3f82); // halfway: to even
+    CHECK(from_float_bits(0x3f80c000u) == 0x3f81);
+    CHECK(from_float_bits(0xbf808001u) == 0xbf81);
+    CHECK(from_float_bits(0x3f7fffffu) == 0x3f80);
+    CHECK(from_float_bits(0x3dcccccdu) == 0x3dcd); // 0.1
+    CHECK(from_float_bits(0x7f7f7fffu) == 0x7f7f);
+    CHECK(from_float_bits(0x7f7f8000u) == 0x7f80); // rounds to infinity
+    CHECK(from_float_bits(0x7f7fffffu) == 0x7f80);
+    CHECK(from_float_bits(0x7f800000u) == 0x7f80);
+    CHECK(from_float_bits(0xff800000u) == 0xff80);
+    CHECK(from_float_bits(0x80000000u) == 0x8000);
+    CHECK(from_float_bits(0x00000001u) == 0x0000); // float32 subnormals round like normals
+    CHECK(from_float_bits(0x00018000u) == 0x0002);
+    CHECK(from_float_bits(0xffc00000u) == 0xffc0);
+    // NaNs truncate; one whose kept payload would be zero gets the quiet bit (else it would read as infinity).
+    CHECK(from_float_bits(0x7f800001u) == 0x7fc0);
+    CHECK(from_float_bits(0x7f810000u) == 0x7f81);
+    CHECK(std::isnan(float(w::bfloat16(std::nanf("")))));
+    for (unsigned b = 0; b < 0x10000; ++b) { // every bfloat16 round-trips through float, NaNs included
+        const w::bfloat16 h = w::bfloat16::from_bits(static_cast<w::uint16>(b));
+        if (w::bfloat16(float(h)).bits != b) FAIL("bits " << b);
+    }
+    STATIC_REQUIRE(sizeof(w::bfloat16) == 2);
+    STATIC_REQUIRE(w::bfloat16(1.5f).bits == 0x3fc0); // constexpr, as float16
+
+    CHECK(static_cast<w::int32>(w::bfloat16(2.75f)) == 2);
+    CHECK(static_cast<w::uint8>(w::bfloat16(200.0f)) == 200);
+    CHECK(static_cast<bool>(w::bfloat16(0.5f)));
+    CHECK_FALSE(static_cast<bool>(w::bfloat16(0.0f)));
+    CHECK(static_cast<w::float64>(w::bfloat16(-3.5f)) == -3.5);
+    CHECK(float(static_cast<w::bfloat16>(w::int8(-5))) == -5.0f);
+    CHECK(float(static_cast<w::bfloat16>(w::uint64(1) << 40)) == 1099511627776.0f);
+    CHECK(float(static_cast<w::bfloat16>(true)) == 1.0f);
+    CHECK(float(static_cast<w::float16>(w::bfloat16(0.5f))) == 0.5f);
+    CHECK(float(static_cast<w::bfloat16>(w::float16(0.1f))) == 0.10009765625f);
+    // Arithmetic runs in float32 and rounds once: 1 + 2^-8 is a tie, to even.
+    CHECK(w::add(w::bfloat16(1.0f), w::bfloat16(0.00390625f)).bits == 0x3f80);
+    CHECK(float(w::mul(w::bfloat16(1.5f), w::bfloat16(2.25f))) == 3.375f);
+    CHECK(float(w::sqrt(w::bfloat16(4.0f))) == 2.0f);
+    CHECK(float(w::mod(w::bfloat16(-7.0f), w::bfloat16(3.0f))) == -1.0f);
+    CHECK(w::lt(w::bfloat16(1.0f), w::bfloat16(2.0f)));
+    CHECK(w::max(w::bfloat16(1.5f), w::bfloat16(-2.0f)).bits == w::bfloat16(1.5f).bits);
+    CHECK(w::isfinite(w::bfloat16(3.0e38f)));
+    CHECK(float(w::dot(w::vec_t<2, w::bfloat16>(w::bfloat16(3.0f), w::bfloat16(4.0f)),
+                       w::vec_t<2, w::bfloat16>(w::bfloat16(3.0f), w::bfloat16(4.0f)))) == 25.0f);
+}
+
 TEST_CASE("vector builtins") {
     const w::vec3 a(1.0f, 2.0f, 3.0f), b(4.0f, 5.0f, 6.0f);
     CHECK(w::eq(w::cross(a, b), w::vec3(-3.0f, 6.0f, -3.0f)));
@@ -306,6 +359,7 @@ TEST_CASE("atomics return the old value and are exact under concurrent threads")
     w::uint16 u16 = 0;
     w::int64 i64 = 0;
     w::float16 h = w::float16(0.0f);
+    w::bfloat16 bh = w::bfloat16(0.0f), bmax = w::bfloat16(-1.0f);
     w::vec3 v;
     w::int32 hi = std::numeric_limits<w::int32>::min();
     float lo = std::numeric_limits<float>::infinity();
@@ -314,6 +368,8 @@ TEST_CASE("atomics return the old value and are exact under concurrent threads")
     w::array_t<w::uint16> au{&u16, {1, 1, 1, 0}, {2, 2, 2, 0}, 3};
     w::array_t<w::int64> ai{&i64, {1, 1, 1, 1}, {8, 8, 8, 8}, 4};
     w::array_t<w::float16> ah{&h, {1, 0, 0, 0}, {2, 0, 0, 0}, 1};
+    w::array_t<w::bfloat16> abh{&bh, {1, 0, 0, 0}, {2, 0, 0, 0}, 1};
+    w::array_t<w::bfloat16> abmax{&bmax, {1, 0, 0, 0}, {2, 0, 0, 0}, 1};
     w::array_t<w::vec3> av{&v, {1, 0, 0, 0}, {12, 0, 0, 0}, 1};
     w::array_t<w::int32> amax{&hi, {1, 0, 0, 0}, {4, 0, 0, 0}, 1};
     w::array_t<float> amin{&lo, {1, 0, 0, 0}, {4, 0, 0, 0}, 1};
@@ -330,6 +386,8 @@ TEST_CASE("atomics return the old value and are exact under concurrent threads")
                 w::atomic_max(amax, 0, t * 10000 + n);
                 w::atomic_min(amin, 0, float(t * 10000 + n));
                 if (n < 500) w::atomic_add(ah, 0, w::float16(1.0f));
+                if (n < 32) w::atomic_add(abh, 0, w::bfloat16(1.0f)); // integers to 256 are exact in bfloat16
+                w::atomic_max(abmax, 0, w::bfloat16(float(t * 10000 + n)));
             }
         });
     for (std::thread &th : threads) th.join();
@@ -341,6 +399,8 @@ TEST_CASE("atomics return the old value and are exact under concurrent threads")
     CHECK(hi == 39999);
     CHECK(lo == 0.0f);
     CHECK(float(h) == 2000.0f);
+    CHECK(float(bh) == 128.0f);
+    CHECK(float(bmax) == float(w::bfloat16(39999.0f)));
 
     float g = 5.0f;
     w::array_t<float> ag{&g, {1, 0, 0, 0}, {4, 0, 0, 0}, 1};
@@ -360,11 +420,12 @@ TEST_CASE("atomics return the old value and are exact under concurrent threads")
 
 TEST_CASE("print writes values separated by spaces and a newline") {
     const std::string out = capture_stdout([] {
-        w::print("x =", w::int8(-3), w::uint64(18446744073709551615ULL), true, 1.5f, w::float16(0.25f), 0.1);
+        w::print("x =", w::int8(-3), w::uint64(18446744073709551615ULL), true, 1.5f, w::float16(0.25f), 0.1,
+                 w::bfloat16(-1.25f));
         w::print(w::vec3(1.0f, 2.0f, 3.5f), w::mat22(1.0f, 2.0f, 3.0f, 4.0f), w::quat_identity<double>(), w::vec2i(-1, 7));
         w::print();
     });
-    CHECK(out == "x = -3 18446744073709551615 True 1.5 0.25 0.1\n"
+    CHECK(out == "x = -3 18446744073709551615 True 1.5 0.25 0.1 -1.25\n"
                  "[1, 2, 3.5] [[1, 2], [3, 4]] [0, 0, 0, 1] [-1, 7]\n"
                  "\n");
 }

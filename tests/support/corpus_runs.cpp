@@ -31,6 +31,20 @@ float half_value(std::uint16_t h) {
     return (h & 0x8000) ? -magnitude : magnitude;
 }
 
+/// float -> bfloat16 bits: the top half (the values made here have at most 7 mantissa bits).
+std::uint16_t bfloat16_bits(float f) {
+    std::uint32_t b = 0;
+    std::memcpy(&b, &f, sizeof b);
+    return static_cast<std::uint16_t>(b >> 16);
+}
+
+float bfloat16_value(std::uint16_t h) {
+    const std::uint32_t b = static_cast<std::uint32_t>(h) << 16;
+    float f = 0;
+    std::memcpy(&f, &b, sizeof f);
+    return f;
+}
+
 /// Element `k` of a stream seeded by `seed`: 0.25 + n/64 with n in 0..95.
 float float_value(std::uint64_t seed, std::uint64_t k) {
     return 0.25f + static_cast<float>((seed * 31 + k * 37) % 96) / 64.0f;
@@ -42,6 +56,11 @@ void put_scalar(Scalar s, unsigned char *out, std::uint64_t seed, std::uint64_t 
     case Scalar::Bool: out[0] = static_cast<unsigned char>((seed + k) % 2); return;
     case Scalar::Float16: {
         const std::uint16_t h = half_bits(float_value(seed, k));
+        std::memcpy(out, &h, 2);
+        return;
+    }
+    case Scalar::BFloat16: {
+        const std::uint16_t h = bfloat16_bits(float_value(seed, k));
         std::memcpy(out, &h, 2);
         return;
     }
@@ -100,6 +119,11 @@ double element_as_double(Scalar s, const unsigned char *p) {
         std::uint16_t h = 0;
         std::memcpy(&h, p, 2);
         return half_value(h);
+    }
+    case Scalar::BFloat16: {
+        std::uint16_t h = 0;
+        std::memcpy(&h, p, 2);
+        return bfloat16_value(h);
     }
     case Scalar::Float32: {
         float f = 0;
@@ -208,7 +232,7 @@ std::string compare_runs(const std::vector<KernelRun> &a, const std::vector<Kern
             const std::vector<unsigned char> &p = x.arrays[i], &q = y.arrays[i];
             const Type &dtype = x.dtypes[i];
             const std::optional<Scalar> s = component_scalar(dtype);
-            const bool is_float = s && (*s == Scalar::Float16 || *s == Scalar::Float32 || *s == Scalar::Float64);
+            const bool is_float = s && Type::scalar(*s).is_float();
             if (!is_float) {
                 if (p != q) {
                     const auto at = std::mismatch(p.begin(), p.end(), q.begin()).first - p.begin();
@@ -218,7 +242,7 @@ std::string compare_runs(const std::vector<KernelRun> &a, const std::vector<Kern
                 continue;
             }
             const std::uint64_t width = scalar_size(*s);
-            const double tolerance = *s == Scalar::Float16 ? 1e-2 : *s == Scalar::Float64 ? 1e-9 : float_tolerance;
+            const double tolerance = is_half_precision(*s) ? 1e-2 : *s == Scalar::Float64 ? 1e-9 : float_tolerance;
             for (std::size_t e = 0; e + width <= p.size(); e += width) {
                 const double u = element_as_double(*s, p.data() + e), v = element_as_double(*s, q.data() + e);
                 const bool same = u == v || (std::isnan(u) && std::isnan(v)) ||
@@ -270,6 +294,7 @@ std::string runs_to_json(const std::vector<KernelRun> &runs) {
                 char buf[40];
                 switch (*s) {
                 case Scalar::Float16:
+                case Scalar::BFloat16:
                 case Scalar::Float32:
                 case Scalar::Float64: {
                     const double v = element_as_double(*s, p);

@@ -39,7 +39,7 @@ std::vector<KernelRun> run_module_kernels(Host &host, const std::filesystem::pat
 
 /// "" when `a` and `b` agree: the same kernels, the same errors, integer and
 /// bool elements equal, float elements within `float_tolerance` relative
-/// (max(1, |x|) scaled; float16 within 1e-2, float64 within 1e-9); else the
+/// (max(1, |x|) scaled; float16 and bfloat16 within 1e-2, float64 within 1e-9); else the
 /// first difference, naming kernel, array and element.
 std::string compare_runs(const std::vector<KernelRun> &a, const std::vector<KernelRun> &b,
                          double float_tolerance = 1e-4);

@@ -228,6 +228,35 @@ def work(x: wp.array(dtype=float), total: wp.array(dtype=int)):
     CHECK(results[0] == results[2]);
 }
 
+TEST_CASE("bfloat16 kernels round bit for bit as warp-lang's - its atomics are exact under threads") {
+    TempCache cache("bfloat16");
+    Host host(options_for(cache, 4));
+    const Type bf16 = Type::scalar(Scalar::BFloat16);
+    CompiledModule m = host.load_module(fs::path(WEFT_KERNEL_TEST_DIR) / "corpus" / "bfloat16_storage.py");
+    Array out = Array::zeros(bf16, {10});
+    m.kernel("rounding").launch({1}, {out});
+    // The bits warp-lang 1.19 stores for the same kernel on the CPU.
+    CHECK(out.to_vector<std::uint16_t>() == std::vector<std::uint16_t>{0x3f80, 0x3f82, 0x3dcd, 0xff80, 0x0001, 0x3f2b,
+                                                                       0x4380, 0x3dcd, 0x3f80, 0xc780});
+
+    CompiledModule counting = host.load_module_source("bf16_counting", R"(import warp as wp
+@wp.kernel
+def count(total: wp.array(dtype=wp.bfloat16), peak: wp.array(dtype=wp.bfloat16)):
+    i = wp.tid()
+    wp.atomic_add(total, 0, wp.bfloat16(1.0))
+    wp.atomic_sub(total, 1, wp.bfloat16(1.0))
+    wp.atomic_max(peak, 0, wp.bfloat16(float(i)))
+    wp.atomic_min(peak, 1, wp.bfloat16(float(i)))
+)");
+    Array total = Array::zeros(bf16, {2});
+    Array peak = Array::zeros(bf16, {2});
+    counting.kernel("count").launch({100000}, {total, peak});
+    // 256 + 1 is a tie that rounds back to 256 (and -256 - 1 to -256): the
+    // counts stop there whatever order the threads add in.
+    CHECK(total.to_vector<std::uint16_t>() == std::vector<std::uint16_t>{0x4380, 0xc380});
+    CHECK(peak.to_vector<std::uint16_t>() == std::vector<std::uint16_t>{0x47c3, 0x0000}); // 99999 rounds to 99840
+}
+
 TEST_CASE("a plugin whose declared field offset disagrees with its header fails naming plugin, type and field") {
     TempCache cache("lying");
     Host host(options_for(cache));

@@ -67,6 +67,9 @@ TEST_CASE("host element types are checked against the dtype, not only their size
     // float16's raw bits travel as uint16 (0x3C00 is 1.0).
     const Array half = Array::from_vector(Type::scalar(Scalar::Float16), std::vector<std::uint16_t>{0x3C00});
     CHECK(half.to_vector<std::uint16_t>() == std::vector<std::uint16_t>{0x3C00});
+    // So do bfloat16's (0x3F80 is 1.0).
+    const Array brain = Array::from_vector(Type::scalar(Scalar::BFloat16), std::vector<std::uint16_t>{0x3F80});
+    CHECK(brain.to_vector<std::uint16_t>() == std::vector<std::uint16_t>{0x3F80});
     // A type with no kernel scalar of its own is checked by size (structs, native types).
     struct Pair {
         float a, b;

@@ -10,6 +10,9 @@ TEST_CASE("built-in kernel type names parse to the expected types") {
     CHECK(parse_builtin_type("int")->name() == "int32");
     CHECK(parse_builtin_type("wp.uint64")->name() == "uint64");
     CHECK(parse_builtin_type("warp.float16")->size() == 2);
+    CHECK(parse_builtin_type("wp.bfloat16")->scalar_type() == Scalar::BFloat16);
+    CHECK(parse_builtin_type("bfloat16")->size() == 2);
+    CHECK(parse_builtin_type("bfloat16")->is_float());
 
     const auto v3 = parse_builtin_type("vec3");
     REQUIRE(v3);
@@ -34,6 +37,9 @@ TEST_CASE("type codes identify types - names are for people") {
     CHECK(parse_builtin_type("float32")->code() == "f4");
     CHECK(parse_builtin_type("vec3")->code() == "v3f4");
     CHECK(parse_builtin_type("mat22d")->code() == "m22f8");
+    CHECK(parse_builtin_type("bfloat16")->code() == "bf2");
+    CHECK(Type::vector(Scalar::BFloat16, 3).code() == "v3bf2");
+    CHECK(*parse_builtin_type("bfloat16") != *parse_builtin_type("float16"));
     CHECK(*parse_builtin_type("float") == *parse_builtin_type("float32"));
     CHECK(*parse_builtin_type("float32") != *parse_builtin_type("float64"));
     const Type a = Type::native("ns::T", "ntabc", 8, 4);

@@ -27,22 +27,42 @@ std::string c_string_literal(const std::string &s) {
 }
 
 
+namespace {
+/// Whether the runtime has a typedef by the type's kernel name (vec3, mat33d,
+/// quath, vec4i, ...): 2 to 4 components of float32, float64 or float16, and
+/// int32 vectors. Other shapes and scalars (user types of wp.types.vector /
+/// wp.types.matrix, bfloat16 and integer composites) spell the template.
+bool runtime_has_typedef(const Type &t) {
+    const Scalar s = t.scalar_type();
+    const bool float_suffix = s == Scalar::Float32 || s == Scalar::Float64 || s == Scalar::Float16;
+    const auto in_range = [](int n) { return n >= 2 && n <= 4; };
+    switch (t.kind()) {
+    case Type::Kind::Vector: return (float_suffix || s == Scalar::Int32) && in_range(t.rows());
+    case Type::Kind::Matrix: return float_suffix && in_range(t.rows()) && in_range(t.cols());
+    case Type::Kind::Quaternion:
+    case Type::Kind::Transform: return float_suffix;
+    default: return false;
+    }
+}
+} // namespace
+
 std::string cpp_type(const Type &t) {
+    const auto scalar_cpp = [&] { return cpp_type(Type::scalar(t.scalar_type())); };
     switch (t.kind()) {
     case Type::Kind::Scalar: return t.is_bool() ? "bool" : "weft::" + std::string(scalar_name(t.scalar_type()));
-    // The runtime's typedefs (vec3, mat33d, ...) cover 2-4 components; user
-    // vector and matrix types (wp.types.vector / wp.types.matrix) spell the template.
     case Type::Kind::Vector:
-        if (t.rows() < 2 || t.rows() > 4)
-            return "weft::vec_t<" + std::to_string(t.rows()) + ", " + cpp_type(Type::scalar(t.scalar_type())) + ">";
+        if (!runtime_has_typedef(t)) return "weft::vec_t<" + std::to_string(t.rows()) + ", " + scalar_cpp() + ">";
         return "weft::" + t.name();
     case Type::Kind::Matrix:
-        if (t.rows() < 2 || t.rows() > 4 || t.cols() < 2 || t.cols() > 4)
-            return "weft::mat_t<" + std::to_string(t.rows()) + ", " + std::to_string(t.cols()) + ", " +
-                   cpp_type(Type::scalar(t.scalar_type())) + ">";
+        if (!runtime_has_typedef(t))
+            return "weft::mat_t<" + std::to_string(t.rows()) + ", " + std::to_string(t.cols()) + ", " + scalar_cpp() + ">";
         return "weft::" + t.name();
     case Type::Kind::Quaternion:
-    case Type::Kind::Transform: return "weft::" + t.name();
+        if (!runtime_has_typedef(t)) return "weft::quat_t<" + scalar_cpp() + ">";
+        return "weft::" + t.name();
+    case Type::Kind::Transform:
+        if (!runtime_has_typedef(t)) return "weft::transform_t<" + scalar_cpp() + ">";
+        return "weft::" + t.name();
     case Type::Kind::Native: return t.native_name();
     case Type::Kind::Array:
         return std::string(t.is_indexed_array() ? "weft::indexedarray_t<" : "weft::array_t<") + cpp_type(t.element()) + ">";

@@ -67,7 +67,7 @@ inline std::string scalar_value(const ir::ConstantValue &c, std::size_t i, Scala
     if (t.is_bool()) return c.int_components.size() > i && c.int_components[i] ? "true" : "false";
     if (t.is_float()) {
         const std::string f = float_text(c.components[i], s == Scalar::Float64 ? Scalar::Float64 : Scalar::Float32);
-        return s == Scalar::Float16 ? "weft::float16(" + f + ")" : f;
+        return is_half_precision(s) ? "weft::" + std::string(scalar_name(s)) + "(" + f + ")" : f;
     }
     return "weft::" + std::string(scalar_name(s)) + "(" + int_text(c.int_components[i], s) + ")";
 }

@@ -41,29 +41,6 @@ void Tape::zero() {
 }
 
 namespace {
-/// A host buffer of `a`'s element count holding the value 1 in its scalar type, per component.
-std::vector<std::byte> ones_like(const Array &a) {
-    const Type &t = a.dtype();
-    const Type s = t.kind() == Type::Kind::Scalar ? t : Type::scalar(t.scalar_type());
-    if (!s.is_float())
-        throw UserError("Tape::backward: the loss has dtype " + t.name() + ", which carries no gradient (use a float type)");
-    const std::size_t comps = t.size() / s.size();
-    std::vector<std::byte> one(s.size());
-    if (s.scalar_type() == Scalar::Float32) {
-        const float v = 1.0f;
-        std::memcpy(one.data(), &v, sizeof v);
-    } else if (s.scalar_type() == Scalar::Float64) {
-        const double v = 1.0;
-        std::memcpy(one.data(), &v, sizeof v);
-    } else {
-        const std::uint16_t v = 0x3c00; // float16 1.0
-        std::memcpy(one.data(), &v, sizeof v);
-    }
-    std::vector<std::byte> out(static_cast<std::size_t>(a.size()) * comps * s.size());
-    for (std::size_t i = 0; i < out.size(); i += one.size()) std::memcpy(out.data() + i, one.data(), one.size());
-    return out;
-}
-
 float float_from_half(std::uint16_t h) {
     const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
     if (e == 0) {
@@ -94,6 +71,71 @@ std::uint16_t half_from_float(float f) {
     return static_cast<std::uint16_t>(sign | q);
 }
 
+float float_from_bfloat16(std::uint16_t b) {
+    const std::uint32_t bits = static_cast<std::uint32_t>(b) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
+/// As the runtime's rt::f32_to_bf16 (Warp's rounding): nearest even, NaNs stay NaNs.
+std::uint16_t bfloat16_from_float(float f) {
+    std::uint32_t x;
+    std::memcpy(&x, &f, 4);
+    if ((x & 0x7f800000u) == 0x7f800000u) {
+        const auto h = static_cast<std::uint16_t>(x >> 16);
+        return (x & 0x7fffffu) != 0u && (h & 0x7fu) == 0u ? static_cast<std::uint16_t>(h | 0x40u) : h;
+    }
+    return static_cast<std::uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+/// One float component of scalar type `s` at `p`, as a double (16-bit floats exactly).
+double load_float(Scalar s, const std::byte *p) {
+    if (s == Scalar::Float64) {
+        double v;
+        std::memcpy(&v, p, 8);
+        return v;
+    }
+    if (s == Scalar::Float32) {
+        float v;
+        std::memcpy(&v, p, 4);
+        return v;
+    }
+    std::uint16_t h;
+    std::memcpy(&h, p, 2);
+    return s == Scalar::BFloat16 ? float_from_bfloat16(h) : float_from_half(h);
+}
+
+/// Stores `v` at `p` as scalar type `s`: float16 and bfloat16 from its float32
+/// value, rounded to nearest even, as kernels round their float32 arithmetic.
+void store_float(Scalar s, std::byte *p, double v) {
+    if (s == Scalar::Float64) {
+        std::memcpy(p, &v, 8);
+        return;
+    }
+    const auto f = static_cast<float>(v);
+    if (s == Scalar::Float32) {
+        std::memcpy(p, &f, 4);
+        return;
+    }
+    const std::uint16_t h = s == Scalar::BFloat16 ? bfloat16_from_float(f) : half_from_float(f);
+    std::memcpy(p, &h, 2);
+}
+
+/// A host buffer of `a`'s element count holding the value 1 in its scalar type, per component.
+std::vector<std::byte> ones_like(const Array &a) {
+    const Type &t = a.dtype();
+    const Type s = t.kind() == Type::Kind::Scalar ? t : Type::scalar(t.scalar_type());
+    if (!s.is_float())
+        throw UserError("Tape::backward: the loss has dtype " + t.name() + ", which carries no gradient (use a float type)");
+    const std::size_t comps = t.size() / s.size();
+    std::vector<std::byte> one(s.size());
+    store_float(s.scalar_type(), one.data(), 1.0);
+    std::vector<std::byte> out(static_cast<std::size_t>(a.size()) * comps * s.size());
+    for (std::size_t i = 0; i < out.size(); i += one.size()) std::memcpy(out.data() + i, one.data(), one.size());
+    return out;
+}
+
 /// grad += seed, element-wise, for float scalar components (host round trip: seeds are small).
 void add_into_grad(const Array &target, const std::vector<std::byte> &seed) {
     const Array &g = target.grad();
@@ -108,26 +150,12 @@ void add_into_grad(const Array &target, const std::vector<std::byte> &seed) {
                                               : std::span<std::byte>(copy);
     const Type &t = g.dtype();
     const Type s = t.kind() == Type::Kind::Scalar ? t : Type::scalar(t.scalar_type());
+    const Scalar k = s.scalar_type();
     for (std::size_t i = 0; i < cur.size(); i += s.size()) {
-        if (s.scalar_type() == Scalar::Float32) {
-            float a, b;
-            std::memcpy(&a, cur.data() + i, 4);
-            std::memcpy(&b, seed.data() + i, 4);
-            a += b;
-            std::memcpy(cur.data() + i, &a, 4);
-        } else if (s.scalar_type() == Scalar::Float64) {
-            double a, b;
-            std::memcpy(&a, cur.data() + i, 8);
-            std::memcpy(&b, seed.data() + i, 8);
-            a += b;
-            std::memcpy(cur.data() + i, &a, 8);
-        } else { // float16: added in float32, rounded to nearest even
-            std::uint16_t a, b;
-            std::memcpy(&a, cur.data() + i, 2);
-            std::memcpy(&b, seed.data() + i, 2);
-            const std::uint16_t sum = half_from_float(float_from_half(a) + float_from_half(b));
-            std::memcpy(cur.data() + i, &sum, 2);
-        }
+        const double a = load_float(k, cur.data() + i), b = load_float(k, seed.data() + i);
+        // The sum a kernel's += makes: in float32 below float64 (16-bit floats then rounded).
+        const double sum = k == Scalar::Float64 ? a + b : static_cast<float>(a) + static_cast<float>(b);
+        store_float(k, cur.data() + i, sum);
     }
     if (!in_place) const_cast<Array &>(g).copy_from_host(copy.data(), copy.size());
 }

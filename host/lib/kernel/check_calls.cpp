@@ -83,7 +83,7 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
         }
         std::optional<Type> dtype = Type::scalar(Scalar::Float32);
         if (dtype_ast) dtype = concrete_type(*dtype_ast);
-        if (n < 2 || n > 4 || !dtype || !dtype->is_float() || dtype->scalar_type() == Scalar::Float16) {
+        if (n < 2 || n > 4 || !dtype || !dtype->is_float() || is_half_precision(dtype->scalar_type())) {
             diags_.error(at, "identity() needs n=2, 3 or 4 and dtype=float32 or float64");
             return poison();
         }
@@ -105,7 +105,7 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
             }
             dtype = concrete_type(*k.value);
             if (!dtype || !dtype->is_float()) {
-                diags_.error(k.location, name + "() dtype must be float16, float32 or float64");
+                diags_.error(k.location, name + "() dtype must be float16, bfloat16, float32 or float64");
                 return poison();
             }
         }
@@ -350,7 +350,8 @@ Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Val
         }
         diags_.error(e.location,
                      std::string(chosen.empty() ? "no overload of function '" : "ambiguous call to function '") + name +
-                         "' matches the argument types " + type_list(args) + "; candidates:",
+                         "' matches the argument types " + type_list(args) +
+                         (chosen.empty() ? half_precision_hint(args) : std::string()) + "; candidates:",
                      std::move(sigs));
         return poison();
     }

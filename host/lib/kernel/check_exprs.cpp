@@ -528,11 +528,11 @@ namespace {
 /// C++'s usual arithmetic conversions, which Warp's comparisons follow (its
 /// generated C++ compares the operands as they are): the wider float with an
 /// integer; for two integers the promoted wider type, unsigned winning at
-/// equal width (so int32 -2 < uint32 0 is false, as in Warp). float16 mixes
-/// with nothing.
+/// equal width (so int32 -2 < uint32 0 is false, as in Warp). float16 and
+/// bfloat16 mix with nothing (Warp's C++ finds the comparison ambiguous).
 std::optional<Scalar> common_scalar(Scalar a, Scalar b) {
     const Type ta = Type::scalar(a), tb = Type::scalar(b);
-    if (ta.is_bool() || tb.is_bool() || a == Scalar::Float16 || b == Scalar::Float16) return std::nullopt;
+    if (ta.is_bool() || tb.is_bool() || is_half_precision(a) || is_half_precision(b)) return std::nullopt;
     if (ta.is_float() || tb.is_float()) {
         if (a == Scalar::Float64 || b == Scalar::Float64) return Scalar::Float64;
         return Scalar::Float32;
@@ -696,7 +696,8 @@ const BuiltinOverload *Checker::resolve_builtin(const std::string &name, std::ve
         } else if (chosen.empty()) {
             diags_.error(at,
                          "no overload of " + (what.empty() ? "'" + name + "'" : what + " ('" + name + "')") +
-                             " matches the argument types " + type_list(shown_args) + "; candidates:",
+                             " matches the argument types " + type_list(shown_args) +
+                             half_precision_hint(shown_args) + "; candidates:",
                          std::move(candidates));
         } else {
             diags_.error(at,

@@ -100,7 +100,7 @@ Value Checker::transformation_call(const Expr &e) {
         if (k.name == "dtype") {
             const std::optional<Type> d = concrete_type(*k.value);
             if (!d || !d->is_float()) {
-                diags_.error(k.location, "transformation() dtype must be float16, float32 or float64");
+                diags_.error(k.location, "transformation() dtype must be float16, bfloat16, float32 or float64");
                 return poison();
             }
             s = d->scalar_type();
@@ -116,7 +116,7 @@ Value Checker::transformation_call(const Expr &e) {
                 if (p.literal == Value::Literal::None) seen = p.type();
             }
         s = seen ? seen->scalar_type() : Scalar::Float32;
-        if (*s != Scalar::Float16 && *s != Scalar::Float32 && *s != Scalar::Float64) {
+        if (!Type::scalar(*s).is_float()) {
             diags_.error(e.location, "transformation() needs float components, got '" + seen->name() +
                                          "' (pass float values or dtype=)");
             return poison();

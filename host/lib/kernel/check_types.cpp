@@ -37,6 +37,20 @@ std::string type_list(const std::vector<Value> &args) {
     return "(" + join(names) + ")";
 }
 
+std::string half_precision_hint(const std::vector<Value> &args) {
+    std::optional<Type> half;
+    bool mixed = false;
+    for (const Value &v : args) {
+        if (!v.ok() || !v.function.empty() || v.literal != Value::Literal::None || !v.type().is_scalar()) continue;
+        const bool is_half = is_half_precision(v.type().scalar_type());
+        mixed = mixed || !is_half || (half && *half != v.type());
+        if (is_half) half = v.type();
+    }
+    if (!half || !mixed) return "";
+    const std::string n = half->name();
+    return " (" + n + " converts only when asked: compute in float32 with float(x), or convert with wp." + n + "(x))";
+}
+
 std::optional<std::string> Checker::dotted(const Expr &e) {
     if (e.kind == Expr::Kind::Name) return e.text;
     if (e.kind == Expr::Kind::Attribute && !e.children.empty()) {

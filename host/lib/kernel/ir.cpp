@@ -35,6 +35,7 @@ bool fits(IntValue v, Scalar s) {
     case Scalar::UInt32: return in(0, 4294967295LL);
     case Scalar::UInt64: return in(0, (static_cast<IntValue>(1) << 64) - 1);
     case Scalar::Float16:
+    case Scalar::BFloat16:
     case Scalar::Float32:
     case Scalar::Float64: return true;
     }

@@ -40,7 +40,7 @@ struct Registrar {
 };
 
 const std::vector<std::string> int_types{"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"};
-const std::vector<std::string> float_types{"float16", "float32", "float64"};
+const std::vector<std::string> float_types{"float16", "bfloat16", "float32", "float64"};
 
 } // namespace
 

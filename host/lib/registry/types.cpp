@@ -13,7 +13,7 @@ struct ScalarRow {
     std::uint64_t size;
     std::string_view code;
 };
-constexpr std::array<ScalarRow, 12> scalar_rows{{
+constexpr std::array<ScalarRow, 13> scalar_rows{{
     {Scalar::Bool, "bool", 1, "b1"},
     {Scalar::Int8, "int8", 1, "i1"},
     {Scalar::Int16, "int16", 2, "i2"},
@@ -24,6 +24,7 @@ constexpr std::array<ScalarRow, 12> scalar_rows{{
     {Scalar::UInt32, "uint32", 4, "u4"},
     {Scalar::UInt64, "uint64", 8, "u8"},
     {Scalar::Float16, "float16", 2, "f2"},
+    {Scalar::BFloat16, "bfloat16", 2, "bf2"},
     {Scalar::Float32, "float32", 4, "f4"},
     {Scalar::Float64, "float64", 8, "f8"},
 }};
@@ -49,6 +50,7 @@ std::optional<Scalar> suffix_scalar(std::string_view suffix) {
 
 std::string_view scalar_name(Scalar s) { return row(s).name; }
 std::uint64_t scalar_size(Scalar s) { return row(s).size; }
+bool is_half_precision(Scalar s) { return s == Scalar::Float16 || s == Scalar::BFloat16; }
 
 std::optional<Scalar> parse_scalar(std::string_view name) {
     name = strip_module_prefix(name);
@@ -148,7 +150,7 @@ Type Type::string() {
 }
 
 bool Type::is_float() const {
-    return kind_ == Kind::Scalar && (scalar_ == Scalar::Float16 || scalar_ == Scalar::Float32 || scalar_ == Scalar::Float64);
+    return kind_ == Kind::Scalar && (is_half_precision(scalar_) || scalar_ == Scalar::Float32 || scalar_ == Scalar::Float64);
 }
 
 bool Type::is_integer() const { return kind_ == Kind::Scalar && !is_float() && scalar_ != Scalar::Bool; }

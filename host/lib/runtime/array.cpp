@@ -127,9 +127,10 @@ std::int64_t checked_element_count(const Type &dtype, const std::vector<std::int
 
 
 void Array::check_host_element(const Type &dtype, const HostElement &host, const char *what) {
-    // float16 has no C++ type of its own: its raw bits travel as uint16.
-    const bool float16_bits = dtype.name() == "float16" && std::string_view(host.scalar ? host.scalar : "") == "uint16";
-    if (host.scalar && dtype.name() != host.scalar && !float16_bits)
+    // float16 and bfloat16 have no C++ type of their own: their raw bits travel as uint16.
+    const bool half_bits = dtype.is_scalar() && is_half_precision(dtype.scalar_type()) &&
+                           std::string_view(host.scalar ? host.scalar : "") == "uint16";
+    if (host.scalar && dtype.name() != host.scalar && !half_bits)
         throw UserError(std::string("Array::") + what + ": the host elements are " + host.scalar + ", the dtype is " +
                         dtype.name() + " (use the dtype's own C++ type)");
     if (host.size != dtype.size())

@@ -135,7 +135,7 @@ constexpr bool starts_with(std::string_view s, std::string_view prefix) {
 
 constexpr std::uint64_t scalar_size(std::string_view n) {
     if (n == "bool" || n == "int8" || n == "uint8") return 1;
-    if (n == "int16" || n == "uint16" || n == "float16" || n == "half") return 2;
+    if (n == "int16" || n == "uint16" || n == "float16" || n == "half" || n == "bfloat16") return 2;
     if (n == "int32" || n == "uint32" || n == "float32" || n == "int" || n == "float") return 4;
     if (n == "int64" || n == "uint64" || n == "float64") return 8;
     return 0;

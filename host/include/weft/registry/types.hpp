@@ -23,6 +23,7 @@ enum class Scalar : std::uint8_t {
     UInt32,
     UInt64,
     Float16,
+    BFloat16,
     Float32,
     Float64,
 };
@@ -30,6 +31,9 @@ enum class Scalar : std::uint8_t {
 std::string_view scalar_name(Scalar s);
 std::uint64_t scalar_size(Scalar s);
 std::optional<Scalar> parse_scalar(std::string_view name);
+/// float16 and bfloat16: 16-bit storage whose arithmetic runs in float32 and
+/// rounds back, as in Warp; neither mixes with other scalars in comparisons.
+bool is_half_precision(Scalar s);
 
 /// Fields of a user struct (@wp.struct), shared by every Type that names it.
 struct StructLayout;

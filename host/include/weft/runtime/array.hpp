@@ -47,7 +47,7 @@ public:
     /// A 1-D array on `device` holding the elements of `v`. A C++ scalar type
     /// must be the dtype's own (float for float32, std::int32_t for int32, ...:
     /// a std::vector<int> is not a float32 array); other types (structs, native
-    /// types) must have the dtype's size; float16 takes its raw bits as std::uint16_t.
+    /// types) must have the dtype's size; float16 and bfloat16 take their raw bits as std::uint16_t.
     template <class T>
     static Array from_vector(Type dtype, const std::vector<T> &v, Device device = Device::cpu(), bool requires_grad = false) {
         static_assert(std::is_trivially_copyable_v<T>, "Array::from_vector: T must be trivially copyable");

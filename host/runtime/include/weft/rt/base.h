@@ -1,4 +1,4 @@
-// weft runtime for generated kernel code: macros, traits, scalar types, float16.
+// weft runtime for generated kernel code: macros, traits, scalar types, float16, bfloat16.
 //
 // These headers are compiled into every module, by Clang on the CPU and by
 // NVRTC for CUDA, so they include nothing (no libc, no STL: NVRTC has neither)
@@ -67,6 +67,7 @@ typedef double float64;
 static_assert(sizeof(int16) == 2 && sizeof(int32) == 4 && sizeof(int64) == 8, "weft: integer sizes");
 
 struct float16;
+struct bfloat16;
 
 namespace rt {
 template <bool B, typename T = int> struct enable_if {};
@@ -91,6 +92,7 @@ template <> struct num<unsigned long long> { static constexpr int kind = 3; };
 template <> struct num<float> { static constexpr int kind = 4; };
 template <> struct num<double> { static constexpr int kind = 4; };
 template <> struct num<float16> { static constexpr int kind = 4; };
+template <> struct num<bfloat16> { static constexpr int kind = 4; };
 template <typename T> constexpr bool is_scalar = num<T>::kind != 0;
 template <typename T> constexpr bool is_int = num<T>::kind == 2 || num<T>::kind == 3;
 template <typename T> constexpr bool is_signed_int = num<T>::kind == 2;
@@ -136,6 +138,18 @@ WEFT_RT_HD constexpr float f16_to_f32(uint16 h) {
     if (e == 31) return __builtin_bit_cast(float, sign | 0x7f800000u | (m << 13));
     return __builtin_bit_cast(float, sign | ((e + 112u) << 23) | (m << 13));
 }
+// binary32 -> bfloat16 bit for bit as Warp's wp_float_to_bfloat16_bits_sw (its
+// CPU path): round to nearest even; infinities and NaNs truncate, a NaN whose
+// kept payload would be zero gets the quiet bit so it stays a NaN.
+WEFT_RT_HD constexpr uint16 f32_to_bf16(float f) {
+    const uint32 x = __builtin_bit_cast(uint32, f);
+    if ((x & 0x7f800000u) == 0x7f800000u) {
+        const uint16 h = uint16(x >> 16);
+        return (x & 0x7fffffu) != 0u && (h & 0x7fu) == 0u ? uint16(h | 0x40u) : h;
+    }
+    return uint16((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+WEFT_RT_HD constexpr float bf16_to_f32(uint16 b) { return __builtin_bit_cast(float, uint32(b) << 16); }
 } // namespace rt
 
 /// IEEE half: storage only; arithmetic converts to float and back.
@@ -154,10 +168,26 @@ struct float16 {
 };
 static_assert(sizeof(float16) == 2 && alignof(float16) == 2, "weft: float16 layout");
 
+/// bfloat16 (float32's exponent, 8 bits of precision): storage only, as float16.
+struct bfloat16 {
+    uint16 bits;
+    bfloat16() = default;
+    template <typename U, WEFT_RT_IF(rt::num<U>::kind != 0 && !rt::same<U, bfloat16>::value)>
+    WEFT_RT_HD constexpr explicit bfloat16(U v) : bits(rt::f32_to_bf16(static_cast<float>(v))) {}
+    WEFT_RT_HD constexpr operator float() const { return rt::bf16_to_f32(bits); }
+    WEFT_RT_HD static constexpr bfloat16 from_bits(uint16 b) {
+        bfloat16 h{};
+        h.bits = b;
+        return h;
+    }
+};
+static_assert(sizeof(bfloat16) == 2 && alignof(bfloat16) == 2, "weft: bfloat16 layout");
+
 namespace rt {
-// Accumulation type: float16 math runs in float32.
+// Accumulation type: float16 and bfloat16 math runs in float32.
 template <typename T> struct acc_of { typedef T type; };
 template <> struct acc_of<float16> { typedef float32 type; };
+template <> struct acc_of<bfloat16> { typedef float32 type; };
 template <typename T> using acc = typename acc_of<T>::type;
 } // namespace rt
 

@@ -91,6 +91,7 @@ WEFT_RT_FN void pv(uint16 v, bool) { printf("%u", unsigned(v)); }
 WEFT_RT_FN void pv(uint32 v, bool) { printf("%u", v); }
 WEFT_RT_FN void pv(uint64 v, bool) { printf("%llu", v); }
 WEFT_RT_FN void pv(float16 v, bool exact) { printf(exact ? "%.5g" : "%g", double(float(v))); }
+WEFT_RT_FN void pv(bfloat16 v, bool exact) { printf(exact ? "%.4g" : "%g", double(float(v))); }
 WEFT_RT_FN void pv(float32 v, bool exact) { printf(exact ? "%.9g" : "%g", double(v)); }
 WEFT_RT_FN void pv(float64 v, bool exact) { printf(exact ? "%.17g" : "%g", v); }
 WEFT_RT_FN void pv(const char *s, bool) { printf("%s", s); }

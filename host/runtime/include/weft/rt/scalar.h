@@ -15,11 +15,13 @@
 #define WEFT_RT_MATH1(name, fn)                                                                                        \
     WEFT_RT_FN float32 name(float32 a) { return WEFT_RT_MF(fn)(a); }                                                   \
     WEFT_RT_FN float64 name(float64 a) { return WEFT_RT_MD(fn)(a); }                                                   \
-    WEFT_RT_FN float16 name(float16 a) { return float16(WEFT_RT_MF(fn)(float32(a))); }
+    WEFT_RT_FN float16 name(float16 a) { return float16(WEFT_RT_MF(fn)(float32(a))); }                                 \
+    WEFT_RT_FN bfloat16 name(bfloat16 a) { return bfloat16(WEFT_RT_MF(fn)(float32(a))); }
 #define WEFT_RT_MATH2(name, fn)                                                                                        \
     WEFT_RT_FN float32 name(float32 a, float32 b) { return WEFT_RT_MF(fn)(a, b); }                                     \
     WEFT_RT_FN float64 name(float64 a, float64 b) { return WEFT_RT_MD(fn)(a, b); }                                     \
-    WEFT_RT_FN float16 name(float16 a, float16 b) { return float16(WEFT_RT_MF(fn)(float32(a), float32(b))); }
+    WEFT_RT_FN float16 name(float16 a, float16 b) { return float16(WEFT_RT_MF(fn)(float32(a), float32(b))); }          \
+    WEFT_RT_FN bfloat16 name(bfloat16 a, bfloat16 b) { return bfloat16(WEFT_RT_MF(fn)(float32(a), float32(b))); }
 #define WEFT_RT_SCALAR template <typename T, WEFT_RT_IF(::weft::rt::is_scalar<T>)> WEFT_RT_FN
 #define WEFT_RT_INT template <typename T, WEFT_RT_IF(::weft::rt::is_int<T>)> WEFT_RT_FN
 
@@ -53,7 +55,8 @@ WEFT_RT_MATH2(fmod, fmod)
 #define WEFT_RT_FPRED(name, builtin)                                                                                   \
     WEFT_RT_FN bool name(float32 a) { return builtin(a); }                                                             \
     WEFT_RT_FN bool name(float64 a) { return builtin(a); }                                                             \
-    WEFT_RT_FN bool name(float16 a) { return builtin(float32(a)); }
+    WEFT_RT_FN bool name(float16 a) { return builtin(float32(a)); }                                                    \
+    WEFT_RT_FN bool name(bfloat16 a) { return builtin(float32(a)); }
 WEFT_RT_FPRED(isfinite, __builtin_isfinite)
 WEFT_RT_FPRED(isnan, __builtin_isnan)
 
