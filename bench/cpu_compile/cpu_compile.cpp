@@ -4,6 +4,11 @@
 //   ratio cold_<file>_inprocess_vs_subprocess        in-process / subprocess (no PCH either)
 //   ratio cold_<file>_inprocess_pch_vs_subprocess    in-process with PCH / subprocess without
 //   ratio cold_<file>_inprocess_pch_vs_subprocess_pch
+//   ratio cold_<file>_parts_vs_one_unit              the generated source compiled in its parts, one
+//                                                     thread each, / as one translation unit (wall time)
+//   ratio cold_<file>_parts_cpu_vs_one_unit          the same in CPU time (what splitting costs)
+//   ratio cold_<file>_largest_part_cpu_vs_one_unit   the largest part's CPU time / one unit's (the
+//                                                     wall time on an idle machine with a core per part)
 //   ratio warm_<file>_same_process_vs_cold           warm load / cold compile (PCH)
 //   ratio warm_<file>_new_process_vs_cold
 //   ratio warm_<file>_new_process_vs_1ms              the issue-20 goal: <= 1
@@ -16,13 +21,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace fs = std::filesystem;

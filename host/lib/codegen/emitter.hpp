@@ -9,9 +9,9 @@
 #include "weft/support/error.hpp"
 #include "weft/support/version.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
