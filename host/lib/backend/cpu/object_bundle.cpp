@@ -67,6 +67,14 @@ std::vector<std::vector<char>> unbundle_objects(std::vector<char> bytes) {
             llvm::consumeError(std::move(walk));
             throw malformed("member " + std::to_string(objects.size() + 1) + ": " + message_of(data.takeError()));
         }
+        // LLVM's reader trusts a member header's size when the archive is cut
+        // short (AddressSanitizer found the read past the end): check it here.
+        const char *const end = bytes.data() + bytes.size();
+        if (data->data() < bytes.data() || data->data() > end ||
+            data->size() > static_cast<std::size_t>(end - data->data())) {
+            llvm::consumeError(std::move(walk));
+            throw malformed("member " + std::to_string(objects.size() + 1) + " runs past the end of the bundle");
+        }
         if (data->size() < sizeof elf_magic || std::memcmp(data->data(), elf_magic, sizeof elf_magic) != 0) {
             llvm::consumeError(std::move(walk));
             throw malformed("member " + std::to_string(objects.size() + 1) + " is not an ELF object");
