@@ -467,6 +467,7 @@ extern "C" int shared_counter = 0;
 struct Bump {
     int by;
     Bump(int b) : by(b) { weft_test_parts_ctor_runs += b; }
+    ~Bump() { weft_test_parts_ctor_runs += 100 * by; } // each part's __dso_handle registers its own
 };
 #if WEFT_PART == 0 || WEFT_PART == 1
 static Bump bump1(1);
@@ -494,12 +495,16 @@ TEST_CASE("a module compiled in parts links as one module: shared globals, weak 
     CHECK(module->lookup_function<int(int)>("second")(5) == 12);
     CHECK(module->lookup_function<int(int)>("third")(5) == 30);
     CHECK(module->lookup_function<int()>("counted")() == 3); // one counter, defined by part 1
+    module.reset();
+    CHECK(ctor_runs == 11 + 1100); // both parts' static destructors ran at unload
 
     // The same source as one unit gives the same results.
     ctor_runs = 0;
     auto whole = CpuJit::instance().load(compile_module(parted_source, 1, {}), "whole");
     CHECK(ctor_runs == 11);
     CHECK(whole->lookup_function<int(int)>("second")(5) == 12);
+    whole.reset();
+    CHECK(ctor_runs == 11 + 1100);
 
     // Deterministic: the same parts give the same bytes.
     CHECK(compile_module(parted_source, 3, {}) == bundle);

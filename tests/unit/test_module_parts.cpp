@@ -137,3 +137,21 @@ TEST_CASE("a module compiled in parts runs every kernel, shares its check counte
     CHECK(aot[0].filename() == "many.cpu.a");
     CHECK(read_input_file(aot[0], 64 << 20, "AOT copy") == read_input_file(artifact, 64 << 20, "artifact"));
 }
+
+TEST_CASE("a module whose CPU preamble holds code is compiled as one unit") {
+    // Every part would define the preamble's function again (a duplicate
+    // symbol at link) and its static variable once per part.
+    TempDir cache("module_parts_preamble");
+    TempDir work("module_parts_preamble_src");
+    const fs::path file = work.path / "many.py";
+    write_file_atomically(file, many_kernels());
+    Host host(weft::test::cached_host_options(cache.path));
+    ModuleLoadOptions options;
+    options.build_options = ModuleBuildOptions{};
+    options.build_options->extra_cpu_preamble =
+        "static int weft_test_calls = 0;\nint weft_test_count() { return ++weft_test_calls; }\n";
+    const CompiledModule m = host.load_module(file, options);
+    CHECK(parts_of(read_input_file(m.generated_source_path(), 64 << 20, "generated source")).empty());
+    CHECK_FALSE(backend::is_object_bundle(read_input_file(m.artifact_path(), 64 << 20, "artifact")));
+    check_kernels(m);
+}

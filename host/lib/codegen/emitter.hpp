@@ -99,9 +99,12 @@ public:
             body_bytes += k.size();
         }
         check_size(body_bytes);
-        // CUDA compiles a module as one unit: NVRTC's time is not in its front end.
-        const std::vector<int> part =
-            backend_ == Backend::Cpu ? assign_parts(kernel_bytes) : std::vector<int>(kernels.size(), 0);
+        // CUDA compiles a module as one unit: NVRTC's time is not in its front
+        // end. Nor is a module split whose plugins put code in the CPU
+        // preamble: every part would define it again (a non-inline function
+        // twice, a static variable once per part).
+        const bool splittable = backend_ == Backend::Cpu && options_.cpu_preamble.empty();
+        const std::vector<int> part = splittable ? assign_parts(kernel_bytes) : std::vector<int>(kernels.size(), 0);
         result_.parts = std::max(1, part.empty() ? 1 : *std::max_element(part.begin(), part.end()));
 
         std::ostringstream out;

@@ -588,8 +588,15 @@ std::vector<fs::path> Host::compile_aot(const fs::path &file, const std::vector<
             continue;
         }
         fs::path copy = out_dir / aot_file_name(pass == Pass::Backward ? module + "-backward" : module, a.target);
-        // A module compiled in parts is an archive of their objects.
-        if (a.target.kind == Target::Kind::Cpu && backend::is_object_bundle(a.bytes)) copy.replace_extension(".a");
+        if (a.target.kind == Target::Kind::Cpu) {
+            // A module compiled in parts is an archive of their objects; a copy
+            // of the other kind left from an earlier build would be stale.
+            fs::path stale = copy;
+            if (backend::is_object_bundle(a.bytes)) copy.replace_extension(".a");
+            else stale.replace_extension(".a");
+            std::error_code ec;
+            fs::remove(stale, ec);
+        }
         paths.push_back(publish_copy(a.bytes, copy));
     }
     return paths;

@@ -434,7 +434,7 @@ LoadReport Host::load_all(const std::vector<fs::path> &paths, const std::vector<
     std::vector<PluginFailure> failures;
     for (const fs::path &p : paths) {
         try {
-            roots.push_back(read_manifest(locate_manifest(p)));
+            roots.push_back(read_plugin_manifest(p));
         } catch (const UserError &e) {
             failures.push_back({p.string(), p, e.what()});
         }
@@ -442,7 +442,7 @@ LoadReport Host::load_all(const std::vector<fs::path> &paths, const std::vector<
     std::vector<PluginManifest> extra;
     for (const fs::path &p : available) {
         try {
-            extra.push_back(read_manifest(locate_manifest(p)));
+            extra.push_back(read_plugin_manifest(p));
         } catch (const UserError &) {
             // An unreadable extra is reported where it is a root, not here.
         }
@@ -451,7 +451,7 @@ LoadReport Host::load_all(const std::vector<fs::path> &paths, const std::vector<
 }
 
 const LoadedPlugin &Host::load(const fs::path &path) {
-    const PluginManifest m = read_manifest(locate_manifest(path));
+    const PluginManifest m = read_plugin_manifest(path);
     LoadReport report = impl_->load_all({m}, {}, {});
     if (!report.ok()) {
         // The requested plugin's own message first; requirement failures lead to it anyway.

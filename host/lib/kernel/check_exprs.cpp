@@ -866,11 +866,13 @@ std::optional<std::vector<Value>> Checker::bind_with_defaults(
 }
 
 Value Checker::default_argument(const ast::Param &param) {
-    FunctionScope *caller = scope_;
+    struct ModuleScope {
+        FunctionScope *&scope;
+        FunctionScope *caller;
+        ~ModuleScope() { scope = caller; }
+    } module_scope{scope_, scope_};
     scope_ = nullptr;
-    Value v = expr(*param.default_value);
-    scope_ = caller;
-    return v;
+    return expr(*param.default_value);
 }
 
 bool Checker::constant_default(const Expr &value) const {

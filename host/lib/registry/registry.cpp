@@ -437,7 +437,14 @@ std::string Registry::contract_digest() const {
     Sha256 h;
     h.field("weft.registry-contracts.v1");
     std::size_t core = 0;
-    for (const auto &[name, overloads, hash] : state_->builtins.entries()) {
+    // By name, so that the same plugins loaded in another order give the same digest.
+    std::vector<const NameTable::Entry *> by_name;
+    by_name.reserve(state_->builtins.entries().size());
+    for (const NameTable::Entry &entry : state_->builtins.entries()) by_name.push_back(&entry);
+    std::sort(by_name.begin(), by_name.end(),
+              [](const NameTable::Entry *a, const NameTable::Entry *b) { return a->name < b->name; });
+    for (const NameTable::Entry *entry : by_name) {
+        const auto &[name, overloads, hash] = *entry;
         h.field(name).field(std::to_string(overloads.size())); // registration order within a name
         for (const BuiltinOverload &o : overloads) {
             if (core_only(o.owners)) {
@@ -660,11 +667,18 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
                 return staged_builtins_[at->second]; // shared earlier in this init
             const bool owned = std::find(e.owners.begin(), e.owners.end(), owner_) != e.owners.end();
             o = e; // the staged record is the existing one, as it will be after commit
-            if (!owned) {
-                o.owners.push_back(owner_);
-                pending_->shared_overloads.emplace_back(o.name, static_cast<std::size_t>(&e - committed.data()));
+            if (!owned) o.owners.push_back(owner_);
+            // Either both indexes name the staged record or neither does: a
+            // failed allocation here leaves nothing that points at a slot
+            // Unstage is about to drop.
+            const auto shared_at = pending_->shared_identities.emplace(identity, staged_builtins_.size() - 1).first;
+            try {
+                if (!owned)
+                    pending_->shared_overloads.emplace_back(o.name, static_cast<std::size_t>(&e - committed.data()));
+            } catch (...) {
+                pending_->shared_identities.erase(shared_at);
+                throw;
             }
-            pending_->shared_identities.emplace(identity, staged_builtins_.size() - 1);
             kept = true;
             return o;
         }
@@ -674,6 +688,9 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
                                     " registered " + e.signature() + " [native " + e.native_name + "] (" +
                                     difference(e, o) + ")");
     }
+    // Reserved first, so that after the index names the staged record
+    // nothing can fail before it is kept.
+    pending_->new_overloads.reserve(pending_->new_overloads.size() + 1);
     pending_->new_overload_at.add(hash, staged_builtins_.size() - 1);
     pending_->new_overloads.push_back(staged_builtins_.size() - 1);
     kept = true;

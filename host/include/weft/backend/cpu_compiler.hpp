@@ -145,7 +145,7 @@ private:
     JitModule(CpuJit &jit, void *dylib, std::string name);
     CpuJit &jit_;
     void *dylib_;               // llvm::orc::JITDylib*
-    void *dso_handle_ = nullptr; // the module's __dso_handle, when it has static destructors
+    std::vector<void *> dso_handles_; // each object's __dso_handle, where it has static destructors
     std::string name_;
     // Every symbol the module defines, by linker name, as the link resolved
     // them: lookup() answers from here, one ORC lookup per kernel cost a

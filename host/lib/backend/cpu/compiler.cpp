@@ -40,7 +40,7 @@ std::vector<char> compile_to_object(std::string_view source, const CpuCompileOpt
         throw cpu::make_compile_error(collector.take(), options.source_name, pch_rejected);
     }
 
-    cpu::lower_static_constructors(*module, cpu::static_init_name(options.part));
+    cpu::lower_static_constructors(*module, options.part);
     std::vector<char> object;
     if (const std::optional<std::string> why = cpu::run_recoverable([&] {
             object = cpu::emit_object(*module, ci->getInvocation(),

@@ -84,10 +84,11 @@ std::vector<char> emit_object(llvm::Module &module, const clang::CompilerInvocat
 
 // static_init.cpp: llvm.global_ctors -> one function named
 // static_init_name(part) (nothing else would run them: there is no ORC
-// platform runtime), and a module-local __dso_handle for static destructors,
-// shared by the parts of a bundle.
+// platform runtime), and an object-local __dso_handle for static destructors,
+// named dso_handle_name(part).
 inline constexpr const char *static_init_symbol = "weft.static_init";
 std::string static_init_name(int part); // "weft.static_init", "weft.static_init.<part>"
-void lower_static_constructors(llvm::Module &module, const std::string &init_name);
+std::string dso_handle_name(int part);  // "__dso_handle", "__dso_handle.<part>"
+void lower_static_constructors(llvm::Module &module, int part);
 
 } // namespace weft::backend::cpu

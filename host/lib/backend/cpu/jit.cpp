@@ -186,6 +186,7 @@ std::unique_ptr<JitModule> CpuJit::load(std::vector<char> object, std::string na
     std::vector<std::vector<char>> objects = unbundle_objects(std::move(object));
     llvm::orc::SymbolLookupSet defined;
     std::vector<llvm::orc::SymbolStringPtr> inits; // one per part that has static constructors, in part order
+    std::vector<llvm::orc::SymbolStringPtr> dso_handles; // one per part that has static destructors
     for (std::size_t i = 0; i < objects.size(); ++i) {
         const std::string buffer_name = objects.size() == 1 ? module->name()
                                                             : module->name() + " part " + std::to_string(i + 1);
@@ -194,11 +195,14 @@ std::unique_ptr<JitModule> CpuJit::load(std::vector<char> object, std::string na
         objects[i] = {};
         auto interface = llvm::orc::getObjectFileInterface(es, buffer->getMemBufferRef());
         if (!interface) throw fail("not a loadable object", interface.takeError());
-        const auto init = impl_->intern(cpu::static_init_name(objects.size() == 1 ? 0 : static_cast<int>(i) + 1));
+        const int part = objects.size() == 1 ? 0 : static_cast<int>(i) + 1;
+        const auto init = impl_->intern(cpu::static_init_name(part));
+        const auto dso = impl_->intern(cpu::dso_handle_name(part));
         for (const auto &[symbol, flags] : interface->SymbolFlags) {
             if (symbol == interface->InitSymbol) continue;
             defined.add(symbol, llvm::orc::SymbolLookupFlags::WeaklyReferencedSymbol);
             if (symbol == init) inits.push_back(symbol);
+            if (symbol == dso) dso_handles.push_back(symbol);
         }
         if (llvm::Error e = impl_->layer->add(jd, std::move(buffer))) throw fail("adding the object", std::move(e));
     }
@@ -212,8 +216,9 @@ std::unique_ptr<JitModule> CpuJit::load(std::vector<char> object, std::string na
                             std::move(defined));
     if (!linked) throw fail("linking", linked.takeError());
     for (const auto &[symbol, address] : *linked) module->defined_.emplace((*symbol).str(), address.getAddress().toPtr<void *>());
-    if (const auto dso = linked->find(impl_->intern("__dso_handle")); dso != linked->end())
-        module->dso_handle_ = dso->second.getAddress().toPtr<void *>();
+    for (const llvm::orc::SymbolStringPtr &dso : dso_handles)
+        if (const auto at = linked->find(dso); at != linked->end())
+            module->dso_handles_.push_back(at->second.getAddress().toPtr<void *>());
     for (const llvm::orc::SymbolStringPtr &init : inits)
         if (const auto at = linked->find(init); at != linked->end()) at->second.getAddress().toPtr<void (*)()>()();
     return module;
@@ -222,7 +227,9 @@ std::unique_ptr<JitModule> CpuJit::load(std::vector<char> object, std::string na
 JitModule::JitModule(CpuJit &jit, void *dylib, std::string name) : jit_(jit), dylib_(dylib), name_(std::move(name)) {}
 
 JitModule::~JitModule() {
-    if (dso_handle_) exit_handlers().run(dso_handle_); // static destructors, while the code is still there
+    // Static destructors, while the code is still there: the last part's first,
+    // as a program's run in reverse order of construction.
+    for (auto dso = dso_handles_.rbegin(); dso != dso_handles_.rend(); ++dso) exit_handlers().run(*dso);
     auto &jd = *static_cast<llvm::orc::JITDylib *>(dylib_);
     if (llvm::Error e = jit_.impl_->session->removeJITDylib(jd))
         llvm::errs() << "weft: unloading JIT module '" << name_ << "': " << message_of(std::move(e)) << "\n";

@@ -38,8 +38,9 @@ std::vector<char> compile_module(std::string_view source, int parts, const CpuCo
     helpers.reserve(threads - 1);
     try {
         for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
-    } catch (const std::system_error &) {
-        // No more threads to be had: the ones that started, and this one, do it all.
+    } catch (...) {
+        // No more threads to be had (std::system_error, or no memory for one):
+        // the ones that started, and this one, do it all.
     }
     work();
     for (std::thread &t : helpers) t.join();

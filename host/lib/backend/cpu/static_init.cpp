@@ -18,16 +18,22 @@ std::string static_init_name(int part) {
     return part <= 0 ? std::string(static_init_symbol) : std::string(static_init_symbol) + "." + std::to_string(part);
 }
 
-void lower_static_constructors(llvm::Module &module, const std::string &init_name) {
+std::string dso_handle_name(int part) {
+    return part <= 0 ? std::string("__dso_handle") : "__dso_handle." + std::to_string(part);
+}
+
+void lower_static_constructors(llvm::Module &module, int part) {
+    const std::string init_name = static_init_name(part);
     // __cxa_atexit(dtor, object, &__dso_handle) registers static destructors
     // for this module: give it its own __dso_handle, in its own (JIT) memory,
-    // close enough for the PC-relative access hidden symbols get. Weak: the
-    // parts of a bundle each define one, and the link keeps one for the module.
+    // close enough for the PC-relative access hidden symbols get. Each part of
+    // a bundle has its own, named for the part (dso_handle_name), so that no
+    // PC-relative reference crosses objects the JIT may map far apart.
     if (llvm::GlobalVariable *dso = module.getNamedGlobal("__dso_handle"); dso && dso->isDeclaration()) {
         dso->setInitializer(llvm::Constant::getNullValue(dso->getValueType()));
-        dso->setLinkage(llvm::GlobalValue::WeakODRLinkage);
         dso->setVisibility(llvm::GlobalValue::HiddenVisibility);
         dso->setConstant(true);
+        if (part > 0) dso->setName(dso_handle_name(part));
     }
     llvm::GlobalVariable *list = module.getNamedGlobal("llvm.global_ctors");
     if (!list) return;
