@@ -61,28 +61,24 @@ std::vector<std::vector<char>> unbundle_objects(std::vector<char> bytes) {
     llvm::object::Archive archive(llvm::MemoryBufferRef(llvm::StringRef(bytes.data(), bytes.size()), "bundle"), error);
     if (error) throw malformed(message_of(std::move(error)));
     llvm::Error walk = llvm::Error::success();
+    // A member's problem ends the walk, whose own error must then be consumed.
+    const auto bad_member = [&](const std::string &why) {
+        llvm::consumeError(std::move(walk));
+        return malformed("member " + std::to_string(objects.size() + 1) + why);
+    };
     for (const llvm::object::Archive::Child &child : archive.children(walk)) {
         auto data = child.getBuffer();
-        if (!data) {
-            llvm::consumeError(std::move(walk));
-            throw malformed("member " + std::to_string(objects.size() + 1) + ": " + message_of(data.takeError()));
-        }
+        if (!data) throw bad_member(": " + message_of(data.takeError()));
         // LLVM's reader trusts a member header's size when the archive is cut
         // short (AddressSanitizer found the read past the end): check it here.
         const char *const end = bytes.data() + bytes.size();
         if (data->data() < bytes.data() || data->data() > end ||
-            data->size() > static_cast<std::size_t>(end - data->data())) {
-            llvm::consumeError(std::move(walk));
-            throw malformed("member " + std::to_string(objects.size() + 1) + " runs past the end of the bundle");
-        }
-        if (data->size() < sizeof elf_magic || std::memcmp(data->data(), elf_magic, sizeof elf_magic) != 0) {
-            llvm::consumeError(std::move(walk));
-            throw malformed("member " + std::to_string(objects.size() + 1) + " is not an ELF object");
-        }
-        if (objects.size() == max_bundled_objects) {
-            llvm::consumeError(std::move(walk));
-            throw malformed("more than " + std::to_string(max_bundled_objects) + " members");
-        }
+            data->size() > static_cast<std::size_t>(end - data->data()))
+            throw bad_member(" runs past the end of the bundle");
+        if (data->size() < sizeof elf_magic || std::memcmp(data->data(), elf_magic, sizeof elf_magic) != 0)
+            throw bad_member(" is not an ELF object");
+        if (objects.size() == max_bundled_objects)
+            throw bad_member(": more than " + std::to_string(max_bundled_objects) + " members");
         objects.emplace_back(data->begin(), data->end());
     }
     if (walk) throw malformed(message_of(std::move(walk)));
