@@ -50,6 +50,7 @@ int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &a
     }
     instances_[key] = -2;
     instantiating_.push_back(&def);
+    const std::size_t errors_at_start = diags_.error_count();
 
     ir::Function f;
     f.name = def.name;
@@ -116,6 +117,7 @@ int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &a
     const std::size_t index = out_.functions.size() - 1;
     scope_ = outer;
     instantiating_.pop_back();
+    note_factory_instance(def, errors_at_start);
     instances_[key] = static_cast<int>(index);
     if (std::find(out_.references.functions.begin(), out_.references.functions.end(),
                   out_.functions[index].mangled_name) == out_.references.functions.end())
@@ -260,6 +262,11 @@ void Checker::class_constants(const ast::ClassDef &c) {
         constants_[name] = ModuleConstant{*v, implicit, implicit ? literal : Value::Literal::None, s->location};
         out_.constants.push_back({name, *v, s->location});
     }
+}
+
+void Checker::note_factory_instance(const ast::FunctionDef &def, std::size_t errors_before) {
+    if (!def.factory_call.empty() && diags_.error_count() != errors_before)
+        diags_.note(def.factory_call_location, "in '" + def.name + "', made by `" + def.factory_call + "` here");
 }
 
 void Checker::check_kernel(const ast::FunctionDef &def, const std::vector<Type> &param_types, bool instance) {
@@ -635,7 +642,9 @@ void Checker::run() {
         if (is_kernel && !is_func) {
             if (out_.kernel(f.name) || generic_kernels_.count(f.name))
                 diags_.error(f.location, "kernel '" + f.name + "' is defined twice");
+            const std::size_t errors = diags_.error_count();
             kernel_definition(f);
+            note_factory_instance(f, errors);
         } else if (is_func && !is_kernel) {
             std::vector<Type> types;
             bool concrete = true;

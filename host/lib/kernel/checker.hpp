@@ -189,6 +189,7 @@ public:
     /// Checks a kernel's parameter annotations; a generic kernel is kept for
     /// its wp.overload instances, a concrete one is checked now.
     void kernel_definition(const ast::FunctionDef &def);
+    void note_factory_instance(const ast::FunctionDef &def, std::size_t errors_before);
     /// Every wp.overload(...) call and @wp.overload stub, in source order.
     void kernel_overloads();
     void overload_call(const ast::Expr &call);

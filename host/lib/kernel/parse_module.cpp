@@ -131,6 +131,14 @@ void Parser::add_top_level(StmtPtr s) {
         }
     }
     auto simple_name = [](const ExprPtr &e) { return e->kind == Expr::Kind::Name && e->text != "None"; };
+    // `scale2 = make_scale(2.0)`: an instance of a kernel factory.
+    if (s->kind == Stmt::Kind::Assign && s->targets.size() == 1 && simple_name(s->targets.front()) &&
+        s->value->kind == Expr::Kind::Call && s->value->children.front()->kind == Expr::Kind::Name) {
+        if (const ast::Factory *factory = find_factory(s->value->children.front()->text)) {
+            instantiate_factory(*factory, *s->value, s->targets.front()->text);
+            return;
+        }
+    }
     if (s->kind == Stmt::Kind::Assign && std::all_of(s->targets.begin(), s->targets.end(), simple_name)) {
         // `A = B = 1` defines two constants; each gets its own copy of the value.
         for (std::size_t i = 0; i < s->targets.size(); ++i) {
@@ -303,6 +311,7 @@ void Parser::parse_function(std::vector<ast::Decorator> decorators) {
         f.returns = std::move(returns.expr);
     }
     if (!expect_op(":", "':' after the function signature")) return;
+    if (f.decorators.empty() && !function_sink_ && body_defines_functions()) return parse_factory(std::move(f));
     // A @wp.overload stub's body is `...` (or pass, or a docstring).
     const bool stub = std::any_of(f.decorators.begin(), f.decorators.end(),
                                   [](const ast::Decorator &d) { return d.name == "overload" || d.name == "func_native"; });
@@ -311,6 +320,7 @@ void Parser::parse_function(std::vector<ast::Decorator> decorators) {
     f.body = parse_block("function definition", kw.location.line, BlockKind::Function);
     allow_ellipsis_ = saved_ellipsis;
     if (failed_) return;
+    if (function_sink_) return function_sink_->push_back(std::move(f));
     module_.order.emplace_back('f', module_.functions.size());
     module_.functions.push_back(std::move(f));
 }
@@ -408,4 +418,38 @@ ast::Module parse_module(const SourceFile &file, DiagnosticEngine &diags) {
 
 namespace weft::kernel::ast {
 ExprPtr clone(const Expr &e) { return detail::clone_tree(e); }
+
+StmtPtr clone(const Stmt &s) {
+    auto c = std::make_unique<Stmt>(s.kind, s.location);
+    c->text = s.text;
+    for (const ExprPtr &t : s.targets) c->targets.push_back(clone(*t));
+    if (s.value) c->value = clone(*s.value);
+    if (s.annotation) c->annotation = clone(*s.annotation);
+    if (s.test) c->test = clone(*s.test);
+    if (s.iter) c->iter = clone(*s.iter);
+    // Recursion is bounded by the parser's block depth and elif limits.
+    for (const StmtPtr &b : s.body) c->body.push_back(clone(*b));
+    for (const StmtPtr &b : s.orelse) c->orelse.push_back(clone(*b));
+    return c;
+}
+
+FunctionDef clone(const FunctionDef &f) {
+    FunctionDef c;
+    c.name = f.name;
+    c.location = f.location;
+    c.factory_call = f.factory_call;
+    c.factory_call_location = f.factory_call_location;
+    for (const Decorator &d : f.decorators) {
+        Decorator copy{d.name, d.qualified, d.called, {}, {}, d.location};
+        for (const Keyword &k : d.keywords) copy.keywords.push_back(Keyword{k.name, clone(*k.value), k.location});
+        for (const ExprPtr &a : d.args) copy.args.push_back(clone(*a));
+        c.decorators.push_back(std::move(copy));
+    }
+    for (const Param &p : f.params)
+        c.params.push_back(Param{p.name, p.annotation ? clone(*p.annotation) : nullptr,
+                                 p.default_value ? clone(*p.default_value) : nullptr, p.location});
+    if (f.returns) c.returns = clone(*f.returns);
+    for (const StmtPtr &s : f.body) c.body.push_back(clone(*s));
+    return c;
+}
 } // namespace weft::kernel::ast

@@ -151,6 +151,13 @@ private:
     void parse_params(std::vector<ast::Param> &params);
     void parse_class(std::vector<ast::Decorator> decorators);
 
+    // --- kernel factories (parse_factories.cpp) ---------------------------
+    bool body_defines_functions();
+    void parse_factory(ast::FunctionDef header);
+    bool factory_item(ast::Factory &factory);
+    const ast::Factory *find_factory(const std::string &name) const;
+    void instantiate_factory(const ast::Factory &factory, const ast::Expr &call, const std::string &target);
+
     detail::Lexer lexer_;
     DiagnosticEngine &diags_;
     std::deque<Token> ahead_;
@@ -177,6 +184,10 @@ private:
         AllowDict &operator=(const AllowDict &) = delete;
     };
     ast::Module module_;
+    std::vector<ast::Factory> factories_;
+    // Where parse_function puts a definition: the module, or the body of the
+    // kernel factory being parsed.
+    std::vector<ast::FunctionDef> *function_sink_ = nullptr;
 };
 
 } // namespace weft::kernel::detail

@@ -116,6 +116,10 @@ struct FunctionDef {
     ExprPtr returns; // null when no annotation
     std::vector<StmtPtr> body;
     SourceLocation location; // of the `def` keyword
+    /// An instance of a kernel factory: the call that made it ("double =
+    /// make_scale(...)") and where, for a note after errors in its body.
+    std::string factory_call;
+    SourceLocation factory_call_location;
 };
 
 struct ClassDef {
@@ -141,6 +145,21 @@ struct TopLevelAssign {
     SourceLocation location;
 };
 
+/// An undecorated top-level `def` whose body defines @wp.kernel / @wp.func
+/// functions and returns one of them: a kernel factory. Python runs it once
+/// per call, each call capturing its arguments; the parser instantiates it
+/// at each top-level `name = factory(args)`, so the checker only ever sees
+/// the instances (ordinary functions). Internal to the parser.
+struct Factory {
+    std::string name;
+    std::vector<Param> params;
+    std::vector<TopLevelAssign> values;  // `inv = 1.0 / factor`: computed per call, in order
+    std::vector<FunctionDef> functions; // the nested definitions, in source order
+    std::string returned;               // the name of the definition it returns
+    SourceLocation returned_location;
+    SourceLocation location; // of the `def` keyword
+};
+
 struct Module {
     std::vector<Import> imports;
     std::vector<TopLevelAssign> assignments;
@@ -156,5 +175,7 @@ struct Module {
 
 /// A deep copy of an expression tree (for rewrites that use a subexpression twice).
 ExprPtr clone(const Expr &e);
+StmtPtr clone(const Stmt &s);
+FunctionDef clone(const FunctionDef &f);
 
 } // namespace weft::kernel::ast
