@@ -156,6 +156,7 @@ void Parser::parse_factory(ast::FunctionDef header) {
     factory.params = std::move(header.params);
     factory.location = header.location;
     if (header.returns) report(header.returns->location, "a kernel factory's return annotation is not supported");
+    const std::size_t errors_at_start = diags_.error_count();
     advance(); // NEWLINE
     advance(); // INDENT
     while (!check(TokenKind::Dedent) && !check(TokenKind::EndOfFile)) {
@@ -172,7 +173,8 @@ void Parser::parse_factory(ast::FunctionDef header) {
     }
     if (check(TokenKind::Dedent)) advance();
     if (factory.returned.empty()) {
-        if (factory.returned_location.line != 0) return; // its return was reported
+        // A broken return, or a syntax error that swallowed it, is reported already.
+        if (factory.returned_location.line != 0 || diags_.error_count() != errors_at_start) return;
         report(factory.location, "kernel factory '" + factory.name +
                                      "' must end with `return NAME`, naming the @wp.kernel or @wp.func it makes");
         return;

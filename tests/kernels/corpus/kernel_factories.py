@@ -95,3 +95,27 @@ def make_normalize(lo: float, hi: float):
 
 
 unit = make_normalize(0.25, 1.75)
+
+
+@wp.func
+def inc(x: int):
+    return x + 1
+
+
+def make_twice(op):
+    # A factory of a function over a function: instances compose.
+    @wp.func
+    def twice(x: int):
+        return op(op(x))
+
+    return twice
+
+
+add2 = make_twice(inc)
+add4 = make_twice(add2)
+
+
+@wp.kernel
+def composed(n: wp.array(dtype=int)):
+    i = wp.tid()
+    n[i] = add4(n[i]) * 10 + add2(n[i])
