@@ -674,10 +674,18 @@ TEST_CASE("unsupported statements are named, at their location") {
     CHECK(in_kernel("    nonlocal n\n") == "2:5: nonlocal statements are not supported in kernels");
     CHECK(in_kernel("    async for i in x:\n        pass\n") == "2:5: async for loops are not supported in kernels");
     CHECK(in_kernel("    async with x:\n        pass\n") == "2:5: async with statements are not supported in kernels");
+    // In a kernel; an undecorated def that defines functions is a kernel factory instead.
+    auto decorated = [](const std::string &body) { return only_error("@wp.kernel\ndef f(x):\n" + body); };
+    CHECK(decorated("    def inner():\n        return 1\n") ==
+          "3:5: nested function definitions are not supported in kernels");
+    CHECK(decorated("    @wp.func\n    def inner():\n        return 1\n") ==
+          "3:5: nested function definitions are not supported in kernels");
+    CHECK(decorated("    if x:\n        def inner():\n            return 1\n") ==
+          "4:9: nested function definitions are not supported in kernels");
     CHECK(in_kernel("    def inner():\n        return 1\n") ==
-          "2:5: nested function definitions are not supported in kernels");
+          "2:5: function inside kernel factory 'f' needs @wp.func or @wp.kernel; host code is not supported");
     CHECK(in_kernel("    @wp.func\n    def inner():\n        return 1\n") ==
-          "2:5: nested function definitions are not supported in kernels");
+          "1:1: kernel factory 'f' must end with `return NAME`, naming the @wp.kernel or @wp.func it makes");
     CHECK(in_kernel("    class C:\n        pass\n") == "2:5: nested class definitions are not supported in kernels");
     CHECK(in_kernel("    import math\n") == "2:5: import statements are only supported at the top level of a module");
     CHECK(in_kernel("    match x:\n        case 1:\n            pass\n") ==

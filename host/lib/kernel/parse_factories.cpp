@@ -34,11 +34,6 @@ using ast::StmtPtr;
 
 namespace {
 
-bool starts_line(const Token &previous) {
-    return previous.kind == TokenKind::Newline || previous.kind == TokenKind::Indent ||
-           previous.kind == TokenKind::Dedent;
-}
-
 void collect_target_names(const Expr &target, std::set<std::string> &out) {
     if (target.kind == Expr::Kind::Name) out.insert(target.text);
     if (target.kind == Expr::Kind::Tuple || target.kind == Expr::Kind::Starred)
@@ -133,22 +128,23 @@ const std::string &root_name(const Expr &e) {
     return cur->text;
 }
 
-} // namespace
+const char *const factory_body_rule = "holds only @wp.kernel and @wp.func definitions, values computed from its "
+                                      "parameters (`name = expression`) and `return NAME`";
 
-bool Parser::body_defines_functions() {
-    // After `def f(...):` -- NEWLINE INDENT body DEDENT. A definition or a
-    // decorator at the start of any line of the body makes it a factory; no
-    // kernel body may hold either, so nothing else is misread.
-    if (!check(TokenKind::Newline) || peek(1).kind != TokenKind::Indent) return false;
-    int depth = 1;
-    for (std::size_t k = 2;; ++k) {
-        const Token &t = peek(k);
-        if (t.kind == TokenKind::EndOfFile) return false;
-        if (t.kind == TokenKind::Indent) ++depth;
-        if (t.kind == TokenKind::Dedent && --depth == 0) return false;
-        if ((t.is_op("@") || t.is_keyword("def")) && starts_line(peek(k - 1))) return true;
-    }
+/// `name = expression` in a factory's body: a value of each instance.
+bool add_factory_value(ast::Factory &factory, Stmt &s) {
+    const bool assign = (s.kind == Stmt::Kind::Assign && s.targets.size() == 1) ||
+                        (s.kind == Stmt::Kind::AnnAssign && s.value);
+    if (!assign || s.targets[0]->kind != Expr::Kind::Name) return false;
+    ast::TopLevelAssign value;
+    value.name = s.targets[0]->text;
+    value.location = s.targets[0]->location;
+    value.value = std::move(s.value);
+    factory.values.push_back(std::move(value));
+    return true;
 }
+
+} // namespace
 
 void Parser::parse_factory(ast::FunctionDef header) {
     ast::Factory factory;
@@ -157,8 +153,14 @@ void Parser::parse_factory(ast::FunctionDef header) {
     factory.location = header.location;
     if (header.returns) report(header.returns->location, "a kernel factory's return annotation is not supported");
     const std::size_t errors_at_start = diags_.error_count();
-    advance(); // NEWLINE
-    advance(); // INDENT
+    // The statements before the first definition: values and docstrings.
+    for (StmtPtr &s : header.body) {
+        if (s->kind == Stmt::Kind::Pass || (s->kind == Stmt::Kind::Expr && s->value->kind == Expr::Kind::String)) continue;
+        if (!add_factory_value(factory, *s))
+            report(s->location, "kernel factory '" + factory.name + "' " + factory_body_rule +
+                                    "; other statements are host code, which weft does not run");
+    }
+    // parse_block stopped at the first definition, inside the block.
     while (!check(TokenKind::Dedent) && !check(TokenKind::EndOfFile)) {
         const std::size_t start = consumed_;
         const bool compound = factory_item(factory);
@@ -234,8 +236,7 @@ bool Parser::factory_item(ast::Factory &factory) {
         advance(); // NEWLINE
         return false;
     }
-    const std::string allowed = where + " holds only @wp.kernel and @wp.func definitions, values computed from its "
-                                        "parameters (`name = expression`) and `return NAME`";
+    const std::string allowed = where + " " + factory_body_rule;
     if (t.kind == TokenKind::Keyword && !t.is_keyword("pass") && !t.is_keyword("not") && !t.is_keyword("lambda")) {
         fail(t.location, allowed + "; other statements are host code, which weft does not run");
         return starts_compound(t);
@@ -244,14 +245,7 @@ bool Parser::factory_item(ast::Factory &factory) {
     if (failed_ || !s) return false;
     if (s->kind == Stmt::Kind::Pass || (s->kind == Stmt::Kind::Expr && s->value->kind == Expr::Kind::String)) {
         // a docstring
-    } else if ((s->kind == Stmt::Kind::Assign && s->targets.size() == 1 && s->targets[0]->kind == Expr::Kind::Name) ||
-               (s->kind == Stmt::Kind::AnnAssign && s->value && s->targets[0]->kind == Expr::Kind::Name)) {
-        ast::TopLevelAssign value;
-        value.name = s->targets[0]->text;
-        value.location = s->targets[0]->location;
-        value.value = std::move(s->value);
-        factory.values.push_back(std::move(value));
-    } else {
+    } else if (!add_factory_value(factory, *s)) {
         fail(t.location, allowed + "; other statements are host code, which weft does not run");
         return false;
     }

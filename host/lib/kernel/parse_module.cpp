@@ -311,14 +311,18 @@ void Parser::parse_function(std::vector<ast::Decorator> decorators) {
         f.returns = std::move(returns.expr);
     }
     if (!expect_op(":", "':' after the function signature")) return;
-    if (f.decorators.empty() && !function_sink_ && body_defines_functions()) return parse_factory(std::move(f));
     // A @wp.overload stub's body is `...` (or pass, or a docstring).
     const bool stub = std::any_of(f.decorators.begin(), f.decorators.end(),
                                   [](const ast::Decorator &d) { return d.name == "overload" || d.name == "func_native"; });
     const bool saved_ellipsis = allow_ellipsis_;
     allow_ellipsis_ = stub;
-    f.body = parse_block("function definition", kw.location.line, BlockKind::Function);
+    // An undecorated top-level def that defines functions is a kernel factory:
+    // its body is parsed as one from the first definition on.
+    bool factory = false;
+    const bool may_be_factory = f.decorators.empty() && !function_sink_;
+    f.body = parse_block("function definition", kw.location.line, BlockKind::Function, may_be_factory ? &factory : nullptr);
     allow_ellipsis_ = saved_ellipsis;
+    if (factory) return parse_factory(std::move(f));
     if (failed_) return;
     if (function_sink_) return function_sink_->push_back(std::move(f));
     module_.order.emplace_back('f', module_.functions.size());

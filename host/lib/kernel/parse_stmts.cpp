@@ -298,7 +298,8 @@ bool Parser::check_target(const Node &target, TargetUse use) {
     return true;
 }
 
-std::vector<StmtPtr> Parser::parse_block(const std::string &what, std::uint32_t line, BlockKind kind) {
+std::vector<StmtPtr> Parser::parse_block(const std::string &what, std::uint32_t line, BlockKind kind,
+                                         bool *stopped_at_definition) {
     std::vector<StmtPtr> body;
     if (!check(TokenKind::Newline)) {
         // `if x: return` -- simple statements on the header's line.
@@ -322,7 +323,13 @@ std::vector<StmtPtr> Parser::parse_block(const std::string &what, std::uint32_t 
         return body;
     }
     advance(); // INDENT
-    while (!check(TokenKind::Dedent) && !check(TokenKind::EndOfFile)) statement(body, kind);
+    while (!check(TokenKind::Dedent) && !check(TokenKind::EndOfFile)) {
+        if (stopped_at_definition && (check_op("@") || check_kw("def"))) {
+            *stopped_at_definition = true; // the block stays open: the caller parses the rest
+            return body;
+        }
+        statement(body, kind);
+    }
     if (check(TokenKind::Dedent)) advance();
     return body;
 }

@@ -129,7 +129,10 @@ private:
     ast::StmtPtr simple_statement(BlockKind kind);
     [[gnu::always_inline]] inline ast::StmtPtr expression_statement();
     bool check_target(const Node &target, TargetUse use);
-    std::vector<ast::StmtPtr> parse_block(const std::string &what, std::uint32_t line, BlockKind kind);
+    /// With `stopped_at_definition`: stops before a line of the block that
+    /// starts a definition (`@`, `def`), sets it, and leaves the block open.
+    std::vector<ast::StmtPtr> parse_block(const std::string &what, std::uint32_t line, BlockKind kind,
+                                          bool *stopped_at_definition = nullptr);
     // Not inlined, unlike statement() and compound_statement(): folded
     // together, all three frames would be paid at each level in builds that do
     // not share stack slots (-O0, sanitizers), where only one is used.
@@ -152,7 +155,6 @@ private:
     void parse_class(std::vector<ast::Decorator> decorators);
 
     // --- kernel factories (parse_factories.cpp) ---------------------------
-    bool body_defines_functions();
     void parse_factory(ast::FunctionDef header);
     bool factory_item(ast::Factory &factory);
     const ast::Factory *find_factory(const std::string &name) const;
