@@ -80,8 +80,15 @@ std::optional<std::vector<Value>> Checker::builtin_keyword_args(const std::strin
         chosen_params = &params;
     }
     if (!chosen) {
+        // The full parameter lists: a shorter one is one of them with defaults left out.
+        const auto shortened = [&](const std::vector<std::string> &params) {
+            return std::any_of(signatures.begin(), signatures.end(), [&](const std::vector<std::string> &other) {
+                return other.size() > params.size() && std::equal(params.begin(), params.end(), other.begin());
+            });
+        };
         std::string sigs;
         for (const std::vector<std::string> &params : signatures) {
+            if (shortened(params)) continue;
             std::string s;
             for (const std::string &p : params) {
                 s += (s.empty() ? "" : ", ") + p;

@@ -81,8 +81,8 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
             auto c = evaluate_constant(*n_ast, lit);
             if (c && c->type.is_integer()) n = static_cast<int>(c->int_components[0]);
         }
-        // Warp takes any scalar dtype (bool and the half types included) and any n a matrix type
-        // may have; the shapes are those of wp.types.matrix (1 to 64).
+        // Warp takes any numeric scalar dtype (the half types included; not bool) and any n a
+        // matrix type may have; the shapes are those of wp.types.matrix (1 to 64).
         constexpr int max_n = 64;
         if (n < 1 || n > max_n) {
             diags_.error(n_ast ? n_ast->location : at,
@@ -92,9 +92,9 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
         std::optional<Type> dtype = Type::scalar(Scalar::Float32);
         if (dtype_ast) dtype = concrete_type(*dtype_ast);
         if (!dtype) return poison(); // a dtype that did not resolve was reported already
-        if (!dtype->is_scalar()) {
-            diags_.error(dtype_ast->location,
-                         "identity() dtype must be a scalar type (float32, float16, int32, ...), got '" + dtype->name() + "'");
+        if (!dtype->is_scalar() || dtype->is_bool()) {
+            diags_.error(dtype_ast->location, "identity() dtype must be a numeric scalar type (float32, float16, int32, "
+                                              "...), got '" + dtype->name() + "'");
             return poison();
         }
         const Type t = Type::matrix(dtype->scalar_type(), n, n);

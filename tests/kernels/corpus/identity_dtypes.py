@@ -1,5 +1,5 @@
 # wp.identity(n=..., dtype=...) for the dtypes and sizes Warp 1.19 takes: any
-# scalar type (float16, bfloat16, the integers and bool included) and any
+# numeric scalar type (float16, bfloat16 and the integers included) and any
 # matrix size, positionally or by keyword. Each identity is read back
 # component by component and stored, so the values compare with warp-lang.
 import warp as wp
@@ -27,16 +27,12 @@ def bfloat16_scaled(xs: wp.array(dtype=float), out: wp.array(dtype=float)):
 
 
 @wp.kernel
-def integer_identities(counts: wp.array(dtype=int), bytes_out: wp.array(dtype=wp.uint8), flags: wp.array(dtype=int)):
+def integer_identities(counts: wp.array(dtype=int), bytes_out: wp.array(dtype=wp.uint8)):
     i = wp.tid()
     m = wp.identity(n=4, dtype=wp.int32)
     u = wp.identity(dtype=wp.uint8, n=2)
-    e = wp.identity(n=2, dtype=wp.bool)
     counts[i] = m[i % 4, 1] * 10 + m[2, 2] + counts[i] * 100
     bytes_out[i] = u[i % 2, 0] + u[1, 1] * wp.uint8(2)
-    flags[i] = 0
-    if e[i % 2, 1]:
-        flags[i] = 1
 
 
 @wp.kernel
@@ -45,4 +41,4 @@ def sizes(xs: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
     one = wp.identity(n=1, dtype=float)
     five = wp.identity(n=5, dtype=wp.float64)
     six = wp.identity(n=6, dtype=float)
-    out[i] = five[i % 5, i % 5] * xs[i] + five[0, 4] + wp.float64(one[0, 0]) * 3.0 + wp.float64(six[5, 5]) * 7.0
+    out[i] = five[i % 5, i % 5] * xs[i] + five[0, 4] + wp.float64(one[0, 0] * 3.0 + six[5, 5] * 7.0)

@@ -1,5 +1,5 @@
 # expect: 10:14: 'indexedarray(dtype=float32)' cannot be sliced: index its leading dimensions with integers
-# expect: 11:17: 'indexedarray(dtype=float32, ndim=2)' cannot be sliced: index its leading dimensions with integers (x[i] is a view of the rest)
+# expect: 11:19: 'indexedarray(dtype=float32, ndim=2)' cannot be sliced: index its leading dimensions with integers (x[i] is a view of the rest)
 import warp as wp
 
 

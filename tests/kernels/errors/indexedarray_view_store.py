@@ -1,5 +1,5 @@
 # expect: 9:5: an array view cannot be assigned to
-# expect: 10:16: array of 2 dimensions indexed with 3 indexes: give at most 2
+# expect: 10:14: array of 2 dimensions indexed with 3 indexes: give at most 2
 import warp as wp
 
 
