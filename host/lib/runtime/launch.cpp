@@ -206,11 +206,13 @@ PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &pa
                 throw UserError(parameter_prefix(kernel, p) + "the array is on " + storage.device().name() +
                                 ", the kernel runs on " + device.name() + " (copy it with Array::to)");
             if (a.is_indexed_array()) check_index_arrays(kernel, p, a.indexed_array(), device);
-            const std::vector<std::int64_t> shape = a.is_array() ? a.array().shape() : a.indexed_array().shape();
-            if (const auto d = dimension_over_int32(shape))
-                throw LaunchError(parameter_prefix(kernel, p) + "dimension " + std::to_string(*d) + " of the " +
-                                  (a.is_array() ? "array's" : "indexed array's") + " shape " + shape_text(shape) +
-                                  " does not fit int32 (kernel array shapes are int32)");
+            const auto narrows = [&](const std::vector<std::int64_t> &shape, const char *what) {
+                if (const auto d = dimension_over_int32(shape))
+                    throw LaunchError(parameter_prefix(kernel, p) + "dimension " + std::to_string(*d) + " of the " + what +
+                                      " shape " + shape_text(shape) + " does not fit int32 (kernel array shapes are int32)");
+            };
+            if (a.is_array()) narrows(a.array().shape(), "array's");
+            else narrows(a.indexed_array().shape(), "indexed array's");
         } else {
             if (!is_value_type(p.type))
                 throw UserError(parameter_prefix(kernel, p) + "type " + p.type.name() + " cannot be a kernel parameter");
