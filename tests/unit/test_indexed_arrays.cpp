@@ -18,8 +18,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -77,6 +79,27 @@ def squares(x: wp.indexedarray(dtype=float), y: wp.array(dtype=float)):
 def gather_sum(x: wp.indexedarray(dtype=float), total: wp.array(dtype=float)):
     i = wp.tid()
     wp.atomic_add(total, 0, x[i] * 3.0)
+
+
+@wp.kernel
+def row_views(a: wp.indexedarray2d(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    r = a[i]
+    out[i] = r[0] + r[1] * 10.0 + float(r.shape[0]) * 100.0
+    r[2] = r[0] * 2.0
+    wp.atomic_add(a[i], 1, 0.5)
+
+
+@wp.kernel
+def row_products(a: wp.indexedarray2d(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    r = a[i]
+    y[i] = r[0] * r[1]
+
+
+@wp.kernel
+def shape_of(x: wp.array(dtype=float), out: wp.array(dtype=int)):
+    out[0] = x.shape[0]
 )";
 
 } // namespace
@@ -131,6 +154,71 @@ TEST_CASE("indexed arrays: reads, writes, atomics, len and shape go through the 
         m.kernel("grid").launch({2, 2}, {IndexedArray{b, {ints({2, 0}), ints({1, 1})}}, g});
         CHECK(g.to_vector<float>() == std::vector<float>{227, 227, 238, 221, 221, 232});
     }
+}
+
+TEST_CASE("indexed arrays: a[i] on a 2-D one is an indexed view of row i, as in Warp") {
+    TempDir cache("indexed");
+    Host host(weft::test::cached_host_options(cache.path));
+    for (const bool debug : {false, true}) {
+        INFO((debug ? "debug" : "release") << " mode");
+        ModuleLoadOptions options;
+        options.debug = debug;
+        const CompiledModule m = host.load_module_source(debug ? "indexed_views_debug" : "indexed_views", source, options);
+        // Rows indexed (2, 0): view 0 is base row 2, view 1 base row 0; each keeps 3 columns.
+        Array b = floats({3, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8});
+        Array out = Array::zeros(f32, {2});
+        m.kernel("row_views").launch({2}, {IndexedArray{b, {ints({2, 0}), std::nullopt}}, out});
+        CHECK(out.to_vector<float>() == std::vector<float>{376, 310});
+        CHECK(b.to_vector<float>() == std::vector<float>{0, 1.5f, 0, 3, 4, 5, 6, 7.5f, 12});
+        // Columns indexed too: the view keeps the column index array (1, 1, 0).
+        Array c = floats({3, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8});
+        m.kernel("row_views").launch({1}, {IndexedArray{c, {ints({1}), ints({1, 1, 0})}}, out});
+        CHECK(out.to_vector<float>()[0] == 4 + 40 + 300);
+        CHECK(c.to_vector<float>() == std::vector<float>{0, 1, 2, 8, 4.5f, 5, 6, 7, 8});
+    }
+}
+
+TEST_CASE("indexed arrays: gradients through a view of one reach the base's rows") {
+    TempDir cache("indexed");
+    Host host(weft::test::cached_host_options(cache.path));
+    const CompiledModule m = host.load_module_source("indexed_view_grads", source);
+    Array base = floats({3, 2}, {1, 2, 3, 4, 5, 6}, true);
+    Array y = Array::zeros(f32, {2}, Device::cpu(), true);
+    const IndexedArray x{base, {ints({2, 0}), std::nullopt}};
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        m.kernel("row_products").launch({2}, {x, y});
+    }
+    CHECK(y.to_vector<float>() == std::vector<float>{30, 2});
+    tape.backward({{y, floats({2}, {1, 1})}});
+    // d(r0 * r1): (r1, r0) on each selected row; row 1 is not selected.
+    CHECK(base.grad().to_vector<float>() == std::vector<float>{2, 1, 0, 0, 6, 5});
+}
+
+TEST_CASE("launches pack array shapes as int32: the largest fits exactly, a larger one is refused") {
+    TempDir cache("indexed");
+    Host host(weft::test::cached_host_options(cache.path));
+    const CompiledModule m = host.load_module_source("int32_shapes", source);
+    // A zero-stride view repeats one element: no allocation of its size.
+    const std::int64_t max = std::numeric_limits<std::int32_t>::max();
+    const Array one = floats({1}, {3});
+    Array out = Array::zeros(i32, {1});
+    m.kernel("shape_of").launch({1}, {one.view({max}, {0}), out});
+    CHECK(out.to_vector<std::int32_t>() == std::vector<std::int32_t>{2147483647});
+    CHECK_THAT(message_of<UserError>([&] { (void)one.view({max + 1}, {0}); }),
+               Catch::Contains("is more than 2147483647 (array shapes are int32)"));
+    // The raw layout writer refuses what would narrow.
+    std::byte view_bytes[ArrayViewLayout::size];
+    CHECK_THAT(message_of<UserError>([&] { write_array_view(view_bytes, 0, {4, max + 1}, {8, 4}); }),
+               Catch::Contains("write_array_view: dimension 1 of shape [4, 2147483648] does not fit int32"));
+    CHECK_THAT(message_of<UserError>([&] { write_array_view(view_bytes, 0, {4, 2}, {8}); }),
+               Catch::Contains("an array view has 1 to 4 dimensions, one stride each"));
+    write_array_view(view_bytes, 0, {4, max}, {8, 0});
+    std::int32_t shape[2];
+    std::memcpy(shape, view_bytes + ArrayViewLayout::shape_offset, sizeof shape);
+    CHECK(shape[0] == 4);
+    CHECK(shape[1] == 2147483647);
 }
 
 TEST_CASE("indexed arrays: gradients reach the base array's gradient through the indices") {

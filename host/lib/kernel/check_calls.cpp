@@ -81,13 +81,25 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
             auto c = evaluate_constant(*n_ast, lit);
             if (c && c->type.is_integer()) n = static_cast<int>(c->int_components[0]);
         }
-        std::optional<Type> dtype = Type::scalar(Scalar::Float32);
-        if (dtype_ast) dtype = concrete_type(*dtype_ast);
-        if (n < 2 || n > 4 || !dtype || !dtype->is_float() || is_half_precision(dtype->scalar_type())) {
-            diags_.error(at, "identity() needs n=2, 3 or 4 and dtype=float32 or float64");
+        // Warp takes any numeric scalar dtype (the half types included; not bool) and any n a
+        // matrix type may have; the shapes are those of wp.types.matrix (1 to 64).
+        constexpr int max_n = 64;
+        if (n < 1 || n > max_n) {
+            diags_.error(n_ast ? n_ast->location : at,
+                         "identity() needs n= an integer constant from 1 to " + std::to_string(max_n));
             return poison();
         }
-        return result(Type::matrix(dtype->scalar_type(), n, n));
+        std::optional<Type> dtype = Type::scalar(Scalar::Float32);
+        if (dtype_ast) dtype = concrete_type(*dtype_ast);
+        if (!dtype) return poison(); // a dtype that did not resolve was reported already
+        if (!dtype->is_scalar() || dtype->is_bool()) {
+            diags_.error(dtype_ast->location, "identity() dtype must be a numeric scalar type (float32, float16, int32, "
+                                              "...), got '" + dtype->name() + "'");
+            return poison();
+        }
+        const Type t = Type::matrix(dtype->scalar_type(), n, n);
+        note_type(t);
+        return result(t);
     }
 
     if (name == "transform_identity" || name == "quat_identity") {

@@ -1024,10 +1024,9 @@ Value Checker::call(const Expr &e) {
             for (const auto &p : o.params) names.push_back(p.name);
             if (std::find(signatures.begin(), signatures.end(), names) == signatures.end()) signatures.push_back(names);
         }
-        const auto order = keyword_order(n, e, signatures);
-        if (!order) return poison();
-        for (const Expr *a : *order) args.push_back(expr(*a));
-        return builtin_call(n, std::move(args), e.location, "");
+        auto bound = builtin_keyword_args(n, e, signatures);
+        if (!bound) return poison();
+        return builtin_call(n, std::move(*bound), e.location, "");
     }
     for (std::size_t i = 1; i < e.children.size(); ++i) args.push_back(expr(*e.children[i]));
     return builtin_call(n, std::move(args), e.location, "");

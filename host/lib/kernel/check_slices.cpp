@@ -43,8 +43,7 @@ std::optional<ir::IntValue> constant_int(const Value &v) {
 std::string too_many_indices(const Type &array, std::size_t given) {
     const std::string n = std::to_string(array.ndim());
     return "array of " + n + " dimension" + (array.ndim() == 1 ? "" : "s") + " indexed with " + std::to_string(given) +
-           " indexes: give " + (array.is_indexed_array() ? "exactly " + n
-                                                         : "at most " + n + " (fewer give a view of the remaining dimensions)");
+           " indexes: give at most " + n + " (fewer give a view of the remaining dimensions)";
 }
 
 Value Checker::int32_index(const Expr &e) {
@@ -117,6 +116,40 @@ Value Checker::array_view(const Expr &e, Value base) {
     }
     if (!ok) return poison();
     x->type = Type::array(t.element(), kept);
+    return Value{std::move(x)};
+}
+
+Value Checker::indexed_view(const Expr &e, Value base) {
+    // Warp 1.19 views an indexed array only by leading integer indices (its
+    // view() of indexedarray_t takes ints): the result is the indexed array of
+    // the remaining dimensions, their index arrays kept.
+    const Type t = base.type();
+    const std::size_t positions = e.children.size() - 1;
+    const auto spelled = [](int n) { return n == 1 ? "i" : n == 2 ? "i, j" : n == 3 ? "i, j, k" : "i, j, k, l"; };
+    for (std::size_t p = 0; p < positions; ++p)
+        if (e.children[p + 1]->kind == Expr::Kind::Slice) {
+            const int n = t.ndim();
+            diags_.error(e.children[p + 1]->location,
+                         "'" + t.name() + "' cannot be sliced: index its leading dimensions with integers (x[" +
+                             spelled(n > 1 ? n - 1 : 1) + "] is a view of the rest), or slice the base array on the host");
+            return poison();
+        }
+    if (static_cast<int>(positions) > t.ndim()) {
+        diags_.error(e.location, too_many_indices(t, positions));
+        return poison();
+    }
+    auto x = make(K::View, t, e.location);
+    x->args.push_back(std::move(base.expr));
+    x->index = 0; // no position is a slice
+    bool ok = true;
+    for (std::size_t p = 0; p < positions; ++p) {
+        Value v = int32_index(*e.children[p + 1]);
+        if (!v.ok()) ok = false;
+        else x->args.push_back(std::move(v.expr));
+    }
+    if (!ok) return poison();
+    x->type = Type::indexed_array(t.element(), t.ndim() - static_cast<int>(positions));
+    note_type(x->type);
     return Value{std::move(x)};
 }
 
@@ -221,16 +254,7 @@ Value Checker::sliced_subscript(const Expr &e, Value base) {
     const Type t = base.type();
     switch (t.kind()) {
     case Type::Kind::Array:
-        if (t.is_indexed_array()) {
-            // Warp 1.19 gives views of indexed arrays only for leading integer
-            // indices; weft has no indexed view type: one element at a time.
-            const int n = t.ndim();
-            diags_.error(e.location, "'" + t.name() + "' cannot be sliced or viewed: index all " + std::to_string(n) +
-                                         " of its dimension" + (n == 1 ? "" : "s") + " with integers (x[" +
-                                         (n == 1 ? "i" : n == 2 ? "i, j" : n == 3 ? "i, j, k" : "i, j, k, l") +
-                                         "]), or slice the base array on the host");
-            return poison();
-        }
+        if (t.is_indexed_array()) return indexed_view(e, std::move(base));
         return array_view(e, std::move(base));
     case Type::Kind::Vector:
     case Type::Kind::Matrix:

@@ -104,6 +104,11 @@ public:
     /// give against `signatures` (parameter names); reports and returns nullopt otherwise.
     std::optional<std::vector<const ast::Expr *>> keyword_order(const std::string &name, const ast::Expr &e,
                                                                 const std::vector<std::vector<std::string>> &signatures);
+    /// A registered builtin's arguments given with keywords, checked, in parameter
+    /// order: keyword_order(), and Warp's defaults for parameters a keyword skips
+    /// (check_builtin_keywords.cpp); nullopt after an error.
+    std::optional<std::vector<Value>> builtin_keyword_args(const std::string &name, const ast::Expr &e,
+                                                           const std::vector<std::vector<std::string>> &signatures);
     Value construct(const Type &type, const ast::Expr &call, SourceLocation at);
     /// wp.transform(...) and wp.transformation(...) (`generic`: dtype= allowed, the type inferred by the caller).
     Value construct_transform(const Type &type, const ast::Expr &call, SourceLocation at, std::vector<Value> args,
@@ -137,6 +142,8 @@ public:
     /// A subscript with a slice, or an array given fewer indices than dimensions.
     Value sliced_subscript(const ast::Expr &subscript, Value base);
     Value array_view(const ast::Expr &subscript, Value base);
+    /// x[i], x[i, j] on an indexed array of more dimensions: an indexed array of the rest.
+    Value indexed_view(const ast::Expr &subscript, Value base);
     Value composite_slice(const ast::Expr &subscript, Value base);
     /// An integer index or slice bound, as int32 (what Warp's view() takes).
     Value int32_index(const ast::Expr &e);

@@ -82,6 +82,16 @@ void write_indexed_view(std::byte *out, const IndexedArray &a) {
     std::memcpy(out + IndexedArrayLayout::shape_offset, shape, sizeof shape);
 }
 
+/// A kernel's array shapes are int32 (array_t, indexedarray_t): the dimension
+/// of `shape` that does not fit, if any. An Array keeps its dimensions within
+/// int32 when it is made (checked_element_count), and an index array is 1-D,
+/// so only a layout written from raw shapes can fail this.
+std::optional<std::size_t> dimension_over_int32(const std::vector<std::int64_t> &shape) {
+    for (std::size_t d = 0; d < shape.size(); ++d)
+        if (shape[d] < 0 || shape[d] > std::numeric_limits<std::int32_t>::max()) return d;
+    return std::nullopt;
+}
+
 /// What a kernel reads through an indexed array's index arrays: Warp's rules
 /// (contiguous 1-D int32, one per base dimension at most), and the launch's device.
 void check_index_arrays(std::string_view kernel, const KernelParam &p, const IndexedArray &a, Device device) {
@@ -109,6 +119,12 @@ void check_index_arrays(std::string_view kernel, const KernelParam &p, const Ind
 
 void write_array_view(std::byte *out, std::uint64_t address, const std::vector<std::int64_t> &shape,
                       const std::vector<std::int64_t> &byte_strides) {
+    if (shape.empty() || shape.size() > ArrayViewLayout::max_dims || byte_strides.size() != shape.size())
+        throw UserError("write_array_view: shape " + shape_text(shape) + " with " + std::to_string(byte_strides.size()) +
+                        " strides: an array view has 1 to 4 dimensions, one stride each");
+    if (const auto d = dimension_over_int32(shape))
+        throw UserError("write_array_view: dimension " + std::to_string(*d) + " of shape " + shape_text(shape) +
+                        " does not fit int32 (kernel array shapes are int32)");
     std::int32_t dims[ArrayViewLayout::max_dims] = {0, 0, 0, 0};
     std::int64_t strides[ArrayViewLayout::max_dims] = {0, 0, 0, 0};
     for (std::size_t d = 0; d < shape.size() && d < ArrayViewLayout::max_dims; ++d) {
@@ -190,6 +206,13 @@ PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &pa
                 throw UserError(parameter_prefix(kernel, p) + "the array is on " + storage.device().name() +
                                 ", the kernel runs on " + device.name() + " (copy it with Array::to)");
             if (a.is_indexed_array()) check_index_arrays(kernel, p, a.indexed_array(), device);
+            const auto narrows = [&](const std::vector<std::int64_t> &shape, const char *what) {
+                if (const auto d = dimension_over_int32(shape))
+                    throw LaunchError(parameter_prefix(kernel, p) + "dimension " + std::to_string(*d) + " of the " + what +
+                                      " shape " + shape_text(shape) + " does not fit int32 (kernel array shapes are int32)");
+            };
+            if (a.is_array()) narrows(a.array().shape(), "array's");
+            else narrows(a.indexed_array().shape(), "indexed array's");
         } else {
             if (!is_value_type(p.type))
                 throw UserError(parameter_prefix(kernel, p) + "type " + p.type.name() + " cannot be a kernel parameter");

@@ -58,3 +58,54 @@ def counts(c: wp.indexedarray3d(dtype=int), n: wp.array3d(dtype=int)):
     n[i, j, k] = c[i, j, k] * 10 + c.shape[2]
     wp.atomic_min(c, i, j, k, 3)
     c[i, j, k] += i
+
+
+# Views: leading integer indices of an indexed array give the indexed array of
+# the remaining dimensions (Warp's view() of indexedarray_t), its rows read
+# through the same index arrays. One thread per row, so writes do not race.
+@wp.func
+def row_total(r: wp.indexedarray(dtype=float)) -> float:
+    s = float(0.0)
+    for j in range(r.shape[0]):
+        s += r[j]
+    return s
+
+
+@wp.func
+def double_first(r: wp.indexedarray(dtype=float)):
+    r[0] = r[0] * 2.0
+
+
+@wp.kernel
+def row_reads(a: wp.indexedarray2d(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    if i < a.shape[0]:
+        r = a[i]
+        last = a[-1 - i]
+        out[i] = r[1] * 10.0 + float(r.shape[0]) * 100.0 + a[i][2] + last[0] * 0.5 + r[-1]
+
+
+@wp.kernel(enable_backward=False)
+def row_writes(a: wp.indexedarray2d(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    if i < a.shape[0]:
+        out[i] = row_total(a[i])
+        r = a[i]
+        r[0] = r[1] * 3.0
+        r[2] += 1.0
+        wp.atomic_add(r, 3, 5.0)
+        wp.atomic_max(a[i], 4, 1.5)
+        old = wp.atomic_sub(r, 5, 0.25)
+        a[i][6] = old
+        double_first(a[i])
+
+
+@wp.kernel(enable_backward=False)
+def line_views(c: wp.indexedarray3d(dtype=int), n: wp.array2d(dtype=int)):
+    i, j = wp.tid()
+    if i < c.shape[0] and j < c.shape[1]:
+        plane = c[i]
+        line = c[i, j]
+        n[i, j] = line[0] * 100 + plane[j, 1] * 10 + plane.shape[1] + line.shape[0]
+        wp.atomic_add(line, 2, 3)
+        line[3] = plane[j, 4] + 1

@@ -93,3 +93,19 @@ def displace(seed: int, vertices: wp.array(dtype=wp.vec3), amount: float, height
     state = wp.rand_init(seed)
     v = vertices[tid]
     heights[tid] = amount * wp.noise(state, v * 1.7) + wp.pnoise(state, wp.vec2(v[0], v[2]), 8, 8)
+
+
+@wp.kernel
+def keyword_controls(seed: int, points: wp.array(dtype=wp.vec3), fields: wp.array(dtype=wp.vec3),
+                     flat: wp.array(dtype=wp.vec2), heights: wp.array(dtype=float)):
+    # Keywords bind by Warp's names; one that skips a defaulted parameter
+    # (gain= without octaves= and lacunarity=) takes Warp's default for it.
+    tid = wp.tid()
+    state = wp.rand_init(seed, tid)
+    p = points[tid] * 1.3 + wp.vec3(float(tid) * 0.17, 0.4, -0.2)
+    soft = wp.curlnoise(state, p, gain=0.25)
+    rough = wp.curlnoise(state, p, lacunarity=3.0, octaves=wp.uint32(2))
+    timed = wp.curlnoise(state, xyzt=wp.vec4(p[0], p[1], p[2], 0.5), gain=0.4, octaves=wp.uint32(3))
+    fields[tid] = soft + rough * 0.5 + timed * 0.25
+    flat[tid] = wp.curlnoise(state=state, xy=wp.vec2(p[0], p[2]), lacunarity=2.5)
+    heights[tid] = wp.noise(state=state, xyz=p) + wp.pnoise(state, xy=wp.vec2(p[0] + 4.0, 1.5), py=3, px=2)

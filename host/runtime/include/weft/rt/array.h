@@ -176,6 +176,27 @@ template <bool Contig, typename T, typename... I> WEFT_RT_FN T &index_c(const in
     return index(a, i...);
 }
 template <typename T> WEFT_RT_FN bool innermost_dense(const indexedarray_t<T> &) { return true; }
+/// Warp's view() of an indexed array by leading integer indices (a negative
+/// one counts from the end of the indexed shape): the indexed array of the
+/// remaining dimensions over the selected part of the base, their index arrays
+/// and indexed shape kept. A base without data (no gradient) stays without.
+template <typename T, typename... I> WEFT_RT_FN indexedarray_t<T> view(const indexedarray_t<T> &a, I... i) {
+    constexpr int n = int(sizeof...(I));
+    static_assert(n >= 1 && n <= 3, "weft: a view of an indexed array takes 1 to 3 leading indices");
+    const int32 k[] = {int32(i)...};
+    int64 offset = 0;
+    for (int d = 0; d < n; ++d) offset += int64(rt::through(a, d, rt::wrap(k[d], a.shape[d]))) * a.arr.strides[d];
+    indexedarray_t<T> out{};
+    out.arr.data = a.arr.data ? reinterpret_cast<T *>(reinterpret_cast<char *>(a.arr.data) + offset) : nullptr;
+    for (int d = n; d < 4; ++d) {
+        out.arr.shape[d - n] = a.arr.shape[d];
+        out.arr.strides[d - n] = a.arr.strides[d];
+        out.indices[d - n] = a.indices[d];
+        out.shape[d - n] = a.shape[d];
+    }
+    out.arr.ndim = a.arr.ndim - n;
+    return out;
+}
 
 /// A slice of one array dimension, as Warp's slice_t: an omitted start is
 /// slice_begin, an omitted stop slice_end (the front end's ir::slice_begin/end).
