@@ -235,6 +235,43 @@ TEST_CASE("repeating an identical registration inside one init records it once")
     CHECK(r.overloads("_g").size() == 1);
 }
 
+TEST_CASE("commit returns what the owner registered, in call order, as the registry's records") {
+    Registry r;
+    add(r, "a", spec("_shared", {{"x", "float32"}}, "float32", "p::s"));
+    auto tx = r.begin("b");
+    tx.add_builtin(spec("_b_one", {}, "", "b::one"));
+    tx.add_builtin(spec("_shared", {{"x", "float32"}}, "float32", "p::s"));
+    tx.add_builtin(spec("_b_one", {{"x", "int32"}}, "", "b::one_i")); // a second overload of a new name
+    tx.add_builtin(spec("_b_one", {}, "", "b::one"));                 // repeated: recorded once
+    const OverloadList list = tx.commit();
+    CHECK(tx.staged_builtins().empty()); // moved into the registry, not copied
+    REQUIRE(list.size() == 3);
+    std::vector<std::string> natives;
+    for (const BuiltinOverload &o : list) natives.push_back(o.native_name);
+    CHECK(natives == std::vector<std::string>{"b::one", "p::s", "b::one_i"});
+    CHECK(&list[0] == &r.overloads("_b_one")[0]);
+    CHECK(&list[1] == &r.overloads("_shared")[0]);
+    CHECK(&list[2] == &r.overloads("_b_one")[1]);
+    CHECK(list[1].owners == std::vector<std::string>{"a", "b"});
+    CHECK(r.builtin_count() == 3);
+
+    // An owner registering again what it owns: listed, and owned once.
+    auto again = r.begin("a");
+    again.add_builtin(spec("_shared", {{"x", "float32"}}, "float32", "p::s"));
+    const OverloadList second = again.commit();
+    REQUIRE(second.size() == 1);
+    CHECK(&second[0] == &r.overloads("_shared")[0]);
+    CHECK(second[0].owners == std::vector<std::string>{"a", "b"});
+
+    // The records are live: a later owner sharing one shows in the earlier list.
+    add(r, "c", spec("_b_one", {}, "", "b::one"));
+    CHECK(list[0].owners == std::vector<std::string>{"b", "c"});
+    CHECK_THROWS_AS(list[3], std::out_of_range);
+    r.clear();
+    CHECK_THAT(message_of<InternalError>([&] { (void)list[0]; }), Catch::Contains("after Registry::clear()"));
+    CHECK(OverloadList().empty());
+}
+
 TEST_CASE("registering builtins compares each one only with the overloads of its own name") {
     // Every registration used to be compared with every overload staged before
     // it: 100,000 builtins took 42 s. bench/registry measures the time.

@@ -280,8 +280,11 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
         entry->image = std::move(verified->image);
     }
     entry->library = std::move(library);
-    ctx.transaction.commit();
-    entry->plugin.builtins = ctx.transaction.release_staged_builtins();
+    // Room for the entry first (geometrically: reserve(size() + 1) would
+    // reallocate per plugin): once committed, nothing may fail before the
+    // plugin that owns the registrations is kept.
+    if (entries.size() == entries.capacity()) entries.reserve(std::max<std::size_t>(16, 2 * entries.size()));
+    entry->plugin.builtins = ctx.transaction.commit();
     // Composed only when someone listens: most hosts log loader info to no one.
     if (logger.enabled(LogLevel::Info, "loader"))
         logger.log(LogLevel::Info, "loader",
