@@ -165,10 +165,11 @@ TEST_CASE("two plugins registering identical contracts both load and share owner
     const LoadedPlugin *b = host.plugin("same_b");
     REQUIRE(a);
     REQUIRE(b);
-    REQUIRE(a->builtins.size() == 1);
-    REQUIRE(b->builtins.size() == 1);
+    REQUIRE(a->builtins.size() == 2);
+    REQUIRE(b->builtins.size() == 2);
     CHECK(&a->builtins[0] == &r.overloads("_same_twice")[0]);
     CHECK(&b->builtins[0] == &r.overloads("_same_twice")[0]);
+    CHECK(&b->builtins[1] == &r.overloads("_same_first")[0]);
     CHECK(a->builtins[0].owners == std::vector<std::string>{"same_a", "same_b"});
 }
 

@@ -566,24 +566,24 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
     if (!is_identifier(spec.name)) throw invalid("builtin name '" + spec.name + "' is not a valid identifier");
     if (is_python_keyword(spec.name)) throw invalid("builtin name '" + spec.name + "' is a reserved keyword");
 
-    // The record is built where it is kept, at the end of staged_builtins_:
-    // building it aside and moving it in, and moving the earlier ones each
-    // time the vector grew, was a fifth of this function (bench/plugin_load).
-    // Records are large, so the vector grows from 64 (most plugins never
-    // grow it). Until `kept` is set, `unstage` drops the slot: a rejected
-    // call, or one that returns an overload staged before, leaves
-    // staged_builtins_ as it was.
+    // The record is built where it is kept: in a vector of its own, which a
+    // new name's registry entry takes over at commit. Building it aside and
+    // moving it in was a fifth of this function, and moving it again into
+    // the registry at commit a third of commit (bench/plugin_load). Until
+    // `kept` is set, `unstage` drops the slot: a rejected call, or one that
+    // returns an overload staged before, leaves staged_builtins_ as it was.
     if (staged_builtins_.size() == staged_builtins_.capacity())
         staged_builtins_.reserve(std::max<std::size_t>(64, 2 * staged_builtins_.size()));
-    BuiltinOverload &o = staged_builtins_.emplace_back();
+    std::vector<BuiltinOverload> &slot = staged_builtins_.emplace_back();
     bool kept = false;
     struct Unstage {
-        std::vector<BuiltinOverload> &staged;
+        std::vector<std::vector<BuiltinOverload>> &staged;
         const bool &kept;
         ~Unstage() {
-            if (!kept) staged.pop_back(); // no reallocation: references to earlier records stay valid
+            if (!kept) staged.pop_back();
         }
     } unstage{staged_builtins_, kept};
+    BuiltinOverload &o = slot.emplace_back();
     o.name = spec.name;
     o.params.reserve(spec.params.size());
     // Duplicate parameter names: a scan of the few earlier ones, or a set once
@@ -680,11 +680,11 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
     const std::size_t hash = overload_hash(o, name_hash);
     // Another overload can share the hash: a hit is one with the same name and types.
     if (const std::size_t at = pending_->new_overload_at.find(hash, [&](std::size_t i) {
-            const BuiltinOverload &e = staged_builtins_[i];
+            const BuiltinOverload &e = staged_builtins_[i].front();
             return e.name == o.name && same_overload(e, o);
         });
         at != HashIndex::npos) {
-        const BuiltinOverload &e = staged_builtins_[at];
+        const BuiltinOverload &e = staged_builtins_[at].front();
         ++overloads_compared_;
         if (e.identity() == o.identity()) return e; // already staged by this init: nothing new
         throw RegistrationError(RegistrationError::Kind::Conflict,
@@ -699,7 +699,7 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
         if (e.identity() == identity) {
             // Identical contract: the existing function is returned, ownership is shared.
             if (auto at = pending_->shared_identities.find(identity); at != pending_->shared_identities.end())
-                return staged_builtins_[at->second]; // shared earlier in this init
+                return staged_builtins_[at->second].front(); // shared earlier in this init
             const bool owned = std::find(e.owners.begin(), e.owners.end(), owner_) != e.owners.end();
             o = e; // the staged record is the existing one, as it will be after commit
             if (!owned) o.owners.push_back(owner_);
@@ -860,11 +860,15 @@ OverloadList Registry::Transaction::commit() {
     // Moved, not copied: the owner's record of what it registered is refs,
     // positions of these records in the registry.
     for (const Pending::New &fresh : pending_->new_overloads) {
-        BuiltinOverload &o = staged_builtins_[fresh.staged];
-        const std::size_t name_at = s.builtins.find_or_add(o.name, fresh.name_hash);
+        std::vector<BuiltinOverload> &record = staged_builtins_[fresh.staged];
+        const std::size_t name_at = s.builtins.find_or_add(record.front().name, fresh.name_hash);
         std::vector<BuiltinOverload> &overloads = s.builtins.at(name_at).overloads;
         refs[fresh.staged] = {static_cast<std::uint32_t>(name_at), static_cast<std::uint32_t>(overloads.size())};
-        overloads.push_back(std::move(o));
+        // A new name (most of a plugin's) takes the record's vector as it is.
+        if (overloads.empty())
+            overloads = std::move(record);
+        else
+            overloads.push_back(std::move(record.front()));
         ++s.builtin_count;
     }
     for (const Pending::Shared &shared : pending_->shared_overloads) {

@@ -266,7 +266,7 @@ public:
 
     /// Validates and stages a builtin overload. Returns the overload as it will
     /// be after commit (an identical existing one, with this owner added); the
-    /// reference is valid until the next call on this transaction.
+    /// reference is valid until commit or rollback.
     /// Throws RegistrationError; a rejected call stages nothing.
     const BuiltinOverload &add_builtin(const BuiltinSpec &spec);
     /// The same for a native type; an identical schema under the same name is shared.
@@ -279,14 +279,15 @@ public:
     /// or shared), in call order, as the registry now holds it. Cannot fail:
     /// every staged item was validated against the registry, which no one
     /// else changes while this is open. The staged builtins are moved into
-    /// the registry: staged_builtins() is empty afterwards.
+    /// the registry: staged_builtin_count() is 0 afterwards.
     OverloadList commit();
     /// Drops everything staged (also what the destructor does without commit).
     void rollback();
 
     const std::string &owner() const { return owner_; }
-    /// Everything this owner registered through the transaction (new or shared), in call order, until commit.
-    const std::vector<BuiltinOverload> &staged_builtins() const { return staged_builtins_; }
+    /// How many builtins this owner registered through the transaction (new or
+    /// shared; a repeated call counts once), until commit.
+    std::size_t staged_builtin_count() const { return staged_builtins_.size(); }
     const std::vector<NativeTypeInfo> &staged_native_types() const { return staged_types_; }
     /// How many existing overloads registrations were compared with: it grows
     /// with the overloads of each name, not with all overloads (tests and benches).
@@ -302,7 +303,9 @@ private:
     std::string owner_;
     std::optional<NamespacePolicy> policy_;
     std::unique_ptr<Pending> pending_;
-    std::vector<BuiltinOverload> staged_builtins_;
+    // Each staged overload in a vector of its own, in call order: commit hands
+    // a new name that vector instead of moving the record into a new one.
+    std::vector<std::vector<BuiltinOverload>> staged_builtins_;
     std::vector<NativeTypeInfo> staged_types_;
     std::size_t overloads_compared_ = 0;
 };
