@@ -585,6 +585,16 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
     } unstage{staged_builtins_, kept};
     BuiltinOverload &o = slot.emplace_back();
     o.name = spec.name;
+    // Types by reference into the transaction's cache, copied once into the
+    // record: parse_type() returns a copy, and a Type is large (names, codes,
+    // shared pointers).
+    Type uncached;
+    auto type_of = [&](const std::string &name) -> const Type & {
+        for (const auto &[written, type] : pending_->type_cache)
+            if (written == name) return type;
+        uncached = parse_type(name); // resolves it, and caches it while there is room
+        return uncached;
+    };
     o.params.reserve(spec.params.size());
     // Duplicate parameter names: a scan of the few earlier ones, or a set once
     // a (hostile) list is long enough for the scan to be quadratic.
@@ -601,9 +611,7 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
                                : !seen.insert(p.name).second;
         if (twice) throw invalid(what() + ": parameter name '" + p.name + "' appears twice");
         try {
-            Parameter &param = o.params.emplace_back();
-            param.name = p.name;
-            param.type = parse_type(p.type);
+            o.params.emplace_back(p.name, type_of(p.type));
         } catch (const RegistrationError &e) {
             throw RegistrationError(e.kind(), what() + ": parameter '" + p.name + "': " + e.what());
         }
@@ -611,7 +619,7 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
     }
     if (!spec.result.empty()) {
         try {
-            o.result = parse_type(spec.result);
+            o.result = type_of(spec.result);
         } catch (const RegistrationError &e) {
             throw RegistrationError(e.kind(), what() + ": result: " + e.what());
         }
@@ -648,7 +656,7 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
             throw invalid(what() + ": adjoint_native '" + spec.adjoint_native + "' is not a valid qualified C++ identifier");
         o.adjoint_native = spec.adjoint_native;
     }
-    o.owners = {owner_};
+    o.owners.assign(1, owner_);
 
     // The name's committed overloads, and where they are for an OverloadRef.
     const std::size_t name_hash = NameTable::hash_of(spec.name);
