@@ -491,7 +491,7 @@ std::string Registry::contract_digest() const {
 
 struct Registry::Transaction::Pending {
     // Overloads new to the registry, as indexes into staged_builtins_: each is
-    // stored once until commit copies it into the registry.
+    // stored once, and commit hands it to the registry.
     struct New {
         std::size_t staged;    // index into staged_builtins_
         std::size_t name_hash; // NameTable::hash_of(name)
@@ -737,7 +737,8 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
     }
     // Reserved first, so that after the index names the staged record
     // nothing can fail before it is kept. Geometrically: reserve(size() + 1)
-    // reallocated the list on every call (bench/plugin_load).
+    // reallocated the list on every call, which made one init's registrations
+    // quadratic again (bench/registry).
     std::vector<Pending::New> &fresh = pending_->new_overloads;
     if (fresh.size() == fresh.capacity()) fresh.reserve(std::max<std::size_t>(64, 2 * fresh.size()));
     pending_->new_overload_at.add(hash, staged_builtins_.size() - 1);
@@ -865,8 +866,8 @@ OverloadList Registry::Transaction::commit() {
         s.native_types.emplace(name, std::move(t));
     }
     for (const std::string &name : pending_->shared_types) s.native_types.at(name).owners.push_back(owner_);
-    // Moved, not copied: the owner's record of what it registered is refs,
-    // positions of these records in the registry.
+    // Handed over, not copied: the owner's record of what it registered is
+    // refs, positions of these records in the registry.
     for (const Pending::New &fresh : pending_->new_overloads) {
         std::vector<BuiltinOverload> &record = staged_builtins_[fresh.staged];
         const std::size_t name_at = s.builtins.find_or_add(record.front().name, fresh.name_hash);
