@@ -42,7 +42,12 @@ TEST_CASE("a plugin loads and its registrations reach the registry") {
     CHECK(p.manifest.version.str() == "1.2.0");
     CHECK(p.abi_version == 1);
     CHECK(p.sdk_version == "0.1.0");
-    CHECK(p.builtins.size() == 3);
+    REQUIRE(p.builtins.size() == 3);
+    // The plugin's record is the registry's records, in call order.
+    std::vector<std::string> registered;
+    for (const BuiltinOverload &b : p.builtins) registered.push_back(b.native_name);
+    CHECK(registered == std::vector<std::string>{"warp_test::scale", "warp_test::add", "warp_test::handle"});
+    CHECK(&p.builtins[0] == &host.registry().overloads("_test_native_scale")[0]);
     CHECK(p.native_types.size() == 3);
     REQUIRE(p.build_options.size() == 1);
     CHECK(p.build_options[0].extra_cpu_preamble == "#define WT_COLOR 1");
@@ -155,6 +160,17 @@ TEST_CASE("two plugins registering identical contracts both load and share owner
     CHECK(r.overloads("_same_twice")[0].owners == std::vector<std::string>{"same_a", "same_b"});
     CHECK(r.native_type("same::Pair")->owners == std::vector<std::string>{"same_a", "same_b"});
     CHECK(r.native_type_count() == 1); // same::Pair, registered twice, stored once
+    // Each plugin's list names the one shared record, as the registry holds it now.
+    const LoadedPlugin *a = host.plugin("same_a");
+    const LoadedPlugin *b = host.plugin("same_b");
+    REQUIRE(a);
+    REQUIRE(b);
+    REQUIRE(a->builtins.size() == 2);
+    REQUIRE(b->builtins.size() == 2);
+    CHECK(&a->builtins[0] == &r.overloads("_same_twice")[0]);
+    CHECK(&b->builtins[0] == &r.overloads("_same_twice")[0]);
+    CHECK(&b->builtins[1] == &r.overloads("_same_first")[0]);
+    CHECK(a->builtins[0].owners == std::vector<std::string>{"same_a", "same_b"});
 }
 
 TEST_CASE("an unsupported ABI is refused from the manifest, before any plugin code runs") {

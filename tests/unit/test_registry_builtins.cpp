@@ -182,7 +182,7 @@ TEST_CASE("a rejected call stages nothing and a dropped transaction leaves the r
         auto tx = r.begin("p");
         tx.add_builtin(spec("_p_a", {}, "", "p::a"));
         CHECK_THROWS_AS(tx.add_builtin(spec("bad-name", {}, "", "p::b")), RegistrationError);
-        CHECK(tx.staged_builtins().size() == 1);
+        CHECK(tx.staged_builtin_count() == 1);
         CHECK_FALSE(r.has_builtin("_p_a")); // staged, not committed
     }
     CHECK_FALSE(r.has_builtin("_p_a"));
@@ -229,10 +229,48 @@ TEST_CASE("repeating an identical registration inside one init records it once")
     tx.add_builtin(spec("_f", {{"x", "float32"}}, "float32", "p::f"));
     tx.add_builtin(spec("_g", {}, "", "p::g"));
     tx.add_builtin(spec("_g", {}, "", "p::g"));
-    CHECK(tx.staged_builtins().size() == 2);
+    CHECK(tx.staged_builtin_count() == 2);
     tx.commit();
     CHECK(r.overloads("_f")[0].owners == std::vector<std::string>{"a", "b"});
     CHECK(r.overloads("_g").size() == 1);
+}
+
+TEST_CASE("commit returns what the owner registered, in call order, as the registry's records") {
+    Registry r;
+    add(r, "a", spec("_shared", {{"x", "float32"}}, "float32", "p::s"));
+    auto tx = r.begin("b");
+    const BuiltinOverload &first = tx.add_builtin(spec("_b_one", {}, "", "b::one"));
+    tx.add_builtin(spec("_shared", {{"x", "float32"}}, "float32", "p::s"));
+    tx.add_builtin(spec("_b_one", {{"x", "int32"}}, "", "b::one_i")); // a second overload of a new name
+    tx.add_builtin(spec("_b_one", {}, "", "b::one"));                 // repeated: recorded once
+    CHECK(first.native_name == "b::one"); // a staged record stays put until commit
+    const OverloadList list = tx.commit();
+    CHECK(tx.staged_builtin_count() == 0); // moved into the registry, not copied
+    REQUIRE(list.size() == 3);
+    std::vector<std::string> natives;
+    for (const BuiltinOverload &o : list) natives.push_back(o.native_name);
+    CHECK(natives == std::vector<std::string>{"b::one", "p::s", "b::one_i"});
+    CHECK(&list[0] == &r.overloads("_b_one")[0]);
+    CHECK(&list[1] == &r.overloads("_shared")[0]);
+    CHECK(&list[2] == &r.overloads("_b_one")[1]);
+    CHECK(list[1].owners == std::vector<std::string>{"a", "b"});
+    CHECK(r.builtin_count() == 3);
+
+    // An owner registering again what it owns: listed, and owned once.
+    auto again = r.begin("a");
+    again.add_builtin(spec("_shared", {{"x", "float32"}}, "float32", "p::s"));
+    const OverloadList second = again.commit();
+    REQUIRE(second.size() == 1);
+    CHECK(&second[0] == &r.overloads("_shared")[0]);
+    CHECK(second[0].owners == std::vector<std::string>{"a", "b"});
+
+    // The records are live: a later owner sharing one shows in the earlier list.
+    add(r, "c", spec("_b_one", {}, "", "b::one"));
+    CHECK(list[0].owners == std::vector<std::string>{"b", "c"});
+    CHECK_THROWS_AS(list[3], std::out_of_range);
+    r.clear();
+    CHECK_THAT(message_of<InternalError>([&] { (void)list[0]; }), Catch::Contains("after Registry::clear()"));
+    CHECK(OverloadList().empty());
 }
 
 TEST_CASE("registering builtins compares each one only with the overloads of its own name") {
@@ -254,7 +292,7 @@ TEST_CASE("registering builtins compares each one only with the overloads of its
                Catch::Contains("conflicting builtin overload _m_f9(x: float32) -> float32") &&
                    Catch::Contains("in the same init"));
     CHECK(tx.overloads_compared() == 2);
-    CHECK(tx.staged_builtins().size() == n + 4);
+    CHECK(tx.staged_builtin_count() == n + 4);
     tx.commit();
     CHECK(r.overloads("_m_over").size() == 4);
     CHECK(r.overloads("_m_f19999").size() == 1);
@@ -263,5 +301,5 @@ TEST_CASE("registering builtins compares each one only with the overloads of its
     tx2.add_builtin(spec("_m_f5", {{"x", "float32"}}, "float32", "m::f5"));
     tx2.add_builtin(spec("_m_f5", {{"x", "float32"}}, "float32", "m::f5"));
     CHECK(tx2.overloads_compared() == 2);
-    CHECK(tx2.staged_builtins().size() == 1);
+    CHECK(tx2.staged_builtin_count() == 1);
 }

@@ -25,6 +25,9 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace weft {
 
@@ -76,6 +79,9 @@ struct Host::Impl {
         boost::dll::shared_library library;
     };
     std::vector<std::unique_ptr<Entry>> entries; // load order
+    // The entries by name, sorted, for find(): scanning every entry per lookup
+    // made load_all quadratic in the number of plugins (bench/plugin_load).
+    std::vector<std::pair<std::string_view, const LoadedPlugin *>> by_name;
     std::map<std::string, std::unique_ptr<ModuleSettings>, std::less<>> modules;
     mutable std::optional<ArtifactCache> cache;
     std::optional<RemoteCache> remote; // constructed with the host: a bad URL or key fails early
@@ -119,6 +125,7 @@ struct Host::Impl {
         loaded_modules.clear(); // handles still held elsewhere keep their code, but cannot launch
         // Registrations first: nothing may refer to a plugin once its code is gone.
         registry.clear();
+        by_name.clear();
         while (!entries.empty()) {
             debug([&] { return "unloading " + plugin_label(entries.back()->plugin.name()); });
             entries.pop_back();
@@ -131,9 +138,12 @@ struct Host::Impl {
     }
 
     const LoadedPlugin *find(std::string_view name) const {
-        for (const auto &e : entries)
-            if (e->plugin.name() == name) return &e->plugin;
-        return nullptr;
+        const auto it = name_position(name);
+        return it != by_name.end() && it->first == name ? it->second : nullptr;
+    }
+    auto name_position(std::string_view name) const -> decltype(by_name)::const_iterator {
+        return std::lower_bound(by_name.begin(), by_name.end(), name,
+                                [](const auto &e, std::string_view n) { return e.first < n; });
     }
 
     const LoadedPlugin &load_one(const PluginManifest &manifest);
@@ -280,15 +290,21 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
         entry->image = std::move(verified->image);
     }
     entry->library = std::move(library);
-    ctx.transaction.commit();
-    entry->plugin.builtins = ctx.transaction.release_staged_builtins();
+    // Room for the entry first (geometrically: reserve(size() + 1) would
+    // reallocate per plugin): once committed, nothing may fail before the
+    // plugin that owns the registrations is kept.
+    if (entries.size() == entries.capacity()) entries.reserve(std::max<std::size_t>(16, 2 * entries.size()));
+    if (by_name.size() == by_name.capacity()) by_name.reserve(std::max<std::size_t>(16, 2 * by_name.size()));
+    entry->plugin.builtins = ctx.transaction.commit();
     // Composed only when someone listens: most hosts log loader info to no one.
     if (logger.enabled(LogLevel::Info, "loader"))
         logger.log(LogLevel::Info, "loader",
                    "loaded " + who + " " + m.version.str() + ": " + std::to_string(entry->plugin.builtins.size()) +
                        " builtins, " + std::to_string(entry->plugin.native_types.size()) + " native types");
     entries.push_back(std::move(entry));
-    return entries.back()->plugin;
+    const LoadedPlugin &loaded = entries.back()->plugin;
+    by_name.insert(name_position(loaded.name()), {loaded.name(), &loaded}); // reserved: cannot fail
+    return loaded;
 }
 
 LoadReport Host::Impl::load_all(std::vector<PluginManifest> roots, std::vector<PluginManifest> available,

@@ -89,8 +89,9 @@ bool same_overload(const BuiltinOverload &a, const BuiltinOverload &b) {
 }
 
 /// The staged-overload index key of a name and its parameter types (see Pending::new_overload_at).
-std::size_t overload_hash(const BuiltinOverload &o) {
-    std::size_t h = std::hash<std::string_view>{}(o.name);
+/// `name_hash` is NameTable::hash_of(o.name), computed once per registration.
+std::size_t overload_hash(const BuiltinOverload &o, std::size_t name_hash) {
+    std::size_t h = name_hash;
     auto mix = [&](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
     if (o.generic()) {
         mix(1);
@@ -294,17 +295,36 @@ public:
         std::size_t hash = 0;
     };
 
-    const Entry *find(std::string_view name) const { return find(name, hash_of(name)); }
-    Entry *find(std::string_view name) { return const_cast<Entry *>(std::as_const(*this).find(name, hash_of(name))); }
+    static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
-    Entry &find_or_add(std::string_view name) {
-        const std::size_t h = hash_of(name);
-        if (const Entry *e = find(name, h)) return const_cast<Entry &>(*e);
+    const Entry *find(std::string_view name) const {
+        const std::size_t at = position(name, hash_of(name));
+        return at == npos ? nullptr : &entries_[at];
+    }
+    static std::size_t hash_of(std::string_view s) { return std::hash<std::string_view>{}(s); }
+
+    /// The entry's place in first-registration order (an OverloadRef's name),
+    /// or npos; `h` is hash_of(name), which a registration computes once.
+    std::size_t position(std::string_view name, std::size_t h) const {
+        if (slots_.empty()) return npos;
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+            const Slot s = slots_[i];
+            if (s.position == 0) return npos;
+            if (s.tag == tag_of(h) && entries_[s.position - 1].name == name) return s.position - 1;
+        }
+    }
+    Entry &at(std::size_t position) { return entries_[position]; }
+    const Entry &at(std::size_t position) const { return entries_[position]; }
+
+    /// The position of the entry for `name` (whose hash_of() is `h`), added when there is none.
+    std::size_t find_or_add(std::string_view name, std::size_t h) {
+        if (const std::size_t at = position(name, h); at != npos) return at;
         // At most half full, so probes stay short.
         if ((entries_.size() + 1) * 2 > slots_.size()) grow();
         entries_.push_back({std::string(name), {}, h});
         place(h, entries_.size());
-        return entries_.back();
+        return entries_.size() - 1;
     }
 
     std::size_t size() const { return entries_.size(); }
@@ -320,18 +340,7 @@ private:
         std::uint32_t position = 0; // index into entries_ + 1; 0: empty
     };
 
-    static std::size_t hash_of(std::string_view s) { return std::hash<std::string_view>{}(s); }
     static std::uint32_t tag_of(std::size_t h) { return static_cast<std::uint32_t>(std::uint64_t{h} >> 32); }
-
-    const Entry *find(std::string_view name, std::size_t h) const {
-        if (slots_.empty()) return nullptr;
-        const std::size_t mask = slots_.size() - 1;
-        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
-            const Slot s = slots_[i];
-            if (s.position == 0) return nullptr;
-            if (s.tag == tag_of(h) && entries_[s.position - 1].name == name) return &entries_[s.position - 1];
-        }
-    }
 
     void place(std::size_t h, std::size_t position) {
         const std::size_t mask = slots_.size() - 1;
@@ -355,6 +364,7 @@ private:
 struct Registry::State {
     NameTable builtins;
     std::size_t builtin_count = 0; // overloads in all
+    std::uint64_t generation = 0;  // clear() calls: an OverloadList of an earlier one is stale
     std::map<std::string, NativeTypeInfo, std::less<>> native_types;
     // contract_digest(), computed on first use after a change.
     std::mutex digest_mutex;
@@ -413,11 +423,22 @@ Type Registry::parse_type(std::string_view name) const {
     throw RegistrationError(RegistrationError::Kind::UnknownType, "unknown kernel type '" + std::string(name) + "'");
 }
 
+const BuiltinOverload &Registry::overload_at(OverloadRef ref, std::uint64_t generation) const {
+    if (generation != state_->generation)
+        throw InternalError("a registry's overload list was read after Registry::clear() dropped its overloads");
+    return state_->builtins.at(ref.name).overloads.at(ref.index);
+}
+
+const BuiltinOverload &OverloadList::operator[](std::size_t i) const {
+    return registry_->overload_at(refs_.at(i), generation_);
+}
+
 std::size_t Registry::builtin_count() const { return state_->builtin_count; }
 
 std::size_t Registry::native_type_count() const { return state_->native_types.size(); }
 
 void Registry::clear() {
+    ++state_->generation;
     state_->builtins.clear();
     state_->builtin_count = 0;
     state_->native_types.clear();
@@ -470,11 +491,20 @@ std::string Registry::contract_digest() const {
 
 struct Registry::Transaction::Pending {
     // Overloads new to the registry, as indexes into staged_builtins_: each is
-    // stored once until commit copies it into the registry.
-    std::vector<std::size_t> new_overloads;
-    // {name, index among the name's committed overloads}: the registry does not
-    // change while the transaction is open, so the index stays valid until commit.
-    std::vector<std::pair<std::string, std::size_t>> shared_overloads;
+    // stored once, and commit hands it to the registry.
+    struct New {
+        std::size_t staged;    // index into staged_builtins_
+        std::size_t name_hash; // NameTable::hash_of(name)
+    };
+    std::vector<New> new_overloads;
+    // Committed overloads this owner registers again: the registry does not
+    // change while the transaction is open, so the position stays valid until commit.
+    struct Shared {
+        std::size_t staged;  // index into staged_builtins_
+        OverloadRef at;      // the committed overload
+        bool add_owner;      // false: this owner owns it already
+    };
+    std::vector<Shared> shared_overloads;
     std::vector<NativeTypeInfo> new_types;
     std::vector<std::string> shared_types;
     // Indexes over the above, so that each registration costs the same however
@@ -536,25 +566,35 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
     if (!is_identifier(spec.name)) throw invalid("builtin name '" + spec.name + "' is not a valid identifier");
     if (is_python_keyword(spec.name)) throw invalid("builtin name '" + spec.name + "' is a reserved keyword");
 
-    // The record is built where it is kept, at the end of staged_builtins_:
-    // building it aside and moving it in, and moving the earlier ones each
-    // time the vector grew, was a fifth of this function (bench/plugin_load).
-    // Records are large, so the vector grows from 64 (most plugins never
-    // grow it). Until `kept` is set, `unstage` drops the slot: a rejected
-    // call, or one that returns an overload staged before, leaves
-    // staged_builtins_ as it was.
+    // The record is built where it is kept: in a vector of its own, which a
+    // new name's registry entry takes over at commit. Building it aside and
+    // moving it in was a fifth of this function, and moving it again into
+    // the registry at commit a third of commit (bench/plugin_load). Until
+    // `kept` is set, `unstage` drops the slot: a rejected call, or one that
+    // returns an overload staged before, leaves staged_builtins_ as it was.
     if (staged_builtins_.size() == staged_builtins_.capacity())
         staged_builtins_.reserve(std::max<std::size_t>(64, 2 * staged_builtins_.size()));
-    BuiltinOverload &o = staged_builtins_.emplace_back();
+    std::vector<BuiltinOverload> &slot = staged_builtins_.emplace_back();
     bool kept = false;
     struct Unstage {
-        std::vector<BuiltinOverload> &staged;
+        std::vector<std::vector<BuiltinOverload>> &staged;
         const bool &kept;
         ~Unstage() {
-            if (!kept) staged.pop_back(); // no reallocation: references to earlier records stay valid
+            if (!kept) staged.pop_back();
         }
     } unstage{staged_builtins_, kept};
+    BuiltinOverload &o = slot.emplace_back();
     o.name = spec.name;
+    // Types by reference into the transaction's cache, copied once into the
+    // record: parse_type() returns a copy, and a Type is large (names, codes,
+    // shared pointers).
+    Type uncached;
+    auto type_of = [&](const std::string &name) -> const Type & {
+        for (const auto &[written, type] : pending_->type_cache)
+            if (written == name) return type;
+        uncached = parse_type(name); // resolves it, and caches it while there is room
+        return uncached;
+    };
     o.params.reserve(spec.params.size());
     // Duplicate parameter names: a scan of the few earlier ones, or a set once
     // a (hostile) list is long enough for the scan to be quadratic.
@@ -571,9 +611,7 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
                                : !seen.insert(p.name).second;
         if (twice) throw invalid(what() + ": parameter name '" + p.name + "' appears twice");
         try {
-            Parameter &param = o.params.emplace_back();
-            param.name = p.name;
-            param.type = parse_type(p.type);
+            o.params.emplace_back(p.name, type_of(p.type));
         } catch (const RegistrationError &e) {
             throw RegistrationError(e.kind(), what() + ": parameter '" + p.name + "': " + e.what());
         }
@@ -581,7 +619,7 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
     }
     if (!spec.result.empty()) {
         try {
-            o.result = parse_type(spec.result);
+            o.result = type_of(spec.result);
         } catch (const RegistrationError &e) {
             throw RegistrationError(e.kind(), what() + ": result: " + e.what());
         }
@@ -618,9 +656,14 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
             throw invalid(what() + ": adjoint_native '" + spec.adjoint_native + "' is not a valid qualified C++ identifier");
         o.adjoint_native = spec.adjoint_native;
     }
-    o.owners = {owner_};
+    o.owners.assign(1, owner_);
 
-    const std::vector<BuiltinOverload> &committed = registry_->overloads(spec.name);
+    // The name's committed overloads, and where they are for an OverloadRef.
+    const std::size_t name_hash = NameTable::hash_of(spec.name);
+    const std::size_t name_at = registry_->state_->builtins.position(spec.name, name_hash);
+    static const std::vector<BuiltinOverload> none;
+    const std::vector<BuiltinOverload> &committed =
+        name_at == NameTable::npos ? none : registry_->state_->builtins.at(name_at).overloads;
     if (policy_) {
         const bool core_name =
             std::any_of(committed.begin(), committed.end(), [](const BuiltinOverload &e) {
@@ -642,14 +685,14 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
                                         ")");
     }
 
-    const std::size_t hash = overload_hash(o);
+    const std::size_t hash = overload_hash(o, name_hash);
     // Another overload can share the hash: a hit is one with the same name and types.
     if (const std::size_t at = pending_->new_overload_at.find(hash, [&](std::size_t i) {
-            const BuiltinOverload &e = staged_builtins_[i];
+            const BuiltinOverload &e = staged_builtins_[i].front();
             return e.name == o.name && same_overload(e, o);
         });
         at != HashIndex::npos) {
-        const BuiltinOverload &e = staged_builtins_[at];
+        const BuiltinOverload &e = staged_builtins_[at].front();
         ++overloads_compared_;
         if (e.identity() == o.identity()) return e; // already staged by this init: nothing new
         throw RegistrationError(RegistrationError::Kind::Conflict,
@@ -664,7 +707,7 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
         if (e.identity() == identity) {
             // Identical contract: the existing function is returned, ownership is shared.
             if (auto at = pending_->shared_identities.find(identity); at != pending_->shared_identities.end())
-                return staged_builtins_[at->second]; // shared earlier in this init
+                return staged_builtins_[at->second].front(); // shared earlier in this init
             const bool owned = std::find(e.owners.begin(), e.owners.end(), owner_) != e.owners.end();
             o = e; // the staged record is the existing one, as it will be after commit
             if (!owned) o.owners.push_back(owner_);
@@ -673,8 +716,12 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
             // Unstage is about to drop.
             const auto shared_at = pending_->shared_identities.emplace(identity, staged_builtins_.size() - 1).first;
             try {
-                if (!owned)
-                    pending_->shared_overloads.emplace_back(o.name, static_cast<std::size_t>(&e - committed.data()));
+                // Positions fit 32 bits: NameTable caps its entries so, and a
+                // name's overloads would need terabytes to pass it.
+                pending_->shared_overloads.push_back(
+                    {staged_builtins_.size() - 1,
+                     {static_cast<std::uint32_t>(name_at), static_cast<std::uint32_t>(&e - committed.data())},
+                     !owned});
             } catch (...) {
                 pending_->shared_identities.erase(shared_at);
                 throw;
@@ -689,10 +736,13 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
                                     difference(e, o) + ")");
     }
     // Reserved first, so that after the index names the staged record
-    // nothing can fail before it is kept.
-    pending_->new_overloads.reserve(pending_->new_overloads.size() + 1);
+    // nothing can fail before it is kept. Geometrically: reserve(size() + 1)
+    // reallocated the list on every call, which made one init's registrations
+    // quadratic again (bench/registry).
+    std::vector<Pending::New> &fresh = pending_->new_overloads;
+    if (fresh.size() == fresh.capacity()) fresh.reserve(std::max<std::size_t>(64, 2 * fresh.size()));
     pending_->new_overload_at.add(hash, staged_builtins_.size() - 1);
-    pending_->new_overloads.push_back(staged_builtins_.size() - 1);
+    pending_->new_overloads.push_back({staged_builtins_.size() - 1, name_hash});
     kept = true;
     return o;
 }
@@ -805,28 +855,45 @@ NativeTypeInfo Registry::Transaction::add_native_type(const NativeTypeSpec &spec
     return t;
 }
 
-void Registry::Transaction::commit() {
+OverloadList Registry::Transaction::commit() {
     if (!registry_) throw InternalError("Registry::Transaction committed twice");
     State &s = *registry_->state_;
+    // Allocated before the registry changes: what is left can only fail for
+    // memory the registry's own tables need.
+    std::vector<OverloadRef> refs(staged_builtins_.size());
     for (NativeTypeInfo &t : pending_->new_types) {
         const std::string name = t.native_name;
         s.native_types.emplace(name, std::move(t));
     }
     for (const std::string &name : pending_->shared_types) s.native_types.at(name).owners.push_back(owner_);
-    // Copied, not moved: staged_builtins_ stays the owner's record of what it registered.
-    for (std::size_t i : pending_->new_overloads) {
-        const BuiltinOverload &o = staged_builtins_[i];
-        s.builtins.find_or_add(o.name).overloads.push_back(o);
+    // Handed over, not copied: the owner's record of what it registered is
+    // refs, positions of these records in the registry.
+    for (const Pending::New &fresh : pending_->new_overloads) {
+        std::vector<BuiltinOverload> &record = staged_builtins_[fresh.staged];
+        const std::size_t name_at = s.builtins.find_or_add(record.front().name, fresh.name_hash);
+        std::vector<BuiltinOverload> &overloads = s.builtins.at(name_at).overloads;
+        refs[fresh.staged] = {static_cast<std::uint32_t>(name_at), static_cast<std::uint32_t>(overloads.size())};
+        // A new name (most of a plugin's) takes the record's vector as it is.
+        if (overloads.empty())
+            overloads = std::move(record);
+        else
+            overloads.push_back(std::move(record.front()));
         ++s.builtin_count;
     }
-    for (const auto &[name, index] : pending_->shared_overloads) s.builtins.find(name)->overloads[index].owners.push_back(owner_);
+    for (const Pending::Shared &shared : pending_->shared_overloads) {
+        refs[shared.staged] = shared.at;
+        if (shared.add_owner) s.builtins.at(shared.at.name).overloads[shared.at.index].owners.push_back(owner_);
+    }
     {
         std::lock_guard<std::mutex> lock(s.digest_mutex);
         s.digest.clear();
     }
+    OverloadList committed(*registry_, s.generation, std::move(refs));
+    staged_builtins_.clear();
     pending_ = std::make_unique<Pending>();
     registry_->transaction_open_ = false;
     registry_ = nullptr;
+    return committed;
 }
 
 void Registry::Transaction::rollback() {

@@ -82,8 +82,10 @@ struct LoadedPlugin {
     PluginManifest manifest;
     unsigned abi_version = 0;
     std::string sdk_version;
-    std::vector<BuiltinOverload> builtins;     // what it registered, in call order
-    std::vector<NativeTypeInfo> native_types;  // ditto
+    /// What it registered, in call order: the host registry's records (valid
+    /// while the host keeps this plugin loaded).
+    OverloadList builtins;
+    std::vector<NativeTypeInfo> native_types;  // what it registered, in call order (copies)
     std::vector<ModuleBuildOptions> build_options; // one per add_build_options call
     /// Loaded under the `signed` policy: the file name of the trusted key that signed it.
     std::string signed_by;

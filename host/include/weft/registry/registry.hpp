@@ -9,7 +9,9 @@
 
 #include "weft/registry/types.hpp"
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -140,6 +142,72 @@ bool is_qualified_name(std::string_view s);
 /// "external::square" -> {"external::", "square"}; "::g" -> {"::", "g"}; "f" -> {"", "f"}.
 std::pair<std::string, std::string> split_native_name(std::string_view qualified);
 
+class Registry;
+
+/// Where a registry keeps one overload: its name's entry and its place among
+/// that name's overloads. Overloads are only ever appended, so a position
+/// stays valid until Registry::clear().
+struct OverloadRef {
+    std::uint32_t name = 0;
+    std::uint32_t index = 0;
+};
+
+/// Overloads a registry holds, in an order of their own (what one owner
+/// registered, in call order): positions in the registry, not copies, so that
+/// committing a plugin moves each record once instead of keeping a second
+/// copy for the plugin (bench/plugin_load). An element is the registry's
+/// record as it is now (its owners include those who shared it later). Read
+/// after Registry::clear() it throws InternalError; it must not outlive the
+/// registry.
+class OverloadList {
+public:
+    class iterator {
+    public:
+        using iterator_category = std::forward_iterator_tag;
+        using value_type = BuiltinOverload;
+        using difference_type = std::ptrdiff_t;
+        using pointer = const BuiltinOverload *;
+        using reference = const BuiltinOverload &;
+
+        iterator() = default;
+        reference operator*() const { return (*list_)[i_]; }
+        pointer operator->() const { return &(*list_)[i_]; }
+        iterator &operator++() {
+            ++i_;
+            return *this;
+        }
+        iterator operator++(int) {
+            iterator before = *this;
+            ++i_;
+            return before;
+        }
+        friend bool operator==(const iterator &a, const iterator &b) { return a.list_ == b.list_ && a.i_ == b.i_; }
+        friend bool operator!=(const iterator &a, const iterator &b) { return !(a == b); }
+
+    private:
+        friend class OverloadList;
+        iterator(const OverloadList *list, std::size_t i) : list_(list), i_(i) {}
+        const OverloadList *list_ = nullptr;
+        std::size_t i_ = 0;
+    };
+
+    OverloadList() = default;
+    std::size_t size() const { return refs_.size(); }
+    bool empty() const { return refs_.empty(); }
+    /// Throws std::out_of_range past the end, InternalError once the registry was cleared.
+    const BuiltinOverload &operator[](std::size_t i) const;
+    iterator begin() const { return {this, 0}; }
+    iterator end() const { return {this, refs_.size()}; }
+
+private:
+    friend class Registry;
+    OverloadList(const Registry &registry, std::uint64_t generation, std::vector<OverloadRef> refs)
+        : registry_(&registry), generation_(generation), refs_(std::move(refs)) {}
+    const Registry *registry_ = nullptr;
+    std::uint64_t generation_ = 0; // the registry's clear() count when made
+    std::vector<OverloadRef> refs_;
+};
+
 class Registry {
 public:
     Registry();
@@ -186,6 +254,8 @@ private:
     std::unique_ptr<State> state_;
     bool transaction_open_ = false;
     friend class Transaction;
+    friend class OverloadList;
+    const BuiltinOverload &overload_at(OverloadRef ref, std::uint64_t generation) const;
 };
 
 class Registry::Transaction {
@@ -196,7 +266,7 @@ public:
 
     /// Validates and stages a builtin overload. Returns the overload as it will
     /// be after commit (an identical existing one, with this owner added); the
-    /// reference is valid until the next call on this transaction.
+    /// reference is valid until commit or rollback.
     /// Throws RegistrationError; a rejected call stages nothing.
     const BuiltinOverload &add_builtin(const BuiltinSpec &spec);
     /// The same for a native type; an identical schema under the same name is shared.
@@ -205,19 +275,20 @@ public:
     /// Resolves a type name against the registry and what this transaction staged.
     Type parse_type(std::string_view name) const;
 
-    /// Applies everything staged. Cannot fail: every staged item was validated
-    /// against the registry, which no one else changes while this is open.
-    void commit();
+    /// Applies everything staged and returns what this owner registered (new
+    /// or shared), in call order, as the registry now holds it. Cannot fail:
+    /// every staged item was validated against the registry, which no one
+    /// else changes while this is open. The staged builtins are moved into
+    /// the registry: staged_builtin_count() is 0 afterwards.
+    OverloadList commit();
     /// Drops everything staged (also what the destructor does without commit).
     void rollback();
 
     const std::string &owner() const { return owner_; }
-    /// Everything this owner registered through the transaction (new or shared), in call order.
-    const std::vector<BuiltinOverload> &staged_builtins() const { return staged_builtins_; }
+    /// How many builtins this owner registered through the transaction (new or
+    /// shared; a repeated call counts once), until commit.
+    std::size_t staged_builtin_count() const { return staged_builtins_.size(); }
     const std::vector<NativeTypeInfo> &staged_native_types() const { return staged_types_; }
-    /// Moves the staged builtins out (the loader keeps them as the plugin's record
-    /// once committed, instead of copying them).
-    std::vector<BuiltinOverload> release_staged_builtins() { return std::move(staged_builtins_); }
     /// How many existing overloads registrations were compared with: it grows
     /// with the overloads of each name, not with all overloads (tests and benches).
     std::size_t overloads_compared() const { return overloads_compared_; }
@@ -232,7 +303,9 @@ private:
     std::string owner_;
     std::optional<NamespacePolicy> policy_;
     std::unique_ptr<Pending> pending_;
-    std::vector<BuiltinOverload> staged_builtins_;
+    // Each staged overload in a vector of its own, in call order: commit hands
+    // a new name that vector instead of moving the record into a new one.
+    std::vector<std::vector<BuiltinOverload>> staged_builtins_;
     std::vector<NativeTypeInfo> staged_types_;
     std::size_t overloads_compared_ = 0;
 };
