@@ -303,3 +303,30 @@ TEST_CASE("unique modules: AOT builds write one artifact per module, for the CPU
                       !Catch::Contains("wk5plain"));
     CHECK_THAT(b, Catch::Contains(".entry wk5right_cuda(") && !Catch::Contains("wk4left"));
 }
+
+TEST_CASE("unique modules: the instances of a generic unique kernel share its module") {
+    TempDir cache("unique_generic");
+    Host host(options_for(cache));
+    const CompiledModule m = host.load_module_source("gen", R"(import warp as wp
+from typing import Any
+
+
+@wp.kernel(module="unique")
+def twice(y: wp.array(dtype=Any), x: wp.array(dtype=Any)):
+    i = wp.tid()
+    y[i] = x[i] + x[i]
+
+
+wp.overload(twice, [wp.array(dtype=wp.float32), wp.array(dtype=wp.float32)])
+wp.overload(twice, [wp.array(dtype=wp.float64), wp.array(dtype=wp.float64)])
+)");
+    CHECK(host.cache_counters().compiles == 1);
+    REQUIRE(m.kernels().size() == 2);
+    CHECK(m.kernels()[0].module() == "gen.twice");
+    CHECK(m.kernels()[1].module() == "gen.twice");
+    const Type f64 = Type::scalar(Scalar::Float64);
+    Array x = Array::from_vector(f64, std::vector<double>{1.5, -2});
+    Array y = Array::zeros(f64, {2});
+    m.kernel("twice").launch({2}, {y, x}); // the float64 instance, picked by the arguments
+    CHECK(y.to_vector<double>() == std::vector<double>{3, -4});
+}

@@ -109,11 +109,22 @@ std::vector<SplitModule> split_unique_kernels(Module module) {
             rest.push_back(i);
             continue;
         }
-        // The instances of a generic kernel share its name and its definition.
+        // The instances of a generic kernel share its name and its definition
+        // and differ in their parameter types; kernels made by one factory
+        // function (equal types) are modules of their own.
+        const auto same_types = [](const Function &a, const Function &b) {
+            if (a.params.size() != b.params.size()) return false;
+            for (std::size_t p = 0; p < a.params.size(); ++p)
+                if (!(a.params[p].type == b.params[p].type)) return false;
+            return true;
+        };
         auto g = std::find_if(unique.begin(), unique.end(), [&](const Group &x) {
             const Function &first = module.functions[x.kernels.front()];
-            return first.name == f.name && first.location.line == f.location.line &&
-                   first.location.column == f.location.column;
+            if (first.name != f.name || first.location.line != f.location.line ||
+                first.location.column != f.location.column)
+                return false;
+            return std::none_of(x.kernels.begin(), x.kernels.end(),
+                                [&](std::size_t k) { return same_types(module.functions[k], f); });
         });
         if (g == unique.end()) {
             std::string name = module.name + "." + f.name;

@@ -139,9 +139,10 @@ public:
 
     /// Generates the source for each target (codegen runs once per backend)
     /// and its module hash. The module options its source sets
-    /// (wp.set_module_options, module_options=: debug, fast_math, opt level,
-    /// fmad, line info, enable_backward) override `load`'s, as Warp's module
-    /// options override its global configuration. Throws UserError for a
+    /// (wp.set_module_options for the file's module, module_options= for a
+    /// unique kernel's: debug, fast_math, opt level, fmad, line info,
+    /// enable_backward) override `load`'s, as Warp's module options override
+    /// its global configuration. Throws UserError for a
     /// kernel a backend cannot compile, naming it.
     std::vector<GeneratedModule> generate(const CheckedModule &module, const ResolvedBuildOptions &options,
                                           const std::vector<Target> &targets, const ModuleLoadOptions &load,
