@@ -188,10 +188,13 @@ def plain(a: wp.array(dtype=float)):
     };
     const CompiledModule none = host.load_module_source("opts", source("{}"));
     const std::string plain_hash = none.kernel("plain").module_hash(), scaled_hash = none.kernel("scaled").module_hash();
+    CHECK(host.cache_counters().compiles == 2);
     const CompiledModule level = host.load_module_source("opts", source(R"({"optimization_level": 1})"));
+    CHECK(host.cache_counters().compiles == 3); // the file's module comes from the cache
     CHECK(level.kernel("plain").module_hash() == plain_hash);
     CHECK(level.kernel("scaled").module_hash() != scaled_hash);
     const CompiledModule fast = host.load_module_source("opts", source(R"({"fast_math": True})"));
+    CHECK(host.cache_counters().compiles == 4);
     CHECK(fast.kernel("plain").module_hash() == plain_hash);
     CHECK(fast.kernel("scaled").module_hash() != scaled_hash);
     CHECK(fast.kernel("scaled").module_hash() != level.kernel("scaled").module_hash());
