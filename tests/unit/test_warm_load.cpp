@@ -239,19 +239,19 @@ TEST_CASE("a damaged warm record is a miss, and is replaced") {
         rewrite(record, good, [](nlohmann::json &j) { j["module"] = "other"; });
     }
     SECTION("well formed, naming a module hash the cache lacks") {
-        rewrite(record, good, [](nlohmann::json &j) { j["hash"] = std::string(64, 'a'); });
+        rewrite(record, good, [](nlohmann::json &j) { j["modules"][0]["hash"] = std::string(64, 'a'); });
     }
     SECTION("well formed, with a parameter type that does not rebuild to its code") {
-        rewrite(record, good, [](nlohmann::json &j) { j["kernels"][0]["params"][0]["type"]["dtype"]["scalar"] = "float64"; });
+        rewrite(record, good, [](nlohmann::json &j) { j["modules"][0]["kernels"][0]["params"][0]["type"]["dtype"]["scalar"] = "float64"; });
     }
     SECTION("well formed, with a parameter type of the wrong layout") {
-        rewrite(record, good, [](nlohmann::json &j) { j["kernels"][0]["params"][2]["size"] = 8; });
+        rewrite(record, good, [](nlohmann::json &j) { j["modules"][0]["kernels"][0]["params"][2]["size"] = 8; });
     }
     SECTION("well formed, with a struct nested past any real one") {
         rewrite(record, good, [](nlohmann::json &j) {
             nlohmann::json deep = {{"kind", "scalar"}, {"scalar", "float32"}};
             for (int i = 0; i < 100; ++i) deep = {{"kind", "array"}, {"ndim", 1}, {"dtype", deep}};
-            j["kernels"][0]["params"][0]["type"] = deep;
+            j["modules"][0]["kernels"][0]["params"][0]["type"] = deep;
         });
     }
     SECTION("well formed, of other shapes") {

@@ -61,8 +61,9 @@ int kernel_build(const KernelBuildOptions &o) {
     const std::vector<std::filesystem::path> paths = host.compile_aot(o.file, targets, mo, o.output_dir);
     if (o.json) {
         nlohmann::json artifacts = nlohmann::json::array();
+        // Module by module (a module="unique" kernel is one of its own), each with every target in order.
         for (std::size_t i = 0; i < paths.size(); ++i)
-            artifacts.push_back({{"target", targets[i].str()}, {"path", paths[i].string()}});
+            artifacts.push_back({{"target", targets[i % targets.size()].str()}, {"path", paths[i].string()}});
         fmt::print("{}\n", nlohmann::json{{"artifacts", artifacts}}.dump(2, ' ', false, json_invalid_utf8));
     } else {
         for (const std::filesystem::path &p : paths) fmt::print("{}\n", p.string());

@@ -64,6 +64,9 @@ struct CompiledModule::Impl {
     mutable std::mutex launch_mutex;                     // expect_* accounting is per launch
     // The backward pass: a module of its own, built when a gradient is first needed.
     std::function<std::shared_ptr<Impl>()> build_backward;
+    // A file of several compiled modules (module="unique" kernels): each of
+    // them, owning its kernels' code; `kernels` then lists all of theirs.
+    std::vector<std::shared_ptr<Impl>> modules;
     mutable std::shared_ptr<Impl> backward;
     mutable std::mutex backward_mutex;
 };
@@ -149,6 +152,8 @@ void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<Kern
 }
 
 Device Kernel::device() const { return impl_->device; }
+const std::string &Kernel::module() const { return impl_->owner->name; }
+const std::string &Kernel::module_hash() const { return impl_->owner->hash; }
 int Kernel::tid_dims() const { return impl_->tid_dims; }
 
 Kernel Kernel::backward() const {
@@ -286,21 +291,32 @@ Kernel CompiledModule::kernel(std::string_view name) const {
 namespace detail {
 
 PreparedModule prepare_module(Host &host, pipeline::ModuleSource source, const ModuleLoadOptions &options) {
-    PreparedModule p{HostAccess::pipeline(host).check(std::move(source)), {}, {}};
-    ModuleSettings &module = host.module(p.checked.source.name);
+    pipeline::CheckedModule checked = HostAccess::pipeline(host).check(std::move(source));
+    PreparedModule p;
+    p.source = checked.source;
+    p.referenced_owners = checked.referenced_owners();
+    ModuleSettings &module = host.module(p.source.name);
     if (options.build_options) module.set_build_options(*options.build_options);
     std::vector<std::string> plugins;
     if (options.plugins) {
         plugins = *options.plugins;
     } else {
-        const std::vector<std::string> owners = p.checked.referenced_owners();
         for (const LoadedPlugin *plugin : host.plugins()) // load order: requirements first
-            if (std::find(owners.begin(), owners.end(), plugin->name()) != owners.end()) plugins.push_back(plugin->name());
+            if (std::find(p.referenced_owners.begin(), p.referenced_owners.end(), plugin->name()) !=
+                p.referenced_owners.end())
+                plugins.push_back(plugin->name());
     }
     if (module.plugins() != plugins) host.set_module_plugins(module, plugins);
     p.options = module.resolved_options();
     p.plugins = std::move(plugins);
+    p.modules = pipeline::split_unique_kernels(std::move(checked));
     return p;
+}
+
+const pipeline::CheckedModule &PreparedModule::module(const std::string &name) const {
+    for (const pipeline::CheckedModule &m : modules)
+        if (m.source.name == name) return m;
+    throw InternalError("module '" + source.name + "' compiles to no module named '" + name + "'");
 }
 
 } // namespace detail
@@ -308,13 +324,12 @@ PreparedModule prepare_module(Host &host, pipeline::ModuleSource source, const M
 namespace {
 /// A CUDA module's handle and kernels.
 std::shared_ptr<CompiledModule::Impl> cuda_module(const std::shared_ptr<CudaModule> &cuda, Device device,
-                                                  const pipeline::ModuleSource &src,
-                                                  const std::shared_ptr<ThreadPool> &pool) {
+                                                  const fs::path &origin, const std::shared_ptr<ThreadPool> &pool) {
     auto impl = std::make_shared<CompiledModule::Impl>();
     impl->name = cuda->name();
     impl->hash = cuda->hash();
     impl->device = device;
-    impl->source_path = src.origin;
+    impl->source_path = origin;
     impl->from_cache = cuda->from_cache();
     impl->artifact_path = cuda->artifact_path();
     impl->generated_source_path = cuda->generated_source_path();
@@ -336,10 +351,42 @@ std::shared_ptr<CompiledModule::Impl> cuda_module(const std::shared_ptr<CudaModu
     return impl;
 }
 
-std::shared_ptr<CompiledModule::Impl> cpu_module(const pipeline::Artifact &artifact, const pipeline::ModuleSource &src,
+std::shared_ptr<CompiledModule::Impl> cpu_module(const pipeline::Artifact &artifact, const fs::path &origin,
                                                  const std::shared_ptr<ThreadPool> &pool);
 double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// What a file loads as: its one compiled module, or a module offering the
+/// kernels of all it compiles to (module="unique" kernels). Each kernel stays
+/// its own compiled module's: expect_* counters, backward pass, code.
+std::shared_ptr<CompiledModule::Impl> combine(std::vector<std::shared_ptr<CompiledModule::Impl>> modules,
+                                              const pipeline::ModuleSource &source) {
+    if (modules.size() == 1 && modules.front()->name == source.name) return std::move(modules.front());
+    auto impl = std::make_shared<CompiledModule::Impl>();
+    impl->name = source.name;
+    std::vector<std::string> hashes;
+    impl->from_cache = true;
+    for (const auto &m : modules) {
+        hashes.push_back(m->hash);
+        impl->from_cache = impl->from_cache && m->from_cache;
+        impl->kernels.insert(impl->kernels.end(), m->kernels.begin(), m->kernels.end());
+    }
+    impl->hash = pipeline::combined_hash(hashes);
+    impl->source_path = source.origin;
+    impl->artifact_path = modules.front()->artifact_path;
+    impl->generated_source_path = modules.front()->generated_source_path;
+    impl->device = modules.front()->device;
+    impl->modules = std::move(modules);
+    return impl;
+}
+
+void report_load(const CompiledModule::Impl &m, const Device &device, const char *what) {
+    char line[512];
+    std::snprintf(line, sizeof line, "Module %s %s %sload on device '%s' took %.2f ms (%s)\n", m.name.c_str(),
+                  m.hash.substr(0, 8).c_str(), what, device.name().c_str(), m.load_ms,
+                  m.from_cache ? "cached" : "compiled");
+    std::fputs(line, stderr);
 }
 } // namespace
 
@@ -358,45 +405,41 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
     const auto t0 = std::chrono::steady_clock::now();
     HostAccess::check_claim(*this, source);
     const pipeline::Pipeline &pipeline = HostAccess::pipeline(*this);
+    const std::shared_ptr<ThreadPool> pool = HostAccess::pool(*this);
 
-    // The loaded module: its backward pass is built from the same source and
-    // options when a gradient is first needed; the host keeps it.
-    const auto finish = [&](std::shared_ptr<CompiledModule::Impl> impl, const pipeline::ModuleSource &src) {
+    // A compiled module of the file, linked: its backward pass is built from
+    // the same source and options when a gradient is first needed.
+    const auto link_module = [&](const pipeline::Artifact &artifact, const pipeline::ModuleSource &file) {
+        std::shared_ptr<CompiledModule::Impl> impl = cpu_module(artifact, file.origin, pool);
         impl->load_ms = ms_since(t0);
-        impl->build_backward = [host = this, source = src, options,
-                                pool = std::weak_ptr<ThreadPool>(HostAccess::pool(*this))] {
-            const std::shared_ptr<ThreadPool> alive = pool.lock();
+        impl->build_backward = [host = this, source = file, name = artifact.module, options,
+                                weak = std::weak_ptr<ThreadPool>(pool)] {
+            const std::shared_ptr<ThreadPool> alive = weak.lock();
             if (!alive)
-                throw LaunchError("module '" + source.name + "': the Host it was loaded in has been destroyed");
+                throw LaunchError("module '" + name + "': the Host it was loaded in has been destroyed");
             const auto t1 = std::chrono::steady_clock::now();
             detail::PreparedModule p = detail::prepare_module(*host, source, options);
             const pipeline::Pipeline &pl = HostAccess::pipeline(*host);
-            const pipeline::Artifact a =
-                pl.realize(pl.generate(p.checked, p.options, {Target::cpu()}, options, pipeline::Pass::Backward).front());
-            std::shared_ptr<CompiledModule::Impl> b = cpu_module(a, p.checked.source, alive);
+            const pipeline::Artifact a = pl.realize(
+                pl.generate(p.module(name), p.options, {Target::cpu()}, options, pipeline::Pass::Backward).front());
+            std::shared_ptr<CompiledModule::Impl> b = cpu_module(a, source.origin, alive);
             b->load_ms = ms_since(t1);
-            if (!host->quiet()) {
-                char line[256];
-                std::snprintf(line, sizeof line, "Module %s %s backward load on device 'cpu' took %.2f ms (%s)\n",
-                              b->name.c_str(), b->hash.substr(0, 8).c_str(), b->load_ms,
-                              b->from_cache ? "cached" : "compiled");
-                std::fputs(line, stderr);
-            }
+            if (!host->quiet()) report_load(*b, Device::cpu(), "backward ");
             return b;
         };
-        if (!quiet()) {
-            char line[256];
-            std::snprintf(line, sizeof line, "Module %s %s load on device 'cpu' took %.2f ms (%s)\n", src.name.c_str(),
-                          impl->hash.substr(0, 8).c_str(), impl->load_ms, impl->from_cache ? "cached" : "compiled");
-            std::fputs(line, stderr);
-        }
+        if (!quiet()) report_load(*impl, Device::cpu(), "");
+        return impl;
+    };
+    const auto finish = [&](std::vector<std::shared_ptr<CompiledModule::Impl>> modules, const pipeline::ModuleSource &src) {
+        std::shared_ptr<CompiledModule::Impl> impl = combine(std::move(modules), src);
+        impl->load_ms = ms_since(t0);
         HostAccess::put_loaded(*this, src, Device::cpu(), impl);
         return CompiledModule(std::move(impl));
     };
 
-    // Warm: the record under the content key names the module hash, the
+    // Warm: the record under the content key names the module hashes, the
     // plugins and the kernels, so the front end does not run. Whatever does
-    // not match (the options resolve differently now, the artifact is gone or
+    // not match (the options resolve differently now, an artifact is gone or
     // damaged, the code does not link) falls through to the full path.
     const std::string key = pipeline.content_key(source, Target::cpu(), options);
     if (!key.empty())
@@ -419,65 +462,84 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
                 // The full path reports it, naming the module.
             }
             if (same_options) {
+                std::vector<std::string> hashes;
+                for (const pipeline::WarmRecord::Compiled &c : record->modules) hashes.push_back(c.hash);
                 if (std::shared_ptr<CompiledModule::Impl> loaded = HostAccess::find_loaded(*this, source.name, Device::cpu());
-                    loaded && loaded->hash == record->hash)
+                    loaded && loaded->hash == pipeline::combined_hash(hashes))
                     return CompiledModule(std::move(loaded));
-                if (std::optional<pipeline::Artifact> artifact = pipeline.realize_warm(*record)) {
-                    std::shared_ptr<CompiledModule::Impl> impl;
+                if (std::optional<std::vector<pipeline::Artifact>> artifacts = pipeline.realize_warm(*record)) {
+                    std::vector<std::shared_ptr<CompiledModule::Impl>> modules;
                     try {
-                        impl = cpu_module(*artifact, source, HostAccess::pool(*this));
+                        for (const pipeline::Artifact &a : *artifacts) modules.push_back(link_module(a, source));
                     } catch (const backend::BackendError &e) {
                         logger().log(LogLevel::Warning, "cache",
-                                     "module '" + source.name + "' " + record->hash.substr(0, 8) +
+                                     "module '" + source.name + "' " + pipeline::combined_hash(hashes).substr(0, 8) +
                                          " from its content-key record does not load (" + e.what() +
                                          "); building it through the front end");
+                        modules.clear();
                     }
-                    if (impl) return finish(std::move(impl), source);
+                    if (!modules.empty()) return finish(std::move(modules), source);
                 }
             }
         }
 
     detail::PreparedModule prepared = detail::prepare_module(*this, std::move(source), options);
-    const pipeline::ModuleSource &src = prepared.checked.source;
-    pipeline::GeneratedModule generated =
-        std::move(pipeline.generate(prepared.checked, prepared.options, {Target::cpu()}, options).front());
-    const auto remember = [&](const std::vector<codegen::KernelEntry> &kernels) {
+    const pipeline::ModuleSource &src = prepared.source;
+    std::vector<pipeline::GeneratedModule> generated;
+    std::vector<std::string> hashes;
+    for (const pipeline::CheckedModule &m : prepared.modules) {
+        generated.push_back(std::move(pipeline.generate(m, prepared.options, {Target::cpu()}, options).front()));
+        hashes.push_back(generated.back().hash);
+    }
+    const auto remember = [&](const std::vector<std::vector<codegen::KernelEntry>> &kernels) {
         pipeline::WarmRecord record;
         record.module = src.name;
         record.target = Target::cpu();
-        record.hash = generated.hash;
-        record.plugins = options.plugins ? *options.plugins : prepared.checked.referenced_owners();
+        for (std::size_t i = 0; i < generated.size(); ++i)
+            record.modules.push_back({generated[i].module, generated[i].hash, kernels[i]});
+        record.plugins = options.plugins ? *options.plugins : prepared.referenced_owners;
         record.options_digest = resolved_options_digest(prepared.options);
-        record.kernels = kernels;
         pipeline.remember(key, record);
     };
 
     // An unchanged module is the loaded one: nothing is read, linked or run again.
     if (std::shared_ptr<CompiledModule::Impl> loaded = HostAccess::find_loaded(*this, src.name, Device::cpu());
-        loaded && loaded->hash == generated.hash) {
-        if (!key.empty()) remember(generated.source.kernels);
+        loaded && loaded->hash == pipeline::combined_hash(hashes)) {
+        if (!key.empty()) {
+            std::vector<std::vector<codegen::KernelEntry>> kernels;
+            for (const pipeline::GeneratedModule &g : generated) kernels.push_back(g.source.kernels);
+            remember(kernels);
+        }
         return CompiledModule(std::move(loaded));
     }
 
-    const pipeline::Artifact artifact = pipeline.realize(generated);
-    // Only for a stored artifact: a record naming a hash the cache lacks is a miss every time.
-    if (!key.empty() && !artifact.path.empty()) remember(artifact.kernels);
-    return finish(cpu_module(artifact, src, HostAccess::pool(*this)), src);
+    std::vector<pipeline::Artifact> artifacts;
+    for (const pipeline::GeneratedModule &g : generated) artifacts.push_back(pipeline.realize(g));
+    // Only for stored artifacts: a record naming a hash the cache lacks is a miss every time.
+    if (!key.empty() && std::none_of(artifacts.begin(), artifacts.end(),
+                                     [](const pipeline::Artifact &a) { return a.path.empty(); })) {
+        std::vector<std::vector<codegen::KernelEntry>> kernels;
+        for (const pipeline::Artifact &a : artifacts) kernels.push_back(a.kernels);
+        remember(kernels);
+    }
+    std::vector<std::shared_ptr<CompiledModule::Impl>> modules;
+    for (const pipeline::Artifact &a : artifacts) modules.push_back(link_module(a, src));
+    return finish(std::move(modules), src);
 }
 
 namespace {
 /// A CPU module linked into the JIT from its artifact, with its kernels.
-std::shared_ptr<CompiledModule::Impl> cpu_module(const pipeline::Artifact &artifact, const pipeline::ModuleSource &src,
+std::shared_ptr<CompiledModule::Impl> cpu_module(const pipeline::Artifact &artifact, const fs::path &origin,
                                                  const std::shared_ptr<ThreadPool> &pool) {
     auto impl = std::make_shared<CompiledModule::Impl>();
-    impl->name = src.name;
+    impl->name = artifact.module;
     impl->hash = artifact.hash;
-    impl->source_path = src.origin;
+    impl->source_path = origin;
     impl->from_cache = artifact.from_cache;
     impl->artifact_path = artifact.path;
     impl->generated_source_path = artifact.generated_source_path;
     impl->jit = backend::CpuJit::instance().load(std::vector<char>(artifact.bytes.begin(), artifact.bytes.end()),
-                                                 src.name + "-" + artifact.hash.substr(0, 8));
+                                                 artifact.module + "-" + artifact.hash.substr(0, 8));
     impl->expect_failures = static_cast<int *>(impl->jit->lookup("weft_expect_failures"));
     impl->first_failure = static_cast<char *>(impl->jit->lookup("weft_first_failure"));
     impl->first_failure_claimed = static_cast<int *>(impl->jit->lookup("weft_first_failure_claimed"));
@@ -485,7 +547,7 @@ std::shared_ptr<CompiledModule::Impl> cpu_module(const pipeline::Artifact &artif
         auto k = std::make_shared<Kernel::Impl>();
         k->name = e.name;
         k->key = e.key;
-        k->module = src.name;
+        k->module = artifact.module;
         k->entry = impl->jit->lookup_function<std::remove_pointer_t<CpuEntry>>(e.symbol);
         for (const auto &[pname, ptype] : e.params) k->params.push_back({pname, ptype});
         k->tid_dims = e.tid_dims;
@@ -503,26 +565,31 @@ CompiledModule Host::load_on_device(pipeline::ModuleSource source, ModuleLoadOpt
     using detail::HostAccess;
     const Device device = options.device;
     const pipeline::ModuleSource src = source; // what the claim records
-    const std::shared_ptr<CudaModule> cuda = detail::load_cuda(*this, std::move(source), device.ordinal, options);
-    // The kept CUDA module is reused for an unchanged source: so is its handle.
-    if (std::shared_ptr<CompiledModule::Impl> loaded = HostAccess::find_loaded(*this, cuda->name(), device);
-        loaded && loaded->cuda == cuda)
-        return CompiledModule(std::move(loaded));
-    std::shared_ptr<CompiledModule::Impl> impl = cuda_module(cuda, device, src, HostAccess::pool(*this));
-    impl->build_backward = [host = this, source = src, device, options,
-                            pool = std::weak_ptr<ThreadPool>(HostAccess::pool(*this))] {
-        const std::shared_ptr<ThreadPool> alive = pool.lock();
-        if (!alive)
-            throw LaunchError("module '" + source.name + "': the Host it was loaded in has been destroyed");
-        return cuda_module(detail::load_cuda(*host, source, device.ordinal, options, Pass::Backward), device, source, alive);
-    };
-    if (!quiet()) {
-        char line[256];
-        std::snprintf(line, sizeof line, "Module %s %s load on device '%s' took %.2f ms (%s)\n", impl->name.c_str(),
-                      impl->hash.substr(0, 8).c_str(), device.name().c_str(), impl->load_ms,
-                      impl->from_cache ? "cached" : "compiled");
-        std::fputs(line, stderr);
+    const std::vector<std::shared_ptr<CudaModule>> cuda =
+        detail::load_cuda(*this, std::move(source), device.ordinal, options);
+    // The kept CUDA modules are reused for an unchanged source: so is their handle.
+    if (std::shared_ptr<CompiledModule::Impl> loaded = HostAccess::find_loaded(*this, src.name, device)) {
+        bool same = loaded->modules.empty() ? cuda.size() == 1 && loaded->cuda == cuda.front()
+                                            : loaded->modules.size() == cuda.size();
+        for (std::size_t i = 0; same && i < loaded->modules.size(); ++i) same = loaded->modules[i]->cuda == cuda[i];
+        if (same) return CompiledModule(std::move(loaded));
     }
+    std::vector<std::shared_ptr<CompiledModule::Impl>> modules;
+    for (const std::shared_ptr<CudaModule> &c : cuda) {
+        std::shared_ptr<CompiledModule::Impl> impl = cuda_module(c, device, src.origin, HostAccess::pool(*this));
+        impl->build_backward = [host = this, source = src, name = c->name(), device, options,
+                                pool = std::weak_ptr<ThreadPool>(HostAccess::pool(*this))] {
+            const std::shared_ptr<ThreadPool> alive = pool.lock();
+            if (!alive) throw LaunchError("module '" + name + "': the Host it was loaded in has been destroyed");
+            return cuda_module(detail::load_cuda(*host, source, device.ordinal, options, Pass::Backward, name).front(),
+                               device, source.origin, alive);
+        };
+        if (!quiet()) report_load(*impl, device, "");
+        modules.push_back(std::move(impl));
+    }
+    std::shared_ptr<CompiledModule::Impl> impl = combine(std::move(modules), src);
+    if (!impl->modules.empty())
+        for (const auto &m : impl->modules) impl->load_ms = std::max(impl->load_ms, m->load_ms);
     HostAccess::put_loaded(*this, src, device, impl);
     return CompiledModule(std::move(impl));
 }
@@ -575,29 +642,32 @@ std::vector<fs::path> Host::compile_aot(const fs::path &file, const std::vector<
     std::string name = options.name;
     detail::PreparedModule prepared =
         detail::prepare_module(*this, pipeline::ModuleSource::from_file(file, std::move(name)), options);
-    const std::string &module = prepared.checked.source.name;
     std::vector<fs::path> paths;
-    // Targets already cached compile nothing; copies that are already there are not rewritten.
-    for (const pipeline::Artifact &a :
-         detail::HostAccess::pipeline(*this).build(prepared.checked, prepared.options, targets, options, pass)) {
-        if (out_dir.empty() && a.path.empty())
-            throw UserError("module '" + module + "' for " + a.target.str() +
-                            " was compiled but the cache cannot be written to hold it: name an output directory");
-        if (out_dir.empty()) {
-            paths.push_back(a.path);
-            continue;
+    // Each module the file compiles to, for each target: targets already
+    // cached compile nothing; copies that are already there are not rewritten.
+    for (const pipeline::CheckedModule &checked : prepared.modules) {
+        const std::string &module = checked.source.name;
+        for (const pipeline::Artifact &a :
+             detail::HostAccess::pipeline(*this).build(checked, prepared.options, targets, options, pass)) {
+            if (out_dir.empty() && a.path.empty())
+                throw UserError("module '" + module + "' for " + a.target.str() +
+                                " was compiled but the cache cannot be written to hold it: name an output directory");
+            if (out_dir.empty()) {
+                paths.push_back(a.path);
+                continue;
+            }
+            fs::path copy = out_dir / aot_file_name(pass == Pass::Backward ? module + "-backward" : module, a.target);
+            if (a.target.kind == Target::Kind::Cpu) {
+                // A module compiled in parts is an archive of their objects; a copy
+                // of the other kind left from an earlier build would be stale.
+                fs::path stale = copy;
+                if (backend::is_object_bundle(a.bytes)) copy.replace_extension(".a");
+                else stale.replace_extension(".a");
+                std::error_code ec;
+                fs::remove(stale, ec);
+            }
+            paths.push_back(publish_copy(a.bytes, copy));
         }
-        fs::path copy = out_dir / aot_file_name(pass == Pass::Backward ? module + "-backward" : module, a.target);
-        if (a.target.kind == Target::Kind::Cpu) {
-            // A module compiled in parts is an archive of their objects; a copy
-            // of the other kind left from an earlier build would be stale.
-            fs::path stale = copy;
-            if (backend::is_object_bundle(a.bytes)) copy.replace_extension(".a");
-            else stale.replace_extension(".a");
-            std::error_code ec;
-            fs::remove(stale, ec);
-        }
-        paths.push_back(publish_copy(a.bytes, copy));
     }
     return paths;
 }

@@ -70,9 +70,11 @@ namespace {
 
 /// The CUBIN for the device's architecture when NVRTC can build it and the
 /// driver loads it, else PTX for the newest architecture NVRTC knows up to
-/// the device's (the driver JIT-compiles it). One front-end run for both.
-std::shared_ptr<CudaModule> load_built(Host &host, pipeline::ModuleSource source, int device,
-                                       const ModuleLoadOptions &options, Pass pass = Pass::Forward) {
+/// the device's (the driver JIT-compiles it). One front-end run for both, and
+/// for every module the file compiles to (`only`: that one alone).
+std::vector<std::shared_ptr<CudaModule>> load_built(Host &host, pipeline::ModuleSource source, int device,
+                                                    const ModuleLoadOptions &options, Pass pass = Pass::Forward,
+                                                    const std::string &only = {}) {
     // A backward pass belongs to its forward module: it claims no name and is kept by that module.
     const bool backward = pass == Pass::Backward;
     using detail::HostAccess;
@@ -88,52 +90,73 @@ std::shared_ptr<CudaModule> load_built(Host &host, pipeline::ModuleSource source
     if (!backward) HostAccess::check_claim(host, source);
     const pipeline::Pipeline &pipeline = HostAccess::pipeline(host);
     detail::PreparedModule prepared = detail::prepare_module(host, std::move(source), options);
-    const pipeline::ModuleSource &src = prepared.checked.source;
+    const pipeline::ModuleSource &file = prepared.source;
     std::vector<Target> targets;
     if (cubin_possible) targets.push_back(Target::cuda_cubin(cc));
     if (ptx_arch) targets.push_back(Target::cuda_ptx(ptx_arch));
     if (targets.empty())
         throw backend::BackendError("cuda:" + std::to_string(device) + " (sm_" + std::to_string(cc) + "): " +
                                     backend::nvrtc_version() + " has no architecture up to this one to compile for");
-    const std::vector<pipeline::GeneratedModule> generated =
-        pipeline.generate(prepared.checked, prepared.options, targets, options, pass);
-    std::vector<std::string> hashes;
-    for (const pipeline::GeneratedModule &g : generated) hashes.push_back(g.hash);
-    // An unchanged module is the loaded one.
-    if (!backward)
-        if (std::shared_ptr<CudaModule> kept = HostAccess::find_cuda(host, src.name, device, hashes)) return kept;
 
-    auto realize_and_load = [&](const pipeline::GeneratedModule &g) {
-        return CudaModule::load(image_of(pipeline.realize(g), device, src.display_name(), t0));
-    };
-    std::string cubin_error;
-    std::shared_ptr<CudaModule> module;
-    if (cubin_possible) {
-        try {
-            module = realize_and_load(generated.front());
-        } catch (const CudaDriverError &e) {
-            cubin_error = e.what();
+    std::vector<std::shared_ptr<CudaModule>> out;
+    for (const pipeline::CheckedModule &checked : prepared.modules) {
+        const std::string &name = checked.source.name;
+        if (!only.empty() && name != only) continue;
+        const std::vector<pipeline::GeneratedModule> generated =
+            pipeline.generate(checked, prepared.options, targets, options, pass);
+        std::vector<std::string> hashes;
+        for (const pipeline::GeneratedModule &g : generated) hashes.push_back(g.hash);
+        // An unchanged module is the loaded one.
+        if (!backward)
+            if (std::shared_ptr<CudaModule> kept = HostAccess::find_cuda(host, name, device, hashes)) {
+                out.push_back(std::move(kept));
+                continue;
+            }
+
+        auto realize_and_load = [&](const pipeline::GeneratedModule &g) {
+            return CudaModule::load(image_of(pipeline.realize(g), device, file.display_name(), t0));
+        };
+        std::string cubin_error;
+        std::shared_ptr<CudaModule> module;
+        if (cubin_possible) {
+            try {
+                module = realize_and_load(generated.front());
+            } catch (const CudaDriverError &e) {
+                cubin_error = e.what();
+            }
+        } else {
+            cubin_error = backend::nvrtc_version() + " cannot compile for sm_" + std::to_string(cc);
         }
-    } else {
-        cubin_error = backend::nvrtc_version() + " cannot compile for sm_" + std::to_string(cc);
-    }
-    if (!module) {
-        if (ptx_arch == 0)
-            throw backend::BackendError("cuda:" + std::to_string(device) + " (sm_" + std::to_string(cc) + "): " +
-                                        cubin_error + ", and " + backend::nvrtc_version() +
-                                        " has no older architecture to compile PTX for");
-        require_driver_for(device, true, cubin_error + "; ");
-        try {
-            module = realize_and_load(generated.back());
-        } catch (const CudaDriverError &e) {
-            throw CudaDriverError(e.call(), e.result(),
-                                  "module '" + src.name + "' on cuda:" + std::to_string(device) +
-                                      ": the CUBIN did not load (" + cubin_error + ") and the PTX did not either: " +
-                                      e.what());
+        if (!module) {
+            if (ptx_arch == 0)
+                throw backend::BackendError("cuda:" + std::to_string(device) + " (sm_" + std::to_string(cc) + "): " +
+                                            cubin_error + ", and " + backend::nvrtc_version() +
+                                            " has no older architecture to compile PTX for");
+            require_driver_for(device, true, cubin_error + "; ");
+            try {
+                module = realize_and_load(generated.back());
+            } catch (const CudaDriverError &e) {
+                throw CudaDriverError(e.call(), e.result(),
+                                      "module '" + name + "' on cuda:" + std::to_string(device) +
+                                          ": the CUBIN did not load (" + cubin_error + ") and the PTX did not either: " +
+                                          e.what());
+            }
         }
+        out.push_back(backward ? std::move(module) : HostAccess::keep_cuda(host, file, std::move(module)));
     }
-    if (backward) return module;
-    return HostAccess::keep_cuda(host, src, std::move(module));
+    if (out.empty()) throw InternalError("module '" + file.name + "' compiles to no module named '" + only + "'");
+    return out;
+}
+
+/// The one CUDA module a file compiles to, for the APIs that hand out one:
+/// a file with module="unique" kernels compiles to several.
+CudaModule &only_module(const std::vector<std::shared_ptr<CudaModule>> &modules, const std::string &file) {
+    if (modules.size() == 1 && modules.front()->name() == file) return *modules.front();
+    std::string names;
+    for (const auto &m : modules) names += (names.empty() ? "" : ", ") + m->name();
+    throw UserError("module '" + file + "' has module=\"unique\" kernels, so it compiles to several CUDA modules (" +
+                    names + "); load it with Host::load_module and a CUDA device in ModuleLoadOptions, which offers "
+                    "the kernels of all of them");
 }
 
 /// An AOT artifact from `dir`; the pipeline generates (compiles nothing) for
@@ -150,8 +173,12 @@ std::shared_ptr<CudaModule> load_from_directory(Host &host, const fs::path &file
     // a bare CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
     require_driver_for(device, target.output == Target::Output::Ptx, "cannot load " + path.string() + ": ");
     detail::PreparedModule prepared = detail::prepare_module(host, std::move(source), {});
+    if (prepared.modules.size() != 1 || prepared.modules.front().source.name != prepared.source.name)
+        throw UserError("module '" + prepared.source.name + "' has module=\"unique\" kernels, each built as a module "
+                        "of its own (" + dir.string() + " holds one artifact per module); loading such a file from an "
+                        "AOT directory is not supported: load it with Host::load_module");
     const pipeline::GeneratedModule generated =
-        HostAccess::pipeline(host).generate(prepared.checked, prepared.options, {target}, {}).front();
+        HostAccess::pipeline(host).generate(prepared.modules.front(), prepared.options, {target}, {}).front();
     pipeline::Artifact artifact;
     artifact.module = generated.module;
     artifact.target = target;
@@ -162,25 +189,28 @@ std::shared_ptr<CudaModule> load_from_directory(Host &host, const fs::path &file
     artifact.kernels = generated.source.kernels;
     std::shared_ptr<CudaModule> module;
     try {
-        module = CudaModule::load(image_of(artifact, device, prepared.checked.source.display_name(), t0));
+        module = CudaModule::load(image_of(artifact, device, prepared.source.display_name(), t0));
     } catch (const CudaDriverError &e) {
         throw CudaDriverError(e.call(), e.result(),
                               "module '" + generated.module + "' on cuda:" + std::to_string(device) + " from " +
                                   path.string() + ": " + e.what());
     }
-    return HostAccess::keep_cuda(host, prepared.checked.source, std::move(module));
+    return HostAccess::keep_cuda(host, prepared.source, std::move(module));
 }
 
 } // namespace
 
-std::shared_ptr<CudaModule> detail::load_cuda(Host &host, pipeline::ModuleSource source, int device,
-                                              const ModuleLoadOptions &options, Pass pass) {
-    return load_built(host, std::move(source), device, options, pass);
+std::vector<std::shared_ptr<CudaModule>> detail::load_cuda(Host &host, pipeline::ModuleSource source, int device,
+                                                           const ModuleLoadOptions &options, Pass pass,
+                                                           const std::string &only) {
+    return load_built(host, std::move(source), device, options, pass, only);
 }
 
 CudaModule &load_cuda_module(Host &host, const fs::path &file, int device, ModuleLoadOptions options) {
     std::string name = options.name;
-    return *load_built(host, pipeline::ModuleSource::from_file(file, std::move(name)), device, options);
+    pipeline::ModuleSource source = pipeline::ModuleSource::from_file(file, std::move(name));
+    const std::string module = source.name;
+    return only_module(load_built(host, std::move(source), device, options), module);
 }
 
 CudaModule &load_aot(Host &host, const fs::path &file, const fs::path &dir, int device) {

@@ -95,7 +95,11 @@ struct Host::Impl {
     std::map<std::string, std::string, std::less<>> claims;             // guarded by compiled_mutex
     // Loaded modules by name, then device ("name\ncuda:0"); guarded by compiled_mutex.
     std::map<std::string, std::shared_ptr<CompiledModule::Impl>, std::less<>> loaded_modules;
-    std::vector<std::shared_ptr<CudaModule>> cuda_modules;   // guarded by compiled_mutex; unloaded first
+    struct KeptCuda {
+        std::string file; // the module name the file claims (a unique kernel's module is named apart)
+        std::shared_ptr<CudaModule> module;
+    };
+    std::vector<KeptCuda> cuda_modules; // guarded by compiled_mutex; unloaded first
 
     explicit Impl(HostOptions o)
         : options(std::move(o)), logger(options.log_sink, options.log_categories), search_path(options.search_path),
@@ -603,10 +607,12 @@ void HostAccess::put_loaded(Host &host, const pipeline::ModuleSource &source, De
 std::shared_ptr<CudaModule> HostAccess::find_cuda(Host &host, std::string_view name, int device,
                                                   const std::vector<std::string> &hashes) {
     std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
-    for (const auto &m : host.impl_->cuda_modules)
+    for (const auto &kept : host.impl_->cuda_modules) {
+        const std::shared_ptr<CudaModule> &m = kept.module;
         if (m->name() == name && m->device() == device &&
             std::find(hashes.begin(), hashes.end(), m->hash()) != hashes.end())
             return m;
+    }
     return nullptr;
 }
 
@@ -614,7 +620,7 @@ std::shared_ptr<CudaModule> HostAccess::keep_cuda(Host &host, const pipeline::Mo
                                                   std::shared_ptr<CudaModule> module) {
     std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
     host.impl_->claims[source.name] = claim_of(source);
-    host.impl_->cuda_modules.push_back(module);
+    host.impl_->cuda_modules.push_back({source.name, module});
     return module;
 }
 
@@ -627,7 +633,7 @@ std::optional<CompiledModule> Host::loaded_module(std::string_view name, Device 
 
 bool Host::unload_module(std::string_view name) {
     std::vector<std::shared_ptr<CompiledModule::Impl>> modules;
-    std::vector<std::shared_ptr<CudaModule>> cuda;
+    std::vector<Impl::KeptCuda> cuda;
     {
         std::lock_guard<std::mutex> lock(impl_->compiled_mutex);
         const std::string prefix = std::string(name) + "\n";
@@ -637,7 +643,7 @@ bool Host::unload_module(std::string_view name) {
         }
         auto &kept = impl_->cuda_modules;
         for (auto it = kept.begin(); it != kept.end();) {
-            if ((*it)->name() == name) {
+            if (it->file == name) {
                 cuda.push_back(std::move(*it));
                 it = kept.erase(it);
             } else {
@@ -652,7 +658,7 @@ bool Host::unload_module(std::string_view name) {
 void release_cuda_modules(Host &host) { detail::HostAccess::release_cuda(host); }
 
 void detail::HostAccess::release_cuda(Host &host) {
-    std::vector<std::shared_ptr<CudaModule>> modules;
+    std::vector<Host::Impl::KeptCuda> modules;
     {
         std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
         modules.swap(host.impl_->cuda_modules);

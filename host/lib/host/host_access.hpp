@@ -21,9 +21,16 @@ namespace detail {
 /// A module after the front end, with the plugins and build options it
 /// builds with: what every target starts from.
 struct PreparedModule {
-    pipeline::CheckedModule checked;
+    pipeline::ModuleSource source; // the file's
+    /// What it compiles to (pipeline::split_unique_kernels), all with the
+    /// file's plugins and build options.
+    std::vector<pipeline::CheckedModule> modules;
     ResolvedBuildOptions options;
     std::vector<std::string> plugins; // the module's plugins, in load order
+    std::vector<std::string> referenced_owners; // of the whole file (CheckedModule::referenced_owners)
+
+    /// The compiled module of that name; InternalError when there is none.
+    const pipeline::CheckedModule &module(const std::string &name) const;
 };
 
 struct HostAccess {
@@ -43,19 +50,22 @@ struct HostAccess {
     /// A CUDA module this host keeps with that name, device and one of `hashes`.
     static std::shared_ptr<CudaModule> find_cuda(Host &host, std::string_view name, int device,
                                                  const std::vector<std::string> &hashes);
-    /// Keeps `module` until unload_module(name), release_cuda_modules or the host's end.
+    /// Keeps `module` (the file's, or one of its unique kernels') until
+    /// unload_module(source.name), release_cuda_modules or the host's end.
     static std::shared_ptr<CudaModule> keep_cuda(Host &host, const pipeline::ModuleSource &source,
                                                  std::shared_ptr<CudaModule> module);
     /// Unloads every CUDA module the host keeps (release_cuda_modules).
     static void release_cuda(Host &host);
 };
 
-/// The pipeline for CUDA device `device`, loaded in its primary context and
-/// kept by the host (cuda_module.cpp).
-/// With Pass::Backward, the module's backward pass, which claims no name and
-/// is not kept by the host (its forward module keeps it).
-std::shared_ptr<CudaModule> load_cuda(Host &host, pipeline::ModuleSource source, int device,
-                                      const ModuleLoadOptions &options, Pass pass = Pass::Forward);
+/// The modules `source` compiles to (pipeline::split_unique_kernels), built
+/// for CUDA device `device`, loaded in its primary context and kept by the
+/// host (cuda_loading.cpp). `only` not empty: that compiled module alone.
+/// With Pass::Backward, their backward passes, which claim no name and are
+/// not kept by the host (their forward modules keep them).
+std::vector<std::shared_ptr<CudaModule>> load_cuda(Host &host, pipeline::ModuleSource source, int device,
+                                                   const ModuleLoadOptions &options, Pass pass = Pass::Forward,
+                                                   const std::string &only = {});
 
 /// Check + lower, then the module's plugins (options.plugins, else those the
 /// module references, in load order) and its resolved build options.

@@ -308,7 +308,8 @@ void Checker::check_kernel(const ast::FunctionDef &def, const std::vector<Type> 
             }
             f.entry_name = k.value->text;
         } else if (k.name == "module") {
-            // Warp's module= grouping: accepted, weft modules are files or API names.
+            // Warp's module= grouping: "unique" makes the kernel a module of its
+            // own; other names are accepted, weft modules are files or API names.
             if (k.value->kind == Expr::Kind::String && k.value->text == "unique") unique = true;
         } else if (k.name == "module_options") {
             module_options_at = &k;
@@ -328,26 +329,15 @@ void Checker::check_kernel(const ast::FunctionDef &def, const std::vector<Type> 
     if (bounds_at && registers_at) // Warp refuses the pair too
         diags_.error(registers_at->location, "cuda_max_registers and launch_bounds cannot be specified together");
     // As in Warp, module_options need module="unique": the kernel is then its
-    // own module. weft keeps it in the file's module, so only enable_backward
-    // stays the kernel's own; the other options apply to the whole file.
+    // own module (split_unique_kernels), and its options are that module's alone.
+    f.unique = unique;
     if (module_options_at) {
-        if (!unique) {
+        if (!unique)
             diags_.error(module_options_at->location,
                          "module_options requires module=\"unique\" (as in Warp); use wp.set_module_options({...}) "
                          "for the module of this file");
-        } else {
+        else
             module_options(*module_options_at->value, &f);
-            const ast::Expr &dict = *module_options_at->value;
-            bool module_wide = false;
-            for (std::size_t k = 0; k < dict.children.size(); k += 2)
-                if (dict.children[k]->kind != Expr::Kind::String || dict.children[k]->text != "enable_backward")
-                    module_wide = true;
-            if (module_wide && ast_.functions.size() > 1)
-                diags_.warning(module_options_at->location,
-                               "kernel '" + def.name + "': weft keeps module=\"unique\" kernels in the file's module, "
-                               "so these module options apply to every kernel of this file (enable_backward alone "
-                               "stays this kernel's)");
-        }
     }
     if (f.abi == ir::EntryPointAbi::ExternalConstantParams && !(f.enable_backward_explicit && !f.enable_backward))
         diags_.error(d.location, "entry_point_abi='external_constant_params' requires an explicit enable_backward=False");

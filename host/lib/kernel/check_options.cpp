@@ -63,7 +63,12 @@ void Checker::module_options(const Expr &dict, ir::Function *unique_kernel) {
         diags_.error(dict.location, "module options must be a dict literal: {\"fast_math\": True, ...}");
         return;
     }
-    ir::ModuleOptions &o = out_.options;
+    // A unique kernel's options are its module's alone: they neither see nor
+    // change the file's (Warp does not carry set_module_options over either).
+    ir::ModuleOptions &o = unique_kernel ? unique_kernel->own_options : out_.options;
+    const auto set_here = [&](const std::string &key, SourceLocation at) {
+        return unique_kernel || option_set_later(key, at);
+    };
     for (std::size_t k = 0; k + 1 < dict.children.size(); k += 2) {
         const Expr &key = *dict.children[k];
         const Expr &value = *dict.children[k + 1];
@@ -78,7 +83,7 @@ void Checker::module_options(const Expr &dict, ir::Function *unique_kernel) {
         };
         const auto boolean = [&](std::optional<bool> &field) {
             if (v.kind != OptionValue::Kind::Bool) return wrong("True or False");
-            if (option_set_later(name, key.location)) field = v.b;
+            if (set_here(name, key.location)) field = v.b;
         };
         const auto ignored_bool = [&](bool none_ok) {
             if (v.kind != OptionValue::Kind::Bool && !(none_ok && v.kind == OptionValue::Kind::None))
@@ -100,7 +105,7 @@ void Checker::module_options(const Expr &dict, ir::Function *unique_kernel) {
                 wrong("\"debug\" or \"release\"");
                 continue;
             }
-            if (option_set_later(name, key.location)) o.debug = v.s == "debug";
+            if (set_here(name, key.location)) o.debug = v.s == "debug";
         } else if (name == "fast_math") {
             boolean(o.fast_math);
         } else if (name == "fuse_fp") {
@@ -113,7 +118,7 @@ void Checker::module_options(const Expr &dict, ir::Function *unique_kernel) {
                 wrong("0, 1, 2, 3 or None");
                 continue;
             }
-            if (option_set_later(name, key.location)) o.optimization_level = static_cast<int>(v.i);
+            if (set_here(name, key.location)) o.optimization_level = static_cast<int>(v.i);
         } else if (name == "block_dim") {
             // weft sizes CUDA blocks by occupancy unless a launch names its block size.
             if (v.kind != OptionValue::Kind::Int || v.i < 1 || v.i > 1024)

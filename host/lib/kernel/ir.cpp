@@ -93,6 +93,51 @@ ExprPtr Expr::clone() const {
     return e;
 }
 
+StmtPtr Stmt::clone() const {
+    auto s = std::make_unique<Stmt>(kind, location);
+    s->index = index;
+    s->targets = targets;
+    if (target) s->target = target->clone();
+    if (value) s->value = value->clone();
+    if (cond) s->cond = cond->clone();
+    for (const ExprPtr &a : args) s->args.push_back(a->clone());
+    for (const StmtPtr &b : body) s->body.push_back(b->clone());
+    for (const StmtPtr &b : orelse) s->orelse.push_back(b->clone());
+    s->overload = overload;
+    s->atomic = atomic;
+    return s;
+}
+
+Function Function::clone() const {
+    Function f;
+    f.name = name;
+    f.mangled_name = mangled_name;
+    f.is_kernel = is_kernel;
+    f.params = params;
+    f.return_type = return_type;
+    f.locals = locals;
+    for (const StmtPtr &s : body) f.body.push_back(s->clone());
+    f.location = location;
+    f.uses_tid = uses_tid;
+    f.custom_adjoint = custom_adjoint;
+    f.custom_replay = custom_replay;
+    f.reference_params_from = reference_params_from;
+    f.is_native = is_native;
+    f.writes_through_refs = writes_through_refs;
+    f.native = native;
+    f.native_adjoint = native_adjoint;
+    f.native_replay = native_replay;
+    f.enable_backward = enable_backward;
+    f.enable_backward_explicit = enable_backward_explicit;
+    f.abi = abi;
+    f.entry_name = entry_name;
+    f.tid_dims = tid_dims;
+    f.launch_bounds = launch_bounds;
+    f.unique = unique;
+    f.own_options = own_options;
+    return f;
+}
+
 bool Expr::is_atom() const {
     return kind == Kind::Local || kind == Kind::Param || kind == Kind::Literal || kind == Kind::String ||
            kind == Kind::Constant;

@@ -10,6 +10,8 @@
 #include "weft/kernel/frontend.hpp"
 #include "weft/kernel/lower.hpp"
 #include "weft/kernel/source.hpp"
+#include "weft/kernel/unique_kernels.hpp"
+#include "weft/support/sha256.hpp"
 #include "compile_options.hpp"
 
 #include <map>
@@ -66,6 +68,28 @@ CheckedModule Pipeline::check(ModuleSource source) const {
     out.ir.name = out.source.name;
     kernel::lower(out.ir);
     return out;
+}
+
+std::vector<CheckedModule> split_unique_kernels(CheckedModule module) {
+    const std::string file = module.source.display_name();
+    std::vector<kernel::SplitModule> modules = kernel::split_unique_kernels(std::move(module.ir));
+    std::vector<CheckedModule> out;
+    for (kernel::SplitModule &m : modules) {
+        ModuleSource source = module.source;
+        source.name = m.name;
+        // Compiler diagnostics name the file, as the generated text does (not "<module>.<kernel>.py").
+        if (source.origin.empty() && m.name != module.source.name) source.origin = file;
+        out.push_back({std::move(source), std::move(m.ir)});
+    }
+    return out;
+}
+
+std::string combined_hash(const std::vector<std::string> &hashes) {
+    if (hashes.size() == 1) return hashes.front();
+    Sha256 h;
+    h.field("weft.combined-hash.v1").field(std::to_string(hashes.size()));
+    for (const std::string &x : hashes) h.field(x);
+    return h.hex();
 }
 
 namespace {

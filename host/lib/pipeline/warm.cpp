@@ -25,7 +25,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int record_format = 1;
+constexpr int record_format = 2; // 2: the modules of unique kernels
 
 json type_json(const Type &t) {
     const std::string s(scalar_name(t.scalar_type()));
@@ -119,27 +119,59 @@ std::string cpu_toolchain(const ModuleLoadOptions &load) {
 
 } // namespace
 
-std::string WarmRecord::serialize() const {
-    json kernels_json = json::array();
+namespace {
+
+json kernels_json(const std::vector<codegen::KernelEntry> &kernels) {
+    json out = json::array();
     for (const codegen::KernelEntry &k : kernels) {
         json params = json::array();
         for (const auto &[name, type] : k.params)
             params.push_back({{"name", name}, {"type", type_json(type)}, {"code", type.code()}, {"size", type.size()}});
-        kernels_json.push_back({{"name", k.name},
-                                {"key", k.key},
-                                {"symbol", k.symbol},
-                                {"params", std::move(params)},
-                                {"tid_dims", k.tid_dims},
-                                {"external", k.abi == kernel::ir::EntryPointAbi::ExternalConstantParams}});
+        out.push_back({{"name", k.name},
+                       {"key", k.key},
+                       {"symbol", k.symbol},
+                       {"params", std::move(params)},
+                       {"tid_dims", k.tid_dims},
+                       {"external", k.abi == kernel::ir::EntryPointAbi::ExternalConstantParams}});
     }
+    return out;
+}
+
+std::vector<codegen::KernelEntry> kernels_from(const json &kernels) {
+    std::vector<codegen::KernelEntry> out;
+    for (const json &k : kernels) {
+        codegen::KernelEntry e;
+        e.name = k.at("name").get<std::string>();
+        e.key = k.at("key").get<std::string>();
+        e.symbol = k.at("symbol").get<std::string>();
+        e.tid_dims = small_int(k, "tid_dims", 0, 4);
+        e.abi = k.at("external").get<bool>() ? kernel::ir::EntryPointAbi::ExternalConstantParams
+                                             : kernel::ir::EntryPointAbi::Warp;
+        for (const json &p : k.at("params")) {
+            Type t = type_from(p.at("type"));
+            // The rebuilt type must be the one recorded, layout included.
+            if (t.code() != p.at("code").get<std::string>() || t.size() != p.at("size").get<std::uint64_t>())
+                bad("parameter '" + p.at("name").get<std::string>() + "' does not rebuild to its recorded type");
+            e.params.emplace_back(p.at("name").get<std::string>(), std::move(t));
+        }
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+} // namespace
+
+std::string WarmRecord::serialize() const {
+    json compiled = json::array();
+    for (const Compiled &c : modules)
+        compiled.push_back({{"module", c.module}, {"hash", c.hash}, {"kernels", kernels_json(c.kernels)}});
     return json{{"format", record_format},
                 {"weft", version_string},
                 {"module", module},
                 {"target", target.str()},
-                {"hash", hash},
+                {"modules", std::move(compiled)},
                 {"plugins", plugins},
-                {"options_digest", options_digest},
-                {"kernels", std::move(kernels_json)}}
+                {"options_digest", options_digest}}
         .dump();
 }
 
@@ -151,28 +183,18 @@ WarmRecord WarmRecord::parse(const std::string &text) {
         WarmRecord r;
         r.module = j.at("module").get<std::string>();
         r.target = Target::parse(j.at("target").get<std::string>());
-        r.hash = j.at("hash").get<std::string>();
-        if (r.hash.size() != 64 || r.hash.find_first_not_of("0123456789abcdef") != std::string::npos)
-            bad("the module hash is not a full-width digest");
+        for (const json &c : j.at("modules")) {
+            Compiled m;
+            m.module = c.at("module").get<std::string>();
+            m.hash = c.at("hash").get<std::string>();
+            if (m.hash.size() != 64 || m.hash.find_first_not_of("0123456789abcdef") != std::string::npos)
+                bad("the module hash is not a full-width digest");
+            m.kernels = kernels_from(c.at("kernels"));
+            r.modules.push_back(std::move(m));
+        }
+        if (r.modules.empty()) bad("no compiled module");
         r.plugins = j.at("plugins").get<std::vector<std::string>>();
         r.options_digest = j.at("options_digest").get<std::string>();
-        for (const json &k : j.at("kernels")) {
-            codegen::KernelEntry e;
-            e.name = k.at("name").get<std::string>();
-            e.key = k.at("key").get<std::string>();
-            e.symbol = k.at("symbol").get<std::string>();
-            e.tid_dims = small_int(k, "tid_dims", 0, 4);
-            e.abi = k.at("external").get<bool>() ? kernel::ir::EntryPointAbi::ExternalConstantParams
-                                                 : kernel::ir::EntryPointAbi::Warp;
-            for (const json &p : k.at("params")) {
-                Type t = type_from(p.at("type"));
-                // The rebuilt type must be the one recorded, layout included.
-                if (t.code() != p.at("code").get<std::string>() || t.size() != p.at("size").get<std::uint64_t>())
-                    bad("parameter '" + p.at("name").get<std::string>() + "' does not rebuild to its recorded type");
-                e.params.emplace_back(p.at("name").get<std::string>(), std::move(t));
-            }
-            r.kernels.push_back(std::move(e));
-        }
         return r;
     } catch (const json::exception &e) {
         bad(e.what());
@@ -242,21 +264,25 @@ void Pipeline::remember(const std::string &key, const WarmRecord &record) const 
     }
 }
 
-std::optional<Artifact> Pipeline::realize_warm(const WarmRecord &record) const {
-    std::optional<CachedArtifact> hit = cache_.find(record.module, record.hash, record.target);
-    if (!hit) return std::nullopt;
-    Artifact a;
-    a.module = record.module;
-    a.target = record.target;
-    a.hash = record.hash;
-    a.kernels = record.kernels;
-    a.bytes = std::move(hit->content);
-    a.path = hit->path;
-    a.from_cache = true;
-    a.generated_source_path = cache_.entry_directory(record.module, record.hash) / "module.src";
-    ++local_hits_;
-    ++warm_hits_;
-    return a;
+std::optional<std::vector<Artifact>> Pipeline::realize_warm(const WarmRecord &record) const {
+    std::vector<Artifact> out;
+    for (const WarmRecord::Compiled &c : record.modules) {
+        std::optional<CachedArtifact> hit = cache_.find(c.module, c.hash, record.target);
+        if (!hit) return std::nullopt;
+        Artifact a;
+        a.module = c.module;
+        a.target = record.target;
+        a.hash = c.hash;
+        a.kernels = c.kernels;
+        a.bytes = std::move(hit->content);
+        a.path = hit->path;
+        a.from_cache = true;
+        a.generated_source_path = cache_.entry_directory(c.module, c.hash) / "module.src";
+        out.push_back(std::move(a));
+    }
+    local_hits_ += out.size();
+    warm_hits_ += out.size();
+    return out;
 }
 
 } // namespace weft::pipeline

@@ -1,7 +1,7 @@
 # Warp's module options and launch hints, as Warp code writes them: the
 # module's options (debug mode, fast math, optimization level, fma
-# contraction, line info) apply to every kernel (a module="unique" kernel's
-# module_options too, with a warning, enable_backward aside); launch hints are
+# contraction, line info) apply to the file's kernels, a module="unique"
+# kernel's module_options to that kernel's own module alone; launch hints are
 # checked and applied where weft has the concept (launch_bounds on CUDA entries).
 import warp as wp
 

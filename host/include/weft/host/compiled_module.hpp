@@ -62,6 +62,10 @@ public:
                 const LaunchOptions &options) const;
     /// The device the kernel runs on.
     Device device() const;
+    /// The module it is compiled in: its file's, or for a module="unique"
+    /// kernel its own ("<file module>.<kernel>"), with that module's hash.
+    const std::string &module() const;
+    const std::string &module_hash() const;
     /// How many values the kernel unpacks tid() into (`i, j = wp.tid()`: 2);
     /// a launch of a kernel with 2 or more has exactly that many dimensions.
     /// 0 when it uses tid() as one linear index, or not at all.
@@ -91,6 +95,10 @@ private:
 /// copy, and the module's code stays loaded while a handle or one of its
 /// kernels exists. Loading an unchanged module again gives the same module
 /// (equal handles); a changed source or option gives a new one.
+/// A file's kernels with module="unique" are each compiled as a module of
+/// their own, with their own options and hash: the CompiledModule then offers
+/// the kernels of all of them (Kernel::module says which holds one), and its
+/// hash is a digest of theirs.
 class CompiledModule {
 public:
     const std::string &name() const;

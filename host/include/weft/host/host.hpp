@@ -193,7 +193,10 @@ public:
     /// already cached compile nothing; files that are already there and equal
     /// are left as they are (their mtimes do not change). Nothing is loaded.
     /// Pass::Backward builds the kernels' backward entries instead (copies
-    /// named <module>-backward.<target>.<ext>).
+    /// named <module>-backward.<target>.<ext>). A file with module="unique"
+    /// kernels compiles to several modules (the file's unless it has only
+    /// unique kernels, then <module>.<kernel> for each): the paths are then
+    /// each module's, targets in order, the file's module first.
     std::vector<std::filesystem::path> compile_aot(const std::filesystem::path &file, const std::vector<Target> &targets,
                                                    ModuleLoadOptions options = {},
                                                    const std::filesystem::path &out_dir = {},

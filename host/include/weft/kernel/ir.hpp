@@ -153,6 +153,8 @@ struct Stmt {
     std::optional<Intrinsic> atomic;                 // AugAssign on an array element: AtomicAdd/AtomicSub
 
     Stmt(Kind k, SourceLocation at) : kind(k), location(at) {}
+    /// A deep copy.
+    StmtPtr clone() const;
 };
 
 struct Variable {
@@ -164,6 +166,20 @@ struct Variable {
 };
 
 enum class EntryPointAbi { Warp, ExternalConstantParams };
+
+/// Warp's module options as the source sets them: wp.set_module_options({...})
+/// for the file's module (in source order, the last value of a key winning),
+/// @wp.kernel(module="unique", module_options={...}) for that kernel's own
+/// module. Unset keys keep what the loader was given: the pipeline applies
+/// them over ModuleLoadOptions.
+struct ModuleOptions {
+    std::optional<bool> enable_backward;
+    std::optional<bool> debug;             // mode="debug" / "release"
+    std::optional<bool> fast_math;
+    std::optional<bool> fuse_fp;           // CUDA: mul + add contraction into fma
+    std::optional<bool> lineinfo;          // CUDA: line info in the PTX
+    std::optional<int> optimization_level; // 0..3
+};
 
 struct Function {
     std::string name;         // as written
@@ -201,6 +217,13 @@ struct Function {
     std::string entry_name; // name= override, else ""
     int tid_dims = 0; // values tid() is unpacked into; 0 when not used
     int launch_bounds = 0; // CUDA: launch_bounds= (max threads per block), 0: none
+    /// module="unique": compiled as a module of its own (split_unique_kernels),
+    /// with `own_options` (its module_options=) instead of the file's options.
+    bool unique = false;
+    ModuleOptions own_options;
+
+    /// A deep copy: the body's statements are cloned.
+    Function clone() const;
 };
 
 /// C++ names for user functions and kernels, unique by construction: the
@@ -234,18 +257,6 @@ struct References {
     std::vector<std::string> functions;         // mangled names of user functions
 };
 
-/// Warp's module options as the source sets them (wp.set_module_options({...})
-/// and @wp.kernel(module_options={...}), in source order, the last value of a
-/// key winning): unset keys keep what the loader was given. The pipeline
-/// applies them over ModuleLoadOptions.
-struct ModuleOptions {
-    std::optional<bool> enable_backward;
-    std::optional<bool> debug;             // mode="debug" / "release"
-    std::optional<bool> fast_math;
-    std::optional<bool> fuse_fp;           // CUDA: mul + add contraction into fma
-    std::optional<bool> lineinfo;          // CUDA: line info in the PTX
-    std::optional<int> optimization_level; // 0..3
-};
 
 struct Module {
     std::string name;

@@ -62,6 +62,17 @@ struct CheckedModule {
     std::vector<std::string> referenced_owners() const;
 };
 
+/// The modules `module` compiles to, each generated, hashed, compiled and
+/// cached on its own: the module itself, or, when it has module="unique"
+/// kernels, the file's module (unless only unique kernels are left) and one
+/// module per unique kernel, named "<module>.<kernel>" (see
+/// kernel::split_unique_kernels). Every load and build goes through it.
+std::vector<CheckedModule> split_unique_kernels(CheckedModule module);
+
+/// The identity of what a file loads as: the hash of its one compiled module,
+/// else a digest of its modules' hashes in order.
+std::string combined_hash(const std::vector<std::string> &hashes);
+
 /// One target of a module: the generated source and its hash; nothing compiled.
 struct GeneratedModule {
     std::string module;
@@ -92,16 +103,21 @@ using Pass = weft::Pass;
 /// What a warm load needs instead of the front end, stored under the
 /// module's content key (see Pipeline::content_key).
 struct WarmRecord {
-    std::string module;
+    std::string module; // the file's module name, as loaded
     Target target;
-    std::string hash; // the full module hash: the artifact's identity, verified by the cache as on every hit
+    /// What the file compiles to (split_unique_kernels), in order.
+    struct Compiled {
+        std::string module;
+        std::string hash; // the full module hash: the artifact's identity, verified by the cache as on every hit
+        std::vector<codegen::KernelEntry> kernels;
+    };
+    std::vector<Compiled> modules;
     /// The plugins the module's build options came from: with
     /// ModuleLoadOptions::plugins unset, the owners of what it references (a
     /// set: the load orders them by the host's load order, as the front-end
     /// path does); otherwise that list as given.
     std::vector<std::string> plugins;
     std::string options_digest; // resolved_options_digest() of the options it was built with
-    std::vector<codegen::KernelEntry> kernels;
 
     std::string serialize() const;
     /// Throws UserError when `text` is not a well-formed record (kernel
@@ -123,9 +139,10 @@ public:
 
     /// Generates the source for each target (codegen runs once per backend)
     /// and its module hash. The module options its source sets
-    /// (wp.set_module_options, module_options=: debug, fast_math, opt level,
-    /// fmad, line info, enable_backward) override `load`'s, as Warp's module
-    /// options override its global configuration. Throws UserError for a
+    /// (wp.set_module_options for the file's module, module_options= for a
+    /// unique kernel's: debug, fast_math, opt level, fmad, line info,
+    /// enable_backward) override `load`'s, as Warp's module options override
+    /// its global configuration. Throws UserError for a
     /// kernel a backend cannot compile, naming it.
     std::vector<GeneratedModule> generate(const CheckedModule &module, const ResolvedBuildOptions &options,
                                           const std::vector<Target> &targets, const ModuleLoadOptions &load,
@@ -160,9 +177,10 @@ public:
     std::optional<WarmRecord> find_warm(const std::string &key, const std::string &module, const Target &target) const;
     /// Stores `record` under `key`; a cache that cannot be written only warns (once).
     void remember(const std::string &key, const WarmRecord &record) const;
-    /// The artifact a warm record names, verified by the cache (counted as a
-    /// local hit), or nullopt (a miss is not counted: the full path follows).
-    std::optional<Artifact> realize_warm(const WarmRecord &record) const;
+    /// The artifacts a warm record names, in its order, each verified by the
+    /// cache (counted as local hits), or nullopt when one is missing (a miss
+    /// is not counted: the full path follows).
+    std::optional<std::vector<Artifact>> realize_warm(const WarmRecord &record) const;
 
     const ArtifactCache &cache() const { return cache_; }
     const RemoteCache *remote() const { return remote_; }
