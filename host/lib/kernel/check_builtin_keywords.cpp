@@ -57,26 +57,16 @@ std::optional<std::vector<Value>> Checker::builtin_keyword_args(const std::strin
     for (const std::vector<std::string> &params : signatures) {
         if (params.size() < positional + e.keywords.size()) continue;
         if (chosen && params.size() > chosen->size()) continue;
-        std::vector<const Expr *> order(params.size(), nullptr);
-        for (std::size_t i = 0; i < positional; ++i) order[i] = e.children[i + 1].get();
-        bool fits = true;
-        for (const ast::Keyword &k : e.keywords) {
-            const auto at = std::find(params.begin(), params.end(), k.name);
-            const auto index = static_cast<std::size_t>(at - params.begin());
-            if (at == params.end() || order[index]) {
-                fits = false;
-                break;
-            }
-            order[index] = k.value.get();
-        }
-        for (std::size_t i = 0; fits && i < params.size(); ++i) fits = order[i] || find_default(defaults, params[i]);
+        std::optional<std::vector<const Expr *>> order = place_arguments(e, params);
+        bool fits = order.has_value();
+        for (std::size_t i = 0; fits && i < params.size(); ++i) fits = (*order)[i] || find_default(defaults, params[i]);
         if (!fits) continue;
-        if (chosen && params.size() == chosen->size() && *chosen != order) {
+        if (chosen && params.size() == chosen->size() && *chosen != *order) {
             diags_.error(e.keywords.front().location, "the keyword arguments of this call to '" + name +
                                                           "' fit several of its overloads differently: pass them by position");
             return std::nullopt;
         }
-        chosen = std::move(order);
+        chosen = std::move(*order);
         chosen_params = &params;
     }
     if (!chosen) {

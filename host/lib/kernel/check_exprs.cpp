@@ -787,31 +787,35 @@ ast::ExprPtr Checker::expand_starred(const Expr &e) {
     return out;
 }
 
+std::optional<std::vector<const Expr *>> place_arguments(const Expr &call, const std::vector<std::string> &params) {
+    const std::size_t positional = call.children.size() - 1;
+    if (positional > params.size()) return std::nullopt;
+    std::vector<const Expr *> order(params.size(), nullptr);
+    for (std::size_t i = 0; i < positional; ++i) order[i] = call.children[i + 1].get();
+    for (const ast::Keyword &k : call.keywords) {
+        const auto at = std::find(params.begin(), params.end(), k.name);
+        if (at == params.end()) return std::nullopt;
+        const Expr *&slot = order[static_cast<std::size_t>(at - params.begin())];
+        if (slot) return std::nullopt;
+        slot = k.value.get();
+    }
+    return order;
+}
+
 std::optional<std::vector<const Expr *>> Checker::keyword_order(const std::string &name, const Expr &e,
                                                                const std::vector<std::vector<std::string>> &signatures) {
     const std::size_t positional = e.children.size() - 1;
     std::optional<std::vector<const Expr *>> chosen;
     for (const std::vector<std::string> &params : signatures) {
         if (params.size() != positional + e.keywords.size()) continue;
-        std::vector<const Expr *> order(params.size(), nullptr);
-        for (std::size_t i = 0; i < positional; ++i) order[i] = e.children[i + 1].get();
-        bool fits = true;
-        for (const ast::Keyword &k : e.keywords) {
-            const auto at = std::find(params.begin(), params.end(), k.name);
-            const auto index = static_cast<std::size_t>(at - params.begin());
-            if (at == params.end() || order[index]) {
-                fits = false;
-                break;
-            }
-            order[index] = k.value.get();
-        }
-        if (!fits) continue;
-        if (chosen && *chosen != order) {
+        std::optional<std::vector<const Expr *>> order = place_arguments(e, params);
+        if (!order) continue;
+        if (chosen && *chosen != *order) {
             diags_.error(e.keywords.front().location, "the keyword arguments of this call to '" + name +
                                                           "' fit several of its overloads differently: pass them by position");
             return std::nullopt;
         }
-        chosen = std::move(order);
+        chosen = std::move(*order);
     }
     if (!chosen) {
         std::string sigs;

@@ -62,6 +62,12 @@ struct ModuleConstant {
     SourceLocation location;
 };
 
+/// The arguments of `call` in the slots of `params`, as Python binds them:
+/// positional first, then each keyword by name; a slot nothing fills is
+/// null. nullopt for too many positional arguments, an unknown keyword or
+/// one that fills a slot twice.
+std::optional<std::vector<const ast::Expr *>> place_arguments(const ast::Expr &call, const std::vector<std::string> &params);
+
 class Checker {
 public:
     Checker(const ast::Module &module, const Registry &registry, DiagnosticEngine &diags, ir::Module &out);
