@@ -57,16 +57,16 @@ std::optional<std::vector<Value>> Checker::builtin_keyword_args(const std::strin
     for (const std::vector<std::string> &params : signatures) {
         if (params.size() < positional + e.keywords.size()) continue;
         if (chosen && params.size() > chosen->size()) continue;
-        std::optional<std::vector<const Expr *>> order = place_arguments(e, params);
-        bool fits = order.has_value();
-        for (std::size_t i = 0; fits && i < params.size(); ++i) fits = (*order)[i] || find_default(defaults, params[i]);
+        ArgumentSlots order = place_arguments(e, params);
+        bool fits = order.problem == ArgumentSlots::Problem::None;
+        for (std::size_t i = 0; fits && i < params.size(); ++i) fits = order.slots[i] || find_default(defaults, params[i]);
         if (!fits) continue;
-        if (chosen && params.size() == chosen->size() && *chosen != *order) {
+        if (chosen && params.size() == chosen->size() && *chosen != order.slots) {
             diags_.error(e.keywords.front().location, "the keyword arguments of this call to '" + name +
                                                           "' fit several of its overloads differently: pass them by position");
             return std::nullopt;
         }
-        chosen = std::move(*order);
+        chosen = std::move(order.slots);
         chosen_params = &params;
     }
     if (!chosen) {

@@ -787,35 +787,20 @@ ast::ExprPtr Checker::expand_starred(const Expr &e) {
     return out;
 }
 
-std::optional<std::vector<const Expr *>> place_arguments(const Expr &call, const std::vector<std::string> &params) {
-    const std::size_t positional = call.children.size() - 1;
-    if (positional > params.size()) return std::nullopt;
-    std::vector<const Expr *> order(params.size(), nullptr);
-    for (std::size_t i = 0; i < positional; ++i) order[i] = call.children[i + 1].get();
-    for (const ast::Keyword &k : call.keywords) {
-        const auto at = std::find(params.begin(), params.end(), k.name);
-        if (at == params.end()) return std::nullopt;
-        const Expr *&slot = order[static_cast<std::size_t>(at - params.begin())];
-        if (slot) return std::nullopt;
-        slot = k.value.get();
-    }
-    return order;
-}
-
 std::optional<std::vector<const Expr *>> Checker::keyword_order(const std::string &name, const Expr &e,
                                                                const std::vector<std::vector<std::string>> &signatures) {
     const std::size_t positional = e.children.size() - 1;
     std::optional<std::vector<const Expr *>> chosen;
     for (const std::vector<std::string> &params : signatures) {
         if (params.size() != positional + e.keywords.size()) continue;
-        std::optional<std::vector<const Expr *>> order = place_arguments(e, params);
-        if (!order) continue;
-        if (chosen && *chosen != *order) {
+        ArgumentSlots order = place_arguments(e, params);
+        if (order.problem != ArgumentSlots::Problem::None) continue;
+        if (chosen && *chosen != order.slots) {
             diags_.error(e.keywords.front().location, "the keyword arguments of this call to '" + name +
                                                           "' fit several of its overloads differently: pass them by position");
             return std::nullopt;
         }
-        chosen = std::move(*order);
+        chosen = std::move(order.slots);
     }
     if (!chosen) {
         std::string sigs;
@@ -833,27 +818,21 @@ std::optional<std::vector<const Expr *>> Checker::keyword_order(const std::strin
 std::optional<std::vector<Value>> Checker::bind_with_defaults(
     const std::string &name, const Expr &e, const ast::FunctionDef &def,
     const std::function<Value(const Expr &, std::size_t)> &argument) {
-    const std::size_t positional = e.children.size() - 1;
-    if (positional > def.params.size()) {
+    const ArgumentSlots placed = place_arguments(e, param_names(def.params));
+    switch (placed.problem) {
+    case ArgumentSlots::Problem::None: break;
+    case ArgumentSlots::Problem::TooMany:
         diags_.error(e.location, "function '" + name + "' takes at most " + std::to_string(def.params.size()) +
-                                     " arguments, got " + std::to_string(positional));
+                                     " arguments, got " + std::to_string(e.children.size() - 1));
+        return std::nullopt;
+    case ArgumentSlots::Problem::UnknownKeyword:
+        diags_.error(placed.keyword->location, "function '" + name + "' has no parameter named '" + placed.keyword->name + "'");
+        return std::nullopt;
+    case ArgumentSlots::Problem::Repeated:
+        diags_.error(placed.keyword->location, "function '" + name + "' got parameter '" + placed.keyword->name + "' twice");
         return std::nullopt;
     }
-    std::vector<const Expr *> given(def.params.size(), nullptr);
-    for (std::size_t i = 0; i < positional; ++i) given[i] = e.children[i + 1].get();
-    for (const ast::Keyword &k : e.keywords) {
-        const auto at = std::find_if(def.params.begin(), def.params.end(), [&](const ast::Param &p) { return p.name == k.name; });
-        if (at == def.params.end()) {
-            diags_.error(k.location, "function '" + name + "' has no parameter named '" + k.name + "'");
-            return std::nullopt;
-        }
-        const std::size_t index = static_cast<std::size_t>(at - def.params.begin());
-        if (given[index]) {
-            diags_.error(k.location, "function '" + name + "' got parameter '" + k.name + "' twice");
-            return std::nullopt;
-        }
-        given[index] = k.value.get();
-    }
+    const std::vector<const Expr *> &given = placed.slots;
     std::vector<Value> args;
     for (std::size_t i = 0; i < def.params.size(); ++i) {
         const ast::Param &p = def.params[i];

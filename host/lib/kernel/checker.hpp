@@ -2,6 +2,7 @@
 // IR. Internal to the front end; the public entry points are in frontend.hpp.
 #pragma once
 
+#include "kernel/call_arguments.hpp"
 #include "weft/kernel/ast.hpp"
 #include "weft/kernel/diagnostics.hpp"
 #include "weft/kernel/ir.hpp"
@@ -61,12 +62,6 @@ struct ModuleConstant {
     Value::Literal literal = Value::Literal::None;
     SourceLocation location;
 };
-
-/// The arguments of `call` in the slots of `params`, as Python binds them:
-/// positional first, then each keyword by name; a slot nothing fills is
-/// null. nullopt for too many positional arguments, an unknown keyword or
-/// one that fills a slot twice.
-std::optional<std::vector<const ast::Expr *>> place_arguments(const ast::Expr &call, const std::vector<std::string> &params);
 
 class Checker {
 public:

@@ -19,6 +19,7 @@
 // named by the variable it is assigned to (`double`), its siblings
 // `<variable>__<name>`. The checker then sees ordinary functions; errors in
 // an instance point into the factory's body, where the code is.
+#include "kernel/call_arguments.hpp"
 #include "kernel/parser_internal.hpp"
 
 #include <algorithm>
@@ -262,39 +263,29 @@ const ast::Factory *Parser::find_factory(const std::string &name) const {
 void Parser::instantiate_factory(const ast::Factory &factory, const Expr &call, const std::string &target) {
     const std::string what = "'" + factory.name + "()'";
     // Bind the arguments as Python would.
-    std::vector<const Expr *> args(factory.params.size(), nullptr);
-    const std::size_t positional = call.children.size() - 1;
-    bool ok = true;
-    if (positional > factory.params.size()) {
-        report(call.children[factory.params.size() + 1]->location,
-               what + " takes " + std::to_string(factory.params.size()) + " argument(s), got " +
-                   std::to_string(positional));
-        return;
-    }
-    for (std::size_t i = 0; i < positional; ++i) {
-        const Expr &a = *call.children[i + 1];
-        if (a.kind == Expr::Kind::Starred) {
-            report(a.location, "unpacking arguments of kernel factory " + what + " is not supported; pass each one");
+    for (std::size_t i = 1; i < call.children.size(); ++i)
+        if (call.children[i]->kind == Expr::Kind::Starred) {
+            report(call.children[i]->location, "unpacking arguments of kernel factory " + what +
+                                                   " is not supported; pass each one");
             return;
         }
-        args[i] = &a;
+    ArgumentSlots placed = place_arguments(call, param_names(factory.params));
+    switch (placed.problem) {
+    case ArgumentSlots::Problem::None: break;
+    case ArgumentSlots::Problem::TooMany:
+        report(call.children[factory.params.size() + 1]->location,
+               what + " takes " + std::to_string(factory.params.size()) + " argument(s), got " +
+                   std::to_string(call.children.size() - 1));
+        return;
+    case ArgumentSlots::Problem::UnknownKeyword:
+        report(placed.keyword->location, what + " has no parameter '" + placed.keyword->name + "'");
+        return;
+    case ArgumentSlots::Problem::Repeated:
+        report(placed.keyword->location, what + " got parameter '" + placed.keyword->name + "' twice");
+        return;
     }
-    for (const ast::Keyword &k : call.keywords) {
-        auto p = std::find_if(factory.params.begin(), factory.params.end(),
-                              [&](const ast::Param &q) { return q.name == k.name; });
-        if (p == factory.params.end()) {
-            report(k.location, what + " has no parameter '" + k.name + "'");
-            ok = false;
-            continue;
-        }
-        const std::size_t i = static_cast<std::size_t>(p - factory.params.begin());
-        if (args[i]) {
-            report(k.location, what + " got parameter '" + k.name + "' twice");
-            ok = false;
-            continue;
-        }
-        args[i] = k.value.get();
-    }
+    std::vector<const Expr *> &args = placed.slots;
+    bool ok = true;
     for (std::size_t i = 0; i < args.size(); ++i) {
         if (!args[i]) args[i] = factory.params[i].default_value.get();
         if (!args[i]) {
@@ -304,8 +295,12 @@ void Parser::instantiate_factory(const ast::Factory &factory, const Expr &call, 
     }
     if (!ok) return;
 
+    std::vector<std::set<std::string>> locals; // per nested definition
     std::set<std::string> bound;
-    for (const ast::FunctionDef &f : factory.functions) bound.merge(bound_names(f));
+    for (const ast::FunctionDef &f : factory.functions) {
+        locals.push_back(bound_names(f));
+        bound.insert(locals.back().begin(), locals.back().end());
+    }
 
     // What each free name of the factory's body stands for in this instance.
     std::vector<ExprPtr> owned;
@@ -347,13 +342,14 @@ void Parser::instantiate_factory(const ast::Factory &factory, const Expr &call, 
     auto instance_name = [&](const std::string &name) { return name == factory.returned ? target : target + "__" + name; };
     for (const ast::FunctionDef &f : factory.functions) subs[f.name] = name_expr(instance_name(f.name), f.location);
 
-    for (const ast::FunctionDef &f : factory.functions) {
+    for (std::size_t d = 0; d < factory.functions.size(); ++d) {
+        const ast::FunctionDef &f = factory.functions[d];
         ast::FunctionDef instance = ast::clone(f);
         instance.name = instance_name(f.name);
         instance.factory_call = target + " = " + factory.name + "(...)";
         instance.factory_call_location = call.location;
         Substitutions own = subs;
-        for (const std::string &local : bound_names(f)) own.erase(local);
+        for (const std::string &local : locals[d]) own.erase(local);
         substitute(instance, own);
         module_.order.emplace_back('f', module_.functions.size());
         module_.functions.push_back(std::move(instance));
