@@ -88,6 +88,9 @@ public:
                                 ": kernel '" + f.name +
                                 "' uses entry_point_abi='external_constant_params', which is not supported by the CPU backend");
 
+        // A CPU preamble's code would be defined again by every separately
+        // compiled strided copy, as by every part (below): such modules compile whole.
+        split_strided_ = backend_ == Backend::Cpu && options_.cpu_preamble.empty();
         // Bodies first: they discover the tuple types the declarations must define.
         std::ostringstream bodies;
         std::vector<std::string> kernels;
@@ -139,11 +142,19 @@ public:
         // After the preambles: NVRTC's automatic PCH covers the leading #includes
         // (weft's and a plugin's headers) only up to the first definition.
         append("#line " + std::to_string(lines_ + 2) + " " + c_string(result_.file_name) + "\n");
+        // A strided copy compiled alone links against the module's object: it
+        // references the globals, never defines them.
+        const std::string strided = strided_macro;
+        if (split_strided_)
+            append("#ifndef " + strided + "\n#define " + strided + " 0\n#endif\n");
+        const std::string not_a_strided_copy = split_strided_ ? strided + " <= 0" : "1";
         if (result_.parts > 1)
             // Compiled without WEFT_PART, the text is the whole module; part 1
             // defines the module's globals, which the other parts reference.
-            append("#ifndef WEFT_PART\n#define WEFT_PART 0\n#endif\n#if WEFT_PART <= 1\n"
-                   "WEFT_DEFINE_RUNTIME_GLOBALS\n#endif\n");
+            append("#ifndef WEFT_PART\n#define WEFT_PART 0\n#endif\n#if WEFT_PART <= 1 && " + not_a_strided_copy +
+                   "\nWEFT_DEFINE_RUNTIME_GLOBALS\n#endif\n");
+        else if (split_strided_)
+            append("#if " + not_a_strided_copy + "\nWEFT_DEFINE_RUNTIME_GLOBALS\n#endif\n");
         else
             append("WEFT_DEFINE_RUNTIME_GLOBALS\n");
         append("#define WEFT_GENERATED 1\n");
@@ -173,11 +184,19 @@ public:
         append(constants());
         append(bodies.str());
         for (std::size_t k = 0; k < kernels.size(); ++k) {
-            if (part[k] == 0) {
+            // Kernel k's strided copy (WEFT_STRIDED == k + 1) holds it alone.
+            const std::string copy = strided + " == " + std::to_string(k + 1);
+            if (part[k] == 0 && !split_strided_) {
                 append(kernels[k]);
                 continue;
             }
-            append("#if WEFT_PART == 0 || WEFT_PART == " + std::to_string(part[k]) + "\n");
+            if (part[k] == 0)
+                append("#if " + strided + " <= 0 || " + copy + "\n");
+            else if (split_strided_)
+                append("#if " + strided + " > 0 ? " + copy + " : (WEFT_PART == 0 || WEFT_PART == " + std::to_string(part[k]) +
+                       ")\n");
+            else
+                append("#if WEFT_PART == 0 || WEFT_PART == " + std::to_string(part[k]) + "\n");
             append(kernels[k]);
             append("#endif\n");
         }
@@ -213,6 +232,8 @@ private:
     int probes_ = 0;
     std::optional<Type> external_params_;
     // Reverse mode (adjoint_emitter.cpp).
+    bool split_strided_ = false; // CPU kernels' strided copies compile apart (strided_macro)
+    int section_ = 0;            // the kernel being emitted: its WEFT_STRIDED value (1-based)
     bool replay_ = false; // emitting a replay: array stores, atomics and prints are skipped
 
 public:
@@ -593,6 +614,7 @@ private:
     void emit_functions(std::ostringstream &o, std::vector<std::string> &kernels) {
         const auto kernel_code = [&](const ir::Function &f, auto emit) {
             std::ostringstream k;
+            section_ = static_cast<int>(kernels.size()) + 1;
             emit(k, f);
             kernels.push_back(k.str());
         };
@@ -886,16 +908,45 @@ private:
               << "        }\n";
         o << "    }\n"
           << "}\n";
-        o << "extern \"C\" void " << k.symbol
-          << "(const weft::launch_t *weft_launch_, void *const *weft_args_, long long weft_begin_, long long weft_end_) {\n";
+        std::string unpack, unpack_arrays;
         for (std::size_t i = 0; i < k.params.size(); ++i) {
             const std::string t = type(k.params[i].second);
-            o << "    const " << t << " a" << i << "_ = *static_cast<const " << t << " *>(weft_args_[" << i << "]);\n";
+            const std::string line = "    const " + t + " a" + std::to_string(i) + "_ = *static_cast<const " + t +
+                                     " *>(weft_args_[" + std::to_string(i) + "]);\n";
+            unpack += line;
+            if (k.params[i].second.kind() == Type::Kind::Array) unpack_arrays += line;
         }
-        if (specializable && dense != "true")
-            o << "    if (" << dense << ")\n        " << run << "<true>(*weft_launch_, weft_begin_, weft_end_"
-              << params_pass << ");\n    else\n    ";
-        o << "    " << run << "<false>(*weft_launch_, weft_begin_, weft_end_" << params_pass << ");\n}\n";
+        const std::string launch_params =
+            "(const weft::launch_t *weft_launch_, void *const *weft_args_, long long weft_begin_, long long weft_end_)";
+        const auto call = [&](bool dense_copy) {
+            return run + (dense_copy ? "<true>" : "<false>") + "(*weft_launch_, weft_begin_, weft_end_" + params_pass + ");\n";
+        };
+        if (!(specializable && dense != "true")) {
+            o << "extern \"C\" void " << k.symbol << launch_params << " {\n" << unpack << "    " << call(false) << "}\n";
+        } else if (!split_strided_) {
+            o << "extern \"C\" void " << k.symbol << launch_params << " {\n"
+              << unpack << "    if (" << dense << ")\n        " << call(true) << "    else\n        " << call(false) << "}\n";
+        } else {
+            // The dense and strided instantiations behind symbols of their own,
+            // so that each compiles without the other (strided_macro).
+            const std::string launch_args = "(weft_launch_, weft_args_, weft_begin_, weft_end_)";
+            const std::string strided = strided_macro;
+            k.strided_section = section_;
+            o << "extern \"C\" bool " << dense_test_symbol(k) << "(void *const *weft_args_);\n"
+              << "extern \"C\" void " << dense_symbol(k) << launch_params << ";\n"
+              << "#if " << strided << " <= 0\n"
+              << "extern \"C\" bool " << dense_test_symbol(k) << "(void *const *weft_args_) {\n"
+              << unpack_arrays << "    return " << dense << ";\n}\n"
+              << "extern \"C\" void " << dense_symbol(k) << launch_params << " {\n" << unpack << "    " << call(true) << "}\n"
+              << "#endif\n"
+              << "#if " << strided << " >= 0\n"
+              << "extern \"C\" void " << strided_symbol(k) << launch_params << " {\n" << unpack << "    " << call(false)
+              << "}\n"
+              << "extern \"C\" void " << k.symbol << launch_params << " {\n"
+              << "    if (" << dense_test_symbol(k) << "(weft_args_))\n        " << dense_symbol(k) << launch_args
+              << ";\n    else\n        " << strided_symbol(k) << launch_args << ";\n}\n"
+              << "#endif\n";
+        }
         result_.kernels.push_back(std::move(k));
     }
 

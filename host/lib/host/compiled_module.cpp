@@ -35,7 +35,14 @@ struct Kernel::Impl {
     std::string name;
     std::string key; // name= of the decorator
     std::string module;
-    CpuEntry entry = nullptr;
+    CpuEntry entry = nullptr; // the kernel, or its dense copy when dense_ok is set
+    // A kernel with a dense copy (codegen::strided_macro): dense_ok(args) says
+    // whether it fits the arguments; else the strided copy runs, linked into
+    // the module's code when a launch first needs it.
+    bool (*dense_ok)(void *const *args) = nullptr;
+    int strided_section = 0;
+    std::string strided_symbol;
+    mutable std::atomic<CpuEntry> strided{nullptr};
     std::vector<KernelParam> params;
     int tid_dims = 0;
     bool external = false; // entry_point_abi='external_constant_params': never launched by weft
@@ -69,6 +76,10 @@ struct CompiledModule::Impl {
     std::vector<std::shared_ptr<Impl>> modules;
     mutable std::shared_ptr<Impl> backward;
     mutable std::mutex backward_mutex;
+    // A kernel's strided copy (its strided_section): the object, from the
+    // cache or compiled from the module's source regenerated as it was loaded.
+    std::function<std::string(int section)> build_strided;
+    mutable std::mutex strided_mutex;
 };
 
 namespace {
@@ -113,6 +124,23 @@ const Kernel::Impl &instance_for(const Kernel::Impl &k, const std::vector<Kernel
                       "module loads, add wp.overload(" + k.name + ", [types]) for these. Its instances:" + instances);
 }
 
+/// The entry that runs `k` on these arguments.
+CpuEntry entry_for(const Kernel::Impl &k, const PackedArgs &packed) {
+    if (!k.dense_ok || k.dense_ok(packed.pointers())) return k.entry;
+    if (CpuEntry e = k.strided.load(std::memory_order_acquire)) return e;
+    const CompiledModule::Impl &module = *k.owner;
+    const std::lock_guard<std::mutex> lock(module.strided_mutex);
+    if (CpuEntry e = k.strided.load(std::memory_order_acquire)) return e;
+    if (!module.build_strided)
+        throw LaunchError("kernel '" + k.name + "' (module '" + k.module + "'): an argument array is strided in its last "
+                          "dimension, and this module has no strided copy of the kernel");
+    std::string object = module.build_strided(k.strided_section);
+    module.jit->add_object(std::vector<char>(object.begin(), object.end()), backend::strided_copy_part(k.strided_section));
+    const CpuEntry e = module.jit->lookup_function<std::remove_pointer_t<CpuEntry>>(k.strided_symbol);
+    k.strided.store(e, std::memory_order_release);
+    return e;
+}
+
 /// Runs one launch and reports its failed expect_* checks.
 void run(const Kernel::Impl &k, const std::vector<std::int64_t> &dim, const PackedArgs &packed, ThreadPool &pool,
          const char *context) {
@@ -120,7 +148,7 @@ void run(const Kernel::Impl &k, const std::vector<std::int64_t> &dim, const Pack
     std::lock_guard<std::mutex> lock(k.owner->launch_mutex);
     auto *counter = reinterpret_cast<std::atomic<int> *>(k.owner->expect_failures);
     counter->store(0);
-    launch_cpu(k.entry, dim, packed, pool);
+    launch_cpu(entry_for(k, packed), dim, packed, pool);
     const int failed = counter->exchange(0);
     if (!failed) return;
     std::string first;
@@ -407,12 +435,33 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
     const pipeline::Pipeline &pipeline = HostAccess::pipeline(*this);
     const std::shared_ptr<ThreadPool> pool = HostAccess::pool(*this);
 
+    // A kernel's strided copy, from the cache by the module hash it derives
+    // from, else compiled from the source regenerated as the module was
+    // loaded (a warm load never ran the front end): a source or plugin that
+    // changed since then no longer makes that module, and says so.
+    const auto strided_builder = [this, options](const pipeline::ModuleSource &file, const std::string &name,
+                                        const std::string &hash, pipeline::Pass pass,
+                                        const std::shared_ptr<ThreadPool> &alive) {
+        return [host = this, source = file, name, hash, options, pass,
+                weak = std::weak_ptr<ThreadPool>(alive)](int section) -> std::string {
+            if (!weak.lock()) throw LaunchError("module '" + name + "': the Host it was loaded in has been destroyed");
+            detail::PreparedModule p = detail::prepare_module(*host, source, options);
+            const pipeline::Pipeline &pl = HostAccess::pipeline(*host);
+            const pipeline::GeneratedModule g = pl.generate(p.module(name), p.options, {Target::cpu()}, options, pass).front();
+            if (g.hash != hash)
+                throw LaunchError("module '" + name + "' " + hash.substr(0, 8) + " needs the strided copy of a kernel (an "
+                                  "argument is strided in its last dimension), but its source or plugins now make module " +
+                                  g.hash.substr(0, 8) + ": load the module again");
+            return pl.realize(pipeline::strided_variant(g, section)).bytes;
+        };
+    };
     // A compiled module of the file, linked: its backward pass is built from
     // the same source and options when a gradient is first needed.
     const auto link_module = [&](const pipeline::Artifact &artifact, const pipeline::ModuleSource &file) {
         std::shared_ptr<CompiledModule::Impl> impl = cpu_module(artifact, file.origin, pool);
         impl->load_ms = ms_since(t0);
-        impl->build_backward = [host = this, source = file, name = artifact.module, options,
+        impl->build_strided = strided_builder(file, artifact.module, artifact.hash, pipeline::Pass::Forward, pool);
+        impl->build_backward = [host = this, source = file, name = artifact.module, options, strided_builder,
                                 weak = std::weak_ptr<ThreadPool>(pool)] {
             const std::shared_ptr<ThreadPool> alive = weak.lock();
             if (!alive)
@@ -424,6 +473,7 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
                 pl.generate(p.module(name), p.options, {Target::cpu()}, options, pipeline::Pass::Backward).front());
             std::shared_ptr<CompiledModule::Impl> b = cpu_module(a, source.origin, alive);
             b->load_ms = ms_since(t1);
+            b->build_strided = strided_builder(source, name, a.hash, pipeline::Pass::Backward, alive);
             if (!host->quiet()) report_load(*b, Device::cpu(), "backward ");
             return b;
         };
@@ -548,7 +598,14 @@ std::shared_ptr<CompiledModule::Impl> cpu_module(const pipeline::Artifact &artif
         k->name = e.name;
         k->key = e.key;
         k->module = artifact.module;
-        k->entry = impl->jit->lookup_function<std::remove_pointer_t<CpuEntry>>(e.symbol);
+        if (e.strided_section > 0) {
+            k->entry = impl->jit->lookup_function<std::remove_pointer_t<CpuEntry>>(codegen::dense_symbol(e));
+            k->dense_ok = impl->jit->lookup_function<bool(void *const *)>(codegen::dense_test_symbol(e));
+            k->strided_section = e.strided_section;
+            k->strided_symbol = codegen::strided_symbol(e);
+        } else {
+            k->entry = impl->jit->lookup_function<std::remove_pointer_t<CpuEntry>>(e.symbol);
+        }
         for (const auto &[pname, ptype] : e.params) k->params.push_back({pname, ptype});
         k->tid_dims = e.tid_dims;
         k->external = e.abi == kernel::ir::EntryPointAbi::ExternalConstantParams;

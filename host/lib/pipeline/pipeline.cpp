@@ -14,6 +14,7 @@
 #include "weft/support/sha256.hpp"
 #include "compile_options.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -163,10 +164,35 @@ std::vector<GeneratedModule> Pipeline::generate(const CheckedModule &module, con
     return out;
 }
 
+GeneratedModule strided_variant(const GeneratedModule &g, int strided) {
+    if (g.target.kind != Target::Kind::Cpu || strided < codegen::strided_whole)
+        throw InternalError("strided_variant: module '" + g.module + "' for " + g.target.str() + ", variant " +
+                            std::to_string(strided));
+    GeneratedModule v = g;
+    v.strided = strided;
+    v.hash = Sha256().field("weft.strided-variant.v1").field(g.hash).field(std::to_string(strided)).hex();
+    if (strided > 0) {
+        const auto k = std::find_if(g.source.kernels.begin(), g.source.kernels.end(),
+                                    [&](const codegen::KernelEntry &e) { return e.strided_section == strided; });
+        if (k == g.source.kernels.end())
+            throw InternalError("strided_variant: module '" + g.module + "' has no kernel of strided section " +
+                                std::to_string(strided));
+        v.source.parts = 1; // one kernel's copy: one unit
+    }
+    return v;
+}
+
 std::vector<Artifact> Pipeline::build(const CheckedModule &module, const ResolvedBuildOptions &options,
                                       const std::vector<Target> &targets, const ModuleLoadOptions &load, Pass pass) const {
     std::vector<Artifact> out;
-    for (const GeneratedModule &g : generate(module, options, targets, load, pass)) out.push_back(realize(g));
+    for (const GeneratedModule &g : generate(module, options, targets, load, pass)) {
+        const bool split = g.target.kind == Target::Kind::Cpu &&
+                           std::any_of(g.source.kernels.begin(), g.source.kernels.end(),
+                                       [](const codegen::KernelEntry &k) { return k.strided_section > 0; });
+        out.push_back(realize(split ? strided_variant(g, codegen::strided_whole) : g));
+        // The artifact is the module's, under its module hash, whichever copies it holds.
+        out.back().hash = g.hash;
+    }
     return out;
 }
 

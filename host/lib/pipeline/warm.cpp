@@ -25,7 +25,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int record_format = 2; // 2: the modules of unique kernels
+constexpr int record_format = 3; // 2: the modules of unique kernels; 3: strided copies
 
 json type_json(const Type &t) {
     const std::string s(scalar_name(t.scalar_type()));
@@ -132,6 +132,7 @@ json kernels_json(const std::vector<codegen::KernelEntry> &kernels) {
                        {"symbol", k.symbol},
                        {"params", std::move(params)},
                        {"tid_dims", k.tid_dims},
+                       {"strided_section", k.strided_section},
                        {"external", k.abi == kernel::ir::EntryPointAbi::ExternalConstantParams}});
     }
     return out;
@@ -145,6 +146,7 @@ std::vector<codegen::KernelEntry> kernels_from(const json &kernels) {
         e.key = k.at("key").get<std::string>();
         e.symbol = k.at("symbol").get<std::string>();
         e.tid_dims = small_int(k, "tid_dims", 0, 4);
+        e.strided_section = small_int(k, "strided_section", 0, 1 << 20);
         e.abi = k.at("external").get<bool>() ? kernel::ir::EntryPointAbi::ExternalConstantParams
                                              : kernel::ir::EntryPointAbi::Warp;
         for (const json &p : k.at("params")) {

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <stdexcept>
 #include <string>
@@ -51,6 +52,11 @@ struct CpuCompileOptions {
     /// 0: the whole source as one unit.
     int part = 0;
 };
+
+/// The part number of a kernel's separately compiled strided copy (codegen's
+/// strided_section, 1-based): beyond any module's parts, so that the copy's
+/// object links into the module's JITDylib beside them (JitModule::add_object).
+inline constexpr int strided_copy_part(int strided_section) { return 1000 + strided_section; }
 
 // A compile that failed: the generated source, a plugin preamble or header,
 // or a PCH that does not fit. what() lists the error diagnostics (with their
@@ -140,11 +146,21 @@ public:
     }
     const std::string &name() const noexcept { return name_; }
 
+    // Links one more object into this module, now: a kernel's strided copy,
+    // compiled with CpuCompileOptions::part = strided_copy_part(section). Its
+    // undefined symbols resolve against the module's own first (its globals,
+    // the dense copies), and its static constructors run. On failure
+    // (BackendError) the module's code is unchanged and still usable; the
+    // object's symbols may stay reserved, so do not retry the same one.
+    void add_object(std::vector<char> object, int part);
+
 private:
     friend class CpuJit;
     JitModule(CpuJit &jit, void *dylib, std::string name);
+    void link(std::vector<std::vector<char>> objects, const std::vector<int> &parts);
     CpuJit &jit_;
     void *dylib_;               // llvm::orc::JITDylib*
+    mutable std::mutex mutex_;  // defined_ and dso_handles_ grow when an object is added
     std::vector<void *> dso_handles_; // each object's __dso_handle, where it has static destructors
     std::string name_;
     // Every symbol the module defines, by linker name, as the link resolved

@@ -23,7 +23,30 @@ struct KernelEntry {
     std::vector<std::pair<std::string, Type>> params;
     int tid_dims = 0; // 0: tid() unused or not unpacked
     kernel::ir::EntryPointAbi abi = kernel::ir::EntryPointAbi::Warp;
+    /// CPU kernels with a dense specialization: the WEFT_STRIDED value that
+    /// compiles this kernel's strided instantiation alone (0: the kernel has
+    /// one instantiation, launched through `symbol`). See strided_variant.
+    int strided_section = 0;
 };
+
+/// The WEFT_STRIDED define of a CPU compile (cpp text guards on it). A kernel
+/// with a dense specialization runs its array indexing with constant
+/// innermost strides when every array argument is dense there; the general
+/// (strided) copy is about as much code again and is needed only for views
+/// with gaps, so a JIT load compiles the dense copies alone and each kernel's
+/// strided copy when a launch first needs it (issue 20: a third of a cold
+/// compile). In every mode the text defines:
+///   whole (0, the default):  `symbol`, which tests density and calls either;
+///   dense_only (-1):         `symbol`_dense_ok(args) and `symbol`_dense;
+///   section k (> 0):         `symbol`_strided of the kernel with
+///                            strided_section k, and its `symbol`, which
+///                            calls the dense pair of a dense_only object.
+inline constexpr int strided_whole = 0;
+inline constexpr int strided_dense_only = -1;
+inline constexpr const char *strided_macro = "WEFT_STRIDED";
+inline std::string dense_symbol(const KernelEntry &k) { return k.symbol + "_dense"; }
+inline std::string dense_test_symbol(const KernelEntry &k) { return k.symbol + "_dense_ok"; }
+inline std::string strided_symbol(const KernelEntry &k) { return k.symbol + "_strided"; }
 
 struct GeneratedSource {
     std::string text;

@@ -83,7 +83,18 @@ struct GeneratedModule {
     ModuleLoadOptions options;
     std::vector<std::filesystem::path> include_dirs; // the module's resolved include dirs for this backend
     bool preamble_includes_headers = false;          // a CUDA preamble with #include (NVRTC PCH pays off)
+    /// CPU: which copies of the kernels this compile holds (codegen::strided_macro):
+    /// a JIT load compiles the dense ones, a kernel's strided copy is compiled
+    /// when a launch first needs it, AOT builds compile the whole module.
+    int strided = codegen::strided_dense_only;
 };
+
+/// `g` as the compile of other copies of its kernels: codegen::strided_whole
+/// (every copy and each kernel's full entry, for AOT) or a kernel's
+/// strided_section (its strided copy alone, linked into the module's JIT code).
+/// The hash is derived from the module's, so each variant is a cache entry
+/// of its own while the module hash stays the module's identity.
+GeneratedModule strided_variant(const GeneratedModule &g, int strided);
 
 /// A compiled module for one target.
 struct Artifact {
@@ -156,7 +167,8 @@ public:
     /// names the module, the target and the generated source.
     Artifact realize(const GeneratedModule &generated) const;
 
-    /// generate + realize for each target, in order.
+    /// generate + realize for each target, in order: complete artifacts (a
+    /// CPU object holds every copy of every kernel: strided_whole).
     std::vector<Artifact> build(const CheckedModule &module, const ResolvedBuildOptions &options,
                                 const std::vector<Target> &targets, const ModuleLoadOptions &load,
                                 Pass pass = Pass::Forward) const;

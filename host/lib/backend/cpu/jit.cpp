@@ -158,17 +158,6 @@ std::unique_ptr<JitModule> CpuJit::load(std::vector<char> object, std::string na
     llvm::orc::JITDylib &jd = es.createBareJITDylib(dylib_name);
     // From here on, a failure removes the dylib again (the JitModule does).
     std::unique_ptr<JitModule> module(new JitModule(*this, &jd, std::move(name)));
-    CaptureSessionErrors session;
-    auto fail = [&](const std::string &what, llvm::Error e) -> BackendError {
-        std::string message = message_of(std::move(e));
-        // The session's own report says what went wrong ("Symbols not found:
-        // [ f ]"); the lookup's error only that materialization failed.
-        if (!session.errors.empty()) {
-            message.clear();
-            for (const std::string &m : session.errors) message += (message.empty() ? "" : "; ") + m;
-        }
-        return BackendError("JIT module '" + module->name() + "': " + what + ": " + message);
-    };
 
     llvm::orc::JITDylibSearchOrder order{{impl_->main, llvm::orc::JITDylibLookupFlags::MatchExportedSymbolsOnly},
                                          {impl_->process, llvm::orc::JITDylibLookupFlags::MatchExportedSymbolsOnly}};
@@ -179,32 +168,60 @@ std::unique_ptr<JitModule> CpuJit::load(std::vector<char> object, std::string na
     llvm::orc::SymbolMap hooks;
     hooks[impl_->intern("__cxa_atexit")] = {llvm::orc::ExecutorAddr::fromPtr(&jit_cxa_atexit),
                                                   llvm::JITSymbolFlags::Callable};
-    if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(std::move(hooks)))) throw fail("runtime hooks", std::move(e));
+    if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(std::move(hooks))))
+        throw BackendError("JIT module '" + module->name() + "': runtime hooks: " + message_of(std::move(e)));
 
     // A bundle's objects (a module compiled in parts) link into this one
     // JITDylib, where the parts' references to each other resolve.
     std::vector<std::vector<char>> objects = unbundle_objects(std::move(object));
+    std::vector<int> parts;
+    for (std::size_t i = 0; i < objects.size(); ++i) parts.push_back(objects.size() == 1 ? 0 : static_cast<int>(i) + 1);
+    module->link(std::move(objects), parts);
+    return module;
+}
+
+void JitModule::add_object(std::vector<char> object, int part) {
+    std::vector<std::vector<char>> objects;
+    objects.push_back(std::move(object));
+    link(std::move(objects), {part});
+}
+
+void JitModule::link(std::vector<std::vector<char>> objects, const std::vector<int> &parts) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    CpuJit::Impl &jit = *jit_.impl_;
+    llvm::orc::ExecutionSession &es = *jit.session;
+    auto &jd = *static_cast<llvm::orc::JITDylib *>(dylib_);
+    CaptureSessionErrors session;
+    auto fail = [&](const std::string &what, llvm::Error e) -> BackendError {
+        std::string message = message_of(std::move(e));
+        // The session's own report says what went wrong ("Symbols not found:
+        // [ f ]"); the lookup's error only that materialization failed.
+        if (!session.errors.empty()) {
+            message.clear();
+            for (const std::string &m : session.errors) message += (message.empty() ? "" : "; ") + m;
+        }
+        return BackendError("JIT module '" + name_ + "': " + what + ": " + message);
+    };
+
     llvm::orc::SymbolLookupSet defined;
-    std::vector<llvm::orc::SymbolStringPtr> inits; // one per part that has static constructors, in part order
-    std::vector<llvm::orc::SymbolStringPtr> dso_handles; // one per part that has static destructors
+    std::vector<llvm::orc::SymbolStringPtr> inits; // one per object that has static constructors, in part order
+    std::vector<llvm::orc::SymbolStringPtr> dso_handles; // one per object that has static destructors
     for (std::size_t i = 0; i < objects.size(); ++i) {
-        const std::string buffer_name = objects.size() == 1 ? module->name()
-                                                            : module->name() + " part " + std::to_string(i + 1);
+        const std::string buffer_name = parts[i] == 0 ? name_ : name_ + " part " + std::to_string(parts[i]);
         std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(
             llvm::StringRef(objects[i].data(), objects[i].size()), buffer_name);
         objects[i] = {};
         auto interface = llvm::orc::getObjectFileInterface(es, buffer->getMemBufferRef());
         if (!interface) throw fail("not a loadable object", interface.takeError());
-        const int part = objects.size() == 1 ? 0 : static_cast<int>(i) + 1;
-        const auto init = impl_->intern(cpu::static_init_name(part));
-        const auto dso = impl_->intern(cpu::dso_handle_name(part));
+        const auto init = jit.intern(cpu::static_init_name(parts[i]));
+        const auto dso = jit.intern(cpu::dso_handle_name(parts[i]));
         for (const auto &[symbol, flags] : interface->SymbolFlags) {
             if (symbol == interface->InitSymbol) continue;
             defined.add(symbol, llvm::orc::SymbolLookupFlags::WeaklyReferencedSymbol);
             if (symbol == init) inits.push_back(symbol);
             if (symbol == dso) dso_handles.push_back(symbol);
         }
-        if (llvm::Error e = impl_->layer->add(jd, std::move(buffer))) throw fail("adding the object", std::move(e));
+        if (llvm::Error e = jit.layer->add(jd, std::move(buffer))) throw fail("adding the object", std::move(e));
     }
 
     // A weak symbol (an inline function or template of the runtime headers)
@@ -215,13 +232,12 @@ std::unique_ptr<JitModule> CpuJit::load(std::vector<char> object, std::string na
     auto linked = es.lookup(llvm::orc::makeJITDylibSearchOrder(&jd, llvm::orc::JITDylibLookupFlags::MatchAllSymbols),
                             std::move(defined));
     if (!linked) throw fail("linking", linked.takeError());
-    for (const auto &[symbol, address] : *linked) module->defined_.emplace((*symbol).str(), address.getAddress().toPtr<void *>());
+    for (const auto &[symbol, address] : *linked) defined_.emplace((*symbol).str(), address.getAddress().toPtr<void *>());
     for (const llvm::orc::SymbolStringPtr &dso : dso_handles)
         if (const auto at = linked->find(dso); at != linked->end())
-            module->dso_handles_.push_back(at->second.getAddress().toPtr<void *>());
+            dso_handles_.push_back(at->second.getAddress().toPtr<void *>());
     for (const llvm::orc::SymbolStringPtr &init : inits)
         if (const auto at = linked->find(init); at != linked->end()) at->second.getAddress().toPtr<void (*)()>()();
-    return module;
 }
 
 JitModule::JitModule(CpuJit &jit, void *dylib, std::string name) : jit_(jit), dylib_(dylib), name_(std::move(name)) {}
@@ -236,7 +252,10 @@ JitModule::~JitModule() {
 }
 
 void *JitModule::lookup(std::string_view symbol) const {
-    if (const auto it = defined_.find(std::string(symbol)); it != defined_.end()) return it->second;
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        if (const auto it = defined_.find(std::string(symbol)); it != defined_.end()) return it->second;
+    }
     auto &jd = *static_cast<llvm::orc::JITDylib *>(dylib_);
     auto address = jit_.impl_->session->lookup(
         llvm::orc::makeJITDylibSearchOrder(&jd, llvm::orc::JITDylibLookupFlags::MatchAllSymbols),
