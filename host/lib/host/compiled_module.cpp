@@ -563,8 +563,10 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
         return CompiledModule(std::move(loaded));
     }
 
+    const double front_ms = ms_since(t0);
     std::vector<pipeline::Artifact> artifacts;
     for (const pipeline::GeneratedModule &g : generated) artifacts.push_back(pipeline.realize(g));
+    const double realized_ms = ms_since(t0);
     // Only for stored artifacts: a record naming a hash the cache lacks is a miss every time.
     if (!key.empty() && std::none_of(artifacts.begin(), artifacts.end(),
                                      [](const pipeline::Artifact &a) { return a.path.empty(); })) {
@@ -574,6 +576,11 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
     }
     std::vector<std::shared_ptr<CompiledModule::Impl>> modules;
     for (const pipeline::Artifact &a : artifacts) modules.push_back(link_module(a, src));
+    if (logger().enabled(LogLevel::Debug, "time"))
+        logger().log(LogLevel::Debug, "time",
+                     "module '" + src.name + "': front end and codegen " + std::to_string(front_ms) +
+                         " ms, cache or compile " + std::to_string(realized_ms - front_ms) + " ms, link " +
+                         std::to_string(ms_since(t0) - realized_ms) + " ms");
     return finish(std::move(modules), src);
 }
 

@@ -14,6 +14,7 @@
 #include <functional>
 #include <mutex>
 #include <atomic>
+#include <chrono>
 #include <unistd.h>
 #include <string_view>
 
@@ -128,7 +129,13 @@ std::string compile_cpu(const GeneratedModule &g, const fs::path &root, backend:
                         const Logger &logger, const std::function<void(const std::string &)> &uncached) {
     if (g.options.use_pch) {
         try {
+            const auto t0 = std::chrono::steady_clock::now();
             options.pch = runtime_pch(root, options, logger);
+            if (logger.enabled(LogLevel::Debug, "time"))
+                logger.log(LogLevel::Debug, "time",
+                           "precompiled runtime header " +
+                               std::to_string(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()) +
+                               " ms (found or built)");
         } catch (const std::exception &e) {
             // No PCH (a read-only or full cache): the same compile without it.
             uncached(e.what());
