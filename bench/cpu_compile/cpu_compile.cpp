@@ -9,6 +9,8 @@
 //   ratio cold_<file>_parts_cpu_vs_one_unit          the same in CPU time (what splitting costs)
 //   ratio cold_<file>_largest_part_cpu_vs_one_unit   the largest part's CPU time / one unit's (the
 //                                                     wall time on an idle machine with a core per part)
+//   ratio cold_<file>_dense_only_cpu_vs_with_strided CPU time of what a load compiles (the dense
+//                                                     copies) / of the whole text (strided copies too)
 //   ratio warm_<file>_same_process_vs_cold           warm load / cold compile (PCH)
 //   ratio warm_<file>_new_process_vs_cold
 //   ratio warm_<file>_new_process_vs_1ms              the issue-20 goal: <= 1
@@ -16,6 +18,7 @@
 //
 //   build/bin/bench_cpu_compile [--kernels bench/kernels] [--repeat 5]
 #include "weft/backend/cpu_compiler.hpp"
+#include "weft/codegen/cpp_emitter.hpp"
 #include "weft/host/host.hpp"
 #include "weft/support/file.hpp"
 
@@ -136,7 +139,12 @@ int main(int argc, char **argv) {
                 if (e.is_directory() && e.path().filename().string()[0] != '.') rt_dir = e.path();
         }
         // The same generated source through clang++ as a subprocess, same flags.
-        const std::string flags = "-std=c++17 -O2 -fno-exceptions -fno-rtti -fPIC -march=x86-64 -w -I'" + rt_dir.string() + "'";
+        // A load compiles the kernels' dense copies only (WEFT_STRIDED=-1; the
+        // strided ones when a launch first needs them): so do these compiles.
+        const std::string dense_only = std::string(weft::codegen::strided_macro) + "=" +
+                                       std::to_string(weft::codegen::strided_dense_only);
+        const std::string flags = "-std=c++17 -O2 -fno-exceptions -fno-rtti -fPIC -march=x86-64 -w -D" + dense_only +
+                                  " -I'" + rt_dir.string() + "'";
         const fs::path obj = cache / "sub.o", pch = cache / "sub_runtime.pch";
         shell_ms(clang + " " + flags + " -x c++-header '" + (rt_dir / "weft/rt/runtime.h").string() + "' -o '" + pch.string() + "'");
         for (int r = 0; r < repeat; ++r) {
@@ -152,6 +160,7 @@ int main(int argc, char **argv) {
             parts = std::max(parts, std::atoi(text.c_str() + at + 13));
         weft::backend::CpuCompileOptions unit;
         unit.weft_include_dirs = {rt_dir};
+        unit.defines = {dense_only};
         for (const auto &e : fs::directory_iterator(cache / "v1" / "pch"))
             if (e.path().extension() == ".pch") unit.pch = e.path();
         std::vector<double> one_unit, in_parts;
@@ -183,6 +192,25 @@ int main(int argc, char **argv) {
                 largest_cpu = std::max(largest_cpu, ms); // the worst repeat of the largest part
             }
         }
+        // What compiling the strided copies too (an AOT build, or the eager
+        // compile before issue 20) costs: CPU time of the whole text, all parts.
+        double whole_text_cpu = 0, dense_text_cpu = 0;
+        for (int r = 0; r < repeat; ++r)
+            for (int k = parts > 1 ? 1 : 0; k <= parts; ++k) {
+                if (k == 0 && parts > 1) continue;
+                for (int variant : {weft::codegen::strided_whole, weft::codegen::strided_dense_only}) {
+                    weft::backend::CpuCompileOptions o = unit;
+                    o.part = k;
+                    o.defines = {std::string(weft::codegen::strided_macro) + "=" + std::to_string(variant)};
+                    const double t0 = thread_cpu_ms();
+                    (void)weft::backend::compile_to_object(text, o);
+                    (variant == weft::codegen::strided_whole ? whole_text_cpu : dense_text_cpu) +=
+                        (thread_cpu_ms() - t0) / repeat;
+                }
+            }
+        std::printf("%-16s CPU time of every part: dense copies only %7.1f ms, with the strided copies %7.1f ms\n", file,
+                    dense_text_cpu, whole_text_cpu);
+        std::printf("ratio cold_%s_dense_only_cpu_vs_with_strided %.3f\n", tag.c_str(), dense_text_cpu / whole_text_cpu);
         if (parts > 1) {
             std::printf("%-16s CPU time: one unit %7.1f ms; %d parts %7.1f ms together, the largest %7.1f ms\n", file,
                         whole_cpu, parts, parts_cpu, largest_cpu);

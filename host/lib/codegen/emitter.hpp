@@ -97,9 +97,10 @@ public:
         emit_functions(bodies, kernels);
         std::vector<std::size_t> kernel_bytes;
         std::size_t body_bytes = static_cast<std::size_t>(bodies.tellp());
-        for (const std::string &k : kernels) {
-            kernel_bytes.push_back(k.size());
-            body_bytes += k.size();
+        for (std::size_t k = 0; k < kernels.size(); ++k) {
+            // Parts are sized by what a load compiles: not the strided copies' entries.
+            kernel_bytes.push_back(kernels[k].size() - strided_entry_bytes_[k]);
+            body_bytes += kernels[k].size();
         }
         check_size(body_bytes);
         // CUDA compiles a module as one unit: NVRTC's time is not in its front
@@ -234,6 +235,7 @@ private:
     // Reverse mode (adjoint_emitter.cpp).
     bool split_strided_ = false; // CPU kernels' strided copies compile apart (strided_macro)
     int section_ = 0;            // the kernel being emitted: its WEFT_STRIDED value (1-based)
+    std::vector<std::size_t> strided_entry_bytes_; // per kernel section: text only a strided copy compiles
     bool replay_ = false; // emitting a replay: array stores, atomics and prints are skipped
 
 public:
@@ -615,6 +617,7 @@ private:
         const auto kernel_code = [&](const ir::Function &f, auto emit) {
             std::ostringstream k;
             section_ = static_cast<int>(kernels.size()) + 1;
+            strided_entry_bytes_.push_back(0);
             emit(k, f);
             kernels.push_back(k.str());
         };
@@ -938,14 +941,14 @@ private:
               << "extern \"C\" bool " << dense_test_symbol(k) << "(void *const *weft_args_) {\n"
               << unpack_arrays << "    return " << dense << ";\n}\n"
               << "extern \"C\" void " << dense_symbol(k) << launch_params << " {\n" << unpack << "    " << call(true) << "}\n"
-              << "#endif\n"
-              << "#if " << strided << " >= 0\n"
-              << "extern \"C\" void " << strided_symbol(k) << launch_params << " {\n" << unpack << "    " << call(false)
-              << "}\n"
-              << "extern \"C\" void " << k.symbol << launch_params << " {\n"
-              << "    if (" << dense_test_symbol(k) << "(weft_args_))\n        " << dense_symbol(k) << launch_args
-              << ";\n    else\n        " << strided_symbol(k) << launch_args << ";\n}\n"
               << "#endif\n";
+            const std::string strided_entries =
+                "#if " + strided + " >= 0\n" + "extern \"C\" void " + strided_symbol(k) + launch_params + " {\n" + unpack +
+                "    " + call(false) + "}\n" + "extern \"C\" void " + k.symbol + launch_params + " {\n" + "    if (" +
+                dense_test_symbol(k) + "(weft_args_))\n        " + dense_symbol(k) + launch_args + ";\n    else\n        " +
+                strided_symbol(k) + launch_args + ";\n}\n" + "#endif\n";
+            o << strided_entries;
+            strided_entry_bytes_.back() = strided_entries.size();
         }
         result_.kernels.push_back(std::move(k));
     }
