@@ -564,8 +564,7 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
     }
 
     const double front_ms = ms_since(t0);
-    std::vector<pipeline::Artifact> artifacts;
-    for (const pipeline::GeneratedModule &g : generated) artifacts.push_back(pipeline.realize(g));
+    const std::vector<pipeline::Artifact> artifacts = pipeline.realize_all(generated);
     const double realized_ms = ms_since(t0);
     // Only for stored artifacts: a record naming a hash the cache lacks is a miss every time.
     if (!key.empty() && std::none_of(artifacts.begin(), artifacts.end(),

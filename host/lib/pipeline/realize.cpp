@@ -13,7 +13,9 @@
 #include <cstdlib>
 #include <functional>
 #include <mutex>
+#include <thread>
 #include <atomic>
+#include <exception>
 #include <chrono>
 #include <unistd.h>
 #include <string_view>
@@ -64,6 +66,9 @@ std::string pch_problem(const fs::path &pch) {
 /// Clang read without end; a directory, which failed every new module until
 /// `cache clear`; an oversized file) is removed and the PCH built again.
 fs::path runtime_pch(const fs::path &root, const backend::CpuCompileOptions &options, const Logger &logger) {
+    // Modules realized at once (realize_all) wait for one build, not one each.
+    static std::mutex building;
+    const std::lock_guard<std::mutex> lock(building);
     Sha256 key;
     key.field("weft.pch.v1").field(codegen::runtime_header_digest()).field(backend::toolchain_identity(options));
     for (const fs::path &d : options.weft_include_dirs) key.field(d.string());
@@ -271,6 +276,33 @@ backend::CudaCompileOptions cuda_options(const GeneratedModule &g, const fs::pat
     // bench/cuda_compile) and costs light modules: only when a preamble includes one.
     o.use_pch = g.preamble_includes_headers && g.options.use_pch;
     return o;
+}
+
+std::vector<Artifact> Pipeline::realize_all(const std::vector<GeneratedModule> &modules) const {
+    std::vector<Artifact> out(modules.size());
+    std::vector<std::exception_ptr> failures(modules.size());
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+        for (std::size_t i; (i = next.fetch_add(1)) < modules.size();) {
+            try {
+                out[i] = realize(modules[i]);
+            } catch (...) {
+                failures[i] = std::current_exception();
+            }
+        }
+    };
+    const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, modules.size());
+    std::vector<std::thread> helpers;
+    try {
+        for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
+    } catch (...) {
+        // No more threads to be had: the ones that started, and this one, do it all.
+    }
+    work();
+    for (std::thread &t : helpers) t.join();
+    for (const std::exception_ptr &f : failures)
+        if (f) std::rethrow_exception(f); // the first module's in order, whichever finished first
+    return out;
 }
 
 Artifact Pipeline::realize(const GeneratedModule &g) const {

@@ -166,6 +166,10 @@ public:
     /// compiler's diagnostics (backend::CompileError / CudaCompileError) and
     /// names the module, the target and the generated source.
     Artifact realize(const GeneratedModule &generated) const;
+    /// realize() of several modules (a file's unique-kernel modules) at once,
+    /// on up to the hardware's concurrency of threads, in order; a failure is
+    /// the first failing module's in that order.
+    std::vector<Artifact> realize_all(const std::vector<GeneratedModule> &modules) const;
 
     /// generate + realize for each target, in order: complete artifacts (a
     /// CPU object holds every copy of every kernel: strided_whole).
