@@ -1,0 +1,63 @@
+// Disjoint rows: the vectorized row loop of an N-D kernel needs, for every
+// array it writes and every other array it reads, a run-time test that the two
+// row ranges do not overlap. Those tests depend on the row, so they run once
+// per row (a 3-D stencil's rows are a few hundred elements: the tests cost as
+// much as a quarter of the row's work). When a launch's arrays are pairwise
+// disjoint, tested once per launch, the row loop runs instead in a function
+// whose array data pointers are `__restrict` parameters: the compiler then
+// knows that the arrays do not alias and emits no tests. Arrays that overlap
+// (the same array passed twice, overlapping views) take the tested loop.
+//
+// `__restrict` promises that no memory reached through one pointer is reached
+// through anything not derived from it. That holds only when every piece of
+// memory the kernel can reach comes from its array parameters; a parameter
+// that may carry an address (a 64-bit integer id, a plugin's native type, an
+// indexed array's index arrays) excludes the kernel. Internal to codegen.
+#pragma once
+
+#include "weft/registry/types.hpp"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace weft::codegen::detail {
+
+namespace disjoint_rows_detail {
+/// A value that holds no address: plain scalars (no 64-bit integers, which
+/// may be ids of host objects), vectors, matrices, quaternions, transforms,
+/// and structs of those.
+inline bool addressless(const Type &t) {
+    switch (t.kind()) {
+    case Type::Kind::Scalar: return t.scalar_type() != Scalar::Int64 && t.scalar_type() != Scalar::UInt64;
+    case Type::Kind::Vector:
+    case Type::Kind::Matrix:
+    case Type::Kind::Quaternion:
+    case Type::Kind::Transform: return true;
+    case Type::Kind::Struct:
+        for (const auto &f : t.layout().fields)
+            if (!addressless(f.type)) return false;
+        return true;
+    default: return false;
+    }
+}
+} // namespace disjoint_rows_detail
+
+/// Whether a kernel with these entry parameters may run its rows with
+/// `__restrict` array pointers once its arrays proved disjoint: two arrays or
+/// more, plain ones (not indexed) of addressless elements, and every other
+/// parameter addressless.
+inline bool disjoint_rows_apply(const std::vector<std::pair<std::string, Type>> &params) {
+    using disjoint_rows_detail::addressless;
+    int arrays = 0;
+    for (const auto &p : params) {
+        const Type &t = p.second;
+        if (t.kind() == Type::Kind::Array) {
+            if (t.is_indexed_array() || !addressless(t.element())) return false;
+            ++arrays;
+        } else if (!addressless(t)) return false;
+    }
+    return arrays >= 2;
+}
+
+} // namespace weft::codegen::detail
