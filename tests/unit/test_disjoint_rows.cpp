@@ -26,7 +26,7 @@ const char *source = R"(import warp as wp
 def smooth(u: wp.array2d(dtype=float), out: wp.array2d(dtype=float)):
     i, j = wp.tid()
     if i > 0 and j > 0 and i < u.shape[0] - 1 and j < u.shape[1] - 1:
-        out[i, j] = u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4.0 * u[i, j]
+        out[i, j] = 0.2 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] + u[i, j])
 
 
 @wp.kernel
@@ -55,14 +55,14 @@ std::vector<float> pattern(std::size_t n) {
     return v;
 }
 
-/// smooth() on an n x w grid, one thread after the other, over `mem`: u's
+/// smooth() (an average: repeated in place, values stay finite) on an n x w grid, one thread after the other, over `mem`: u's
 /// element (i, j) at mem[u0 + i * w + j], out's at mem[o0 + i * w + j].
 void smooth_in_order(std::vector<float> &mem, std::size_t u0, std::size_t o0, int n, int w) {
     const auto u = [&](int i, int j) { return mem[u0 + static_cast<std::size_t>(i * w + j)]; };
     for (int i = 1; i < n - 1; ++i)
         for (int j = 1; j < w - 1; ++j)
             mem[o0 + static_cast<std::size_t>(i * w + j)] =
-                u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - 4.0f * u(i, j);
+                0.2f * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) + u(i, j));
 }
 
 } // namespace
@@ -125,7 +125,7 @@ TEST_CASE("disjoint rows: arrays that share memory compute what one thread after
         for (int j = 1; j < w - 1; ++j) {
             const auto u = [&](int a, int b) { return two_start[static_cast<std::size_t>(2 * a * w + b)]; };
             expect[static_cast<std::size_t>((2 * i + 1) * w + j)] =
-                u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - 4.0f * u(i, j);
+                0.2f * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) + u(i, j));
         }
     CHECK(two.to_vector<float>() == expect);
 }
