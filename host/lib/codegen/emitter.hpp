@@ -887,10 +887,13 @@ private:
                 std::string pointers;
                 for (std::size_t i = 0; i < k.params.size(); ++i)
                     if (k.params[i].second.kind() == Type::Kind::Array) pointers += "a" + std::to_string(i) + "_.data, ";
-                o << "                if (weft_disjoint_)\n"
-                  << "                    " << f.mangled_name << "_row_disjoint(" << pointers
+                // Only the dense instantiation names the row function: the
+                // strided one, compiled alone, does not compile it.
+                o << "                if (weft_disjoint_) {\n"
+                  << "                    if constexpr (weft_contig_)\n"
+                  << "                        " << f.mangled_name << "_row_disjoint(" << pointers
                   << "weft_t_, int(weft_lo_), int(weft_hi_), weft_base_" << params_pass << ");\n"
-                  << "                else\n";
+                  << "                } else\n";
             }
             o << one_vector_per_iteration << "                for (int weft_j_ = int(weft_lo_ - weft_shift_); weft_j_ < int(weft_hi_ - weft_shift_); ++weft_j_) {\n"
               << indented(each, 2) << "                    " << f.mangled_name << "_body_rows<weft_contig_>(weft_e_" << params_pass
