@@ -43,6 +43,35 @@ def with_id(u: wp.array2d(dtype=float), out: wp.array2d(dtype=float), id: wp.uin
         out[i, j] = u[i, j - 1] + float(id)
 
 
+@wp.func_native("return x * 2.0f;")
+def doubled(x: float) -> float:
+    ...
+
+
+@wp.func
+def through_native(x: float) -> float:
+    return doubled(x) + 1.0
+
+
+@wp.kernel
+def native_call(u: wp.array2d(dtype=float), out: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    if j > 0 and j < u.shape[1] - 1:
+        out[i, j] = through_native(u[i, j - 1])
+
+
+@wp.func
+def plain(x: float) -> float:
+    return x * 2.0 + 1.0
+
+
+@wp.kernel
+def plain_call(u: wp.array2d(dtype=float), out: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    if j > 0 and j < u.shape[1] - 1:
+        out[i, j] = plain(u[i, j - 1])
+
+
 @wp.kernel
 def unguarded(u: wp.array2d(dtype=float), out: wp.array2d(dtype=float)):
     i, j = wp.tid()
@@ -78,9 +107,12 @@ TEST_CASE("disjoint rows: only kernels whose memory is all in plain array parame
     CHECK(code.find("6smooth_row_disjoint(weft::float32 *__restrict a0_data_, weft::float32 *__restrict a1_data_") !=
           std::string::npos);
     CHECK(code.find("weft_contig_ && weft::disjoint(a0_, a1_)") != std::string::npos);
-    // One array: nothing to be disjoint from. A 64-bit id may be an address.
-    // No guard: no row function.
-    for (const char *k : {"9one_array_row_disjoint", "7with_id_row_disjoint", "9unguarded_row_disjoint"}) {
+    CHECK(code.find("10plain_call_row_disjoint(") != std::string::npos);
+    // One array: nothing to be disjoint from. A 64-bit id may be an address,
+    // and a native snippet may keep addresses of its own (here through a
+    // function). No guard: no row function.
+    for (const char *k : {"9one_array_row_disjoint", "7with_id_row_disjoint", "11native_call_row_disjoint",
+                          "9unguarded_row_disjoint"}) {
         INFO(k);
         CHECK(code.find(k) == std::string::npos);
     }

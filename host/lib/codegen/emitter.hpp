@@ -821,7 +821,8 @@ private:
         // Guarded rows of an N-D launch over dense arrays: when the launch's
         // arrays are disjoint, each row runs without the compiler's overlap
         // tests (disjoint_rows.hpp).
-        const bool disjoint = guard && f.tid_dims >= 2 && specializable && dense != "true" && disjoint_rows_apply(k.params);
+        const bool disjoint = guard && f.tid_dims >= 2 && specializable && dense != "true" &&
+                              options_.cpu_preamble.empty() && disjoint_rows_apply(m_, f, k.params);
         // Rows of the launch grid: the last dimension is a counted inner loop
         // (vectorizable); the outer components are computed once per row. Each
         // element gets its own copy of the thread index, which the compiler
