@@ -1,8 +1,8 @@
 // Disjoint rows: the vectorized row loop of an N-D kernel needs, for every
 // array it writes and every other array it reads, a run-time test that the two
 // row ranges do not overlap. Those tests depend on the row, so they run once
-// per row (a 3-D stencil's rows are a few hundred elements: the tests cost as
-// much as a quarter of the row's work). When a launch's arrays are pairwise
+// per row (on a 160^3 stencil, whose rows are 160 elements, 14% of all the
+// instructions). When a launch's arrays are pairwise
 // disjoint, tested once per launch, the row loop runs instead in a function
 // whose array data pointers are `__restrict` parameters: the compiler then
 // knows that the arrays do not alias and emits no tests. Arrays that overlap
