@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <thread>
@@ -76,6 +77,48 @@ TEST_CASE("layouts match Warp and the host's array view contract") {
     STATIC_REQUIRE(std::is_standard_layout_v<w::vec3>);
     STATIC_REQUIRE(std::is_same_v<w::vec3f, w::vec3>);
     STATIC_REQUIRE(std::is_same_v<w::int64, long long>);
+}
+
+TEST_CASE("disjoint: whether two array views share a byte of their elements") {
+    float mem[64] = {};
+    const auto view = [&](int first, std::initializer_list<int> shape, std::initializer_list<long long> strides) {
+        w::array_t<float> a{};
+        a.data = mem + first;
+        a.ndim = static_cast<int>(shape.size());
+        int d = 0;
+        for (int s : shape) a.shape[d++] = s;
+        d = 0;
+        for (long long s : strides) a.strides[d++] = s;
+        return a;
+    };
+    const auto rows = [&](int first) { return view(first, {2, 4}, {16, 4}); }; // 8 floats: mem[first, first + 8)
+    CHECK(w::disjoint(rows(0), rows(8)));
+    CHECK(w::disjoint(rows(8), rows(0)));
+    CHECK_FALSE(w::disjoint(rows(0), rows(7))); // the last element of one is the first of the other
+    CHECK_FALSE(w::disjoint(rows(0), rows(0)));
+    CHECK_FALSE(w::disjoint(rows(4), rows(0)));
+    // Interleaved rows share no element, but their spans cross: not disjoint.
+    CHECK_FALSE(w::disjoint(view(0, {2, 4}, {32, 4}), view(4, {2, 4}, {32, 4})));
+    // A negative stride spans backwards from data: mem[8, 16) here.
+    const w::array_t<float> reversed = view(15, {8}, {-4});
+    CHECK(w::disjoint(reversed, rows(0)));
+    CHECK(w::disjoint(reversed, rows(16)));
+    CHECK_FALSE(w::disjoint(reversed, rows(1)));
+    CHECK_FALSE(w::disjoint(reversed, view(15, {1}, {4})));
+    // No elements, or no data: nothing to overlap.
+    CHECK(w::disjoint(view(0, {0, 4}, {16, 4}), rows(0)));
+    w::array_t<float> none = rows(0);
+    none.data = nullptr;
+    CHECK(w::disjoint(rows(0), none));
+    // Element sizes differ: a vec3 at mem[4] covers mem[4, 7).
+    w::array_t<w::vec3> v{};
+    v.data = reinterpret_cast<w::vec3 *>(mem + 4);
+    v.ndim = 1;
+    v.shape[0] = 1;
+    v.strides[0] = 12;
+    CHECK(w::disjoint(v, view(7, {1}, {4})));
+    CHECK_FALSE(w::disjoint(v, view(6, {1}, {4})));
+    CHECK(w::disjoint(v, view(0, {4}, {4})));
 }
 
 TEST_CASE("integer builtins keep their operand type and wrap") {

@@ -4,6 +4,7 @@
 
 #include "weft/codegen/cpp_emitter.hpp"
 
+#include "disjoint_rows.hpp"
 #include "row_guard.hpp"
 
 #include "weft/support/error.hpp"
@@ -842,6 +843,11 @@ private:
         // runs each row's passing range without the test (row_guard.hpp).
         const std::optional<RowGuard> guard = codegen_.adjoint ? std::nullopt : find_row_guard(f);
         if (guard) row_guard_functions(o, f, *guard);
+        // Guarded rows of an N-D launch over dense arrays: when the launch's
+        // arrays are disjoint, each row runs without the compiler's overlap
+        // tests (disjoint_rows.hpp).
+        const bool disjoint = guard && f.tid_dims >= 2 && specializable && dense != "true" &&
+                              options_.cpu_preamble.empty() && disjoint_rows_apply(m_, f, k.params);
         // Rows of the launch grid: the last dimension is a counted inner loop
         // (vectorizable); the outer components are computed once per row. Each
         // element gets its own copy of the thread index, which the compiler
@@ -863,10 +869,19 @@ private:
                          "            weft_e_.idx = weft_base_ + weft_j_;\n"
                        : "            weft::tid_t weft_e_{};\n"
                          "            weft_e_.idx = weft_base_ + weft_j_;\n";
+        if (disjoint) disjoint_row_function(o, f, k.params, each);
         o << "template <bool weft_contig_>\nstatic void " << run
           << "(const weft::launch_t &weft_launch_, long long weft_begin_, long long weft_end_" << params_decl << ") {\n"
           << "    const int weft_n_ = weft_launch_.ndim;\n"
           << "    const long long weft_inner_ = weft_launch_.shape[weft_n_ - 1];\n";
+        if (disjoint) {
+            std::string test = "weft_contig_";
+            for (std::size_t a = 0; a < k.params.size(); ++a)
+                for (std::size_t b = a + 1; b < k.params.size(); ++b)
+                    if (k.params[a].second.kind() == Type::Kind::Array && k.params[b].second.kind() == Type::Kind::Array)
+                        test += " && weft::disjoint(a" + std::to_string(a) + "_, a" + std::to_string(b) + "_)";
+            o << "    const bool weft_disjoint_ = " << test << ";\n";
+        }
         if (guard)
             // A 1-D test compares the int32 tid() value, the linear index: rows
             // of a launch beyond int32 take the plain loop.
@@ -892,11 +907,25 @@ private:
             o << "        if (weft_rows_) {\n"
               << "            const long long weft_shift_ = " << shift << ";\n"
               << "            long long weft_lo_ = weft_j0_ + weft_shift_, weft_hi_ = weft_j1_ + weft_shift_;\n"
-              << "            if (" << f.mangled_name << "_rows<weft_contig_>(weft_t_, weft_lo_, weft_hi_" << params_pass << "))\n"
-              << one_vector_per_iteration << "                for (int weft_j_ = int(weft_lo_ - weft_shift_); weft_j_ < int(weft_hi_ - weft_shift_); ++weft_j_) {\n"
+              << "            if (" << f.mangled_name << "_rows<weft_contig_>(weft_t_, weft_lo_, weft_hi_" << params_pass << "))"
+              << (disjoint ? " {\n" : "\n");
+            if (disjoint) {
+                std::string pointers;
+                for (std::size_t i = 0; i < k.params.size(); ++i)
+                    if (k.params[i].second.kind() == Type::Kind::Array) pointers += "a" + std::to_string(i) + "_.data, ";
+                // Only the dense instantiation names the row function: the
+                // strided one, compiled alone, does not compile it.
+                o << "                if (weft_disjoint_) {\n"
+                  << "                    if constexpr (weft_contig_)\n"
+                  << "                        " << f.mangled_name << "_row_disjoint(" << pointers
+                  << "weft_t_, int(weft_lo_), int(weft_hi_), weft_base_" << params_pass << ");\n"
+                  << "                } else\n";
+            }
+            o << one_vector_per_iteration << "                for (int weft_j_ = int(weft_lo_ - weft_shift_); weft_j_ < int(weft_hi_ - weft_shift_); ++weft_j_) {\n"
               << indented(each, 2) << "                    " << f.mangled_name << "_body_rows<weft_contig_>(weft_e_" << params_pass
               << ");\n"
               << "                }\n"
+              << (disjoint ? "            }\n" : "")
               << "        } else {\n";
         }
         o << one_vector_per_iteration << "        for (int weft_j_ = weft_j0_; weft_j_ < weft_j1_; ++weft_j_) {\n"
@@ -951,6 +980,32 @@ private:
             strided_entry_bytes_.back() = strided_entries.size();
         }
         result_.kernels.push_back(std::move(k));
+    }
+
+    /// NAME_row_disjoint: one guarded row of an N-D launch over dense arrays,
+    /// [weft_lo_, weft_hi_) of its last component, each array read and written
+    /// through a `__restrict` copy of its data pointer (disjoint_rows.hpp).
+    void disjoint_row_function(std::ostringstream &o, const ir::Function &f,
+                               const std::vector<std::pair<std::string, Type>> &params, const std::string &each) {
+        std::string pointers, arrays, rebind, pass;
+        for (std::size_t i = 0; i < params.size(); ++i) {
+            const std::string a = "a" + std::to_string(i) + "_";
+            const Type &t = params[i].second;
+            pass += ", " + a;
+            if (t.kind() != Type::Kind::Array) {
+                arrays += ", const " + type(t) + " " + a;
+                continue;
+            }
+            pointers += type(t.element()) + " *__restrict " + a + "data_, ";
+            arrays += ", " + type(t) + " " + a;
+            rebind += "    " + a + ".data = " + a + "data_;\n";
+        }
+        o << "\nWEFT_FN void " << f.mangled_name << "_row_disjoint(" << pointers
+          << "const weft::tid_t &weft_t_, int weft_lo_, int weft_hi_, long long weft_base_" << arrays << ") {\n"
+          << rebind << "        _Pragma(\"clang loop interleave_count(1)\")\n"
+          << "        for (int weft_j_ = weft_lo_; weft_j_ < weft_hi_; ++weft_j_) {\n"
+          << each << "            " << f.mangled_name << "_body_rows<true>(weft_e_" << pass << ");\n"
+          << "        }\n}\n";
     }
 
     /// A row-guarded kernel's two helpers: NAME_body_rows, the body without its
