@@ -338,6 +338,15 @@ TEST_CASE("the registry's contract digest follows its registrations") {
     CHECK(c.contract_digest() != a.contract_digest());
     a.clear();
     CHECK(a.contract_digest() != core);
+    // An overload added to a name core registered changes it too.
+    Registry d;
+    register_core_builtins(d);
+    REQUIRE(d.has_builtin("min"));
+    auto tx = d.begin("app");
+    tx.add_builtin(BuiltinSpec{"min", {{"a", "float32"}, {"b", "float32"}, {"c", "float32"}, {"e", "float32"}}, "float32",
+                               "app::min4", "", {}});
+    tx.commit();
+    CHECK(d.contract_digest() != core);
 }
 
 TEST_CASE("cache verify checks the warm records") {
