@@ -36,7 +36,7 @@ std::string owner_label(const std::string &owner) {
     return owner == core_owner ? std::string(core_owner) : "plugin '" + owner + "'";
 }
 
-std::string owners_label(const std::vector<std::string> &owners) {
+template <class Owners> std::string owners_label(const Owners &owners) {
     std::string out;
     for (std::size_t i = 0; i < owners.size(); ++i) {
         if (i) out += i + 1 == owners.size() ? " and " : ", ";
@@ -449,7 +449,7 @@ void Registry::clear() {
 std::string Registry::contract_digest() const {
     std::lock_guard<std::mutex> lock(state_->digest_mutex);
     if (!state_->digest.empty()) return state_->digest;
-    const auto core_only = [](const std::vector<std::string> &owners) {
+    const auto core_only = [](const OwnerList &owners) {
         return owners.size() == 1 && owners.front() == "core";
     };
     // Core registrations are compiled into weft (build_identity() stands for
