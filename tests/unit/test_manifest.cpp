@@ -97,6 +97,39 @@ TEST_CASE("read_manifest_if_present: nothing there is nullopt, anything else rea
                Catch::Contains("it is a directory, not a regular file"));
 }
 
+TEST_CASE("a manifest read through any spelling of its path records the absolute normal path") {
+    weft::test::TempDir dir("manifest_spellings");
+    std::filesystem::create_directory(dir.path / "sub");
+    const std::filesystem::path file = dir.path / "plugin.toml";
+    {
+        std::ofstream out(file);
+        out << "name = \"demo\"\nversion = \"1.0.0\"\nabi = 1\nlibrary = \"libdemo.so\"\n";
+    }
+    const std::string base = dir.path.string();
+    for (const std::string &spelling : {base + "/plugin.toml", base + "/./plugin.toml", base + "//plugin.toml",
+                                        base + "/sub/../plugin.toml", base + "/sub/./../plugin.toml"}) {
+        INFO(spelling);
+        const PluginManifest m = read_manifest(spelling);
+        CHECK(m.path.native() == base + "/plugin.toml");
+        CHECK(m.library_path.native() == base + "/libdemo.so");
+        const std::optional<PluginManifest> present = read_manifest_if_present(spelling);
+        REQUIRE(present.has_value());
+        CHECK(present->path.native() == base + "/plugin.toml");
+    }
+    // A relative spelling is made absolute against the working directory.
+    const std::filesystem::path cwd = std::filesystem::current_path();
+    std::filesystem::current_path(dir.path / "sub");
+    std::string relative_path;
+    try {
+        relative_path = read_manifest("../plugin.toml").path.native();
+    } catch (...) {
+        std::filesystem::current_path(cwd);
+        throw;
+    }
+    std::filesystem::current_path(cwd);
+    CHECK(relative_path == base + "/plugin.toml");
+}
+
 TEST_CASE("read_input_file reads a file whole in one read or several") {
     weft::test::TempDir dir("read_input_whole");
     for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{4095}, std::size_t{4096}, std::size_t{10000}}) {
