@@ -46,6 +46,21 @@ base = "^0.3"
     CHECK(m.warnings.empty());
 }
 
+TEST_CASE("the library path is resolved against the manifest's directory unless it is absolute") {
+    auto library_of = [](const std::string &library, const std::filesystem::path &manifest) {
+        return parse_manifest("name = \"x\"\nversion = \"1.0.0\"\nabi = 1\nlibrary = \"" + library + "\"\n", manifest)
+            .library_path.native();
+    };
+    CHECK(library_of("libx.so", "/plugins/demo/plugin.toml") == "/plugins/demo/libx.so");
+    CHECK(library_of("lib/x/libx.so", "/plugins/demo/plugin.toml") == "/plugins/demo/lib/x/libx.so");
+    CHECK(library_of("/opt/x/libx.so", "/plugins/demo/plugin.toml") == "/opt/x/libx.so");
+    CHECK(library_of("libx.so", "/plugin.toml") == "/libx.so");
+    // Paths that are not absolute and normal keep parent_path()'s reading.
+    CHECK(library_of("libx.so", "demo/plugin.toml") == "demo/libx.so");
+    CHECK(library_of("libx.so", "plugin.toml") == "libx.so");
+    CHECK(library_of("libx.so", "/plugins/./demo/plugin.toml") == "/plugins/./demo/libx.so");
+}
+
 TEST_CASE("manifest errors report file:line:column") {
     CHECK_THAT(error_of("name = \"x\"\nversion = \"1.0\"\nabi = 1\nlibrary = \"l.so\"\n"),
                Catch::Contains("/plugins/demo/plugin.toml:2:11: version '1.0' is not a semantic version"));
