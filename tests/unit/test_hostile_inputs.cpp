@@ -338,6 +338,12 @@ TEST_CASE("UTF-8 validation rejects overlong forms, surrogates and values past U
     CHECK(find_invalid_utf8("\xF4\x90\x80\x80") == 0);  // U+110000
     CHECK(find_invalid_utf8("x\x80") == 1);             // stray continuation
     CHECK(find_invalid_utf8("xy\xE2\x82") == 2);        // truncated
+    // Past the eight-byte ASCII words, at and across their boundaries.
+    CHECK(find_invalid_utf8("abcdefgh\x80") == 8);
+    CHECK(find_invalid_utf8("abcdefg\xC0\xAF") == 7);
+    CHECK(find_invalid_utf8("abcdefghijklmnopq\xE2\x82") == 17);
+    CHECK(find_invalid_utf8("abcdef\xC3\xA9ghijklmnop\xFF") == 18);
+    CHECK(find_invalid_utf8("abcdefghijklmnop") == std::string_view::npos);
     CHECK(escape_for_display(std::string("a\0b\x1B[31m\tc\x7F\xFF", 12)) == "a\\x00b\\x1B[31m\tc\\x7F\\xFF");
     CHECK(escape_for_display("\xE2\x80\xAE" "evil caf\xC3\xA9") == "\\u202Eevil caf\xC3\xA9");
 }

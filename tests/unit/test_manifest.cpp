@@ -46,6 +46,21 @@ base = "^0.3"
     CHECK(m.warnings.empty());
 }
 
+TEST_CASE("the library path is resolved against the manifest's directory unless it is absolute") {
+    auto library_of = [](const std::string &library, const std::filesystem::path &manifest) {
+        return parse_manifest("name = \"x\"\nversion = \"1.0.0\"\nabi = 1\nlibrary = \"" + library + "\"\n", manifest)
+            .library_path.native();
+    };
+    CHECK(library_of("libx.so", "/plugins/demo/plugin.toml") == "/plugins/demo/libx.so");
+    CHECK(library_of("lib/x/libx.so", "/plugins/demo/plugin.toml") == "/plugins/demo/lib/x/libx.so");
+    CHECK(library_of("/opt/x/libx.so", "/plugins/demo/plugin.toml") == "/opt/x/libx.so");
+    CHECK(library_of("libx.so", "/plugin.toml") == "/libx.so");
+    // Paths that are not absolute and normal keep parent_path()'s reading.
+    CHECK(library_of("libx.so", "demo/plugin.toml") == "demo/libx.so");
+    CHECK(library_of("libx.so", "plugin.toml") == "libx.so");
+    CHECK(library_of("libx.so", "/plugins/./demo/plugin.toml") == "/plugins/./demo/libx.so");
+}
+
 TEST_CASE("manifest errors report file:line:column") {
     CHECK_THAT(error_of("name = \"x\"\nversion = \"1.0\"\nabi = 1\nlibrary = \"l.so\"\n"),
                Catch::Contains("/plugins/demo/plugin.toml:2:11: version '1.0' is not a semantic version"));
@@ -95,6 +110,39 @@ TEST_CASE("read_manifest_if_present: nothing there is nullopt, anything else rea
     std::filesystem::create_directory(dir.path / "sub" / "plugin.toml");
     CHECK_THAT(message_of<UserError>([&] { read_manifest_if_present(dir.path / "sub" / "plugin.toml"); }),
                Catch::Contains("it is a directory, not a regular file"));
+}
+
+TEST_CASE("a manifest read through any spelling of its path records the absolute normal path") {
+    weft::test::TempDir dir("manifest_spellings");
+    std::filesystem::create_directory(dir.path / "sub");
+    const std::filesystem::path file = dir.path / "plugin.toml";
+    {
+        std::ofstream out(file);
+        out << "name = \"demo\"\nversion = \"1.0.0\"\nabi = 1\nlibrary = \"libdemo.so\"\n";
+    }
+    const std::string base = dir.path.string();
+    for (const std::string &spelling : {base + "/plugin.toml", base + "/./plugin.toml", base + "//plugin.toml",
+                                        base + "/sub/../plugin.toml", base + "/sub/./../plugin.toml"}) {
+        INFO(spelling);
+        const PluginManifest m = read_manifest(spelling);
+        CHECK(m.path.native() == base + "/plugin.toml");
+        CHECK(m.library_path.native() == base + "/libdemo.so");
+        const std::optional<PluginManifest> present = read_manifest_if_present(spelling);
+        REQUIRE(present.has_value());
+        CHECK(present->path.native() == base + "/plugin.toml");
+    }
+    // A relative spelling is made absolute against the working directory.
+    const std::filesystem::path cwd = std::filesystem::current_path();
+    std::filesystem::current_path(dir.path / "sub");
+    std::string relative_path;
+    try {
+        relative_path = read_manifest("../plugin.toml").path.native();
+    } catch (...) {
+        std::filesystem::current_path(cwd);
+        throw;
+    }
+    std::filesystem::current_path(cwd);
+    CHECK(relative_path == base + "/plugin.toml");
 }
 
 TEST_CASE("read_input_file reads a file whole in one read or several") {

@@ -43,8 +43,10 @@ TEST_CASE("native names split into namespace and function as in the seed") {
 }
 
 TEST_CASE("qualified names follow the seed's regular expression") {
-    for (const char *ok : {"external::square", "::foo", "a::b::f", "_x", "f2"}) CHECK(is_qualified_name(ok));
-    for (const char *bad : {"not-valid", "external::bad-name", "a:::b", "a::", "::", "2f", "a b", "", "a::2b"})
+    for (const char *ok : {"external::square", "::foo", "a::b::f", "_x", "f2", "A_1::b_2::_c9"})
+        CHECK(is_qualified_name(ok));
+    for (const char *bad : {"not-valid", "external::bad-name", "a:::b", "a::", "::", "2f", "a b", "", "a::2b", "a:b",
+                            ":a", "a::b:", "::::a", "a::::b", "a::b ", "::2"})
         CHECK_FALSE(is_qualified_name(bad));
 }
 

@@ -29,7 +29,7 @@ HostOptions host_options(const PluginOptions &o) {
     return h;
 }
 
-std::string join(const std::vector<std::string> &v, const char *sep = ", ") {
+template <class Strings> std::string join(const Strings &v, const char *sep = ", ") {
     std::string out;
     for (const std::string &s : v) out += (out.empty() ? "" : sep) + s;
     return out;

@@ -20,15 +20,15 @@ constexpr std::size_t max_manifest_nesting = 32;
 
 class Reader {
 public:
-    explicit Reader(const std::filesystem::path &path) : file_(path.string()) {}
+    explicit Reader(const std::filesystem::path &path) : path_(path) {}
 
     [[noreturn]] void fail(const toml::source_region &at, const std::string &message) const {
         throw UserError(where(at) + ": " + message);
     }
     std::string where(const toml::source_region &at) const {
-        return file_ + ":" + std::to_string(at.begin.line) + ":" + std::to_string(at.begin.column);
+        return path_.string() + ":" + std::to_string(at.begin.line) + ":" + std::to_string(at.begin.column);
     }
-    std::string where_file() const { return file_ + ":1:1"; }
+    std::string where_file() const { return path_.string() + ":1:1"; }
 
     const toml::node &required(const toml::table &t, std::string_view key) const {
         const toml::node *n = t.get(key);
@@ -51,7 +51,7 @@ public:
     }
 
 private:
-    std::string file_;
+    const std::filesystem::path &path_; // named only in errors and warnings
 };
 
 /// toml++ recurses once per dotted-key segment and per nested bracket; a
@@ -123,6 +123,30 @@ void check_manifest_bounds(std::string_view text, const std::filesystem::path &p
     }
 }
 
+/// True when `p` is absolute and lexically_normal() would return it as it is:
+/// no empty, "." or ".." component and no trailing separator. Conservative:
+/// false only costs the full normalization.
+bool is_absolute_normal(const std::filesystem::path &p) {
+    const std::string &s = p.native();
+    if (s.size() < 2 || s.front() != '/' || s.back() == '/') return false;
+    for (std::size_t start = 1; start <= s.size();) {
+        std::size_t end = s.find('/', start);
+        if (end == std::string::npos) end = s.size();
+        const std::string_view part(s.data() + start, end - start);
+        if (part.empty() || part == "." || part == "..") return false;
+        start = end + 1;
+    }
+    return true;
+}
+
+/// std::filesystem::absolute(path).lexically_normal(), without splitting a
+/// path that is already both (the usual plugin directory) into components.
+std::filesystem::path absolute_normal(const std::filesystem::path &path) {
+    if (is_absolute_normal(path)) return path;
+    std::error_code ec;
+    return std::filesystem::absolute(path, ec).lexically_normal();
+}
+
 } // namespace
 
 PluginManifest parse_manifest(std::string_view text, const std::filesystem::path &path) {
@@ -130,7 +154,10 @@ PluginManifest parse_manifest(std::string_view text, const std::filesystem::path
     check_manifest_bounds(text, path);
     toml::table doc;
     try {
-        doc = toml::parse(text, std::string_view(path.string()));
+        // No source path for toml++: messages name the file through Reader,
+        // and a path would be one more allocation per manifest, shared by
+        // every node it parses.
+        doc = toml::parse(text);
     } catch (const toml::parse_error &e) {
         r.fail(e.source(), std::string(e.description()));
     }
@@ -170,8 +197,17 @@ PluginManifest parse_manifest(std::string_view text, const std::filesystem::path
     const toml::node &library = r.required(doc, "library");
     m.library = r.string(library, "library");
     if (m.library.empty()) r.fail(library.source(), "'library' is empty");
-    std::filesystem::path lib(m.library);
-    m.library_path = lib.is_absolute() ? lib : path.parent_path() / lib;
+    if (m.library.front() == '/') {
+        m.library_path = m.library;
+    } else if (is_absolute_normal(path)) {
+        // The directory is the text up to the last separator: parent_path()
+        // and operator/ split the path into components twice more, a tenth
+        // of reading a manifest (bench/plugin_load).
+        const std::string &file = path.native();
+        m.library_path = file.substr(0, file.rfind('/') + 1) + m.library;
+    } else {
+        m.library_path = path.parent_path() / m.library;
+    }
 
     if (const toml::node *d = doc.get("description")) m.description = r.string(*d, "description");
 
@@ -215,14 +251,12 @@ PluginManifest parse_manifest(std::string_view text, const std::filesystem::path
 }
 
 PluginManifest read_manifest(const std::filesystem::path &path) {
-    std::error_code ec;
-    const std::filesystem::path absolute = std::filesystem::absolute(path, ec).lexically_normal();
+    const std::filesystem::path absolute = absolute_normal(path);
     return parse_manifest(read_input_file(absolute, max_manifest_bytes, "plugin manifest"), absolute);
 }
 
 std::optional<PluginManifest> read_manifest_if_present(const std::filesystem::path &path) {
-    std::error_code ec;
-    const std::filesystem::path absolute = std::filesystem::absolute(path, ec).lexically_normal();
+    const std::filesystem::path absolute = absolute_normal(path);
     std::optional<std::string> text = read_input_file_if_present(absolute, max_manifest_bytes, "plugin manifest");
     if (!text) return std::nullopt;
     return parse_manifest(*text, absolute);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "weft/registry/types.hpp"
+#include "weft/support/small_vector.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -76,9 +77,14 @@ struct Parameter {
     Type type;
 };
 
+/// A builtin's parameters: most have one or two, kept inside the record.
+using ParameterList = SmallVector<Parameter, 2>;
+/// Who registered a builtin: almost always one owner, kept inside the record.
+using OwnerList = SmallVector<std::string, 1>;
+
 struct BuiltinOverload {
     std::string name;
-    std::vector<Parameter> params;
+    ParameterList params;
     std::optional<Type> result; // nullopt = void
     std::string native_name;
     std::string native_namespace; // "external::", "::" or ""
@@ -91,7 +97,7 @@ struct BuiltinOverload {
     std::string adjoint_native{};
     bool hidden = true;         // external builtins stay out of generated docs
     std::string generic_signature; // non-empty: typed by a checker rule (core only)
-    std::vector<std::string> owners; // "core" or plugin names, in registration order
+    OwnerList owners; // "core" or plugin names, in registration order
 
     bool generic() const { return !generic_signature.empty(); }
 
