@@ -5,6 +5,7 @@
 #include "compile_options.hpp"
 
 #include "weft/codegen/runtime_headers.hpp"
+#include "weft/support/concurrent.hpp"
 #include "weft/support/error.hpp"
 #include "weft/support/file.hpp"
 #include "weft/support/sha256.hpp"
@@ -13,9 +14,7 @@
 #include <cstdlib>
 #include <functional>
 #include <mutex>
-#include <thread>
 #include <atomic>
-#include <exception>
 #include <chrono>
 #include <unistd.h>
 #include <string_view>
@@ -280,28 +279,7 @@ backend::CudaCompileOptions cuda_options(const GeneratedModule &g, const fs::pat
 
 std::vector<Artifact> Pipeline::realize_all(const std::vector<GeneratedModule> &modules) const {
     std::vector<Artifact> out(modules.size());
-    std::vector<std::exception_ptr> failures(modules.size());
-    std::atomic<std::size_t> next{0};
-    const auto work = [&] {
-        for (std::size_t i; (i = next.fetch_add(1)) < modules.size();) {
-            try {
-                out[i] = realize(modules[i]);
-            } catch (...) {
-                failures[i] = std::current_exception();
-            }
-        }
-    };
-    const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, modules.size());
-    std::vector<std::thread> helpers;
-    try {
-        for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
-    } catch (...) {
-        // No more threads to be had: the ones that started, and this one, do it all.
-    }
-    work();
-    for (std::thread &t : helpers) t.join();
-    for (const std::exception_ptr &f : failures)
-        if (f) std::rethrow_exception(f); // the first module's in order, whichever finished first
+    run_concurrently(modules.size(), [&](std::size_t i) { out[i] = realize(modules[i]); });
     return out;
 }
 
