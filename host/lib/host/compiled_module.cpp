@@ -492,8 +492,10 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
     // not match (the options resolve differently now, an artifact is gone or
     // damaged, the code does not link) falls through to the full path.
     const std::string key = pipeline.content_key(source, Target::cpu(), options);
+    const double key_ms = ms_since(t0);
     if (!key.empty())
         if (const std::optional<pipeline::WarmRecord> record = pipeline.find_warm(key, source.name, Target::cpu())) {
+            const double record_ms = ms_since(t0);
             ModuleSettings &module = this->module(source.name);
             if (options.build_options) module.set_build_options(*options.build_options);
             std::vector<std::string> plugin_list;
@@ -518,6 +520,7 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
                     loaded && loaded->hash == pipeline::combined_hash(hashes))
                     return CompiledModule(std::move(loaded));
                 if (std::optional<std::vector<pipeline::Artifact>> artifacts = pipeline.realize_warm(*record)) {
+                    const double read_ms = ms_since(t0);
                     std::vector<std::shared_ptr<CompiledModule::Impl>> modules;
                     try {
                         for (const pipeline::Artifact &a : *artifacts) modules.push_back(link_module(a, source));
@@ -528,7 +531,15 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
                                          "); building it through the front end");
                         modules.clear();
                     }
-                    if (!modules.empty()) return finish(std::move(modules), source);
+                    if (!modules.empty()) {
+                        if (logger().enabled(LogLevel::Debug, "time"))
+                            logger().log(LogLevel::Debug, "time",
+                                         "module '" + source.name + "' warm: content key " + std::to_string(key_ms) +
+                                             " ms, record " + std::to_string(record_ms - key_ms) + " ms, artifacts " +
+                                             std::to_string(read_ms - record_ms) + " ms, link " +
+                                             std::to_string(ms_since(t0) - read_ms) + " ms");
+                        return finish(std::move(modules), source);
+                    }
                 }
             }
         }
