@@ -49,34 +49,27 @@ inline bool addressless(const Type &t) {
 
 namespace ir = kernel::ir;
 
-/// Whether evaluating `e` runs only code weft generates: no plugin builtin,
-/// no call of a native snippet, directly or through the functions it calls.
-inline bool visible(const ir::Module &m, const ir::Expr &e, std::vector<char> &seen);
-inline bool visible(const ir::Module &m, const std::vector<ir::StmtPtr> &body, std::vector<char> &seen) {
-    for (const ir::StmtPtr &s : body) {
-        for (const ir::Expr *e : {s->target.get(), s->value.get(), s->cond.get()})
-            if (e && !visible(m, *e, seen)) return false;
-        for (const ir::ExprPtr &a : s->args)
-            if (!visible(m, *a, seen)) return false;
-        if ((s->overload && s->overload->external) || !visible(m, s->body, seen) || !visible(m, s->orelse, seen)) return false;
+/// Whether running kernel `k` of `m` runs only code weft generates: no
+/// plugin builtin, no native snippet, in it or in any function it reaches.
+inline bool visible(const ir::Module &m, std::size_t k) {
+    for (std::size_t i : ir::reached_functions(m, {k})) {
+        const ir::Function &f = m.functions[i];
+        if (f.is_native) return false;
+        bool ok = true;
+        ir::for_each_stmt(f.body, [&](const ir::Stmt &s) {
+            if (s.overload && s.overload->external) ok = false;
+        });
+        for (const ir::StmtPtr &s : f.body)
+            ir::for_each_expr(*s, [&](const ir::Expr &e) {
+                if (e.kind == ir::Expr::Kind::Builtin && (!e.overload || e.overload->external)) ok = false;
+                if (e.kind == ir::Expr::Kind::Call &&
+                    (e.index < 0 || static_cast<std::size_t>(e.index) >= m.functions.size()))
+                    ok = false;
+                for (const auto &c : e.chain)
+                    if (c && c->external) ok = false;
+            });
+        if (!ok) return false;
     }
-    return true;
-}
-inline bool visible(const ir::Module &m, const ir::Expr &e, std::vector<char> &seen) {
-    if (e.kind == ir::Expr::Kind::Builtin && (!e.overload || e.overload->external)) return false;
-    for (const auto &c : e.chain)
-        if (c && c->external) return false;
-    if (e.kind == ir::Expr::Kind::Call) {
-        if (e.index < 0 || static_cast<std::size_t>(e.index) >= m.functions.size()) return false;
-        const std::size_t k = static_cast<std::size_t>(e.index);
-        if (!seen[k]) {
-            seen[k] = 1;
-            const ir::Function &f = m.functions[k];
-            if (f.is_native || !visible(m, f.body, seen)) return false;
-        }
-    }
-    for (const ir::ExprPtr &a : e.args)
-        if (!visible(m, *a, seen)) return false;
     return true;
 }
 } // namespace disjoint_rows_detail
@@ -96,9 +89,9 @@ inline bool disjoint_rows_apply(const kernel::ir::Module &m, const kernel::ir::F
             ++arrays;
         } else if (!addressless(t)) return false;
     }
-    if (arrays < 2 || f.is_native) return false;
-    std::vector<char> seen(m.functions.size(), 0);
-    return disjoint_rows_detail::visible(m, f.body, seen);
+    // f is one of m's functions (codegen emits them in place); anything else is refused.
+    if (arrays < 2 || m.functions.empty() || &f < m.functions.data() || &f > &m.functions.back()) return false;
+    return disjoint_rows_detail::visible(m, static_cast<std::size_t>(&f - m.functions.data()));
 }
 
 } // namespace weft::codegen::detail

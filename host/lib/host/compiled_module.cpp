@@ -385,6 +385,14 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// A loaded module of `source` generated again for the CPU, as a pass of
+/// it is built after the load (the backward pass, a strided copy).
+pipeline::GeneratedModule regenerate(Host &host, const pipeline::ModuleSource &source, const std::string &name,
+                                     const ModuleLoadOptions &options, pipeline::Pass pass) {
+    detail::PreparedModule p = detail::prepare_module(host, source, options);
+    return detail::HostAccess::pipeline(host).generate(p.module(name), p.options, {Target::cpu()}, options, pass).front();
+}
+
 /// What a file loads as: its one compiled module, or a module offering the
 /// kernels of all it compiles to (module="unique" kernels). Each kernel stays
 /// its own compiled module's: expect_* counters, backward pass, code.
@@ -445,14 +453,12 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
         return [host = this, source = file, name, hash, options, pass,
                 weak = std::weak_ptr<ThreadPool>(alive)](int section) -> std::string {
             if (!weak.lock()) throw LaunchError("module '" + name + "': the Host it was loaded in has been destroyed");
-            detail::PreparedModule p = detail::prepare_module(*host, source, options);
-            const pipeline::Pipeline &pl = HostAccess::pipeline(*host);
-            const pipeline::GeneratedModule g = pl.generate(p.module(name), p.options, {Target::cpu()}, options, pass).front();
+            const pipeline::GeneratedModule g = regenerate(*host, source, name, options, pass);
             if (g.hash != hash)
                 throw LaunchError("module '" + name + "' " + hash.substr(0, 8) + " needs the strided copy of a kernel (an "
                                   "argument is strided in its last dimension), but its source or plugins now make module " +
                                   g.hash.substr(0, 8) + ": load the module again");
-            return pl.realize(pipeline::strided_variant(g, section)).bytes;
+            return HostAccess::pipeline(*host).realize(pipeline::strided_variant(g, section)).bytes;
         };
     };
     // A compiled module of the file, linked: its backward pass is built from
@@ -467,10 +473,8 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
             if (!alive)
                 throw LaunchError("module '" + name + "': the Host it was loaded in has been destroyed");
             const auto t1 = std::chrono::steady_clock::now();
-            detail::PreparedModule p = detail::prepare_module(*host, source, options);
-            const pipeline::Pipeline &pl = HostAccess::pipeline(*host);
-            const pipeline::Artifact a = pl.realize(
-                pl.generate(p.module(name), p.options, {Target::cpu()}, options, pipeline::Pass::Backward).front());
+            const pipeline::Artifact a =
+                HostAccess::pipeline(*host).realize(regenerate(*host, source, name, options, pipeline::Pass::Backward));
             std::shared_ptr<CompiledModule::Impl> b = cpu_module(a, source.origin, alive);
             b->load_ms = ms_since(t1);
             b->build_strided = strided_builder(source, name, a.hash, pipeline::Pass::Backward, alive);

@@ -181,4 +181,34 @@ std::string mangle_kernel(std::string_view name, const std::vector<Type> &param_
     return mangle_kernel(name) + mangle_function("", param_types).substr(3);
 }
 
+std::vector<std::size_t> reached_functions(const Module &m, const std::vector<std::size_t> &roots) {
+    std::vector<char> reached(m.functions.size(), 0);
+    std::vector<std::size_t> work;
+    const auto reach = [&](std::size_t i) {
+        if (i < reached.size() && !reached[i]) {
+            reached[i] = 1;
+            work.push_back(i);
+        }
+    };
+    const auto by_mangled = [&](const std::string &mangled) {
+        for (std::size_t i = 0; i < m.functions.size(); ++i)
+            if (m.functions[i].mangled_name == mangled) reach(i);
+    };
+    for (std::size_t r : roots) reach(r);
+    while (!work.empty()) {
+        const Function &f = m.functions[work.back()];
+        work.pop_back();
+        for (const StmtPtr &s : f.body)
+            for_each_expr(*s, [&](const Expr &e) {
+                if (e.kind == Expr::Kind::Call && e.index >= 0) reach(static_cast<std::size_t>(e.index));
+            });
+        if (!f.custom_adjoint.empty()) by_mangled(f.custom_adjoint);
+        if (!f.custom_replay.empty()) by_mangled(f.custom_replay);
+    }
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < reached.size(); ++i)
+        if (reached[i]) out.push_back(i);
+    return out;
+}
+
 } // namespace weft::kernel::ir

@@ -17,19 +17,6 @@ using ir::Function;
 using ir::Module;
 using ir::Stmt;
 
-template <class F> void each_expr(const Expr &e, F &&f) {
-    f(e);
-    for (const ir::ExprPtr &a : e.args) each_expr(*a, f);
-}
-
-template <class F> void each_expr(const Stmt &s, F &&f) {
-    for (const ir::Expr *e : {s.target.get(), s.value.get(), s.cond.get()})
-        if (e) each_expr(*e, f);
-    for (const ir::ExprPtr &a : s.args) each_expr(*a, f);
-    for (const ir::StmtPtr &b : s.body) each_expr(*b, f);
-    for (const ir::StmtPtr &b : s.orelse) each_expr(*b, f);
-}
-
 void renumber_calls(Expr &e, const std::map<int, int> &index) {
     if (e.kind == Expr::Kind::Call) e.index = index.at(e.index);
     for (ir::ExprPtr &a : e.args) renumber_calls(*a, index);
@@ -47,25 +34,7 @@ void renumber_calls(Stmt &s, const std::map<int, int> &index) {
 /// replays), in `m`'s order (dependencies first), as module `name`.
 SplitModule extract(const Module &m, const std::vector<std::size_t> &kernels, std::string name,
                     ir::ModuleOptions options) {
-    std::set<std::size_t> reached(kernels.begin(), kernels.end());
-    std::vector<std::size_t> work(kernels.begin(), kernels.end());
-    const auto reach = [&](std::size_t i) {
-        if (reached.insert(i).second) work.push_back(i);
-    };
-    const auto by_mangled = [&](const std::string &mangled) {
-        for (std::size_t i = 0; i < m.functions.size(); ++i)
-            if (m.functions[i].mangled_name == mangled) reach(i);
-    };
-    while (!work.empty()) {
-        const Function &f = m.functions[work.back()];
-        work.pop_back();
-        for (const ir::StmtPtr &s : f.body)
-            each_expr(*s, [&](const Expr &e) {
-                if (e.kind == Expr::Kind::Call && e.index >= 0) reach(static_cast<std::size_t>(e.index));
-            });
-        if (!f.custom_adjoint.empty()) by_mangled(f.custom_adjoint);
-        if (!f.custom_replay.empty()) by_mangled(f.custom_replay);
-    }
+    const std::vector<std::size_t> reached = ir::reached_functions(m, kernels);
 
     Module out;
     out.name = m.name;

@@ -276,4 +276,33 @@ struct Module {
     }
 };
 
+/// Calls f(expr) on `e` and every expression nested in it, outermost first.
+template <class F> void for_each_expr(const Expr &e, F &&f) {
+    f(e);
+    for (const ExprPtr &a : e.args) for_each_expr(*a, f);
+}
+
+/// Calls f(expr) on every expression of `s` (target, value, condition,
+/// arguments) and of the statements nested in it.
+template <class F> void for_each_expr(const Stmt &s, F &&f) {
+    for (const Expr *e : {s.target.get(), s.value.get(), s.cond.get()})
+        if (e) for_each_expr(*e, f);
+    for (const ExprPtr &a : s.args) for_each_expr(*a, f);
+    for (const StmtPtr &b : s.body) for_each_expr(*b, f);
+    for (const StmtPtr &b : s.orelse) for_each_expr(*b, f);
+}
+
+/// Calls f(stmt) on every statement of `body` and those nested in them.
+template <class F> void for_each_stmt(const std::vector<StmtPtr> &body, F &&f) {
+    for (const StmtPtr &s : body) {
+        f(*s);
+        for_each_stmt(s->body, f);
+        for_each_stmt(s->orelse, f);
+    }
+}
+
+/// `roots` (indexes into m.functions) and every function they reach through
+/// calls, custom adjoints and replays, in m's order (dependencies first).
+std::vector<std::size_t> reached_functions(const Module &m, const std::vector<std::size_t> &roots);
+
 } // namespace weft::kernel::ir
