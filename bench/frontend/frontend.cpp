@@ -123,7 +123,7 @@ int main(int argc, char **argv) {
             double py = 0;
             if (std::fscanf(p, "%lf", &py) == 1 && py > 0) {
                 std::printf("CPython ast.parse        %8.1f ms   %10.0f lines/s\n", py * 1e3, static_cast<double>(lines) / py);
-                std::printf("ratio weft parse+check / CPython parse: %.2f\n", s / py);
+                std::printf("ratio parse_check_vs_cpython_parse %.2f\n", s / py);
             }
             pclose(p);
         }

@@ -21,6 +21,8 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <map>
+#include <set>
 #include <thread>
 
 using namespace weft;
@@ -243,6 +245,63 @@ TEST_CASE("hostile library: truncated, foreign or non-ELF files are refused befo
     // Nothing of the failures stays behind: the real plugin still loads.
     CHECK(host.plugins().empty());
     CHECK(host.load(plugin_dir("wt_color")).name() == "wt_color");
+}
+
+TEST_CASE("hostile library: in a batch of plugins each failure reads as when the plugin loads alone") {
+    // A batch goes through load order, requirement failures and one
+    // transaction per plugin; each failure must still be the plugin's own,
+    // with the message it has alone, and the rest load.
+    TempDir dir("batch");
+    const std::string lib = library_name_of("wt_narrowing");
+    const std::string image = read_file(plugin_dir("wt_narrowing") / lib);
+    fs::create_directories(dir.path / "cut");
+    write_file(dir.path / "cut" / "plugin.toml", built_manifest("wt_narrowing"));
+    write_file(dir.path / "cut" / lib, image.substr(0, image.size() / 2));
+    fs::create_directories(dir.path / "missing");
+    write_file(dir.path / "missing" / "plugin.toml",
+               "name = \"missing_lib\"\nversion = \"1.0.0\"\nabi = 1\nlibrary = \"libmissing.so\"\n");
+
+    std::vector<fs::path> batch{dir.path / "cut", dir.path / "missing"};
+    for (const char *name : {"wt_color", "wt_pixel", "wt_arrays", "wt_adjoint", "struct_sizes",
+                             "ansi_description", "future_fields", "same_a", "same_b",
+                             "bad_utf8_doc", "bad_utf8_info", "init_fails", "init_error", "name_mismatch", "no_entry",
+                             "missing_req", "lying_abi", "future_abi", "out_of_prefix", "ctor_marker"})
+        batch.push_back(plugin_dir(name));
+
+    HostOptions options = test_host_options();
+    options.search_path.clear();
+    Host together(options);
+    const LoadReport all = together.load_all(batch);
+
+    std::map<std::string, std::string> alone_failures;
+    std::set<std::string> alone_loaded;
+    for (const fs::path &p : batch) {
+        Host host(options);
+        const LoadReport one = host.load_all({p}, batch);
+        for (const LoadedPlugin *l : one.loaded) alone_loaded.insert(l->name());
+        for (const PluginFailure &f : one.failures) alone_failures[f.plugin] = f.message;
+    }
+    std::set<std::string> loaded;
+    for (const LoadedPlugin *l : all.loaded) loaded.insert(l->name());
+    std::map<std::string, std::string> failures;
+    for (const PluginFailure &f : all.failures) failures[f.plugin] = f.message;
+
+    for (auto &[k, v] : failures) UNSCOPED_INFO("together " << k << ": " << v);
+    for (auto &[k, v] : alone_failures) UNSCOPED_INFO("alone " << k << ": " << v);
+    CHECK(loaded == alone_loaded);
+    CHECK(failures == alone_failures);
+    CHECK(loaded == std::set<std::string>{"ansi_description", "ctor_marker", "same_a", "same_b", "struct_sizes",
+                                          "wt_adjoint", "wt_arrays", "wt_color", "wt_pixel"});
+    REQUIRE(failures.count("wt_narrowing") == 1);
+    CHECK_THAT(failures["wt_narrowing"], Catch::Contains("not a valid shared library: the file is " +
+                                                          std::to_string(image.size() / 2) + " bytes"));
+    REQUIRE(failures.count("missing_lib") == 1);
+    CHECK_THAT(failures["missing_lib"], Catch::EndsWith("libmissing.so named by " +
+                                                         (dir.path / "missing" / "plugin.toml").string() +
+                                                         " does not exist"));
+    // The batch's host is usable: what failed left nothing, what loaded is there.
+    CHECK(together.registry().overloads("_bud_good").empty());
+    CHECK(together.plugin("wt_color") != nullptr);
 }
 
 TEST_CASE("hostile library: a directory, a symlink loop or a dangling link is named for what it is") {
