@@ -25,6 +25,7 @@ awk '
     for (k in keys) {
       w = side["warp", k]; f = side["weft", k]
       if (k == "saxpy_10M_1thread_ms") w = side["warp", "saxpy_10M_ms"]
+      if (index(k, "cold_compile_no_prebuilt_ms_") == 1) w = side["warp", "cold_compile_ms_" substr(k, 29)]
       if (w != "" && f != "" && w > 0) printf "ratio %s %.4f\n", k, f / w
     }
   }' "$out" | sort

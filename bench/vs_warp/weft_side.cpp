@@ -1,8 +1,10 @@
 // weft's side of bench/vs_warp: the same measurements warp_side.py makes with
 // NVIDIA Warp, printed with the same keys (`weft <key> [file] <value>`).
 //   weft_side --kernels DIR --mode cold|warm|run --cache-dir DIR
-// cold: compile with an empty cache (this process builds everything, the PCH
-//       of the runtime headers included, as Warp does per process);
+// cold: compile with an empty cache, with the precompiled runtime header the
+//       build prebuilt (as Warp's own runtime comes prebuilt); then, keyed
+//       cold_compile_no_prebuilt_ms, again without it (this process builds the
+//       PCH too);
 // warm: load with the cache populated, each file in 5 new processes (the
 //       median; each is the first load of its process, as on Warp's side);
 // run:  saxpy over 10M float32 (all cores, and one thread), launch overhead.
@@ -40,10 +42,11 @@ int main(int argc, char **argv) {
         return 2;
     }
     // One cache per kernel file: a cold compile of one leaves the other's warm entry.
-    auto options = [&](unsigned threads, const std::string &file = "saxpy.py") {
+    auto options = [&](unsigned threads, const std::string &file = "saxpy.py", bool prebuilt = true) {
         weft::HostOptions o;
         o.use_environment = false;
-        o.cache_dir = cache / fs::path(file).stem();
+        o.cache_dir = cache / (fs::path(file).stem().string() + (prebuilt ? "" : "-no-prebuilt"));
+        if (!prebuilt) o.prebuilt_dir = fs::path();
         o.quiet = true;
         o.threads = threads;
         return o;
@@ -80,6 +83,14 @@ int main(int argc, char **argv) {
             }
             std::printf("weft %s %s %.3f\n", mode == "cold" ? "cold_compile_ms" : "warm_load_ms", file, m.load_ms());
         }
+        if (mode == "cold")
+            for (const char *file : {"saxpy.py", "ten_kernels.py"}) {
+                if (!only.empty() && only != file) continue;
+                fs::remove_all(cache / (fs::path(file).stem().string() + "-no-prebuilt"));
+                weft::Host host(options(0, file, false));
+                const weft::CompiledModule m = host.load_module(kernels / file);
+                std::printf("weft cold_compile_no_prebuilt_ms %s %.3f\n", file, m.load_ms());
+            }
         return 0;
     }
     const weft::Type f32 = weft::Type::scalar(weft::Scalar::Float32);

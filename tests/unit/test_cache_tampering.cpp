@@ -50,6 +50,8 @@ HostOptions options_for(const TempCache &cache, std::vector<std::string> *log = 
     HostOptions o = weft::test::test_host_options(log);
     o.cache_dir = cache.path;
     o.quiet = true;
+    // The cache's own PCH is what these tests tamper with, not the build's prebuilt one.
+    o.prebuilt_dir = std::filesystem::path();
     return o;
 }
 

@@ -280,8 +280,14 @@ def k(p: wp.array(dtype=lie.Pair)):
 TEST_CASE("a corrupt precompiled header is rebuilt with one warning") {
     TempCache cache("pch");
     std::vector<std::string> log;
+    // The cache's own PCH, not the build's prebuilt one (test_prebuilt_pch.cpp).
+    const auto cache_pch = [&] {
+        HostOptions o = options_for(cache);
+        o.prebuilt_dir = fs::path();
+        return o;
+    };
     {
-        Host host(options_for(cache));
+        Host host(cache_pch());
         host.load_module_source("saxpy", saxpy);
     }
     int corrupted = 0;
@@ -291,7 +297,7 @@ TEST_CASE("a corrupt precompiled header is rebuilt with one warning") {
             ++corrupted;
         }
     REQUIRE(corrupted == 1);
-    HostOptions o = options_for(cache);
+    HostOptions o = cache_pch();
     o.log_sink = [&](LogLevel level, std::string_view, std::string_view message) {
         if (level == LogLevel::Warning) log.emplace_back(message);
     };

@@ -1,4 +1,4 @@
-// `weft cache path|list|stats|clear|verify|push|pull`.
+// `weft cache path|list|stats|clear|verify|push|pull|prebuild`.
 #include "commands.hpp"
 
 #include "weft/build/cache.hpp"
@@ -269,6 +269,18 @@ int cache_pull(const CacheOptions &o) {
     fmt::print("pulled {} artifacts from {} ({} already here, {} rejected)\n", pulled, h.remote_cache.url, present,
                rejected);
     return remote_status(*remote) ? 1 : 0;
+}
+
+int cache_prebuild(const CacheOptions &o) {
+    const Logger logger;
+    ModuleLoadOptions load;
+    load.opt_level = o.prebuild_opt_level;
+    load.fast_math = o.prebuild_fast_math;
+    load.native_cpu = o.prebuild_native_cpu;
+    const std::filesystem::path pch = pipeline::prebuild_runtime_pch(o.prebuild_dir, load, logger);
+    if (o.json) fmt::print("{}\n", nlohmann::json{{"pch", pch.string()}}.dump());
+    else fmt::print("{}\n", pch.string());
+    return 0;
 }
 
 } // namespace weft::cli

@@ -66,6 +66,10 @@ struct CacheOptions {
     std::string cache_dir; // "" = WEFT_CACHE_DIR, $XDG_CACHE_HOME/weft, ~/.cache/weft
     bool json = false;
     bool dry_run = false; // verify: report only
+    std::string prebuild_dir; // prebuild: where to write
+    int prebuild_opt_level = 2;
+    bool prebuild_fast_math = false;
+    bool prebuild_native_cpu = false;
 };
 
 int cache_path(const CacheOptions &options);
@@ -75,6 +79,7 @@ int cache_clear(const CacheOptions &options);
 int cache_verify(const CacheOptions &options);
 int cache_push(const CacheOptions &options);
 int cache_pull(const CacheOptions &options);
+int cache_prebuild(const CacheOptions &options);
 
 struct KernelCheckOptions {
     std::string file;

@@ -93,6 +93,14 @@ int main(int argc, char **argv) {
     cache_verify->add_flag("--dry-run", cache_opts.dry_run, "Only report; change nothing");
     CLI::App *cache_push = cache->add_subcommand("push", "Copy every verified local artifact to the remote cache");
     CLI::App *cache_pull = cache->add_subcommand("pull", "Copy every remote artifact that verifies into the local cache");
+    CLI::App *cache_prebuild = cache->add_subcommand(
+        "prebuild", "Write the runtime headers and their precompiled header into DIR (the build does this for "
+                    "<libdir>/weft/prebuilt, which a first compile then uses instead of building its own)");
+    cache_prebuild->add_option("dir", cache_opts.prebuild_dir, "Directory to write")->required();
+    cache_prebuild->add_option("-O,--opt-level", cache_opts.prebuild_opt_level, "Optimization level 0-3 (default 2)")
+        ->check(CLI::Range(0, 3));
+    cache_prebuild->add_flag("--fast-math", cache_opts.prebuild_fast_math, "For compiles with fast math");
+    cache_prebuild->add_flag("--native-cpu", cache_opts.prebuild_native_cpu, "For compiles for this machine's CPU");
 
     weft::cli::KernelCheckOptions check_opts;
     CLI::App *kcheck = app.add_subcommand("check", "Parse and type-check a kernel module; print every diagnostic");
@@ -160,6 +168,7 @@ int main(int argc, char **argv) {
         if (cache_verify->parsed()) return weft::cli::cache_verify(cache_opts);
         if (cache_push->parsed()) return weft::cli::cache_push(cache_opts);
         if (cache_pull->parsed()) return weft::cli::cache_pull(cache_opts);
+        if (cache_prebuild->parsed()) return weft::cli::cache_prebuild(cache_opts);
     } catch (const weft::kernel::KernelSourceError &e) {
         // Already "file:line:col: error: ..." lines with their source lines:
         // a "weft: error: " in front would say it twice (issue 15).

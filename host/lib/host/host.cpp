@@ -10,7 +10,6 @@
 #include "weft/support/environment.hpp"
 #include "weft/support/error.hpp"
 #include "weft/support/file.hpp"
-#include "weft/support/sha256.hpp"
 #include "weft/support/version.hpp"
 
 #include <boost/dll/shared_library.hpp>
@@ -51,18 +50,6 @@ std::string dl_message(const std::exception &e) {
     return s;
 }
 
-/// OpenSSL's first digest, once per process, on a background thread.
-std::shared_future<void> prepare_digests() {
-    static const std::shared_future<void> started = std::async(std::launch::async, [] {
-                                                        try {
-                                                            sha256_hex({});
-                                                        } catch (const Error &) {
-                                                            // The next digest reports it.
-                                                        }
-                                                    }).share();
-    return started;
-}
-
 } // namespace
 
 struct Host::Impl {
@@ -87,7 +74,6 @@ struct Host::Impl {
     std::optional<RemoteCache> remote; // constructed with the host: a bad URL or key fails early
     mutable std::optional<pipeline::Pipeline> pipeline;
     std::shared_future<void> jit_ready; // backend::CpuJit::prepare(), started with the host
-    std::shared_future<void> digest_ready; // OpenSSL's first digest, started with the first host
     std::shared_ptr<ThreadPool> pool; // kernels hold it weakly: launching after the host is gone is an error
     mutable std::mutex compiled_mutex;
     mutable std::mutex modules_mutex; // modules and the lazy creation of the cache and pipeline
@@ -118,7 +104,6 @@ struct Host::Impl {
     ~Impl() {
         // The JIT's creation does not outlive the host that started it.
         if (jit_ready.valid()) jit_ready.wait();
-        if (digest_ready.valid()) digest_ready.wait();
         // This process's cache counts join the totals `weft cache stats` shows.
         if (pipeline && cache) {
             const CacheCounters counts = pipeline->counters();
@@ -433,9 +418,6 @@ Host::Host(HostOptions options) : impl_(std::make_unique<Impl>(std::move(options
     // The CPU JIT is created while the core builtins register (issue 20: a
     // warm load in a new process otherwise waits a millisecond for it).
     impl_->jit_ready = backend::CpuJit::prepare();
-    // So is OpenSSL, whose first digest (configuration, providers) costs
-    // another millisecond that content keys and cache hits would wait for.
-    impl_->digest_ready = prepare_digests();
     if (!impl_->options.remote_cache.url.empty()) impl_->remote.emplace(impl_->options.remote_cache, &impl_->logger);
     if (impl_->options.core_builtins) register_core_builtins(impl_->registry);
     // Arrays and streams on CUDA devices work once a host exists (no driver is loaded here).
@@ -566,7 +548,9 @@ const pipeline::Pipeline &HostAccess::pipeline(const Host &host) {
     std::lock_guard<std::mutex> lock(host.impl_->modules_mutex);
     if (!host.impl_->pipeline)
         host.impl_->pipeline.emplace(host.impl_->registry, cache, host.impl_->logger,
-                                     host.impl_->remote ? &*host.impl_->remote : nullptr);
+                                     host.impl_->remote ? &*host.impl_->remote : nullptr,
+                                     host.impl_->options.prebuilt_dir ? *host.impl_->options.prebuilt_dir
+                                                                      : installed_prebuilt_dir());
     return *host.impl_->pipeline;
 }
 

@@ -10,8 +10,9 @@
 
 // Both are compiled in: the same object file goes into executables (the CLI,
 // tests) and into libweft.so, and which one applies is known only at run time.
-#if !defined(WEFT_PLUGIN_DIR_FROM_BINDIR) || !defined(WEFT_PLUGIN_DIR_FROM_LIBDIR)
-#error "WEFT_PLUGIN_DIR_FROM_BINDIR and WEFT_PLUGIN_DIR_FROM_LIBDIR must be defined by the build (host/CMakeLists.txt)"
+#if !defined(WEFT_PLUGIN_DIR_FROM_BINDIR) || !defined(WEFT_PLUGIN_DIR_FROM_LIBDIR) || \
+    !defined(WEFT_PREBUILT_DIR_FROM_BINDIR) || !defined(WEFT_PREBUILT_DIR_FROM_LIBDIR)
+#error "WEFT_{PLUGIN,PREBUILT}_DIR_FROM_{BINDIR,LIBDIR} must be defined by the build (host/CMakeLists.txt)"
 #endif
 
 namespace weft {
@@ -27,7 +28,7 @@ const char anchor = 0;
 /// shared library (libweft.so, or any library an application linked weft's
 /// static layers into) looks from its own directory, whichever executable
 /// loaded it; an executable (the `weft` tool) looks from bin/.
-fs::path installed_plugin_dir() {
+fs::path installed_dir(const char *from_libdir, const char *from_bindir) {
     std::error_code ec;
     Dl_info info{};
     link_map *map = nullptr;
@@ -35,11 +36,13 @@ fs::path installed_plugin_dir() {
     if (dladdr1(&anchor, &info, reinterpret_cast<void **>(&map), RTLD_DL_LINKMAP) && map && map->l_name &&
         map->l_name[0]) {
         const fs::path library = fs::canonical(map->l_name, ec);
-        return ec ? fs::path() : (library.parent_path() / WEFT_PLUGIN_DIR_FROM_LIBDIR).lexically_normal();
+        return ec ? fs::path() : (library.parent_path() / from_libdir).lexically_normal();
     }
     const fs::path exe = fs::canonical("/proc/self/exe", ec);
-    return ec ? fs::path() : (exe.parent_path() / WEFT_PLUGIN_DIR_FROM_BINDIR).lexically_normal();
+    return ec ? fs::path() : (exe.parent_path() / from_bindir).lexically_normal();
 }
+
+fs::path installed_plugin_dir() { return installed_dir(WEFT_PLUGIN_DIR_FROM_LIBDIR, WEFT_PLUGIN_DIR_FROM_BINDIR); }
 
 } // namespace
 
@@ -65,6 +68,11 @@ fs::path user_plugin_dir() {
 
 fs::path system_plugin_dir() {
     static const fs::path dir = installed_plugin_dir();
+    return dir;
+}
+
+fs::path installed_prebuilt_dir() {
+    static const fs::path dir = installed_dir(WEFT_PREBUILT_DIR_FROM_LIBDIR, WEFT_PREBUILT_DIR_FROM_BINDIR);
     return dir;
 }
 

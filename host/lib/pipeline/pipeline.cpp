@@ -49,8 +49,8 @@ std::vector<std::string> CheckedModule::referenced_owners() const {
 }
 
 Pipeline::Pipeline(const Registry &registry, const ArtifactCache &cache, const Logger &logger,
-                   const RemoteCache *remote)
-    : registry_(registry), cache_(cache), logger_(logger), remote_(remote) {}
+                   const RemoteCache *remote, std::filesystem::path prebuilt)
+    : registry_(registry), cache_(cache), logger_(logger), remote_(remote), prebuilt_(std::move(prebuilt)) {}
 
 CacheCounters Pipeline::counters() const {
     CacheCounters c;

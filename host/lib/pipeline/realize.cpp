@@ -11,6 +11,8 @@
 #include "weft/support/sha256.hpp"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <cstdlib>
 #include <functional>
 #include <mutex>
@@ -64,14 +66,20 @@ std::string pch_problem(const fs::path &pch) {
 /// Whatever else is at its path (a symbolic link, say to /dev/zero, which
 /// Clang read without end; a directory, which failed every new module until
 /// `cache clear`; an oversized file) is removed and the PCH built again.
+/// Where the PCH for these headers, toolchain and flags lives under `root`.
+/// v2: templates are instantiated in the PCH (-fpch-instantiate-templates).
+fs::path runtime_pch_path(const fs::path &root, const backend::CpuCompileOptions &options) {
+    Sha256 key;
+    key.field("weft.pch.v2").field(codegen::runtime_header_digest()).field(backend::toolchain_identity(options));
+    for (const fs::path &d : options.weft_include_dirs) key.field(d.string());
+    return root / "pch" / (key.hex().substr(0, 24) + ".pch");
+}
+
 fs::path runtime_pch(const fs::path &root, const backend::CpuCompileOptions &options, const Logger &logger) {
     // Modules realized at once (realize_all) wait for one build, not one each.
     static std::mutex building;
     const std::lock_guard<std::mutex> lock(building);
-    Sha256 key;
-    key.field("weft.pch.v1").field(codegen::runtime_header_digest()).field(backend::toolchain_identity(options));
-    for (const fs::path &d : options.weft_include_dirs) key.field(d.string());
-    const fs::path pch = root / "pch" / (key.hex().substr(0, 24) + ".pch");
+    const fs::path pch = runtime_pch_path(root, options);
     std::error_code ec;
     const fs::file_status st = fs::symlink_status(pch, ec); // not followed
     bool present = fs::exists(st);
@@ -129,9 +137,55 @@ fs::path runtime_pch(const fs::path &root, const backend::CpuCompileOptions &opt
     return pch;
 }
 
+/// The runtime headers and PCH an installation prebuilt (prebuild_runtime_pch)
+/// for these flags, when they are exactly this weft's: a first compile then
+/// builds no PCH. Checked once per process (the headers against the embedded
+/// ones, the PCH against the digest recorded when it was built); a problem is
+/// a warning, and the compile uses the cache's.
+struct PrebuiltPch {
+    fs::path headers, pch;
+};
+std::mutex prebuilt_mutex;
+std::map<std::string, bool> prebuilt_checked; // by PCH path: usable?
+
+std::optional<PrebuiltPch> find_prebuilt(const fs::path &dir, backend::CpuCompileOptions options, const Logger &logger) {
+    if (dir.empty()) return std::nullopt;
+    PrebuiltPch p;
+    p.headers = dir / "runtime-headers" / codegen::runtime_header_digest().substr(0, 16);
+    options.weft_include_dirs = {p.headers};
+    p.pch = runtime_pch_path(dir, options);
+    const std::lock_guard<std::mutex> lock(prebuilt_mutex);
+    auto it = prebuilt_checked.find(p.pch.string());
+    if (it == prebuilt_checked.end()) {
+        std::error_code ec;
+        std::string problem;
+        if (!fs::exists(p.pch, ec)) {
+            if (logger.enabled(LogLevel::Debug, "cache"))
+                logger.log(LogLevel::Debug, "cache", "no prebuilt precompiled runtime header at " + p.pch.string());
+        } else if (problem = codegen::runtime_headers_problem(p.headers); !problem.empty()) {
+            problem = "its runtime headers in " + p.headers.string() + " are not this weft's: " + problem;
+        } else {
+            problem = pch_problem(p.pch);
+        }
+        if (!problem.empty())
+            logger.log(LogLevel::Warning, "cache",
+                       "not using the prebuilt precompiled runtime header " + p.pch.string() + ": " + problem);
+        it = prebuilt_checked.emplace(p.pch.string(), problem.empty() && fs::exists(p.pch, ec)).first;
+    }
+    if (!it->second) return std::nullopt;
+    return p;
+}
+
 std::string compile_cpu(const GeneratedModule &g, const fs::path &root, backend::CpuCompileOptions options,
-                        const Logger &logger, const std::function<void(const std::string &)> &uncached) {
-    if (g.options.use_pch) {
+                        const Logger &logger, const std::function<void(const std::string &)> &uncached,
+                        const fs::path &prebuilt) {
+    const std::vector<fs::path> cache_headers = options.weft_include_dirs;
+    if (g.options.use_pch)
+        if (const std::optional<PrebuiltPch> p = find_prebuilt(prebuilt, options, logger)) {
+            options.weft_include_dirs = {p->headers};
+            options.pch = p->pch;
+        }
+    if (g.options.use_pch && options.pch.empty()) {
         try {
             const auto t0 = std::chrono::steady_clock::now();
             options.pch = runtime_pch(root, options, logger);
@@ -151,11 +205,20 @@ std::string compile_cpu(const GeneratedModule &g, const fs::path &root, backend:
         return {object.begin(), object.end()};
     } catch (const backend::CompileError &e) {
         if (!e.pch_rejected() || options.pch.empty()) throw;
-        // A PCH that does not fit (corrupt, or from other headers): rebuild it once.
-        logger.log(LogLevel::Warning, "cache",
-                   "rebuilding the precompiled runtime header " + options.pch.string() + ": " + e.what());
-        std::error_code ec;
-        fs::remove(options.pch, ec);
+        if (options.weft_include_dirs != cache_headers) {
+            // The prebuilt one does not fit after all: the cache's, with its headers.
+            logger.log(LogLevel::Warning, "cache",
+                       "not using the prebuilt precompiled runtime header " + options.pch.string() + ": " + e.what());
+            options.weft_include_dirs = cache_headers;
+            const std::lock_guard<std::mutex> lock(prebuilt_mutex);
+            prebuilt_checked[options.pch.string()] = false;
+        } else {
+            // A PCH that does not fit (corrupt, or from other headers): rebuild it once.
+            logger.log(LogLevel::Warning, "cache",
+                       "rebuilding the precompiled runtime header " + options.pch.string() + ": " + e.what());
+            std::error_code ec;
+            fs::remove(options.pch, ec);
+        }
         try {
             options.pch = runtime_pch(root, options, logger);
         } catch (const std::exception &error) {
@@ -191,6 +254,15 @@ fs::path private_runtime_headers() {
 }
 
 } // namespace
+
+fs::path prebuild_runtime_pch(const fs::path &dir, const ModuleLoadOptions &load, const Logger &logger) {
+    backend::CpuCompileOptions o;
+    o.opt_level = load.opt_level;
+    o.fast_math = load.fast_math;
+    o.native_cpu = load.native_cpu;
+    o.weft_include_dirs = {codegen::materialize_runtime_headers(dir / "runtime-headers")};
+    return runtime_pch(dir, o, logger);
+}
 
 void Pipeline::uncached(const std::string &why) const {
     if (!uncached_warned_.exchange(true))
@@ -373,7 +445,8 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
         std::vector<fs::path> searched = options.weft_include_dirs;
         searched.insert(searched.end(), options.include_dirs.begin(), options.include_dirs.end());
         try {
-            a.bytes = compile_cpu(g, root, std::move(options), logger_, [this](const std::string &why) { uncached(why); });
+            a.bytes = compile_cpu(g, root, std::move(options), logger_, [this](const std::string &why) { uncached(why); },
+                                  prebuilt_);
         } catch (const backend::CompileError &e) {
             throw backend::CompileError(failure(e.what(), searched), e.diagnostics());
         }

@@ -99,22 +99,13 @@ Type type_from(const json &j, int depth = 0) {
     bad("unknown type kind '" + kind + "'");
 }
 
-/// The toolchain identity of a CPU compile with these flags (memoized: it
-/// asks Clang for its version and, with native_cpu, the host's features).
+/// The toolchain identity of a CPU compile with these flags (memoized by the backend).
 std::string cpu_toolchain(const ModuleLoadOptions &load) {
-    static std::mutex mutex;
-    static std::map<std::tuple<int, bool, bool>, std::string> known;
-    const auto key = std::make_tuple(load.opt_level, load.fast_math, load.native_cpu);
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = known.find(key);
-    if (it == known.end()) {
-        backend::CpuCompileOptions o;
-        o.opt_level = load.opt_level;
-        o.fast_math = load.fast_math;
-        o.native_cpu = load.native_cpu;
-        it = known.emplace(key, backend::toolchain_identity(o)).first;
-    }
-    return it->second;
+    backend::CpuCompileOptions o;
+    o.opt_level = load.opt_level;
+    o.fast_math = load.fast_math;
+    o.native_cpu = load.native_cpu;
+    return backend::toolchain_identity(o);
 }
 
 } // namespace

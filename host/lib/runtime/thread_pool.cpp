@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <system_error>
 
 namespace weft {
 
@@ -35,19 +36,21 @@ unsigned default_threads() {
 
 ThreadPool::ThreadPool() : ThreadPool(0) {}
 
+// The workers start with the first parallel_for that needs them: a warm
+// module load creates the pool but launches nothing, and starting the
+// threads was a tenth of it (issue 20).
 ThreadPool::ThreadPool(unsigned threads, std::int64_t inline_threshold)
-    : threads_(threads == 0 ? default_threads() : threads), inline_threshold_(inline_threshold) {
+    : threads_(threads == 0 ? default_threads() : threads), inline_threshold_(inline_threshold) {}
+
+void ThreadPool::start_workers() {
+    if (started_) return;
+    started_ = true;
+    workers_.reserve(threads_ - 1);
     try {
-        workers_.reserve(threads_ - 1);
         for (unsigned i = 1; i < threads_; ++i) workers_.emplace_back([this] { worker_loop(); });
-    } catch (...) {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            stop_ = true;
-        }
-        wake_.notify_all();
-        for (std::thread &t : workers_) t.join();
-        throw;
+    } catch (const std::system_error &) {
+        // No more threads: those that started help, and the caller runs
+        // whatever they do not claim.
     }
 }
 
@@ -103,12 +106,15 @@ void ThreadPool::parallel_for(std::int64_t total,
     job->body = &body;
     job->total = total;
     job->chunks = chunks;
+    std::int64_t workers = 0;
     {
         std::lock_guard<std::mutex> lock(mutex_);
+        start_workers();
         queue_.push_back(job);
+        workers = static_cast<std::int64_t>(workers_.size());
     }
-    const std::int64_t helpers = std::min<std::int64_t>(chunks - 1, static_cast<std::int64_t>(workers_.size()));
-    if (helpers >= static_cast<std::int64_t>(workers_.size()))
+    const std::int64_t helpers = std::min<std::int64_t>(chunks - 1, workers);
+    if (helpers >= workers)
         wake_.notify_all();
     else
         for (std::int64_t i = 0; i < helpers; ++i) wake_.notify_one();

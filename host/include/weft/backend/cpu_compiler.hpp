@@ -176,8 +176,10 @@ public:
     /// Creates the JIT on a background thread unless it exists or is being
     /// created: its creation (target setup, about a millisecond in a new
     /// process) then overlaps the caller's own start-up, e.g. a Host
-    /// registering core builtins. The result is ready when it is waited for;
-    /// instance() waits too. A failed creation is reported by instance().
+    /// registering core builtins. The toolchain identity of the default
+    /// flags is computed there first (a warm load's content key needs it).
+    /// The result is ready when it is waited for; instance() waits too. A
+    /// failed creation is reported by instance().
     static std::shared_future<void> prepare();
 
     // Links `object` (from compile_to_object, or a bundle from compile_module)

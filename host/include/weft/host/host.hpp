@@ -54,6 +54,11 @@ struct HostOptions {
     bool core_builtins = true;
     /// Artifact cache root; empty: WEFT_CACHE_DIR, else $XDG_CACHE_HOME/weft, else ~/.cache/weft.
     std::filesystem::path cache_dir;
+    /// The prebuilt runtime headers and precompiled header a CPU compile uses
+    /// before building its own in the cache (`weft cache prebuild`); unset:
+    /// the installation's (installed_prebuilt_dir(), which the build writes);
+    /// an empty path: none, every cache builds its own.
+    std::optional<std::filesystem::path> prebuilt_dir;
     /// The shared artifact cache behind the local one (weft/build/remote_cache.hpp);
     /// url empty: WEFT_REMOTE_CACHE when use_environment (and not setuid), else none.
     RemoteCacheOptions remote_cache;

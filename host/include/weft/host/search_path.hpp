@@ -27,6 +27,12 @@ std::filesystem::path user_plugin_dir();
 /// configured (GNUInstallDirs' BINDIR and LIBDIR). Empty when the location is unknown.
 std::filesystem::path system_plugin_dir();
 
+/// What the build (or an installation) prebuilt for compiles: the runtime
+/// headers and their precompiled header (pipeline::prebuild_runtime_pch),
+/// <libdir>/weft/prebuilt relative to the file weft's code runs from, as
+/// system_plugin_dir(). In a build tree, build/lib/weft/prebuilt.
+std::filesystem::path installed_prebuilt_dir();
+
 /// The defaults a host appends to its search path: user_plugin_dir(), then
 /// system_plugin_dir() (each only when known). WEFT_PLUGIN_SYSTEM_PATH, when set,
 /// replaces both with its ':'-separated directories (empty: no defaults).

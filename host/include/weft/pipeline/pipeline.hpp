@@ -141,8 +141,12 @@ public:
     /// `cache` (and `remote`, when given) must outlive the pipeline; the
     /// cache's root also holds the runtime headers, precompiled headers and
     /// generated sources. `remote` is the shared tier behind the local cache.
+    /// `prebuilt`, when not empty, is a directory prebuild_runtime_pch wrote
+    /// (an installation's, next to weft's code): a CPU compile uses its
+    /// precompiled runtime header when it is this weft's, instead of building
+    /// one in the cache.
     Pipeline(const Registry &registry, const ArtifactCache &cache, const Logger &logger,
-             const RemoteCache *remote = nullptr);
+             const RemoteCache *remote = nullptr, std::filesystem::path prebuilt = {});
 
     /// Parses, checks and lowers. Throws kernel::KernelSourceError with
     /// file:line:col diagnostics; the registry is only read.
@@ -208,6 +212,7 @@ private:
     const ArtifactCache &cache_;
     const Logger &logger_;
     const RemoteCache *remote_;
+    std::filesystem::path prebuilt_;
     mutable std::atomic<std::uint64_t> local_hits_{0}, warm_hits_{0}, local_misses_{0}, compiles_{0};
     mutable std::atomic<bool> uncached_warned_{false};
     /// A write under the cache root failed: warned once, and the load goes on in memory.
@@ -220,5 +225,13 @@ private:
 /// `repair`, headers that differ are rewritten and a PCH that does not match
 /// is removed (the next compile builds it again). Part of `weft cache verify`.
 std::vector<CacheFinding> verify_compile_files(const ArtifactCache &cache, bool repair);
+
+/// Writes the runtime headers and their precompiled header for CPU compiles
+/// with `load`'s flags under `dir`, laid out as in a cache root
+/// (runtime-headers/, pch/), and returns the PCH's path. An installation does
+/// this once (`weft cache prebuild`, run by the build), so that a process's
+/// first compile does not build the PCH (Pipeline's `prebuilt`).
+std::filesystem::path prebuild_runtime_pch(const std::filesystem::path &dir, const ModuleLoadOptions &load,
+                                           const Logger &logger);
 
 } // namespace weft::pipeline

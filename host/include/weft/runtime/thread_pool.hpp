@@ -48,6 +48,7 @@ public:
 private:
     struct Job;
     void worker_loop();
+    void start_workers(); // under mutex_
     static void run_chunk(Job &job, std::int64_t chunk);
 
     unsigned threads_ = 1;
@@ -56,7 +57,8 @@ private:
     std::condition_variable wake_;
     std::deque<std::shared_ptr<Job>> queue_; // jobs with chunks not yet claimed, oldest first
     bool stop_ = false;
-    std::vector<std::thread> workers_;
+    bool started_ = false;              // guarded by mutex_
+    std::vector<std::thread> workers_;  // guarded by mutex_ until the destructor
 };
 
 } // namespace weft

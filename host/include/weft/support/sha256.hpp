@@ -1,5 +1,7 @@
-// SHA-256 over OpenSSL's EVP interface. The digest algorithm is fetched once
-// per process; a Sha256 object streams any number of updates.
+// SHA-256 with OpenSSL's SHA256_* functions; a Sha256 object streams any
+// number of updates. Not through EVP: a process's first EVP digest loads
+// OpenSSL's configuration and providers (about 0.8 ms), which every warm
+// load waited for (issue 20); the SHA-256 code is the same.
 #pragma once
 
 #include <array>
@@ -25,8 +27,10 @@ public:
     std::string hex();
 
 private:
-    struct Impl;
-    std::unique_ptr<Impl> impl_;
+    // Room for OpenSSL's SHA256_CTX (112 bytes in OpenSSL 3), checked
+    // against the real type where it is used (sha256.cpp): no allocation
+    // per digest, and no OpenSSL header here.
+    alignas(8) unsigned char state_[128];
 };
 
 /// Hex SHA-256 of one buffer.

@@ -58,6 +58,10 @@ CompileError make_compile_error(std::vector<CpuDiagnostic> diagnostics, std::str
                                 bool pch_rejected = false);
 inline constexpr std::size_t max_listed_errors = 20;
 
+// The object of prewarm.c, built with the build's Clang (prewarm_object.cpp,
+// generated): CpuJit::prepare links it once so a first real link runs warm.
+std::string_view prewarm_object();
+
 // recovery.cpp: runs `work` so that an LLVM fatal error, an allocation LLVM
 // cannot make, or a crash inside it returns why ("LLVM: REASON") instead of
 // ending the process; nullopt when it finished. After a failure the objects

@@ -135,9 +135,17 @@ std::shared_future<void> CpuJit::prepare() {
     if (!started.valid())
         started = std::async(std::launch::async, [] {
                       try {
-                          instance();
+                          // First what a warm load's content key needs first.
+                          toolchain_identity(CpuCompileOptions{});
+                          CpuJit &jit = instance();
+                          // Then a link of a tiny object, unloaded at once: in
+                          // a new process the first link spent most of its
+                          // half millisecond faulting in JITLink's code.
+                          const std::string_view object = cpu::prewarm_object();
+                          jit.load(std::vector<char>(object.begin(), object.end()), "weft prewarm").reset();
                       } catch (...) {
-                          // instance() throws it again to whoever needs the JIT.
+                          // instance() throws a failed creation again to whoever
+                          // needs the JIT; a failed prewarm link costs only its speed.
                       }
                   }).share();
     return started;

@@ -10,6 +10,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 #ifndef WEFT_CLANG_EXECUTABLE
 #define WEFT_CLANG_EXECUTABLE "/usr/lib/llvm-19/bin/clang++"
@@ -56,7 +59,8 @@ void initialize_native_target() {
 }
 } // namespace cpu
 
-std::string toolchain_identity(const CpuCompileOptions &options) {
+namespace {
+std::string compute_toolchain_identity(const CpuCompileOptions &options) {
     // The flags are those the compiler gets, minus paths and defines.
     CpuCompileOptions flags_only;
     flags_only.opt_level = options.opt_level;
@@ -77,6 +81,21 @@ std::string toolchain_identity(const CpuCompileOptions &options) {
         for (std::size_t i = 0; i < features.size(); ++i) id += (i ? "," : "") + features[i];
     }
     return id;
+}
+} // namespace
+
+std::string toolchain_identity(const CpuCompileOptions &options) {
+    // Memoized per flag set: composing it (the driver's arguments, Clang's
+    // version, the host CPU's features) was a tenth of a warm load, whose
+    // content key needs it first thing (issue 20). CpuJit::prepare computes
+    // the default flags' on its thread while the Host is constructed.
+    static std::mutex mutex;
+    static std::map<std::tuple<int, bool, bool>, std::string> known;
+    const auto key = std::make_tuple(options.opt_level, options.fast_math, options.native_cpu);
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto it = known.find(key);
+    if (it == known.end()) it = known.emplace(key, compute_toolchain_identity(options)).first;
+    return it->second;
 }
 
 } // namespace weft::backend
