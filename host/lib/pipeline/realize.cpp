@@ -11,11 +11,11 @@
 #include "weft/support/sha256.hpp"
 
 #include <algorithm>
-#include <map>
-#include <optional>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <atomic>
 #include <chrono>
 #include <unistd.h>
@@ -61,11 +61,6 @@ std::string pch_problem(const fs::path &pch) {
     return {};
 }
 
-/// One PCH per (runtime headers, toolchain and flags), built on first use;
-/// several processes may race to build it (build_pch publishes atomically).
-/// Whatever else is at its path (a symbolic link, say to /dev/zero, which
-/// Clang read without end; a directory, which failed every new module until
-/// `cache clear`; an oversized file) is removed and the PCH built again.
 /// Where the PCH for these headers, toolchain and flags lives under `root`.
 /// v2: templates are instantiated in the PCH (-fpch-instantiate-templates).
 fs::path runtime_pch_path(const fs::path &root, const backend::CpuCompileOptions &options) {
@@ -75,6 +70,11 @@ fs::path runtime_pch_path(const fs::path &root, const backend::CpuCompileOptions
     return root / "pch" / (key.hex().substr(0, 24) + ".pch");
 }
 
+/// One PCH per (runtime headers, toolchain and flags), built on first use;
+/// several processes may race to build it (build_pch publishes atomically).
+/// Whatever else is at its path (a symbolic link, say to /dev/zero, which
+/// Clang read without end; a directory, which failed every new module until
+/// `cache clear`; an oversized file) is removed and the PCH built again.
 fs::path runtime_pch(const fs::path &root, const backend::CpuCompileOptions &options, const Logger &logger) {
     // Modules realized at once (realize_all) wait for one build, not one each.
     static std::mutex building;
