@@ -1,9 +1,10 @@
 // weft's side of bench/vs_warp: the same measurements warp_side.py makes with
 // NVIDIA Warp, printed with the same keys (`weft <key> [file] <value>`).
 //   weft_side --kernels DIR --mode cold|warm|run --cache-dir DIR
-// cold: compile with an empty cache, with the precompiled runtime header the
-//       build prebuilt (as Warp's own runtime comes prebuilt); then, keyed
-//       cold_compile_no_prebuilt_ms, again without it (this process builds the
+// cold: compile with an empty cache, each file in 5 new processes (the median,
+//       as on Warp's side), with the precompiled runtime header the build
+//       prebuilt (as Warp's own runtime comes prebuilt); then, keyed
+//       cold_compile_no_prebuilt_ms, again without it (the process builds the
 //       PCH too);
 // warm: load with the cache populated, each file in 5 new processes (the
 //       median; each is the first load of its process, as on Warp's side);
@@ -31,66 +32,67 @@ double median(std::vector<double> v) {
 int main(int argc, char **argv) {
     fs::path kernels, cache;
     std::string mode, only;
+    bool prebuilt = true;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!std::strcmp(argv[i], "--kernels")) kernels = argv[i + 1];
         else if (!std::strcmp(argv[i], "--mode")) mode = argv[i + 1];
         else if (!std::strcmp(argv[i], "--cache-dir")) cache = argv[i + 1];
-        else if (!std::strcmp(argv[i], "--file")) only = argv[i + 1]; // warm: one file, in this process
+        else if (!std::strcmp(argv[i], "--file")) only = argv[i + 1]; // cold, warm: one file, in this process
+        else if (!std::strcmp(argv[i], "--prebuilt")) prebuilt = std::strcmp(argv[i + 1], "0") != 0; // cold
     }
     if (kernels.empty() || cache.empty() || (mode != "cold" && mode != "warm" && mode != "run")) {
         std::fprintf(stderr, "usage: weft_side --kernels DIR --mode cold|warm|run --cache-dir DIR\n");
         return 2;
     }
     // One cache per kernel file: a cold compile of one leaves the other's warm entry.
-    auto options = [&](unsigned threads, const std::string &file = "saxpy.py", bool prebuilt = true) {
+    auto options = [&](unsigned threads, const std::string &file = "saxpy.py", bool with_prebuilt = true) {
         weft::HostOptions o;
         o.use_environment = false;
-        o.cache_dir = cache / (fs::path(file).stem().string() + (prebuilt ? "" : "-no-prebuilt"));
-        if (!prebuilt) o.prebuilt_dir = fs::path();
+        o.cache_dir = cache / (fs::path(file).stem().string() + (with_prebuilt ? "" : "-no-prebuilt"));
+        if (!with_prebuilt) o.prebuilt_dir = fs::path();
         o.quiet = true;
         o.threads = threads;
         return o;
     };
-    if (mode == "warm" && only.empty()) {
+    if ((mode == "warm" || mode == "cold") && only.empty()) {
+        // Each measurement is the first load of a new process, as on Warp's side.
         const fs::path self = fs::canonical("/proc/self/exe");
-        for (const char *file : {"saxpy.py", "ten_kernels.py"}) {
-            std::vector<double> ms;
-            for (int r = 0; r < 5; ++r) {
-                const std::string cmd = "'" + self.string() + "' --kernels '" + kernels.string() + "' --mode warm --cache-dir '" +
-                                        cache.string() + "' --file " + file;
-                FILE *p = popen(cmd.c_str(), "r");
-                double v = 0;
-                char key[64], name[64];
-                const bool ok = p && std::fscanf(p, "weft %63s %63s %lf", key, name, &v) == 3;
-                if (p && pclose(p) != 0) return 1;
-                if (!ok) return 1;
-                ms.push_back(v);
+        for (const bool with_prebuilt : mode == "cold" ? std::vector<bool>{true, false} : std::vector<bool>{true})
+            for (const char *file : {"saxpy.py", "ten_kernels.py"}) {
+                std::vector<double> ms;
+                std::string key_seen;
+                for (int r = 0; r < 5; ++r) {
+                    const std::string cmd = "'" + self.string() + "' --kernels '" + kernels.string() + "' --mode " + mode +
+                                            " --cache-dir '" + cache.string() + "' --file " + file + " --prebuilt " +
+                                            (with_prebuilt ? "1" : "0");
+                    FILE *p = popen(cmd.c_str(), "r");
+                    double v = 0;
+                    char key[64], name[64];
+                    const bool ok = p && std::fscanf(p, "weft %63s %63s %lf", key, name, &v) == 3;
+                    if (p && pclose(p) != 0) return 1;
+                    if (!ok) return 1;
+                    key_seen = key;
+                    ms.push_back(v);
+                }
+                std::printf("weft %s %s %.3f\n", key_seen.c_str(), file, median(ms));
             }
-            std::printf("weft warm_load_ms %s %.3f\n", file, median(ms));
-        }
         return 0;
     }
     if (mode == "cold" || mode == "warm") {
         for (const char *file : {"saxpy.py", "ten_kernels.py"}) {
-            if (!only.empty() && only != file) continue;
-            if (mode == "cold") fs::remove_all(cache / fs::path(file).stem());
-            weft::Host host(options(0, file));
+            if (only != file) continue;
+            const std::string dir = fs::path(file).stem().string() + (prebuilt ? "" : "-no-prebuilt");
+            if (mode == "cold") fs::remove_all(cache / dir);
+            weft::Host host(options(0, file, prebuilt));
             weft::CompiledModule m = host.load_module(kernels / file);
             if ((mode == "warm") != m.from_cache()) {
                 std::fprintf(stderr, "weft_side: %s was %s, expected %s\n", file, m.from_cache() ? "cached" : "compiled",
                              mode == "warm" ? "cached" : "compiled");
                 return 1;
             }
-            std::printf("weft %s %s %.3f\n", mode == "cold" ? "cold_compile_ms" : "warm_load_ms", file, m.load_ms());
+            const char *key = mode == "warm" ? "warm_load_ms" : prebuilt ? "cold_compile_ms" : "cold_compile_no_prebuilt_ms";
+            std::printf("weft %s %s %.3f\n", key, file, m.load_ms());
         }
-        if (mode == "cold")
-            for (const char *file : {"saxpy.py", "ten_kernels.py"}) {
-                if (!only.empty() && only != file) continue;
-                fs::remove_all(cache / (fs::path(file).stem().string() + "-no-prebuilt"));
-                weft::Host host(options(0, file, false));
-                const weft::CompiledModule m = host.load_module(kernels / file);
-                std::printf("weft cold_compile_no_prebuilt_ms %s %.3f\n", file, m.load_ms());
-            }
         return 0;
     }
     const weft::Type f32 = weft::Type::scalar(weft::Scalar::Float32);
