@@ -1,9 +1,9 @@
 # Writes OUT: a C++ source defining NAME() that returns the bytes of the
 # object file IN (built by the build's own Clang), to be linked in process.
-file(READ ${IN} hex HEX)
+file(READ "${IN}" hex HEX)
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
 string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)" "\\1\n    " bytes "${bytes}")
-file(WRITE ${OUT}.tmp "// Generated from ${SOURCE_NAME} by embed_object.cmake. Do not edit.
+file(WRITE "${OUT}.tmp" "// Generated from ${SOURCE_NAME} by embed_object.cmake. Do not edit.
 #include <cstddef>
 #include <string_view>
 
@@ -17,5 +17,5 @@ std::string_view ${NAME}() {
 
 } // namespace weft::backend::cpu
 ")
-file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)
-file(REMOVE ${OUT}.tmp)
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)
+file(REMOVE "${OUT}.tmp")

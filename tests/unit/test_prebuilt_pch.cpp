@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <fstream>
 
 using namespace weft;
@@ -51,6 +52,17 @@ HostOptions options_with(const fs::path &cache, std::vector<std::string> *warnin
 
 const std::vector<float> expected{2.0f, 5.0f, -6.0f};
 
+/// Inverts the byte in the middle of `file` (whatever it was, it changes).
+void flip_middle_byte(const fs::path &file) {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    const auto at = static_cast<std::streamoff>(fs::file_size(file) / 2);
+    f.seekg(at);
+    const int byte = f.get();
+    REQUIRE(byte != EOF);
+    f.seekp(at);
+    f.put(static_cast<char>(byte ^ 0xff));
+}
+
 } // namespace
 
 TEST_CASE("prebuilt PCH: the build prebuilt one, and a first compile uses it instead of building one") {
@@ -78,11 +90,7 @@ TEST_CASE("prebuilt PCH: a damaged one, or edited headers beside it, is skipped 
         TempDir prebuilt("prebuilt_damaged");
         const fs::path pch = pipeline::prebuild_runtime_pch(prebuilt.path, ModuleLoadOptions{}, quiet);
         REQUIRE(fs::exists(pch));
-        {
-            std::fstream f(pch, std::ios::in | std::ios::out | std::ios::binary);
-            f.seekp(static_cast<std::streamoff>(fs::file_size(pch) / 2));
-            f.put('\x5a');
-        }
+        flip_middle_byte(pch);
         TempDir cache("prebuilt_damaged_cache");
         std::vector<std::string> warnings;
         HostOptions o = options_with(cache.path, &warnings);
@@ -110,4 +118,31 @@ TEST_CASE("prebuilt PCH: a damaged one, or edited headers beside it, is skipped 
         CHECK_THAT(warnings[0], Catch::Contains("are not this weft's") && Catch::Contains("scalar.h"));
         CHECK(pchs_under(cache.path).size() == 1);
     }
+}
+
+TEST_CASE("prebuilt PCH: one Clang rejects although every check passed falls back to the cache's, then is not used again") {
+    const Logger quiet([](LogLevel, std::string_view, std::string_view) {});
+    TempDir prebuilt("prebuilt_rejected");
+    const fs::path pch = pipeline::prebuild_runtime_pch(prebuilt.path, ModuleLoadOptions{}, quiet);
+    // A header with the same bytes but a new modification time (a copy, a
+    // touch): weft's checks pass, Clang's ("modified since the PCH was built") do not.
+    fs::path header;
+    for (const fs::path &p : fs::recursive_directory_iterator(prebuilt.path / "runtime-headers"))
+        if (p.filename() == "scalar.h") header = p;
+    REQUIRE(!header.empty());
+    fs::last_write_time(header, fs::last_write_time(header) + std::chrono::hours(1));
+    TempDir cache("prebuilt_rejected_cache");
+    std::vector<std::string> warnings;
+    HostOptions o = options_with(cache.path, &warnings);
+    o.prebuilt_dir = prebuilt.path;
+    CHECK(run(o) == expected);
+    REQUIRE(warnings.size() == 1);
+    CHECK_THAT(warnings[0], Catch::StartsWith("not using the prebuilt precompiled runtime header " + pch.string() + ": "));
+    CHECK(pchs_under(cache.path).size() == 1);
+    // The rest of the process leaves it alone: no second warning, the cache's PCH is used.
+    warnings.clear();
+    Host host(o);
+    const CompiledModule m = host.load_module_source("prebuilt_probe_2", std::string(source) + "\n# another module\n");
+    CHECK_FALSE(m.from_cache());
+    CHECK(warnings.empty());
 }

@@ -148,8 +148,12 @@ struct PrebuiltPch {
 std::mutex prebuilt_mutex;
 std::map<std::string, bool> prebuilt_checked; // by PCH path: usable?
 
-std::optional<PrebuiltPch> find_prebuilt(const fs::path &dir, backend::CpuCompileOptions options, const Logger &logger) {
-    if (dir.empty()) return std::nullopt;
+std::optional<PrebuiltPch> find_prebuilt(const fs::path &given, backend::CpuCompileOptions options, const Logger &logger) {
+    if (given.empty()) return std::nullopt;
+    // Canonical, as prebuild_runtime_pch wrote it: the PCH's name hashes its headers' directory.
+    std::error_code canonical_error;
+    const fs::path dir = fs::weakly_canonical(given, canonical_error);
+    if (canonical_error) return std::nullopt;
     PrebuiltPch p;
     p.headers = dir / "runtime-headers" / codegen::runtime_header_digest().substr(0, 16);
     options.weft_include_dirs = {p.headers};
@@ -179,11 +183,13 @@ std::optional<PrebuiltPch> find_prebuilt(const fs::path &dir, backend::CpuCompil
 std::string compile_cpu(const GeneratedModule &g, const fs::path &root, backend::CpuCompileOptions options,
                         const Logger &logger, const std::function<void(const std::string &)> &uncached,
                         const fs::path &prebuilt) {
-    const std::vector<fs::path> cache_headers = options.weft_include_dirs;
+    const backend::CpuCompileOptions given = options;
+    bool using_prebuilt = false;
     if (g.options.use_pch)
         if (const std::optional<PrebuiltPch> p = find_prebuilt(prebuilt, options, logger)) {
             options.weft_include_dirs = {p->headers};
             options.pch = p->pch;
+            using_prebuilt = true;
         }
     if (g.options.use_pch && options.pch.empty()) {
         try {
@@ -205,20 +211,23 @@ std::string compile_cpu(const GeneratedModule &g, const fs::path &root, backend:
         return {object.begin(), object.end()};
     } catch (const backend::CompileError &e) {
         if (!e.pch_rejected() || options.pch.empty()) throw;
-        if (options.weft_include_dirs != cache_headers) {
-            // The prebuilt one does not fit after all: the cache's, with its headers.
+        if (using_prebuilt) {
+            // The prebuilt one does not fit after all (Clang says so, its digest
+            // did not): not again in this process, and this compile as without it,
+            // the cache's PCH rebuilt once if that does not fit either.
             logger.log(LogLevel::Warning, "cache",
                        "not using the prebuilt precompiled runtime header " + options.pch.string() + ": " + e.what());
-            options.weft_include_dirs = cache_headers;
-            const std::lock_guard<std::mutex> lock(prebuilt_mutex);
-            prebuilt_checked[options.pch.string()] = false;
-        } else {
-            // A PCH that does not fit (corrupt, or from other headers): rebuild it once.
-            logger.log(LogLevel::Warning, "cache",
-                       "rebuilding the precompiled runtime header " + options.pch.string() + ": " + e.what());
-            std::error_code ec;
-            fs::remove(options.pch, ec);
+            {
+                const std::lock_guard<std::mutex> lock(prebuilt_mutex);
+                prebuilt_checked[options.pch.string()] = false;
+            }
+            return compile_cpu(g, root, given, logger, uncached, fs::path());
         }
+        // A PCH that does not fit (corrupt, or from other headers): rebuild it once.
+        logger.log(LogLevel::Warning, "cache",
+                   "rebuilding the precompiled runtime header " + options.pch.string() + ": " + e.what());
+        std::error_code ec;
+        fs::remove(options.pch, ec);
         try {
             options.pch = runtime_pch(root, options, logger);
         } catch (const std::exception &error) {
@@ -255,7 +264,10 @@ fs::path private_runtime_headers() {
 
 } // namespace
 
-fs::path prebuild_runtime_pch(const fs::path &dir, const ModuleLoadOptions &load, const Logger &logger) {
+fs::path prebuild_runtime_pch(const fs::path &given, const ModuleLoadOptions &load, const Logger &logger) {
+    // Canonical, as find_prebuilt looks it up: the PCH's name hashes its headers' directory.
+    fs::create_directories(given);
+    const fs::path dir = fs::canonical(given);
     backend::CpuCompileOptions o;
     o.opt_level = load.opt_level;
     o.fast_math = load.fast_math;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
-#include <system_error>
 
 namespace weft {
 
@@ -45,12 +44,12 @@ ThreadPool::ThreadPool(unsigned threads, std::int64_t inline_threshold)
 void ThreadPool::start_workers() {
     if (started_) return;
     started_ = true;
-    workers_.reserve(threads_ - 1);
     try {
+        workers_.reserve(threads_ - 1);
         for (unsigned i = 1; i < threads_; ++i) workers_.emplace_back([this] { worker_loop(); });
-    } catch (const std::system_error &) {
-        // No more threads: those that started help, and the caller runs
-        // whatever they do not claim.
+    } catch (...) {
+        // No more threads (or no memory for them): those that started help,
+        // and the caller runs whatever they do not claim.
     }
 }
 

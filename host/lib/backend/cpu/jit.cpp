@@ -137,6 +137,10 @@ std::shared_future<void> CpuJit::prepare() {
                       try {
                           // First what a warm load's content key needs first.
                           toolchain_identity(CpuCompileOptions{});
+                      } catch (...) {
+                          // No clang++ to name: the content key says so when it asks.
+                      }
+                      try {
                           CpuJit &jit = instance();
                           // Then a link of a tiny object, unloaded at once: in
                           // a new process the first link spent most of its
