@@ -52,6 +52,27 @@ HostOptions options_with(const fs::path &cache, std::vector<std::string> *warnin
 
 const std::vector<float> expected{2.0f, 5.0f, -6.0f};
 
+/// Runs the probe over an empty cache with `prebuilt` as the prebuilt
+/// directory; returns the warnings, after checking the values and that the
+/// cache built its own PCH (the prebuilt one was not used).
+std::vector<std::string> run_falling_back(const fs::path &prebuilt, const std::string &cache_name) {
+    TempDir cache(cache_name);
+    std::vector<std::string> warnings;
+    HostOptions o = options_with(cache.path, &warnings);
+    o.prebuilt_dir = prebuilt;
+    CHECK(run(o) == expected);
+    CHECK(pchs_under(cache.path).size() == 1);
+    return warnings;
+}
+
+/// The prebuilt copy of a runtime header.
+fs::path prebuilt_header(const fs::path &prebuilt, const std::string &name) {
+    for (const fs::path &p : fs::recursive_directory_iterator(prebuilt / "runtime-headers"))
+        if (p.filename() == name) return p;
+    FAIL("no " << name << " under " << prebuilt);
+    return {};
+}
+
 /// Inverts the byte in the middle of `file` (whatever it was, it changes).
 void flip_middle_byte(const fs::path &file) {
     std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
@@ -91,32 +112,18 @@ TEST_CASE("prebuilt PCH: a damaged one, or edited headers beside it, is skipped 
         const fs::path pch = pipeline::prebuild_runtime_pch(prebuilt.path, ModuleLoadOptions{}, quiet);
         REQUIRE(fs::exists(pch));
         flip_middle_byte(pch);
-        TempDir cache("prebuilt_damaged_cache");
-        std::vector<std::string> warnings;
-        HostOptions o = options_with(cache.path, &warnings);
-        o.prebuilt_dir = prebuilt.path;
-        CHECK(run(o) == expected);
+        const std::vector<std::string> warnings = run_falling_back(prebuilt.path, "prebuilt_damaged_cache");
         REQUIRE(warnings.size() == 1);
         CHECK_THAT(warnings[0], Catch::StartsWith("not using the prebuilt precompiled runtime header " + pch.string() +
                                                   ": has sha256 "));
-        CHECK(pchs_under(cache.path).size() == 1);
     }
     SECTION("edited runtime header") {
         TempDir prebuilt("prebuilt_edited");
         pipeline::prebuild_runtime_pch(prebuilt.path, ModuleLoadOptions{}, quiet);
-        fs::path header;
-        for (const fs::path &p : fs::recursive_directory_iterator(prebuilt.path / "runtime-headers"))
-            if (p.filename() == "scalar.h") header = p;
-        REQUIRE(!header.empty());
-        std::ofstream(header, std::ios::app) << "\n#define WEFT_EDITED 1\n";
-        TempDir cache("prebuilt_edited_cache");
-        std::vector<std::string> warnings;
-        HostOptions o = options_with(cache.path, &warnings);
-        o.prebuilt_dir = prebuilt.path;
-        CHECK(run(o) == expected);
+        std::ofstream(prebuilt_header(prebuilt.path, "scalar.h"), std::ios::app) << "\n#define WEFT_EDITED 1\n";
+        const std::vector<std::string> warnings = run_falling_back(prebuilt.path, "prebuilt_edited_cache");
         REQUIRE(warnings.size() == 1);
         CHECK_THAT(warnings[0], Catch::Contains("are not this weft's") && Catch::Contains("scalar.h"));
-        CHECK(pchs_under(cache.path).size() == 1);
     }
 }
 
@@ -126,23 +133,19 @@ TEST_CASE("prebuilt PCH: one Clang rejects although every check passed falls bac
     const fs::path pch = pipeline::prebuild_runtime_pch(prebuilt.path, ModuleLoadOptions{}, quiet);
     // A header with the same bytes but a new modification time (a copy, a
     // touch): weft's checks pass, Clang's ("modified since the PCH was built") do not.
-    fs::path header;
-    for (const fs::path &p : fs::recursive_directory_iterator(prebuilt.path / "runtime-headers"))
-        if (p.filename() == "scalar.h") header = p;
-    REQUIRE(!header.empty());
+    const fs::path header = prebuilt_header(prebuilt.path, "scalar.h");
     fs::last_write_time(header, fs::last_write_time(header) + std::chrono::hours(1));
-    TempDir cache("prebuilt_rejected_cache");
+    const std::vector<std::string> first = run_falling_back(prebuilt.path, "prebuilt_rejected_cache");
+    REQUIRE(first.size() == 1);
+    CHECK_THAT(first[0], Catch::StartsWith("not using the prebuilt precompiled runtime header " + pch.string() + ": "));
+    // The rest of the process leaves it alone: no second warning, the cache's PCH is used.
+    TempDir cache("prebuilt_rejected_again");
     std::vector<std::string> warnings;
     HostOptions o = options_with(cache.path, &warnings);
     o.prebuilt_dir = prebuilt.path;
-    CHECK(run(o) == expected);
-    REQUIRE(warnings.size() == 1);
-    CHECK_THAT(warnings[0], Catch::StartsWith("not using the prebuilt precompiled runtime header " + pch.string() + ": "));
-    CHECK(pchs_under(cache.path).size() == 1);
-    // The rest of the process leaves it alone: no second warning, the cache's PCH is used.
-    warnings.clear();
     Host host(o);
     const CompiledModule m = host.load_module_source("prebuilt_probe_2", std::string(source) + "\n# another module\n");
     CHECK_FALSE(m.from_cache());
     CHECK(warnings.empty());
+    CHECK(pchs_under(cache.path).size() == 1);
 }
