@@ -205,6 +205,8 @@ private:
     CpuJit();
     ~CpuJit();
     friend class JitModule;
+    // load() without marking that a module load has begun (prepare's prewarm link).
+    std::unique_ptr<JitModule> link_new(std::vector<char> object, std::string name);
     std::unique_ptr<Impl> impl_;
 };
 

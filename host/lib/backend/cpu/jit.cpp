@@ -128,6 +128,11 @@ CpuJit &CpuJit::instance() {
     return *jit;
 }
 
+namespace {
+/// A module load has begun: the prewarm link (prepare) would only compete with it now.
+std::atomic<bool> module_load_begun{false};
+} // namespace
+
 std::shared_future<void> CpuJit::prepare() {
     static std::mutex mutex;
     static std::shared_future<void> started;
@@ -145,8 +150,11 @@ std::shared_future<void> CpuJit::prepare() {
                           // Then a link of a tiny object, unloaded at once: in
                           // a new process the first link spent most of its
                           // half millisecond faulting in JITLink's code.
+                          // Skipped once a module load has begun: on a busy or
+                          // single core the two links would only slow each other.
                           const std::string_view object = cpu::prewarm_object();
-                          jit.load(std::vector<char>(object.begin(), object.end()), "weft prewarm").reset();
+                          if (!module_load_begun.load(std::memory_order_relaxed))
+                              jit.link_new(std::vector<char>(object.begin(), object.end()), "weft prewarm").reset();
                       } catch (...) {
                           // instance() throws a failed creation again to whoever
                           // needs the JIT; a failed prewarm link costs only its speed.
@@ -164,6 +172,11 @@ void CpuJit::define_host_symbols(const std::vector<std::pair<std::string, void *
 }
 
 std::unique_ptr<JitModule> CpuJit::load(std::vector<char> object, std::string name) {
+    module_load_begun.store(true, std::memory_order_relaxed);
+    return link_new(std::move(object), std::move(name));
+}
+
+std::unique_ptr<JitModule> CpuJit::link_new(std::vector<char> object, std::string name) {
     llvm::orc::ExecutionSession &es = *impl_->session;
     const std::string dylib_name = name + "#" + std::to_string(++impl_->next_id); // names must be unique
     // Bare: no platform defines its own __dso_handle in it.
