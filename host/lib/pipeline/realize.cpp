@@ -163,7 +163,8 @@ std::optional<PrebuiltPch> find_prebuilt(const fs::path &given, backend::CpuComp
     if (it == prebuilt_checked.end()) {
         std::error_code ec;
         std::string problem;
-        if (!fs::exists(p.pch, ec)) {
+        const bool present = fs::exists(p.pch, ec);
+        if (!present) {
             if (logger.enabled(LogLevel::Debug, "cache"))
                 logger.log(LogLevel::Debug, "cache", "no prebuilt precompiled runtime header at " + p.pch.string());
         } else if (problem = codegen::runtime_headers_problem(p.headers); !problem.empty()) {
@@ -174,7 +175,7 @@ std::optional<PrebuiltPch> find_prebuilt(const fs::path &given, backend::CpuComp
         if (!problem.empty())
             logger.log(LogLevel::Warning, "cache",
                        "not using the prebuilt precompiled runtime header " + p.pch.string() + ": " + problem);
-        it = prebuilt_checked.emplace(p.pch.string(), problem.empty() && fs::exists(p.pch, ec)).first;
+        it = prebuilt_checked.emplace(p.pch.string(), present && problem.empty()).first;
     }
     if (!it->second) return std::nullopt;
     return p;
@@ -268,10 +269,7 @@ fs::path prebuild_runtime_pch(const fs::path &given, const ModuleLoadOptions &lo
     // Canonical, as find_prebuilt looks it up: the PCH's name hashes its headers' directory.
     fs::create_directories(given);
     const fs::path dir = fs::canonical(given);
-    backend::CpuCompileOptions o;
-    o.opt_level = load.opt_level;
-    o.fast_math = load.fast_math;
-    o.native_cpu = load.native_cpu;
+    backend::CpuCompileOptions o = cpu_flags(load);
     o.weft_include_dirs = {codegen::materialize_runtime_headers(dir / "runtime-headers")};
     return runtime_pch(dir, o, logger);
 }
@@ -325,11 +323,16 @@ std::vector<CacheFinding> verify_compile_files(const ArtifactCache &cache, bool 
     return out;
 }
 
-backend::CpuCompileOptions cpu_options(const GeneratedModule &g, const fs::path &runtime_headers) {
+backend::CpuCompileOptions cpu_flags(const ModuleLoadOptions &load) {
     backend::CpuCompileOptions o;
-    o.opt_level = g.options.opt_level;
-    o.fast_math = g.options.fast_math;
-    o.native_cpu = g.options.native_cpu;
+    o.opt_level = load.opt_level;
+    o.fast_math = load.fast_math;
+    o.native_cpu = load.native_cpu;
+    return o;
+}
+
+backend::CpuCompileOptions cpu_options(const GeneratedModule &g, const fs::path &runtime_headers) {
+    backend::CpuCompileOptions o = cpu_flags(g.options);
     o.weft_include_dirs = {runtime_headers};
     o.include_dirs = g.include_dirs;
     o.defines = {source_file_define(g), std::string(codegen::strided_macro) + "=" + std::to_string(g.strided)};

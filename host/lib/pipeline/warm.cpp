@@ -100,13 +100,7 @@ Type type_from(const json &j, int depth = 0) {
 }
 
 /// The toolchain identity of a CPU compile with these flags (memoized by the backend).
-std::string cpu_toolchain(const ModuleLoadOptions &load) {
-    backend::CpuCompileOptions o;
-    o.opt_level = load.opt_level;
-    o.fast_math = load.fast_math;
-    o.native_cpu = load.native_cpu;
-    return backend::toolchain_identity(o);
-}
+std::string cpu_toolchain(const ModuleLoadOptions &load) { return backend::toolchain_identity(cpu_flags(load)); }
 
 } // namespace
 
