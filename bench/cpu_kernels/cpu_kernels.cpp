@@ -42,6 +42,8 @@ template <class F> double median_ms(int repeat, F &&f) {
 
 // The hand-written references: what a C++ programmer writes for the same
 // work, with the same operations in the same order (so results agree exactly).
+// Reductions sum privately and add each sum once, atomically, as weft's
+// deferred atomics do on a chunk of the launch (one chunk on one thread).
 const char *handwritten = R"(
 #include <math.h>
 static inline void atomic_add_f(float *p, float v) {
@@ -73,7 +75,10 @@ extern "C" void ref_nbody(const float *pos, float *vel, float dt, int n) {
     }
 }
 extern "C" void ref_reduce_sum(const float *x, float *total, long long n) {
-    for (long long i = 0; i < n; ++i) atomic_add_f(total, x[i]);
+    if (n <= 0) return;
+    float s = x[0];
+    for (long long i = 1; i < n; ++i) s += x[i];
+    atomic_add_f(total, s);
 }
 struct Particle { float pos[3], vel[3], mass; };
 extern "C" void ref_integrate(Particle *ps, float dt, long long n) {
@@ -110,11 +115,18 @@ extern "C" void ref_quat_rot(const float *q, const float *v, float *out, long lo
     }
 }
 extern "C" void ref_histogram(const float *x, int *bins, long long n) {
-    for (long long i = 0; i < n; ++i) __atomic_fetch_add(&bins[(int)(clamp01(x[i]) * 15.0f)], 1, __ATOMIC_SEQ_CST);
+    int counts[16] = {0};
+    for (long long i = 0; i < n; ++i) ++counts[(int)(clamp01(x[i]) * 15.0f)];
+    for (int b = 0; b < 16; ++b)
+        if (counts[b]) __atomic_fetch_add(&bins[b], counts[b], __ATOMIC_SEQ_CST);
 }
 extern "C" void ref_row_sums(const float *x, float *sums, int n, int m) {
-    for (int i = 0; i < n; ++i)
-        for (int j = 0; j < m; ++j) atomic_add_f(&sums[i], x[i * m + j]);
+    for (int i = 0; i < n; ++i) {
+        if (m <= 0) continue;
+        float s = x[(long long)i * m];
+        for (int j = 1; j < m; ++j) s += x[(long long)i * m + j];
+        atomic_add_f(&sums[i], s);
+    }
 }
 extern "C" void ref_diffuse3d(const float *u, float *out, float k, int n, int m, int p) {
     for (int i = 1; i < n - 1; ++i)

@@ -74,6 +74,14 @@ inline bool visible(const ir::Module &m, std::size_t k) {
 }
 } // namespace disjoint_rows_detail
 
+/// Whether running kernel `f`, one of `m`'s functions, runs only code weft
+/// generates: no plugin builtin, no native snippet, in it or in any function
+/// it reaches. Anything else is refused.
+inline bool runs_only_generated_code(const kernel::ir::Module &m, const kernel::ir::Function &f) {
+    if (m.functions.empty() || &f < m.functions.data() || &f > &m.functions.back()) return false;
+    return disjoint_rows_detail::visible(m, static_cast<std::size_t>(&f - m.functions.data()));
+}
+
 /// Whether kernel `f` of `m`, with these entry parameters, may run its rows
 /// with `__restrict` array pointers once its arrays proved disjoint: two
 /// arrays or more, plain ones (not indexed) of addressless elements, every
@@ -89,9 +97,7 @@ inline bool disjoint_rows_apply(const kernel::ir::Module &m, const kernel::ir::F
             ++arrays;
         } else if (!addressless(t)) return false;
     }
-    // f is one of m's functions (codegen emits them in place); anything else is refused.
-    if (arrays < 2 || m.functions.empty() || &f < m.functions.data() || &f > &m.functions.back()) return false;
-    return disjoint_rows_detail::visible(m, static_cast<std::size_t>(&f - m.functions.data()));
+    return arrays >= 2 && runs_only_generated_code(m, f);
 }
 
 } // namespace weft::codegen::detail

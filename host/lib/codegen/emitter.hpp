@@ -4,6 +4,7 @@
 
 #include "weft/codegen/cpp_emitter.hpp"
 
+#include "deferred_atomics.hpp"
 #include "disjoint_rows.hpp"
 #include "row_guard.hpp"
 
@@ -238,6 +239,7 @@ private:
     int section_ = 0;            // the kernel being emitted: its WEFT_STRIDED value (1-based)
     std::vector<std::size_t> strided_entry_bytes_; // per kernel section: text only a strided copy compiles
     bool replay_ = false; // emitting a replay: array stores, atomics and prints are skipped
+    std::vector<int> deferred_; // the kernel being emitted: parameters whose atomic adds are deferred (deferred_atomics.hpp)
 
 public:
     struct AdNode; // a statement of the adjoint's structured form
@@ -547,6 +549,18 @@ private:
         find_nonneg_locals(f);
         loop_counter_ = 0;
         const std::string name = f.is_kernel ? f.mangled_name + "_body" : f.mangled_name + (replay_ ? "_rep" : "");
+        deferred_.clear();
+        if (f.is_kernel && backend_ == Backend::Cpu && !codegen_.adjoint && !codegen_.bounds_checks && !replay_)
+            deferred_ = detail::deferred_atomic_params(m_, f);
+        if (!deferred_.empty()) {
+            // The chunk's pending sums, one table per such array: the entry's
+            // run function owns them, the body reaches them through weft_t_.
+            o << "\nstruct " << deferred_type(f) << " {\n";
+            for (int p : deferred_)
+                o << "    weft::rt::deferred_adds<" << type(f.params[static_cast<std::size_t>(p)].type.element()) << "> d"
+                  << p << ";\n";
+            o << "};\n";
+        }
         // Every function is specialized on whether the kernel's arrays are dense in
         // their last dimension (weft_contig_): then element addresses vectorize.
         o << "\n" << signature(f, name) << " {\n";
@@ -570,6 +584,7 @@ private:
         block(o, f.body, 1);
         o << "}\n";
         if (f.is_kernel) entry(o, f);
+        deferred_.clear();
     }
 
     /// `auto &x = p_x;` for each parameter of a @wp.func_native (and `adj_x`, `adj_ret` in its adjoint).
@@ -846,7 +861,10 @@ private:
         // Guarded rows of an N-D launch over dense arrays: when the launch's
         // arrays are disjoint, each row runs without the compiler's overlap
         // tests (disjoint_rows.hpp).
-        const bool disjoint = guard && f.tid_dims >= 2 && specializable && dense != "true" &&
+        // Not with deferred atomics: the row function would need the chunk's
+        // tables through a pointer, and a pointer to them that leaves the run
+        // function keeps their sums out of registers (deferred_adds).
+        const bool disjoint = deferred_.empty() && guard && f.tid_dims >= 2 && specializable && dense != "true" &&
                               options_.cpu_preamble.empty() && disjoint_rows_apply(m_, f, k.params);
         // Rows of the launch grid: the last dimension is a counted inner loop
         // (vectorizable); the outer components are computed once per row. Each
@@ -863,12 +881,16 @@ private:
         // 160^3: 12% fewer instructions). 1-D launches run one long row.
         const std::string one_vector_per_iteration =
             components ? "        _Pragma(\"clang loop interleave_count(1)\")\n" : "";
+        // The chunk's deferred atomics reach the body in each element's copy
+        // only: stored in weft_t_, which stays in memory, their address would
+        // escape and their sums with it (deferred_adds).
         const std::string each =
-            components ? "            weft::tid_t weft_e_ = weft_t_;\n"
-                         "            weft_e_.c[" + std::to_string(f.tid_dims - 1) + "] = weft::int32(weft_j_);\n"
-                         "            weft_e_.idx = weft_base_ + weft_j_;\n"
-                       : "            weft::tid_t weft_e_{};\n"
-                         "            weft_e_.idx = weft_base_ + weft_j_;\n";
+            (components ? "            weft::tid_t weft_e_ = weft_t_;\n"
+                          "            weft_e_.c[" + std::to_string(f.tid_dims - 1) + "] = weft::int32(weft_j_);\n"
+                          "            weft_e_.idx = weft_base_ + weft_j_;\n"
+                        : "            weft::tid_t weft_e_{};\n"
+                          "            weft_e_.idx = weft_base_ + weft_j_;\n") +
+            std::string(deferred_.empty() ? "" : "            weft_e_.deferred = &weft_deferred_;\n");
         if (disjoint) disjoint_row_function(o, f, k.params, each);
         o << "template <bool weft_contig_>\nstatic void " << run
           << "(const weft::launch_t &weft_launch_, long long weft_begin_, long long weft_end_" << params_decl << ") {\n"
@@ -890,6 +912,22 @@ private:
         // by a carry (divisions per row cost as much as a short row's work).
         o << "    weft::tid_t weft_t_{};\n"
           << "    long long weft_row_ = weft_begin_ / weft_inner_;\n";
+        if (!deferred_.empty()) {
+            // Deferred only while the array shares no byte with another array
+            // parameter: otherwise a read through the other would miss the sums.
+            // Each table is an object of its own (deferred_adds says why).
+            o << "    " << deferred_type(f) << " weft_deferred_;\n";
+            for (int p : deferred_) {
+                const std::string d = std::to_string(p);
+                std::string alone = "true";
+                for (std::size_t b = 0; b < k.params.size(); ++b)
+                    if (static_cast<int>(b) != p && k.params[b].second.kind() == Type::Kind::Array)
+                        alone += " && weft::disjoint(a" + d + "_, a" + std::to_string(b) + "_)";
+                o << "    weft::rt::deferred_table<" << type(f.params[static_cast<std::size_t>(p)].type.element())
+                  << "> weft_table" << d << "_;\n"
+                  << "    weft_deferred_.d" << d << ".begin(" << alone << ", &weft_table" << d << "_);\n";
+            }
+        }
         if (components)
             o << "    long long weft_rest_ = weft_row_;\n"
               << "    for (int k = weft_n_ - 2; k >= 0; --k) {\n"
@@ -938,8 +976,9 @@ private:
               << "            if (++weft_t_.c[k] < weft_launch_.shape[k]) break;\n"
               << "            weft_t_.c[k] = 0;\n"
               << "        }\n";
-        o << "    }\n"
-          << "}\n";
+        o << "    }\n";
+        for (int p : deferred_) o << "    weft_deferred_.d" << p << ".flush();\n";
+        o << "}\n";
         std::string unpack, unpack_arrays;
         for (std::size_t i = 0; i < k.params.size(); ++i) {
             const std::string t = type(k.params[i].second);
@@ -1189,12 +1228,27 @@ private:
     /// arr, kernel, file, line, i...): an index outside the array is a
     /// reported failure, like a[i], instead of a write outside it.
     std::string atomic_call(const char *name, const Expr &e, const std::string &where) {
+        if (const std::optional<int> p = deferred_param(e)) {
+            const std::string value = e.intrinsic == ir::Intrinsic::AtomicSub ? "weft::neg(" + expr(*e.args.back()) + ")"
+                                                                               : expr(*e.args.back());
+            return "static_cast<" + deferred_type(*f_) + " *>(weft_t_.deferred)->d" + std::to_string(*p) + ".add(&" +
+                   atomic_element(e) + ", " + value + ")";
+        }
         if (!codegen_.bounds_checks) return "weft::" + std::string(name) + "(" + args(e) + ")";
         std::string out = "weft::" + std::string(name) + "_checked(" + expr(*e.args.back()) + ", " + expr(*e.args[0]) +
                           ", " + where;
         for (std::size_t i = 1; i + 1 < e.args.size(); ++i) out += ", " + expr(*e.args[i]);
         return out + ")";
     }
+
+    /// The parameter whose deferred table takes atomic `e`, if its adds are deferred.
+    std::optional<int> deferred_param(const Expr &e) const {
+        if (deferred_.empty() || e.args.empty() || e.args[0]->kind != K::Param) return std::nullopt;
+        if (e.intrinsic != ir::Intrinsic::AtomicAdd && e.intrinsic != ir::Intrinsic::AtomicSub) return std::nullopt;
+        if (std::find(deferred_.begin(), deferred_.end(), e.args[0]->index) == deferred_.end()) return std::nullopt;
+        return e.args[0]->index;
+    }
+    static std::string deferred_type(const ir::Function &f) { return f.mangled_name + "_deferred"; }
 
     std::string args(const Expr &e, std::size_t from = 0) {
         std::string out;

@@ -306,6 +306,9 @@ template <typename T, typename... P> WEFT_RT_FN array_t<T> view(const array_t<T>
 struct tid_t {
     int64 idx;
     int32 c[4];
+#if !WEFT_RT_CUDA
+    void *deferred; // the chunk's deferred atomics, when the kernel has any (deferred_adds)
+#endif
 };
 
 /// Length of an array's first dimension; the component count of a vector or quaternion, a matrix's rows.
@@ -373,6 +376,72 @@ template <int OP, typename T, WEFT_RT_IF(is_scalar<T>)> WEFT_RT_FN T atomic(T *p
     }
 #endif
 }
+#if !WEFT_RT_CUDA
+/// One CPU worker's pending atomic adds to one array, summed per element
+/// address and applied once each at the end of the worker's chunk of the
+/// launch (codegen's deferred_atomics.hpp says when that is unobservable).
+/// The most recent address and its sum are plain fields the compiler keeps
+/// in registers (a reduction into one element costs an add per element);
+/// older ones wait in a deferred_table, a separate object reached only
+/// through calls, so that taking its address does not pin these fields to
+/// memory. Off (`on` false), each add is an atomic, as without deferral.
+template <typename T> struct deferred_table {
+    static constexpr unsigned slots = 16;
+    T *where[slots];
+    T sum[slots];
+
+    /// Direct-mapped: consecutive elements take different slots, so a
+    /// histogram of up to `slots` bins never evicts; an evicted sum is applied at once.
+    void put(T *p, T v) {
+        const unsigned s = unsigned(reinterpret_cast<unsigned long long>(p) / sizeof(T)) % slots;
+        if (where[s] == p) {
+            sum[s] = add(sum[s], v);
+            return;
+        }
+        if (where[s]) atomic<op_add>(where[s], sum[s]);
+        where[s] = p;
+        sum[s] = v;
+    }
+    __attribute__((noinline)) void flush() {
+        for (unsigned s = 0; s < slots; ++s)
+            if (where[s]) {
+                atomic<op_add>(where[s], sum[s]);
+                where[s] = nullptr;
+            }
+    }
+};
+template <typename T> struct deferred_adds {
+    T *last;
+    T sum;
+    bool on;
+    deferred_table<T> *table;
+
+    void begin(bool enabled, deferred_table<T> *older) {
+        last = nullptr;
+        on = enabled;
+        table = older;
+        for (unsigned s = 0; s < deferred_table<T>::slots; ++s) older->where[s] = nullptr;
+    }
+    void add(T *p, T v) {
+        if (p == last) { // never when off: `last` stays null
+            sum = weft::add(sum, v);
+            return;
+        }
+        if (!on) {
+            atomic<op_add>(p, v);
+            return;
+        }
+        if (last) table->put(last, sum);
+        last = p;
+        sum = v; // not 0 + v: a lone -0.0 stays -0.0
+    }
+    void flush() {
+        if (last) atomic<op_add>(last, sum);
+        last = nullptr;
+        table->flush();
+    }
+};
+#endif
 /// Vectors (and matrices, quaternions): per component, each atomic on its own.
 template <int OP, typename V, WEFT_RT_IF(comp<V>::is)> WEFT_RT_FN V atomic(V *p, const V &v) {
     V old;
