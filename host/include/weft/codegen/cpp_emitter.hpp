@@ -65,8 +65,11 @@ struct GeneratedSource {
 /// hash everywhere; all zeros when the module is one unit. Each part pays
 /// the fixed front-end work again (the PCH, the preamble, every function:
 /// about 15 ms, bench_cpu_compile), about what 2 KiB of kernel code costs:
-/// 12 KiB parts keep that under a sixth of a part.
-inline constexpr std::size_t min_part_bytes = 12 * 1024;
+/// 16 KiB parts keep that under an eighth of a part. A part beyond the
+/// machine's cores waits for one and costs a whole part: with 12 KiB parts
+/// bench/kernels/ten_kernels.py (46 KiB of kernel code) was three parts, and
+/// compiled cold on two cores in 172-222 ms instead of 149-156 ms as two.
+inline constexpr std::size_t min_part_bytes = 16 * 1024;
 inline constexpr int max_parts = 8;
 std::vector<int> assign_parts(const std::vector<std::size_t> &kernel_bytes);
 
