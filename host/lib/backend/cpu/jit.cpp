@@ -12,6 +12,8 @@
 // (issue 20, bench_cpu_compile).
 #include "internal.hpp"
 
+#include "host_calls.hpp"
+
 #include <llvm/ExecutionEngine/Orc/Core.h>
 #include <llvm/ExecutionEngine/Orc/EPCDynamicLibrarySearchGenerator.h>
 #include <llvm/ExecutionEngine/Orc/EPCEHFrameRegistrar.h>
@@ -193,6 +195,8 @@ std::unique_ptr<JitModule> CpuJit::link_new(std::vector<char> object, std::strin
     llvm::orc::SymbolMap hooks;
     hooks[impl_->intern("__cxa_atexit")] = {llvm::orc::ExecutorAddr::fromPtr(&jit_cxa_atexit),
                                                   llvm::JITSymbolFlags::Callable};
+    for (const auto &[call, address] : rt_host::calls())
+        hooks[impl_->intern(call)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Callable};
     if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(std::move(hooks))))
         throw BackendError("JIT module '" + module->name() + "': runtime hooks: " + message_of(std::move(e)));
 

@@ -123,6 +123,7 @@ template <typename T> WEFT_RT_FN bool innermost_dense(const array_t<T> &a) {
     }
 }
 
+#if WEFT_RT_CUDA
 namespace rt {
 /// The bytes an array's elements span, [lo, hi) as addresses; lo == hi when it
 /// has none (an empty dimension, or no data). Strides may be negative.
@@ -150,6 +151,18 @@ template <typename A, typename B> WEFT_RT_FN bool disjoint(const array_t<A> &a, 
     rt::byte_span(b, blo, bhi);
     return alo == ahi || blo == bhi || ahi <= blo || bhi <= alo;
 }
+#else
+// Provided by the host to JIT'd code (backend/cpu/runtime_calls.cpp, the same
+// test): tested once per chunk of a launch, it was a sixth of a small
+// kernel's code and of its compile time when each unit compiled it.
+extern "C" bool weft_rt_disjoint(const void *a, unsigned long long a_element_size, const void *b,
+                                 unsigned long long b_element_size);
+/// Whether no byte of one array's elements is a byte of the other's: then a
+/// store through one never changes what the other reads.
+template <typename A, typename B> WEFT_RT_FN bool disjoint(const array_t<A> &a, const array_t<B> &b) {
+    return weft_rt_disjoint(&a, sizeof(A), &b, sizeof(B));
+}
+#endif
 
 /// Warp's indexedarray_t: the array `arr` read through, per dimension, an
 /// int32 index array (null: that dimension is not indexed); `shape` is the
@@ -377,68 +390,73 @@ template <int OP, typename T, WEFT_RT_IF(is_scalar<T>)> WEFT_RT_FN T atomic(T *p
 #endif
 }
 #if !WEFT_RT_CUDA
+/// The older sums of one deferred_adds: `where` the element, `sum` its sum in
+/// the first bytes of the slot. Kept by the host's functions below
+/// (backend/cpu/runtime_calls.cpp, which mirrors this layout).
+struct deferred_table {
+    void *where[16];
+    unsigned long long sum[16];
+    bool on;
+};
+} // namespace rt
+extern "C" {
+void weft_rt_deferred_begin(void *table, bool on);
+void *weft_rt_deferred_miss_u32(void *table, void *last, unsigned int last_sum, void *p, unsigned int v);
+void weft_rt_deferred_flush_u32(void *table, void *last, unsigned int last_sum);
+void *weft_rt_deferred_miss_u64(void *table, void *last, unsigned long long last_sum, void *p, unsigned long long v);
+void weft_rt_deferred_flush_u64(void *table, void *last, unsigned long long last_sum);
+void *weft_rt_deferred_miss_f32(void *table, void *last, float last_sum, void *p, float v);
+void weft_rt_deferred_flush_f32(void *table, void *last, float last_sum);
+void *weft_rt_deferred_miss_f64(void *table, void *last, double last_sum, void *p, double v);
+void weft_rt_deferred_flush_f64(void *table, void *last, double last_sum);
+}
+namespace rt {
 /// One CPU worker's pending atomic adds to one array, summed per element
 /// address and applied once each at the end of the worker's chunk of the
 /// launch (codegen's deferred_atomics.hpp says when that is unobservable).
-/// The most recent address and its sum are plain fields the compiler keeps
-/// in registers (a reduction into one element costs an add per element);
-/// older ones wait in a deferred_table, a separate object reached only
-/// through calls, so that taking its address does not pin these fields to
-/// memory. Off (`on` false), each add is an atomic, as without deferral.
-template <typename T> struct deferred_table {
-    static constexpr unsigned slots = 16;
-    T *where[slots];
-    T sum[slots];
-
-    /// Direct-mapped: consecutive elements take different slots, so a
-    /// histogram of up to `slots` bins never evicts; an evicted sum is applied at once.
-    void put(T *p, T v) {
-        const unsigned s = unsigned(reinterpret_cast<unsigned long long>(p) / sizeof(T)) % slots;
-        if (where[s] == p) {
-            sum[s] = add(sum[s], v);
-            return;
-        }
-        if (where[s]) atomic<op_add>(where[s], sum[s]);
-        where[s] = p;
-        sum[s] = v;
-    }
-    __attribute__((noinline)) void flush() {
-        for (unsigned s = 0; s < slots; ++s)
-            if (where[s]) {
-                atomic<op_add>(where[s], sum[s]);
-                where[s] = nullptr;
-            }
-    }
-};
+/// The most recent element and its sum are plain fields the compiler keeps in
+/// registers (a reduction into one element costs an add per element); older
+/// ones wait in a deferred_table, kept out of line by the host: a separate
+/// object reached only through calls, so that taking its address does not
+/// pin these fields to memory, and code no kernel compiles again (inlined,
+/// the table doubled the compile time of a one-line reduction). Off, each add
+/// is an atomic, as without deferral. Integers of a size add alike signed or
+/// not (they wrap), so the host keeps them as unsigned.
 template <typename T> struct deferred_adds {
     T *last;
     T sum;
-    bool on;
-    deferred_table<T> *table;
+    deferred_table *table;
 
-    void begin(bool enabled, deferred_table<T> *older) {
+    void begin(bool enabled, deferred_table *older) {
         last = nullptr;
-        on = enabled;
         table = older;
-        for (unsigned s = 0; s < deferred_table<T>::slots; ++s) older->where[s] = nullptr;
+        weft_rt_deferred_begin(older, enabled);
     }
     void add(T *p, T v) {
         if (p == last) { // never when off: `last` stays null
             sum = weft::add(sum, v);
             return;
         }
-        if (!on) {
-            atomic<op_add>(p, v);
-            return;
-        }
-        if (last) table->put(last, sum);
-        last = p;
+        last = static_cast<T *>(miss(last, sum, p, v));
         sum = v; // not 0 + v: a lone -0.0 stays -0.0
     }
     void flush() {
-        if (last) atomic<op_add>(last, sum);
+        if constexpr (same<T, float32>::value) weft_rt_deferred_flush_f32(table, last, sum);
+        else if constexpr (same<T, float64>::value) weft_rt_deferred_flush_f64(table, last, sum);
+        else if constexpr (sizeof(T) == 4) weft_rt_deferred_flush_u32(table, last, static_cast<unsigned int>(sum));
+        else weft_rt_deferred_flush_u64(table, last, static_cast<unsigned long long>(sum));
         last = nullptr;
-        table->flush();
+    }
+
+private:
+    void *miss(T *l, T s, T *p, T v) {
+        if constexpr (same<T, float32>::value) return weft_rt_deferred_miss_f32(table, l, s, p, v);
+        else if constexpr (same<T, float64>::value) return weft_rt_deferred_miss_f64(table, l, s, p, v);
+        else if constexpr (sizeof(T) == 4)
+            return weft_rt_deferred_miss_u32(table, l, static_cast<unsigned int>(s), p, static_cast<unsigned int>(v));
+        else
+            return weft_rt_deferred_miss_u64(table, l, static_cast<unsigned long long>(s), p,
+                                             static_cast<unsigned long long>(v));
     }
 };
 #endif
