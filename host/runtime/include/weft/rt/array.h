@@ -123,38 +123,10 @@ template <typename T> WEFT_RT_FN bool innermost_dense(const array_t<T> &a) {
     }
 }
 
-#if WEFT_RT_CUDA
-namespace rt {
-/// The bytes an array's elements span, [lo, hi) as addresses; lo == hi when it
-/// has none (an empty dimension, or no data). Strides may be negative.
-template <typename T> WEFT_RT_FN void byte_span(const array_t<T> &a, unsigned long long &lo, unsigned long long &hi) {
-    lo = hi = reinterpret_cast<unsigned long long>(a.data);
-    if (!a.data) return;
-    const int n = a.ndim < 0 ? 0 : a.ndim > 4 ? 4 : a.ndim;
-    for (int d = 0; d < n; ++d) {
-        if (a.shape[d] <= 0) {
-            hi = lo;
-            return;
-        }
-        const int64 reach = int64(a.shape[d] - 1) * a.strides[d];
-        if (reach < 0) lo += static_cast<unsigned long long>(reach);
-        else hi += static_cast<unsigned long long>(reach);
-    }
-    hi += sizeof(T);
-}
-} // namespace rt
-/// Whether no byte of one array's elements is a byte of the other's: then a
-/// store through one never changes what the other reads.
-template <typename A, typename B> WEFT_RT_FN bool disjoint(const array_t<A> &a, const array_t<B> &b) {
-    unsigned long long alo, ahi, blo, bhi;
-    rt::byte_span(a, alo, ahi);
-    rt::byte_span(b, blo, bhi);
-    return alo == ahi || blo == bhi || ahi <= blo || bhi <= alo;
-}
-#else
-// Provided by the host to JIT'd code (backend/cpu/runtime_calls.cpp, the same
-// test): tested once per chunk of a launch, it was a sixth of a small
-// kernel's code and of its compile time when each unit compiled it.
+#if !WEFT_RT_CUDA
+// Provided by the host to JIT'd CPU code (host/runtime/host_calls.cpp); CUDA
+// code never tests it. Tested once per chunk of a CPU launch, it was a sixth
+// of a small kernel's code and of its compile time when each unit compiled it.
 extern "C" bool weft_rt_disjoint(const void *a, unsigned long long a_element_size, const void *b,
                                  unsigned long long b_element_size);
 /// Whether no byte of one array's elements is a byte of the other's: then a
