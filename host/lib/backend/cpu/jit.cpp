@@ -119,6 +119,12 @@ CpuJit::CpuJit() : impl_(std::make_unique<Impl>()) {
     impl_->process->addGenerator(std::move(*generator));
     impl_->main = &es.createBareJITDylib("main");
     impl_->main->setLinkOrder({{impl_->process, llvm::orc::JITDylibLookupFlags::MatchExportedSymbolsOnly}});
+    // The runtime headers' host calls, once for every module (each links against main).
+    llvm::orc::SymbolMap calls;
+    for (const auto &[call, address] : rt_host::calls())
+        calls[impl_->intern(call)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                      llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+    if (llvm::Error e = impl_->main->define(llvm::orc::absoluteSymbols(std::move(calls)))) throw fail(std::move(e));
 }
 
 CpuJit::~CpuJit() = default;
@@ -195,8 +201,6 @@ std::unique_ptr<JitModule> CpuJit::link_new(std::vector<char> object, std::strin
     llvm::orc::SymbolMap hooks;
     hooks[impl_->intern("__cxa_atexit")] = {llvm::orc::ExecutorAddr::fromPtr(&jit_cxa_atexit),
                                                   llvm::JITSymbolFlags::Callable};
-    for (const auto &[call, address] : rt_host::calls())
-        hooks[impl_->intern(call)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Callable};
     if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(std::move(hooks))))
         throw BackendError("JIT module '" + module->name() + "': runtime hooks: " + message_of(std::move(e)));
 
