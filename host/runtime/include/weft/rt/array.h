@@ -364,7 +364,7 @@ template <int OP, typename T, WEFT_RT_IF(is_scalar<T>)> WEFT_RT_FN T atomic(T *p
 #if !WEFT_RT_CUDA
 /// The older sums of one deferred_adds: `where` the element, `sum` its sum in
 /// the first bytes of the slot. Kept by the host's functions below
-/// (backend/cpu/runtime_calls.cpp, which mirrors this layout).
+/// (host/runtime/host_calls.cpp, which mirrors this layout).
 struct deferred_table {
     void *where[16];
     unsigned long long sum[16];
