@@ -153,8 +153,8 @@ WEFT_DEFERRED_CALLS(f32, float)
 WEFT_DEFERRED_CALLS(f64, double)
 #undef WEFT_DEFERRED_CALLS
 
-const std::vector<std::pair<const char *, void *>> &calls() {
-    static const std::vector<std::pair<const char *, void *>> calls{
+const std::vector<std::pair<std::string, void *>> &calls() {
+    static const std::vector<std::pair<std::string, void *>> calls{
         {"weft_rt_disjoint", reinterpret_cast<void *>(&weft_rt_disjoint)},
         {"weft_rt_deferred_begin", reinterpret_cast<void *>(&weft_rt_deferred_begin)},
         {"weft_rt_deferred_miss_u32", reinterpret_cast<void *>(&weft_rt_deferred_miss_u32)},

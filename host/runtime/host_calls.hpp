@@ -3,11 +3,12 @@
 // define in each module it links.
 #pragma once
 
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace weft::rt_host {
 
-const std::vector<std::pair<const char *, void *>> &calls();
+const std::vector<std::pair<std::string, void *>> &calls();
 
 } // namespace weft::rt_host

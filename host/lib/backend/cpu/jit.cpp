@@ -120,11 +120,7 @@ CpuJit::CpuJit() : impl_(std::make_unique<Impl>()) {
     impl_->main = &es.createBareJITDylib("main");
     impl_->main->setLinkOrder({{impl_->process, llvm::orc::JITDylibLookupFlags::MatchExportedSymbolsOnly}});
     // The runtime headers' host calls, once for every module (each links against main).
-    llvm::orc::SymbolMap calls;
-    for (const auto &[call, address] : rt_host::calls())
-        calls[impl_->intern(call)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                                      llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
-    if (llvm::Error e = impl_->main->define(llvm::orc::absoluteSymbols(std::move(calls)))) throw fail(std::move(e));
+    define_host_symbols(rt_host::calls());
 }
 
 CpuJit::~CpuJit() = default;
