@@ -14,6 +14,7 @@
 #include "host_calls.hpp"
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
@@ -35,9 +36,11 @@ struct DeferredTable {
     static constexpr unsigned slots = 16;
     void *where[slots];
     std::uint64_t sum[slots]; // a value of the element type in its first bytes
+    void *copy;               // a private copy of the array's bytes [from, from + bytes), or null
+    std::uint64_t from, bytes;
     bool on;
 };
-static_assert(sizeof(DeferredTable) == 264, "weft: deferred_table layout (rt/array.h)");
+static_assert(sizeof(DeferredTable) == 288, "weft: deferred_table layout (rt/array.h)");
 
 /// The bytes an array's elements span, [lo, hi); lo == hi when it has none.
 void byte_span(const ArrayView &a, std::uint64_t element_size, std::uint64_t &lo, std::uint64_t &hi) {
@@ -75,6 +78,45 @@ extern "C" void weft_rt_deferred_begin(void *table, bool on) {
     auto &t = *static_cast<DeferredTable *>(table);
     t.on = on;
     for (void *&w : t.where) w = nullptr;
+    t.copy = nullptr;
+    t.from = t.bytes = 0;
+}
+
+// A private copy costs a fill and a scan of the whole array per chunk, so it
+// is taken for arrays of at most a quarter as many elements as the chunk
+// has, and small enough to stay in cache beside the launch's other data.
+static constexpr std::uint64_t max_private_bytes = 256 * 1024;
+
+extern "C" void weft_rt_deferred_private(void *table, const void *array, std::uint64_t element_size,
+                                         std::int64_t elements, bool floating) {
+    auto &t = *static_cast<DeferredTable *>(table);
+    if (!t.on || element_size == 0 || elements <= 0) return;
+    ArrayView a;
+    std::memcpy(&a, array, sizeof a);
+    std::uint64_t lo, hi;
+    byte_span(a, element_size, lo, hi);
+    const std::uint64_t bytes = hi - lo;
+    if (bytes == 0 || bytes > max_private_bytes || bytes / element_size > static_cast<std::uint64_t>(elements) / 4)
+        return;
+    // Each element of the view must sit a whole number of elements from lo,
+    // where the copy keeps it; views that pack elements otherwise take the table.
+    if (lo % element_size != 0) return;
+    for (int d = 0; d < a.ndim && d < 4; ++d)
+        if (static_cast<std::uint64_t>(a.strides[d]) % element_size != 0) return;
+    void *copy = std::malloc(bytes);
+    if (!copy) return;
+    if (floating) {
+        // -0.0 is the additive identity of IEEE floats (-0.0 + x == x for
+        // every x, -0.0 included); +0.0 would turn a lone -0.0 into +0.0.
+        const std::uint64_t identity = element_size == 4 ? 0x80000000u : 0x8000000000000000u;
+        for (std::uint64_t at = 0; at < bytes; at += element_size)
+            std::memcpy(static_cast<char *>(copy) + at, &identity, element_size);
+    } else {
+        std::memset(copy, 0, bytes);
+    }
+    t.copy = copy;
+    t.from = lo;
+    t.bytes = bytes;
 }
 
 namespace {
@@ -127,6 +169,16 @@ template <typename T> void *deferred_miss(void *table, void *last, T last_sum, v
     return p;
 }
 
+/// Whether `v` is the identity a private copy starts from: nothing was added.
+template <typename T> bool untouched(T v) {
+    if constexpr (std::is_integral_v<T>) {
+        return v == 0;
+    } else {
+        const T identity = -T(0);
+        return std::memcmp(&v, &identity, sizeof v) == 0;
+    }
+}
+
 /// The end of a chunk: every pending sum applied, the last element's first.
 template <typename T> void deferred_flush(void *table, void *last, T last_sum) {
     auto &t = *static_cast<DeferredTable *>(table);
@@ -136,6 +188,16 @@ template <typename T> void deferred_flush(void *table, void *last, T last_sum) {
             atomic_add(t.where[s], slot_sum<T>(t, s));
             t.where[s] = nullptr;
         }
+    if (t.copy) {
+        for (std::uint64_t at = 0; at < t.bytes; at += sizeof(T)) {
+            T v;
+            std::memcpy(&v, static_cast<const char *>(t.copy) + at, sizeof v);
+            if (!untouched(v)) atomic_add(reinterpret_cast<void *>(t.from + at), v);
+        }
+        std::free(t.copy);
+        t.copy = nullptr;
+        t.bytes = 0;
+    }
 }
 
 } // namespace
@@ -157,6 +219,7 @@ const std::vector<std::pair<std::string, void *>> &calls() {
     static const std::vector<std::pair<std::string, void *>> calls{
         {"weft_rt_disjoint", reinterpret_cast<void *>(&weft_rt_disjoint)},
         {"weft_rt_deferred_begin", reinterpret_cast<void *>(&weft_rt_deferred_begin)},
+        {"weft_rt_deferred_private", reinterpret_cast<void *>(&weft_rt_deferred_private)},
         {"weft_rt_deferred_miss_u32", reinterpret_cast<void *>(&weft_rt_deferred_miss_u32)},
         {"weft_rt_deferred_flush_u32", reinterpret_cast<void *>(&weft_rt_deferred_flush_u32)},
         {"weft_rt_deferred_miss_u64", reinterpret_cast<void *>(&weft_rt_deferred_miss_u64)},

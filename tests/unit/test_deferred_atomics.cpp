@@ -10,7 +10,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -74,6 +76,21 @@ def signals(flag: wp.array(dtype=wp.int32), ack: wp.array(dtype=wp.int32)):
 
 
 @wp.kernel
+def scatter_grid(x: wp.array(dtype=wp.int32), grid: wp.array2d(dtype=float), wide: wp.array(dtype=wp.uint64)):
+    i = wp.tid()
+    v = x[i]
+    wp.atomic_add(grid, v % 3, v % 5 - 2, 1.0)
+    wp.atomic_add(wide, v % 7, wp.uint64(v) * wp.uint64(3000000000000))
+
+
+@wp.kernel
+def by_slot(x: wp.array(dtype=float), out: wp.array(dtype=float), narrow: wp.array(dtype=wp.uint32)):
+    i = wp.tid()
+    wp.atomic_add(out, i % 4, x[i])
+    wp.atomic_add(narrow, i % 3, wp.uint32(4000000000))
+
+
+@wp.kernel
 def halves(x: wp.array(dtype=wp.float16), total: wp.array(dtype=wp.float16)):
     i = wp.tid()
     wp.atomic_add(total, 0, x[i])
@@ -106,6 +123,103 @@ TEST_CASE("deferred atomics: only arrays nothing but discarded atomic adds touch
     // count defers both of its arrays, each in its own table.
     CHECK(code.find("weft::rt::deferred_adds<weft::int32> d1;") != std::string::npos);
     CHECK(code.find("weft::rt::deferred_adds<weft::int64> d2;") != std::string::npos);
+    // Bins taken from the data or from the element's own index may change at
+    // every element: those adds go to a private copy (scatter); a total, or
+    // a row's sum on a 2-D launch, stays in a register (add).
+    CHECK(code.find("->d1.scatter<weft_contig_>(p_counts, weft::int32(1), ") != std::string::npos);
+    CHECK(code.find("weft_deferred_.d1.privatize(a1_, weft_end_ - weft_begin_);") != std::string::npos);
+    CHECK(code.find("->d2.add(&weft::index(p_less, weft::int32(0))") != std::string::npos);
+    CHECK(code.find("->d1.add(&weft::index(p_total, weft::int32(0))") != std::string::npos);
+    CHECK(code.find("->d1.add(&weft::index(p_sums, v_i)") != std::string::npos);
+    CHECK(code.find("->d1.scatter<weft_contig_>(p_out, ") != std::string::npos);
+    CHECK(code.find("->d2.scatter<weft_contig_>(p_narrow, ") != std::string::npos);
+    // Only arrays with a scattered add get a copy: count's counts, both of
+    // scatter_grid's and by_slot's; not count's less, total_of, row_totals.
+    std::size_t copies = 0;
+    for (std::size_t at = 0; (at = code.find(".privatize(", at)) != std::string::npos; ++at) ++copies;
+    CHECK(copies == 5);
+}
+
+TEST_CASE("deferred atomics: scattered adds through private copies are those of one atomic per element") {
+    weft::test::TempDir cache("deferred_atomics");
+    HostOptions o = weft::test::cached_host_options(cache.path);
+    o.threads = 4;
+    Host host(o);
+    const CompiledModule m = host.load_module_source("deferred_atomics", source);
+
+    // A 2-D scatter whose inner index is negative for a third of the
+    // elements: Warp's rule wraps it (-2 -> 3 on 5 columns), which the
+    // private copy leaves to the table; and uint64 sums that wrap.
+    const int n = 120'001;
+    std::vector<std::int32_t> xs(n);
+    std::vector<float> expect_grid(15, 0.0f);
+    std::vector<std::uint64_t> expect_wide(7, 0);
+    for (int k = 0; k < n; ++k) {
+        const std::int32_t v = (k * 7919) % 1000;
+        xs[static_cast<std::size_t>(k)] = v;
+        const int col = (v % 5 - 2 + 5) % 5;
+        expect_grid[static_cast<std::size_t>((v % 3) * 5 + col)] += 1.0f;
+        expect_wide[static_cast<std::size_t>(v % 7)] += static_cast<std::uint64_t>(v) * 3'000'000'000'000ull;
+    }
+    Array x = Array::from_vector(i32, xs), grid = Array::zeros(f32, {3, 5});
+    Array wide = Array::zeros(Type::scalar(Scalar::UInt64), {7});
+    m.kernel("scatter_grid").launch({n}, {x, grid, wide});
+    CHECK(grid.to_vector<float>() == expect_grid);
+    CHECK(wide.to_vector<std::uint64_t>() == expect_wide);
+
+    // The same scatter into a view whose rows lie 2 MB apart: too wide for
+    // a private copy (at most 256 KiB), so the table takes it.
+    Array big = Array::zeros(f32, {300'000, 5});
+    Array big_grid = big.view({3, 5}, {100'000 * 20, 4}, 0);
+    m.kernel("scatter_grid").launch({n}, {x, big_grid, wide});
+    CHECK(big_grid.to_vector<float>() == expect_grid);
+    for (std::uint64_t &w : expect_wide) w *= 2;
+    CHECK(wide.to_vector<std::uint64_t>() == expect_wide);
+
+    // uint32 sums wrap: 4e9 added per element.
+    const int slots_n = 1000;
+    Array ones = Array::from_vector(f32, std::vector<float>(slots_n, 1.0f)), out = Array::zeros(f32, {4});
+    Array narrow = Array::zeros(Type::scalar(Scalar::UInt32), {3});
+    m.kernel("by_slot").launch({slots_n}, {ones, out, narrow});
+    CHECK(out.to_vector<float>() == std::vector<float>{250.0f, 250.0f, 250.0f, 250.0f});
+    std::vector<std::uint32_t> expect_narrow(3, 0);
+    for (int k = 0; k < slots_n; ++k) expect_narrow[static_cast<std::size_t>(k % 3)] += 4'000'000'000u;
+    CHECK(narrow.to_vector<std::uint32_t>() == expect_narrow);
+}
+
+TEST_CASE("deferred atomics: a private copy keeps the sign of zero and what no element adds to") {
+    weft::test::TempDir cache("deferred_atomics");
+    HostOptions o = weft::test::cached_host_options(cache.path);
+    o.threads = 1;
+    Host host(o);
+    const CompiledModule m = host.load_module_source("deferred_atomics", source);
+    // Adds of -0.0 only: -0.0 stays -0.0 and +0.0 stays +0.0, as one atomic
+    // per element leaves them; a copy that started from +0.0 would turn the
+    // first into +0.0. Slots beyond the fourth get no add and keep their
+    // bits (a NaN included).
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    Array zeros = Array::from_vector(f32, std::vector<float>(400, -0.0f));
+    Array out = Array::from_vector(f32, std::vector<float>{-0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 7.5f, nan, 0.0f});
+    Array narrow = Array::zeros(Type::scalar(Scalar::UInt32), {3});
+    m.kernel("by_slot").launch({400}, {zeros, out, narrow});
+    const std::vector<float> got = out.to_vector<float>();
+    REQUIRE(got.size() == 8);
+    for (int s : {0, 2, 4}) CHECK(std::signbit(got[static_cast<std::size_t>(s)]));
+    for (int s : {1, 3, 7}) CHECK_FALSE(std::signbit(got[static_cast<std::size_t>(s)]));
+    for (int s : {0, 1, 2, 3, 4, 7}) CHECK(got[static_cast<std::size_t>(s)] == 0.0f);
+    CHECK(got[5] == 7.5f);
+    CHECK(std::isnan(got[6]));
+
+    // On one thread a float histogram is the sequential sum per bin.
+    const int n = 40'000;
+    std::vector<float> xs(n), expect(4, 0.0f);
+    for (int k = 0; k < n; ++k) {
+        xs[static_cast<std::size_t>(k)] = 0.1f * static_cast<float>((k * 37) % 101) + 1.0e-3f;
+        expect[static_cast<std::size_t>(k % 4)] += xs[static_cast<std::size_t>(k)];
+    }
+    Array x = Array::from_vector(f32, xs), sums = Array::zeros(f32, {4});
+    m.kernel("by_slot").launch({n}, {x, sums, narrow});
+    CHECK(sums.to_vector<float>() == expect);
 }
 
 TEST_CASE("deferred atomics: sums over several threads are those of one atomic per element") {
@@ -127,7 +241,7 @@ TEST_CASE("deferred atomics: sums over several threads are those of one atomic p
     m.kernel("total_of").launch({n}, {x, total}); // adds to what is there
     CHECK(total.to_vector<float>() == std::vector<float>{static_cast<float>(2 * expect_total)});
 
-    // 100 bins: more than a table's 16 slots, so sums are evicted mid-chunk.
+    // 100 bins, from the data: a private copy per chunk.
     std::vector<std::int32_t> bins_of(n), expect_counts(100, 0);
     std::int64_t expect_less = -5;
     for (int k = 0; k < n; ++k) {
@@ -141,6 +255,13 @@ TEST_CASE("deferred atomics: sums over several threads are those of one atomic p
     m.kernel("count").launch({n}, {bx, counts, less});
     CHECK(counts.to_vector<std::int32_t>() == expect_counts);
     CHECK(less.to_vector<std::int64_t>() == std::vector<std::int64_t>{expect_less});
+    // Bins 40 KB apart: too wide for a private copy, so the table takes
+    // them, with more bins than its 16 slots (sums evicted mid-chunk).
+    Array spread = Array::zeros(i32, {100 * 10'000});
+    Array spread_counts = spread.view({100}, {40'000}, 0);
+    m.kernel("count").launch({n}, {bx, spread_counts, less});
+    CHECK(spread_counts.to_vector<std::int32_t>() == expect_counts);
+    CHECK(less.to_vector<std::int64_t>() == std::vector<std::int64_t>{expect_less + (expect_less + 5)});
 
     // arr[i] += v on a 2-D launch: one element per row.
     const int rows = 67, cols = 1001;

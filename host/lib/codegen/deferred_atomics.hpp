@@ -100,7 +100,83 @@ inline bool only_deferrable_uses(const std::vector<ir::StmtPtr> &body, int p) {
     });
     return ok;
 }
+
+/// Whether `e` may differ between neighbouring elements of a row: it reads
+/// an array element, calls a user function, takes tid() whole (a 1-D
+/// launch's index), or reads a local in `varying`.
+inline bool varies(const ir::Expr &e, const std::vector<bool> &varying) {
+    bool out = false;
+    ir::for_each_expr(e, [&](const ir::Expr &x) {
+        switch (x.kind) {
+        case ir::Expr::Kind::Local: out = out || varying[static_cast<std::size_t>(x.index)]; break;
+        case ir::Expr::Kind::Call: out = true; break;
+        case ir::Expr::Kind::Intrinsic: out = out || x.intrinsic == ir::Intrinsic::Tid; break;
+        case ir::Expr::Kind::Index: out = out || x.args[0]->type.kind() == Type::Kind::Array; break;
+        default: break;
+        }
+    });
+    return out;
+}
 } // namespace deferred_atomics_detail
+
+/// The locals of kernel `f` that may differ between neighbouring elements of
+/// a row (deferred_atomics_detail::varies), to a fixed point: an N-D
+/// launch's innermost tid() component, loop counters, and what is computed
+/// from those or from array elements.
+inline std::vector<bool> varying_locals(const kernel::ir::Function &f) {
+    namespace ir = kernel::ir;
+    using deferred_atomics_detail::varies;
+    std::vector<bool> varying(f.locals.size(), false);
+    for (bool changed = true; changed;) {
+        changed = false;
+        auto mark = [&](int local) {
+            if (local < 0 || varying[static_cast<std::size_t>(local)]) return;
+            varying[static_cast<std::size_t>(local)] = true;
+            changed = true;
+        };
+        ir::for_each_stmt(f.body, [&](const ir::Stmt &s) {
+            using K = ir::Stmt::Kind;
+            switch (s.kind) {
+            case K::Declare:
+            case K::Assign:
+                if (s.value && varies(*s.value, varying)) mark(s.index);
+                break;
+            case K::For: mark(s.index); break;
+            case K::Unpack:
+                if (!s.value || s.targets.empty()) break;
+                if (s.value->kind == ir::Expr::Kind::Intrinsic && s.value->intrinsic == ir::Intrinsic::Tid)
+                    mark(s.targets.back()); // the outer components hold for a row
+                else if (varies(*s.value, varying))
+                    for (int t : s.targets) mark(t);
+                break;
+            case K::Store:
+            case K::AugAssign: {
+                // A write into part of a local (v.x = ..., m[i] += ...) changes the local.
+                const ir::Expr *root = s.target.get();
+                while (root && (root->kind == ir::Expr::Kind::Field || root->kind == ir::Expr::Kind::Index))
+                    root = root->args[0].get();
+                if (root && root->kind == ir::Expr::Kind::Local && s.value &&
+                    (varies(*s.value, varying) || varies(*s.target, varying)))
+                    mark(root->index);
+                break;
+            }
+            default: break;
+            }
+        });
+    }
+    return varying;
+}
+
+/// Whether deferred atomic `e` (atomic_add(arr, i..., v)) may take a
+/// different element from one element of a row to the next: a histogram's
+/// bin, a scatter by index. Those go to a private copy of the array when it
+/// is small (deferred_adds::scatter); the others (a total, a row's sum) keep
+/// their sum in a register while the element stays the same.
+inline bool scattered(const kernel::ir::Expr &e, const std::vector<bool> &varying) {
+    for (std::size_t i = 1; i + 1 < e.args.size(); ++i)
+        if (deferred_atomics_detail::varies(*e.args[i], varying)) return true;
+    return false;
+}
 
 /// Whether kernel `f` of `m` (one of its functions), or a function it calls, has a `while` loop.
 inline bool may_wait(const kernel::ir::Module &m, const kernel::ir::Function &f) {

@@ -240,6 +240,8 @@ private:
     std::vector<std::size_t> strided_entry_bytes_; // per kernel section: text only a strided copy compiles
     bool replay_ = false; // emitting a replay: array stores, atomics and prints are skipped
     std::vector<int> deferred_; // the kernel being emitted: parameters whose atomic adds are deferred (deferred_atomics.hpp)
+    std::vector<bool> varying_;  // ... its locals that may change along a row (detail::varying_locals)
+    std::vector<int> scattered_; // ... the deferred parameters with a scattered atomic (detail::scattered)
 
 public:
     struct AdNode; // a statement of the adjoint's structured form
@@ -552,7 +554,16 @@ private:
         deferred_.clear();
         if (f.is_kernel && backend_ == Backend::Cpu && !codegen_.adjoint && !codegen_.bounds_checks && !replay_)
             deferred_ = detail::deferred_atomic_params(m_, f);
+        scattered_.clear();
         if (!deferred_.empty()) {
+            varying_ = detail::varying_locals(f);
+            ir::for_each_stmt(f.body, [&](const ir::Stmt &s) {
+                if (s.kind != ir::Stmt::Kind::Eval || !s.value) return;
+                if (const std::optional<int> p = deferred_param(*s.value))
+                    if (detail::scattered(*s.value, varying_) &&
+                        std::find(scattered_.begin(), scattered_.end(), *p) == scattered_.end())
+                        scattered_.push_back(*p);
+            });
             // The chunk's pending sums, one table per such array: the entry's
             // run function owns them, the body reaches them through weft_t_.
             o << "\nstruct " << deferred_type(f) << " {\n";
@@ -925,6 +936,8 @@ private:
                         alone += " && weft::disjoint(a" + d + "_, a" + std::to_string(b) + "_)";
                 o << "    weft::rt::deferred_table weft_table" << d << "_;\n"
                   << "    weft_deferred_.d" << d << ".begin(" << alone << ", &weft_table" << d << "_);\n";
+                if (std::find(scattered_.begin(), scattered_.end(), p) != scattered_.end())
+                    o << "    weft_deferred_.d" << d << ".privatize(a" << d << "_, weft_end_ - weft_begin_);\n";
             }
         }
         // Unrolled for the kernel's tid() dimensionality, which the launch's
@@ -1242,8 +1255,11 @@ private:
         if (const std::optional<int> p = deferred_param(e)) {
             const std::string value = e.intrinsic == ir::Intrinsic::AtomicSub ? "weft::neg(" + expr(*e.args.back()) + ")"
                                                                                : expr(*e.args.back());
-            return "static_cast<" + deferred_type(*f_) + " *>(weft_t_.deferred)->d" + std::to_string(*p) + ".add(&" +
-                   atomic_element(e) + ", " + value + ")";
+            const std::string table = "static_cast<" + deferred_type(*f_) + " *>(weft_t_.deferred)->d" + std::to_string(*p);
+            if (!detail::scattered(e, varying_)) return table + ".add(&" + atomic_element(e) + ", " + value + ")";
+            std::string out = table + ".scatter<weft_contig_>(" + expr(*e.args[0]) + ", " + value;
+            for (std::size_t i = 1; i + 1 < e.args.size(); ++i) out += ", " + expr(*e.args[i]);
+            return out + ")";
         }
         if (!codegen_.bounds_checks) return "weft::" + std::string(name) + "(" + args(e) + ")";
         std::string out = "weft::" + std::string(name) + "_checked(" + expr(*e.args.back()) + ", " + expr(*e.args[0]) +

@@ -131,8 +131,13 @@ extern "C" bool weft_rt_disjoint(const void *a, unsigned long long a_element_siz
                                  unsigned long long b_element_size);
 /// Whether no byte of one array's elements is a byte of the other's: then a
 /// store through one never changes what the other reads.
+/// The host sees copies: an array whose own address left the function would
+/// be reloaded from memory after every later call (a kernel's data pointer,
+/// shape and strides, per element, in a loop that calls the host).
 template <typename A, typename B> WEFT_RT_FN bool disjoint(const array_t<A> &a, const array_t<B> &b) {
-    return weft_rt_disjoint(&a, sizeof(A), &b, sizeof(B));
+    const array_t<A> x = a;
+    const array_t<B> y = b;
+    return weft_rt_disjoint(&x, sizeof(A), &y, sizeof(B));
 }
 #endif
 
@@ -368,11 +373,16 @@ template <int OP, typename T, WEFT_RT_IF(is_scalar<T>)> WEFT_RT_FN T atomic(T *p
 struct deferred_table {
     void *where[16];
     unsigned long long sum[16];
+    void *copy; // deferred_adds::privatize: the private copy of the array's bytes [from, from + bytes)
+    unsigned long long from, bytes;
     bool on;
 };
+static_assert(sizeof(deferred_table) == 288, "weft: deferred_table layout (host_calls.cpp mirrors it)");
 } // namespace rt
 extern "C" {
 void weft_rt_deferred_begin(void *table, bool on);
+void weft_rt_deferred_private(void *table, const void *array, unsigned long long element_size, long long elements,
+                              bool floating);
 void *weft_rt_deferred_miss_u32(void *table, void *last, unsigned int last_sum, void *p, unsigned int v);
 void weft_rt_deferred_flush_u32(void *table, void *last, unsigned int last_sum);
 void *weft_rt_deferred_miss_u64(void *table, void *last, unsigned long long last_sum, void *p, unsigned long long v);
@@ -398,11 +408,22 @@ template <typename T> struct deferred_adds {
     T *last;
     T sum;
     deferred_table *table;
+    long long shift; // from an element of the array to its private copy; 0: no copy
 
     void begin(bool enabled, deferred_table *older) {
         last = nullptr;
         table = older;
+        shift = 0;
         weft_rt_deferred_begin(older, enabled);
+    }
+    /// A private copy of the whole array for scatter() when the host finds it
+    /// small beside the chunk's `elements` (host_calls.cpp says when).
+    void privatize(const array_t<T> &a, long long elements) {
+        const array_t<T> copy = a; // see disjoint()
+        weft_rt_deferred_private(table, &copy, sizeof(T), elements,
+                                 same<T, float32>::value || same<T, float64>::value);
+        if (table->copy)
+            shift = static_cast<long long>(reinterpret_cast<unsigned long long>(table->copy) - table->from);
     }
     void add(T *p, T v) {
         if (p == last) { // never when off: `last` stays null
@@ -411,6 +432,25 @@ template <typename T> struct deferred_adds {
         }
         last = static_cast<T *>(miss(last, sum, p, v));
         sum = v; // not 0 + v: a lone -0.0 stays -0.0
+    }
+    /// An add to a(i...) whose element may change from one element of the
+    /// launch to the next (a histogram's bin): into the private copy when
+    /// there is one, with no test of which element it is, as a hand-written
+    /// loop into a local array would. add() keeps a run of adds to one
+    /// element in a register but mispredicts a branch at each change (the
+    /// histogram ran at 0.5x the hand-written loop). An index outside the
+    /// array, negative ones included, takes add() after Warp's rule.
+    template <bool Contig, typename... I> void scatter(const array_t<T> &a, T v, I... i) {
+        const int32 k[] = {static_cast<int32>(i)...};
+        bool inside = shift != 0;
+        for (int d = 0; d < int(sizeof...(I)); ++d)
+            inside = inside && static_cast<unsigned>(k[d]) < static_cast<unsigned>(a.shape[d]);
+        if (inside) {
+            T *q = reinterpret_cast<T *>(reinterpret_cast<char *>(&index_nn_c<Contig>(a, i...)) + shift);
+            *q = weft::add(*q, v);
+        } else {
+            add(&index(a, i...), v);
+        }
     }
     void flush() {
         if constexpr (same<T, float32>::value) weft_rt_deferred_flush_f32(table, last, sum);
