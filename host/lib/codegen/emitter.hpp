@@ -1027,17 +1027,18 @@ private:
             const std::string launch_args = "(weft_launch_, weft_args_, weft_begin_, weft_end_)";
             const std::string strided = strided_macro;
             k.strided_section = section_;
-            o << "extern \"C\" bool " << dense_test_symbol(k) << "(void *const *weft_args_);\n"
-              << "extern \"C\" void " << dense_symbol(k) << launch_params << ";\n"
+            // The density test a JIT launch needs is the host's (weft/runtime/
+            // launch.hpp innermost_dense): compiled here, ten ten-line tests
+            // were 9% of ten_kernels' cold compile. Only the full entry, for
+            // AOT objects and C callers, tests in generated code.
+            o << "extern \"C\" void " << dense_symbol(k) << launch_params << ";\n"
               << "#if " << strided << " <= 0\n"
-              << "extern \"C\" bool " << dense_test_symbol(k) << "(void *const *weft_args_) {\n"
-              << unpack_arrays << "    return " << dense << ";\n}\n"
               << "extern \"C\" void " << dense_symbol(k) << launch_params << " {\n" << unpack << "    " << call(true) << "}\n"
               << "#endif\n";
             const std::string strided_entries =
                 "#if " + strided + " >= 0\n" + "extern \"C\" void " + strided_symbol(k) + launch_params + " {\n" + unpack +
-                "    " + call(false) + "}\n" + "extern \"C\" void " + k.symbol + launch_params + " {\n" + "    if (" +
-                dense_test_symbol(k) + "(weft_args_))\n        " + dense_symbol(k) + launch_args + ";\n    else\n        " +
+                "    " + call(false) + "}\n" + "extern \"C\" void " + k.symbol + launch_params + " {\n" + unpack_arrays +
+                "    if (" + dense + ")\n        " + dense_symbol(k) + launch_args + ";\n    else\n        " +
                 strided_symbol(k) + launch_args + ";\n}\n" + "#endif\n";
             o << strided_entries;
             strided_entry_bytes_.back() = strided_entries.size();

@@ -35,11 +35,12 @@ struct Kernel::Impl {
     std::string name;
     std::string key; // name= of the decorator
     std::string module;
-    CpuEntry entry = nullptr; // the kernel, or its dense copy when dense_ok is set
-    // A kernel with a dense copy (codegen::strided_macro): dense_ok(args) says
-    // whether it fits the arguments; else the strided copy runs, linked into
-    // the module's code when a launch first needs it.
-    bool (*dense_ok)(void *const *args) = nullptr;
+    CpuEntry entry = nullptr; // the kernel, or its dense copy when strided_section > 0
+    // A kernel with a dense copy (codegen::strided_macro) runs it when each
+    // of these array parameters (index, element size) is dense in its last
+    // dimension; else the strided copy runs, linked into the module's code
+    // when a launch first needs it.
+    std::vector<std::pair<std::size_t, std::uint64_t>> dense_arrays;
     int strided_section = 0;
     std::string strided_symbol;
     mutable std::atomic<CpuEntry> strided{nullptr};
@@ -126,7 +127,11 @@ const Kernel::Impl &instance_for(const Kernel::Impl &k, const std::vector<Kernel
 
 /// The entry that runs `k` on these arguments.
 CpuEntry entry_for(const Kernel::Impl &k, const PackedArgs &packed) {
-    if (!k.dense_ok || k.dense_ok(packed.pointers())) return k.entry;
+    if (k.strided_section == 0) return k.entry;
+    bool dense = true;
+    for (const auto &[i, element_size] : k.dense_arrays)
+        dense = dense && innermost_dense(packed.pointers()[i], element_size);
+    if (dense) return k.entry;
     if (CpuEntry e = k.strided.load(std::memory_order_acquire)) return e;
     const CompiledModule::Impl &module = *k.owner;
     const std::lock_guard<std::mutex> lock(module.strided_mutex);
@@ -621,7 +626,13 @@ std::shared_ptr<CompiledModule::Impl> cpu_module(const pipeline::Artifact &artif
         k->module = artifact.module;
         if (e.strided_section > 0) {
             k->entry = impl->jit->lookup_function<std::remove_pointer_t<CpuEntry>>(codegen::dense_symbol(e));
-            k->dense_ok = impl->jit->lookup_function<bool(void *const *)>(codegen::dense_test_symbol(e));
+            // The arrays generated code tests (an indexed array reads its base
+            // array through index arrays, so its own density never matters).
+            for (std::size_t i = 0; i < e.params.size(); ++i) {
+                const Type &t = e.params[i].second;
+                if (t.kind() == Type::Kind::Array && !t.is_indexed_array())
+                    k->dense_arrays.emplace_back(i, t.element().size());
+            }
             k->strided_section = e.strided_section;
             k->strided_symbol = codegen::strided_symbol(e);
         } else {

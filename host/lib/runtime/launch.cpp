@@ -138,6 +138,18 @@ void write_array_view(std::byte *out, std::uint64_t address, const std::vector<s
     std::memcpy(out + ArrayViewLayout::ndim_offset, &ndim, sizeof ndim);
 }
 
+bool innermost_dense(const void *view, std::uint64_t element_size) {
+    const auto *bytes = static_cast<const std::byte *>(view);
+    std::int32_t ndim;
+    std::memcpy(&ndim, bytes + ArrayViewLayout::ndim_offset, sizeof ndim);
+    if (ndim <= 0) return true;
+    const int last = (ndim < ArrayViewLayout::max_dims ? ndim : ArrayViewLayout::max_dims) - 1;
+    std::int64_t stride;
+    std::memcpy(&stride, bytes + ArrayViewLayout::strides_offset + sizeof stride * static_cast<std::size_t>(last),
+                sizeof stride);
+    return stride == static_cast<std::int64_t>(element_size);
+}
+
 namespace {
 
 bool is_signed(Scalar s) { return s == Scalar::Int8 || s == Scalar::Int16 || s == Scalar::Int32 || s == Scalar::Int64; }

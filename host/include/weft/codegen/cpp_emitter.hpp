@@ -37,15 +37,17 @@ struct KernelEntry {
 /// strided copy when a launch first needs it (issue 20: a third of a cold
 /// compile). In every mode the text defines:
 ///   whole (0, the default):  `symbol`, which tests density and calls either;
-///   dense_only (-1):         `symbol`_dense_ok(args) and `symbol`_dense;
+///   dense_only (-1):         `symbol`_dense, for arguments whose arrays are
+///                            all dense in their last dimension (the host
+///                            tests: weft/runtime/launch.hpp innermost_dense);
 ///   section k (> 0):         `symbol`_strided of the kernel with
 ///                            strided_section k, and its `symbol`, which
-///                            calls the dense pair of a dense_only object.
+///                            tests density and calls the dense copy of a
+///                            dense_only object or the strided one.
 inline constexpr int strided_whole = 0;
 inline constexpr int strided_dense_only = -1;
 inline constexpr const char *strided_macro = "WEFT_STRIDED";
 inline std::string dense_symbol(const KernelEntry &k) { return k.symbol + "_dense"; }
-inline std::string dense_test_symbol(const KernelEntry &k) { return k.symbol + "_dense_ok"; }
 inline std::string strided_symbol(const KernelEntry &k) { return k.symbol + "_strided"; }
 
 struct GeneratedSource {

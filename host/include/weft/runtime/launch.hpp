@@ -91,6 +91,11 @@ void fill_launch_grid(launch_t &grid, const std::vector<std::int64_t> &dim, cons
 void write_array_view(std::byte *out, std::uint64_t address, const std::vector<std::int64_t> &shape,
                       const std::vector<std::int64_t> &byte_strides);
 
+/// Whether the array view at `view` (weft::ArrayViewLayout) holds its last
+/// dimension's elements `element_size` bytes apart, what a kernel's dense copy
+/// assumes (weft::innermost_dense in the runtime headers, the same test).
+bool innermost_dense(const void *view, std::uint64_t element_size);
+
 /// Checks `args` against `params` of kernel `kernel`, which runs on
 /// `device`, and packs them (the same bytes for every device: array views hold
 /// the device's addresses). UserError, naming the kernel and parameter, on a
