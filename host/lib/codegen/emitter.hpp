@@ -933,7 +933,7 @@ private:
                 std::string alone = "true";
                 for (std::size_t b = 0; b < k.params.size(); ++b)
                     if (static_cast<int>(b) != p && k.params[b].second.kind() == Type::Kind::Array)
-                        alone += " && weft::disjoint(a" + d + "_, a" + std::to_string(b) + "_)";
+                        alone += " && weft::disjoint_copies(a" + d + "_, a" + std::to_string(b) + "_)";
                 o << "    weft::rt::deferred_table weft_table" << d << "_;\n"
                   << "    weft_deferred_.d" << d << ".begin(" << alone << ", &weft_table" << d << "_);\n";
                 if (std::find(scattered_.begin(), scattered_.end(), p) != scattered_.end())

@@ -131,10 +131,17 @@ extern "C" bool weft_rt_disjoint(const void *a, unsigned long long a_element_siz
                                  unsigned long long b_element_size);
 /// Whether no byte of one array's elements is a byte of the other's: then a
 /// store through one never changes what the other reads.
-/// The host sees copies: an array whose own address left the function would
-/// be reloaded from memory after every later call (a kernel's data pointer,
-/// shape and strides, per element, in a loop that calls the host).
 template <typename A, typename B> WEFT_RT_FN bool disjoint(const array_t<A> &a, const array_t<B> &b) {
+    return weft_rt_disjoint(&a, sizeof(A), &b, sizeof(B));
+}
+/// disjoint() on copies, for a run function whose loop calls the host
+/// (deferred atomics): an array whose own address left the function is
+/// reloaded from memory (data, shape, strides) after every such call, per
+/// element (the histogram ran at 0.87x the hand-written loop, 0.95x with
+/// copies). Not for the others: knowing more about the arrays, the compiler
+/// spends more on them (the 2-D stencil compiled in 198M instructions
+/// instead of 154M, and ran no faster).
+template <typename A, typename B> WEFT_RT_FN bool disjoint_copies(const array_t<A> &a, const array_t<B> &b) {
     const array_t<A> x = a;
     const array_t<B> y = b;
     return weft_rt_disjoint(&x, sizeof(A), &y, sizeof(B));
