@@ -13,16 +13,19 @@ std::vector<int> assign_parts(const std::vector<std::size_t> &kernel_bytes) {
     std::vector<int> part(kernel_bytes.size(), 0);
     if (parts <= 1) return part;
     // Largest first onto the lightest part (ties: the lower index), which
-    // keeps the longest part, the one a cold compile waits for, short.
+    // keeps the longest part, the one a cold compile waits for, short. A
+    // kernel weighs its text and kernel_fixed_bytes for what every kernel
+    // compiles whatever its size.
+    std::vector<std::size_t> weight(kernel_bytes.size());
+    for (std::size_t k = 0; k < kernel_bytes.size(); ++k) weight[k] = kernel_bytes[k] + kernel_fixed_bytes;
     std::vector<std::size_t> order(kernel_bytes.size());
     std::iota(order.begin(), order.end(), std::size_t(0));
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return kernel_bytes[a] > kernel_bytes[b]; });
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weight[a] > weight[b]; });
     std::vector<std::size_t> load(parts, 0);
     for (std::size_t k : order) {
         const std::size_t lightest =
             static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-        load[lightest] += kernel_bytes[k];
+        load[lightest] += weight[k];
         part[k] = static_cast<int>(lightest) + 1;
     }
     return part;
