@@ -79,7 +79,7 @@ inline constexpr int max_parts = 8;
 /// ten_kernels' kernels cost 45-60M instructions plus about 10M per KiB of
 /// their text (the 10 KiB 2-D stencil 154M, the 2.5 KiB saxpy 63M).
 /// Balanced by text alone, ten_kernels' parts compiled in 412M and 485M
-/// instructions; with this weight, in about 466M and 433M.
+/// instructions; with this weight, in 470M and 434M.
 inline constexpr std::size_t kernel_fixed_bytes = 4 * 1024;
 std::vector<int> assign_parts(const std::vector<std::size_t> &kernel_bytes);
 
