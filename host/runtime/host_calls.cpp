@@ -102,15 +102,17 @@ extern "C" void weft_rt_deferred_private(void *table, const void *array, std::ui
     // where the copy keeps it; views that pack elements otherwise take the table.
     if (lo % element_size != 0) return;
     for (int d = 0; d < a.ndim && d < 4; ++d)
-        if (static_cast<std::uint64_t>(a.strides[d]) % element_size != 0) return;
+        if (a.shape[d] > 1 && static_cast<std::uint64_t>(a.strides[d]) % element_size != 0) return;
     void *copy = std::malloc(bytes);
     if (!copy) return;
     if (floating) {
         // -0.0 is the additive identity of IEEE floats (-0.0 + x == x for
         // every x, -0.0 included); +0.0 would turn a lone -0.0 into +0.0.
-        const std::uint64_t identity = element_size == 4 ? 0x80000000u : 0x8000000000000000u;
+        const float f = -0.0f;
+        const double d = -0.0;
+        const void *identity = element_size == sizeof f ? static_cast<const void *>(&f) : static_cast<const void *>(&d);
         for (std::uint64_t at = 0; at < bytes; at += element_size)
-            std::memcpy(static_cast<char *>(copy) + at, &identity, element_size);
+            std::memcpy(static_cast<char *>(copy) + at, identity, element_size);
     } else {
         std::memset(copy, 0, bytes);
     }

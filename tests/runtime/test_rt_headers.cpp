@@ -79,6 +79,73 @@ TEST_CASE("layouts match Warp and the host's array view contract") {
     STATIC_REQUIRE(std::is_same_v<w::int64, long long>);
 }
 
+TEST_CASE("deferred adds: which arrays get a private copy, what it starts from, and what its flush applies") {
+    float mem[64] = {};
+    const auto view = [&](std::initializer_list<int> shape, std::initializer_list<long long> strides) {
+        w::array_t<float> a{};
+        a.data = mem;
+        a.ndim = static_cast<int>(shape.size());
+        int d = 0;
+        for (int s : shape) a.shape[d++] = s;
+        d = 0;
+        for (long long s : strides) a.strides[d++] = s;
+        return a;
+    };
+    w::rt::deferred_table table{};
+    const w::array_t<float> grid = view({3, 5}, {20, 4}); // 15 floats
+    // On, with a chunk of at least four times the elements: a copy of the
+    // 60 bytes, every element -0.0 (the additive identity, bit for bit).
+    w::weft_rt_deferred_begin(&table, true);
+    w::weft_rt_deferred_private(&table, &grid, sizeof(float), 60, true);
+    REQUIRE(table.copy != nullptr);
+    CHECK(table.from == reinterpret_cast<unsigned long long>(mem));
+    CHECK(table.bytes == 60);
+    for (int k = 0; k < 15; ++k) {
+        const float v = static_cast<const float *>(table.copy)[k];
+        CHECK(v == 0.0f);
+        CHECK(std::signbit(v));
+    }
+    w::weft_rt_deferred_flush_f32(&table, nullptr, 0.0f); // nothing added: nothing applied, the copy freed
+    CHECK(table.copy == nullptr);
+    for (float v : mem) CHECK(!std::signbit(v));
+    // No copy: a chunk of fewer than four times the elements, a table that is
+    // off (the array shares memory with another), a view whose elements are
+    // not a whole number of elements apart, or one wider than 256 KiB.
+    w::weft_rt_deferred_begin(&table, true);
+    w::weft_rt_deferred_private(&table, &grid, sizeof(float), 59, true);
+    CHECK(table.copy == nullptr);
+    w::weft_rt_deferred_begin(&table, false);
+    w::weft_rt_deferred_private(&table, &grid, sizeof(float), 1000, true);
+    CHECK(table.copy == nullptr);
+    w::weft_rt_deferred_begin(&table, true);
+    const w::array_t<float> odd = view({3, 2}, {6, 4});
+    w::weft_rt_deferred_private(&table, &odd, sizeof(float), 1000, true);
+    CHECK(table.copy == nullptr);
+    const w::array_t<float> wide = view({2, 2}, {300 * 1024, 4}); // spans 300 KiB; never dereferenced
+    w::weft_rt_deferred_private(&table, &wide, sizeof(float), 1 << 30, true);
+    CHECK(table.copy == nullptr);
+    // An outer stride that is never used (one row) does not matter.
+    const w::array_t<float> one_row = view({1, 4}, {6, 4});
+    w::weft_rt_deferred_private(&table, &one_row, sizeof(float), 16, true);
+    CHECK(table.copy != nullptr);
+    w::weft_rt_deferred_flush_f32(&table, nullptr, 0.0f);
+
+    // Through deferred_adds: scattered adds land in the copy, an index outside
+    // the array (negative: Warp's wrap) in the table, and the flush applies both.
+    w::rt::deferred_adds<float> adds;
+    adds.begin(true, &table);
+    adds.privatize(grid, 1000);
+    REQUIRE(adds.copy != nullptr);
+    adds.scatter<true>(grid, 1.5f, 1, 2);
+    adds.scatter<true>(grid, 1.5f, 1, 2);
+    adds.scatter<true>(grid, 4.0f, 2, -1); // (2, 4)
+    CHECK(mem[1 * 5 + 2] == 0.0f);        // nothing applied before the flush
+    adds.flush();
+    CHECK(mem[1 * 5 + 2] == 3.0f);
+    CHECK(mem[2 * 5 + 4] == 4.0f);
+    CHECK(table.copy == nullptr);
+}
+
 TEST_CASE("disjoint: whether two array views share a byte of their elements") {
     float mem[64] = {};
     const auto view = [&](int first, std::initializer_list<int> shape, std::initializer_list<long long> strides) {

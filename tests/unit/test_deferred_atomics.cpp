@@ -209,6 +209,11 @@ TEST_CASE("deferred atomics: a private copy keeps the sign of zero and what no e
     for (int s : {0, 1, 2, 3, 4, 7}) CHECK(got[static_cast<std::size_t>(s)] == 0.0f);
     CHECK(got[5] == 7.5f);
     CHECK(std::isnan(got[6]));
+    // Adds of +0.0 only turn -0.0 into +0.0, as one atomic per element does.
+    Array plus = Array::from_vector(f32, std::vector<float>(400, 0.0f));
+    Array minus = Array::from_vector(f32, std::vector<float>{-0.0f, -0.0f, -0.0f, -0.0f});
+    m.kernel("by_slot").launch({400}, {plus, minus, narrow});
+    for (float v : minus.to_vector<float>()) CHECK_FALSE(std::signbit(v));
 
     // On one thread a float histogram is the sequential sum per bin.
     const int n = 40'000;

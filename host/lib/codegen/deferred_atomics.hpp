@@ -122,7 +122,9 @@ inline bool varies(const ir::Expr &e, const std::vector<bool> &varying) {
 /// The locals of kernel `f` that may differ between neighbouring elements of
 /// a row (deferred_atomics_detail::varies), to a fixed point: an N-D
 /// launch's innermost tid() component, loop counters, and what is computed
-/// from those or from array elements.
+/// from those or from array elements. Data flow only: a bin chosen by a
+/// branch (`if x[i] > 0: b = 1`) is not seen to vary, and its adds keep the
+/// register path (correct either way; only the speed differs).
 inline std::vector<bool> varying_locals(const kernel::ir::Function &f) {
     namespace ir = kernel::ir;
     using deferred_atomics_detail::varies;

@@ -142,8 +142,9 @@ bool innermost_dense(const void *view, std::uint64_t element_size) {
     const auto *bytes = static_cast<const std::byte *>(view);
     std::int32_t ndim;
     std::memcpy(&ndim, bytes + ArrayViewLayout::ndim_offset, sizeof ndim);
-    if (ndim <= 0) return true;
-    const int last = (ndim < ArrayViewLayout::max_dims ? ndim : ArrayViewLayout::max_dims) - 1;
+    if (ndim == 0) return true;
+    // As the header's switch: any other count tests the fourth stride.
+    const int last = ndim > 0 && ndim < ArrayViewLayout::max_dims ? ndim - 1 : ArrayViewLayout::max_dims - 1;
     std::int64_t stride;
     std::memcpy(&stride, bytes + ArrayViewLayout::strides_offset + sizeof stride * static_cast<std::size_t>(last),
                 sizeof stride);
