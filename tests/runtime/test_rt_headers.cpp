@@ -31,6 +31,18 @@ template <typename V> bool near_all(const V &a, const V &b, double tolerance) {
     return true;
 }
 
+/// A view of the floats from `data` on: `shape`, byte `strides`.
+w::array_t<float> float_view(float *data, std::initializer_list<int> shape, std::initializer_list<long long> strides) {
+    w::array_t<float> a{};
+    a.data = data;
+    a.ndim = static_cast<int>(shape.size());
+    int d = 0;
+    for (int s : shape) a.shape[d++] = s;
+    d = 0;
+    for (long long s : strides) a.strides[d++] = s;
+    return a;
+}
+
 /// Everything f writes to stdout (printf included).
 std::string capture_stdout(const std::function<void()> &f) {
     std::fflush(stdout);
@@ -82,14 +94,7 @@ TEST_CASE("layouts match Warp and the host's array view contract") {
 TEST_CASE("deferred adds: which arrays get a private copy, what it starts from, and what its flush applies") {
     float mem[64] = {};
     const auto view = [&](std::initializer_list<int> shape, std::initializer_list<long long> strides) {
-        w::array_t<float> a{};
-        a.data = mem;
-        a.ndim = static_cast<int>(shape.size());
-        int d = 0;
-        for (int s : shape) a.shape[d++] = s;
-        d = 0;
-        for (long long s : strides) a.strides[d++] = s;
-        return a;
+        return float_view(mem, shape, strides);
     };
     w::rt::deferred_table table{};
     const w::array_t<float> grid = view({3, 5}, {20, 4}); // 15 floats
@@ -149,14 +154,7 @@ TEST_CASE("deferred adds: which arrays get a private copy, what it starts from, 
 TEST_CASE("disjoint: whether two array views share a byte of their elements") {
     float mem[64] = {};
     const auto view = [&](int first, std::initializer_list<int> shape, std::initializer_list<long long> strides) {
-        w::array_t<float> a{};
-        a.data = mem + first;
-        a.ndim = static_cast<int>(shape.size());
-        int d = 0;
-        for (int s : shape) a.shape[d++] = s;
-        d = 0;
-        for (long long s : strides) a.strides[d++] = s;
-        return a;
+        return float_view(mem + first, shape, strides);
     };
     const auto rows = [&](int first) { return view(first, {2, 4}, {16, 4}); }; // 8 floats: mem[first, first + 8)
     CHECK(w::disjoint(rows(0), rows(8)));

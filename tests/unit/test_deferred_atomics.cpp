@@ -96,6 +96,22 @@ def halves(x: wp.array(dtype=wp.float16), total: wp.array(dtype=wp.float16)):
     wp.atomic_add(total, 0, x[i])
 )";
 
+/// The module above, loaded by a host with `threads` workers in a cache of its own.
+struct Loaded {
+    weft::test::TempDir cache{"deferred_atomics"};
+    Host host;
+    CompiledModule module;
+    explicit Loaded(int threads)
+        : host(options(cache, threads)), module(host.load_module_source("deferred_atomics", source)) {}
+
+private:
+    static HostOptions options(const weft::test::TempDir &dir, int threads) {
+        HostOptions o = weft::test::cached_host_options(dir.path);
+        o.threads = threads;
+        return o;
+    }
+};
+
 std::string generated(const CompiledModule &m) {
     std::ifstream in(m.generated_source_path());
     std::stringstream text;
@@ -141,11 +157,8 @@ TEST_CASE("deferred atomics: only arrays nothing but discarded atomic adds touch
 }
 
 TEST_CASE("deferred atomics: scattered adds through private copies are those of one atomic per element") {
-    weft::test::TempDir cache("deferred_atomics");
-    HostOptions o = weft::test::cached_host_options(cache.path);
-    o.threads = 4;
-    Host host(o);
-    const CompiledModule m = host.load_module_source("deferred_atomics", source);
+    const Loaded loaded(4);
+    const CompiledModule &m = loaded.module;
 
     // A 2-D scatter whose inner index is negative for a third of the
     // elements: Warp's rule wraps it (-2 -> 3 on 5 columns), which the
@@ -188,11 +201,8 @@ TEST_CASE("deferred atomics: scattered adds through private copies are those of 
 }
 
 TEST_CASE("deferred atomics: a private copy keeps the sign of zero and what no element adds to") {
-    weft::test::TempDir cache("deferred_atomics");
-    HostOptions o = weft::test::cached_host_options(cache.path);
-    o.threads = 1;
-    Host host(o);
-    const CompiledModule m = host.load_module_source("deferred_atomics", source);
+    const Loaded loaded(1);
+    const CompiledModule &m = loaded.module;
     // Adds of -0.0 only: -0.0 stays -0.0 and +0.0 stays +0.0, as one atomic
     // per element leaves them; a copy that started from +0.0 would turn the
     // first into +0.0. Slots beyond the fourth get no add and keep their
@@ -228,11 +238,8 @@ TEST_CASE("deferred atomics: a private copy keeps the sign of zero and what no e
 }
 
 TEST_CASE("deferred atomics: sums over several threads are those of one atomic per element") {
-    weft::test::TempDir cache("deferred_atomics");
-    HostOptions o = weft::test::cached_host_options(cache.path);
-    o.threads = 4; // chunks on several workers even on a small machine
-    Host host(o);
-    const CompiledModule m = host.load_module_source("deferred_atomics", source);
+    const Loaded loaded(4); // chunks on several workers even on a small machine
+    const CompiledModule &m = loaded.module;
 
     const int n = 200'003;
     std::vector<float> xs(n);
@@ -283,11 +290,8 @@ TEST_CASE("deferred atomics: sums over several threads are those of one atomic p
 }
 
 TEST_CASE("deferred atomics: on one thread a float sum is the sequential one") {
-    weft::test::TempDir cache("deferred_atomics");
-    HostOptions o = weft::test::cached_host_options(cache.path);
-    o.threads = 1;
-    Host host(o);
-    const CompiledModule m = host.load_module_source("deferred_atomics", source);
+    const Loaded loaded(1);
+    const CompiledModule &m = loaded.module;
     const int n = 50'001;
     std::vector<float> xs(n);
     float expect = 0.0f;
@@ -301,11 +305,8 @@ TEST_CASE("deferred atomics: on one thread a float sum is the sequential one") {
 }
 
 TEST_CASE("deferred atomics: an array that shares memory with another parameter is added to at once") {
-    weft::test::TempDir cache("deferred_atomics");
-    HostOptions o = weft::test::cached_host_options(cache.path);
-    o.threads = 1; // Warp's CPU order: one element after the other
-    Host host(o);
-    const CompiledModule m = host.load_module_source("deferred_atomics", source);
+    const Loaded loaded(1); // Warp's CPU order: one element after the other
+    const CompiledModule &m = loaded.module;
     // acc is src: every element adds src[0] to itself, doubling it. Sums kept
     // aside would give 1 + 5 instead of 2^5.
     Array buf = Array::from_vector(f32, std::vector<float>{1.0f, 0.0f, 0.0f, 0.0f, 0.0f});
