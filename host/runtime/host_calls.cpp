@@ -61,6 +61,21 @@ void byte_span(const ArrayView &a, std::uint64_t element_size, std::uint64_t &lo
     hi += element_size;
 }
 
+/// What a private copy starts from and what an untouched element of it
+/// holds: 0, or -0.0 for floats, the additive identity of IEEE floats
+/// (-0.0 + x == x for every x, -0.0 included; +0.0 would turn a lone -0.0
+/// into +0.0).
+template <typename T> T additive_identity() {
+    if constexpr (std::is_integral_v<T>) return T(0);
+    else return -T(0);
+}
+
+template <typename T> void fill_identity(void *copy, std::uint64_t bytes) {
+    const T identity = additive_identity<T>();
+    for (std::uint64_t at = 0; at < bytes; at += sizeof(T))
+        std::memcpy(static_cast<char *>(copy) + at, &identity, sizeof(T));
+}
+
 } // namespace
 
 extern "C" bool weft_rt_disjoint(const void *a, std::uint64_t a_element_size, const void *b,
@@ -105,17 +120,9 @@ extern "C" void weft_rt_deferred_private(void *table, const void *array, std::ui
         if (a.shape[d] > 1 && static_cast<std::uint64_t>(a.strides[d]) % element_size != 0) return;
     void *copy = std::malloc(bytes);
     if (!copy) return;
-    if (floating) {
-        // -0.0 is the additive identity of IEEE floats (-0.0 + x == x for
-        // every x, -0.0 included); +0.0 would turn a lone -0.0 into +0.0.
-        const float f = -0.0f;
-        const double d = -0.0;
-        const void *identity = element_size == sizeof f ? static_cast<const void *>(&f) : static_cast<const void *>(&d);
-        for (std::uint64_t at = 0; at < bytes; at += element_size)
-            std::memcpy(static_cast<char *>(copy) + at, identity, element_size);
-    } else {
-        std::memset(copy, 0, bytes);
-    }
+    if (!floating) std::memset(copy, 0, bytes);
+    else if (element_size == sizeof(float)) fill_identity<float>(copy, bytes);
+    else fill_identity<double>(copy, bytes);
     t.copy = copy;
     t.from = lo;
     t.bytes = bytes;
@@ -171,14 +178,10 @@ template <typename T> void *deferred_miss(void *table, void *last, T last_sum, v
     return p;
 }
 
-/// Whether `v` is the identity a private copy starts from: nothing was added.
+/// Whether `v` is the identity a private copy starts from (bit for bit): nothing was added.
 template <typename T> bool untouched(T v) {
-    if constexpr (std::is_integral_v<T>) {
-        return v == 0;
-    } else {
-        const T identity = -T(0);
-        return std::memcmp(&v, &identity, sizeof v) == 0;
-    }
+    const T identity = additive_identity<T>();
+    return std::memcmp(&v, &identity, sizeof v) == 0;
 }
 
 /// The end of a chunk: every pending sum applied, the last element's first.
