@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <thread>
+
 using namespace weft;
 using weft::test::message_of;
 
@@ -153,6 +155,58 @@ TEST_CASE("overloads on an existing name, a core builtin included, are allowed")
     CHECK_THAT(message_of<RegistrationError>(
                    [&] { tx2.add_builtin(spec("add", {{"a", "float32"}, {"b", "float32"}}, "float32", "vendor::add")); }),
                Catch::Contains("core registered add(a: float32, b: float32) -> float32 [native weft::add]"));
+}
+
+TEST_CASE("deferred core builtins are registered on first use, once, as an eager registration would be") {
+    Registry eager;
+    register_core_builtins(eager);
+    const std::size_t core_count = eager.builtin_count();
+    const std::size_t core_adds = eager.overloads("add").size();
+    REQUIRE(core_adds > 4);
+
+    SECTION("a lookup, a listing or a count registers them") {
+        Registry r;
+        r.defer_core_builtins();
+        CHECK(r.has_builtin("sin"));
+        CHECK(r.overloads("add").size() == core_adds);
+        CHECK(r.builtin_count() == core_count);
+        CHECK(r.builtin_names() == eager.builtin_names());
+        // Once: looking again registers nothing more.
+        CHECK(r.builtin_count() == core_count);
+    }
+    SECTION("a plugin's transaction sees them: an overload of core's add needs no prefix") {
+        Registry r;
+        r.defer_core_builtins();
+        auto tx = r.begin("vendor", policy({"vendor_"}, {"vendor::"}));
+        tx.add_builtin(spec("add", {{"a", "int8"}, {"b", "int8"}, {"c", "int8"}}, "int8", "vendor::add3"));
+        tx.commit();
+        CHECK(r.overloads("add").size() == core_adds + 1);
+        CHECK(r.builtin_count() == core_count + 1);
+    }
+    SECTION("threads that look up at once wait for one registration") {
+        Registry r;
+        r.defer_core_builtins();
+        std::vector<std::size_t> seen(8);
+        std::vector<std::thread> threads;
+        for (std::size_t i = 0; i < seen.size(); ++i)
+            threads.emplace_back([&, i] { seen[i] = r.overloads("add").size(); });
+        for (std::thread &t : threads) t.join();
+        for (std::size_t n : seen) CHECK(n == core_adds);
+        CHECK(r.builtin_count() == core_count);
+    }
+    SECTION("a cleared registry stays empty") {
+        Registry r;
+        r.defer_core_builtins();
+        r.clear();
+        CHECK(r.builtin_count() == 0);
+        CHECK_FALSE(r.has_builtin("add"));
+    }
+    SECTION("deferring is for an empty registry") {
+        Registry r;
+        add(r, "app", spec("app_f", {}, "", "app::f"));
+        CHECK_THAT(message_of<InternalError>([&] { r.defer_core_builtins(); }),
+                   Catch::Contains("core builtins are deferred before anything is registered"));
+    }
 }
 
 TEST_CASE("namespace policy: new names only under the owned prefixes") {

@@ -349,6 +349,27 @@ TEST_CASE("the registry's contract digest follows its registrations") {
     CHECK(d.contract_digest() != core);
 }
 
+TEST_CASE("deferred core builtins do not change the contract digest, and computing it does not register them") {
+    Registry eager;
+    register_core_builtins(eager);
+    Registry deferred;
+    deferred.defer_core_builtins();
+    const std::string before = deferred.contract_digest();
+    CHECK(before == eager.contract_digest());
+    CHECK(before != Registry().contract_digest()); // no core builtins: another contract
+    // Registered now, by the count: the digest is the same.
+    CHECK(deferred.builtin_count() == eager.builtin_count());
+    CHECK(deferred.contract_digest() == before);
+    // A plugin's overload on a core name, registered after deferral, counts as on the eager registry.
+    for (Registry *r : {&eager, &deferred}) {
+        auto tx = r->begin("app");
+        tx.add_builtin(BuiltinSpec{"min", {{"a", "int8"}, {"b", "int8"}, {"c", "int8"}}, "int8", "app::min3", "", {}});
+        tx.commit();
+    }
+    CHECK(deferred.contract_digest() == eager.contract_digest());
+    CHECK(deferred.contract_digest() != before);
+}
+
 TEST_CASE("cache verify checks the warm records") {
     require_build_id();
     TempDir dir("warm_verify");

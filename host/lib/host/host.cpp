@@ -415,11 +415,12 @@ LoadReport Host::Impl::load_all(std::vector<PluginManifest> roots, std::vector<P
 // ---------------------------------------------------------------------------
 
 Host::Host(HostOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
-    // The CPU JIT is created while the core builtins register (issue 20: a
-    // warm load in a new process otherwise waits a millisecond for it).
+    // The CPU JIT is created while the host is set up and the first module's
+    // content key is computed (issue 20: a warm load in a new process
+    // otherwise waits a millisecond for it).
     impl_->jit_ready = backend::CpuJit::prepare();
     if (!impl_->options.remote_cache.url.empty()) impl_->remote.emplace(impl_->options.remote_cache, &impl_->logger);
-    if (impl_->options.core_builtins) register_core_builtins(impl_->registry);
+    if (impl_->options.core_builtins) impl_->registry.defer_core_builtins();
     // Arrays and streams on CUDA devices work once a host exists (no driver is loaded here).
     install_cuda_runtime();
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <deque>
 #include <limits>
 #include <utility>
@@ -380,23 +381,61 @@ struct Registry::State {
     // contract_digest(), computed on first use after a change.
     std::mutex digest_mutex;
     std::string digest;
+    // The core builtins: registered (by a "core" transaction, or deferred and
+    // so as good as registered) or not. The contract digest says which.
+    bool has_core = false;
+    // Deferred core builtins (defer_core_builtins): false until registered.
+    // The mutex is recursive because registering them goes through begin()
+    // and the other public functions, which must then let the registration
+    // itself through (core_registering) while other threads wait.
+    std::atomic<bool> core_ready{true};
+    std::recursive_mutex core_mutex;
+    bool core_registering = false;
 };
 
 Registry::Registry() : state_(std::make_unique<State>()) {}
 Registry::~Registry() = default;
 
+void Registry::defer_core_builtins() {
+    if (state_->builtin_count != 0 || transaction_open_)
+        throw InternalError("Registry: core builtins are deferred before anything is registered");
+    state_->has_core = true;
+    state_->core_ready.store(false, std::memory_order_release);
+}
+
+void Registry::ensure_core() const {
+    if (state_->core_ready.load(std::memory_order_acquire)) return;
+    const std::lock_guard<std::recursive_mutex> lock(state_->core_mutex);
+    if (state_->core_ready.load(std::memory_order_relaxed) || state_->core_registering) return;
+    state_->core_registering = true;
+    struct Done {
+        State &s;
+        ~Done() { s.core_registering = false; }
+    } done{*state_};
+    // Deferring is an optimization of when, not of what: the registry was
+    // made non-const by its owner, and reads see the same table they would
+    // have seen had the core been registered up front.
+    register_core_builtins(const_cast<Registry &>(*this));
+    state_->core_ready.store(true, std::memory_order_release);
+}
+
 Registry::Transaction Registry::begin(std::string owner, std::optional<NamespacePolicy> policy) {
+    ensure_core();
     if (transaction_open_) throw InternalError("Registry: a transaction is already open");
     return Transaction(*this, std::move(owner), std::move(policy));
 }
 
 const std::vector<BuiltinOverload> &Registry::overloads(std::string_view name) const {
+    ensure_core();
     static const std::vector<BuiltinOverload> none;
     const NameTable::Entry *e = state_->builtins.find(name);
     return e ? e->overloads : none;
 }
 
-bool Registry::has_builtin(std::string_view name) const { return state_->builtins.find(name) != nullptr; }
+bool Registry::has_builtin(std::string_view name) const {
+    ensure_core();
+    return state_->builtins.find(name) != nullptr;
+}
 
 const BuiltinOverload *Registry::find_overload(std::string_view name, const std::vector<Type> &types) const {
     for (const BuiltinOverload &o : overloads(name)) {
@@ -409,6 +448,7 @@ const BuiltinOverload *Registry::find_overload(std::string_view name, const std:
 }
 
 std::vector<std::string> Registry::builtin_names() const {
+    ensure_core();
     std::vector<std::string> out;
     out.reserve(state_->builtins.size());
     for (const NameTable::Entry &e : state_->builtins.entries()) out.push_back(e.name);
@@ -444,11 +484,17 @@ const BuiltinOverload &OverloadList::operator[](std::size_t i) const {
     return registry_->overload_at(refs_.at(i), generation_);
 }
 
-std::size_t Registry::builtin_count() const { return state_->builtin_count; }
+std::size_t Registry::builtin_count() const {
+    ensure_core();
+    return state_->builtin_count;
+}
 
 std::size_t Registry::native_type_count() const { return state_->native_types.size(); }
 
 void Registry::clear() {
+    // Cleared means empty: deferred core builtins are not registered afterwards.
+    state_->core_ready.store(true, std::memory_order_release);
+    state_->has_core = false;
     ++state_->generation;
     state_->builtins.clear();
     state_->builtin_count = 0;
@@ -464,11 +510,13 @@ std::string Registry::contract_digest() const {
         return owners.size() == 1 && owners.front() == "core";
     };
     // Core registrations are compiled into weft (build_identity() stands for
-    // them) and are most of the registry: they are counted, not hashed, so the
-    // digest costs what the plugins' registrations cost.
+    // them) and are most of the registry: whether they are there is hashed,
+    // not what they are, so the digest costs what the plugins' registrations
+    // cost. It does not register deferred core builtins either: the names a
+    // plugin shares with core are there whenever a plugin registered, and
+    // the others do not take part, so the digest is the same before and after.
     Sha256 h;
-    h.field("weft.registry-contracts.v1");
-    std::size_t core = 0;
+    h.field("weft.registry-contracts.v2");
     // By name, so that the same plugins loaded in another order give the same digest.
     std::vector<const NameTable::Entry *> by_name;
     by_name.reserve(state_->builtins.entries().size());
@@ -479,7 +527,6 @@ std::string Registry::contract_digest() const {
     for (const NameTable::Entry &entry : state_->builtins.entries()) {
         if (std::all_of(entry.overloads.begin(), entry.overloads.end(),
                         [&](const BuiltinOverload &o) { return core_only(o.owners); })) {
-            core += entry.overloads.size();
             continue;
         }
         by_name.push_back(&entry);
@@ -491,7 +538,6 @@ std::string Registry::contract_digest() const {
         h.field(name).field(std::to_string(overloads.size())); // registration order within a name
         for (const BuiltinOverload &o : overloads) {
             if (core_only(o.owners)) {
-                ++core;
                 h.field("core");
                 continue;
             }
@@ -499,7 +545,7 @@ std::string Registry::contract_digest() const {
             for (const std::string &owner : o.owners) h.field(owner);
         }
     }
-    h.field("core builtins").field(std::to_string(core));
+    h.field("core builtins").field(state_->has_core ? "yes" : "no");
     h.field("native types").field(std::to_string(state_->native_types.size()));
     for (const auto &[name, t] : state_->native_types) {
         h.field(name).field(t.digest).field(std::to_string(t.owners.size()));
@@ -913,6 +959,7 @@ OverloadList Registry::Transaction::commit() {
     {
         std::lock_guard<std::mutex> lock(s.digest_mutex);
         s.digest.clear();
+        if (owner_ == core_owner) s.has_core = true;
     }
     OverloadList committed(*registry_, s.generation, std::move(refs));
     staged_builtins_.clear();

@@ -248,11 +248,20 @@ public:
     /// Drops every registration (a Host does this before unloading plugins).
     void clear();
 
+    /// Registers the core builtins (register_core_builtins) on first use
+    /// instead of now: when a transaction begins or a builtin is looked up,
+    /// listed or counted. A warm load in a new process reads none of them,
+    /// and registering them was two thirds of its time (bench/cpu_compile).
+    /// Call it on an empty registry; lookups from several threads are safe.
+    void defer_core_builtins();
+
     /// SHA-256 (hex) of every contract a kernel could resolve against: each
     /// builtin overload's identity and owners in registration order, each
     /// native type's schema digest and owners. Overloads owned by core alone
-    /// are only counted (they are compiled into weft; see build_identity()).
-    /// Computed on first use after a change; part of the warm-load content key.
+    /// are left out, and only whether the core builtins are there is hashed
+    /// (they are compiled into weft; see build_identity()), so deferred core
+    /// builtins are not registered for it. Computed on first use after a
+    /// change; part of the warm-load content key.
     std::string contract_digest() const;
 
 private:
@@ -262,6 +271,7 @@ private:
     friend class Transaction;
     friend class OverloadList;
     const BuiltinOverload &overload_at(OverloadRef ref, std::uint64_t generation) const;
+    void ensure_core() const; // registers deferred core builtins
 };
 
 class Registry::Transaction {
