@@ -247,6 +247,9 @@ TEST_CASE("fast_math reaches code generation and the toolchain identity") {
     const std::string id = toolchain_identity(strict);
     CHECK_THAT(id, Catch::StartsWith("clang 19."));
     CHECK_THAT(id, Catch::Contains("-march=x86-64") && Catch::Contains("-O2"));
+    // Every flag that shapes the code, as the compiler gets them; not the driver's path.
+    CHECK_THAT(id, Catch::EndsWith(") x86_64-pc-linux-gnu -std=c++17 -O2 -fno-exceptions -fno-rtti -fno-finite-loops "
+                                   "-fPIC -march=x86-64"));
     CHECK(id.find("-ffast-math") == std::string::npos);
     CHECK_THAT(toolchain_identity(fast), Catch::Contains("-ffast-math"));
     CpuCompileOptions o3;

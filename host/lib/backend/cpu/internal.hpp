@@ -74,6 +74,9 @@ std::optional<std::string> run_recoverable(const std::function<void()> &work);
 // `source` remapped in memory under `source_name`; the same flags for
 // sources and for PCH headers (a PCH must match its users exactly).
 enum class InputKind { Source, Header };
+/// The flags that shape the generated code (-std= to -march=, -ffast-math),
+/// in the order driver_arguments passes them: the toolchain identity hashes them.
+void append_code_flags(std::vector<std::string> &args, const CpuCompileOptions &options, InputKind kind);
 std::vector<std::string> driver_arguments(const CpuCompileOptions &options, InputKind kind,
                                           const std::string &input_name);
 std::unique_ptr<clang::CompilerInstance> make_compiler(std::string_view source, const CpuCompileOptions &options,

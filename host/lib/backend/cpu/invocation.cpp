@@ -46,11 +46,34 @@ private:
 
 } // namespace
 
-std::vector<std::string> driver_arguments(const CpuCompileOptions &options, InputKind kind,
-                                          const std::string &input_name) {
+void append_code_flags(std::vector<std::string> &a, const CpuCompileOptions &options, InputKind kind) {
     if (options.opt_level < 0 || options.opt_level > 3)
         throw std::invalid_argument("CpuCompileOptions::opt_level must be 0..3, not " +
                                     std::to_string(options.opt_level));
+    a.insert(a.end(), {
+                          "-std=c++17",
+                          "-O" + std::to_string(options.opt_level),
+                          "-fno-exceptions",
+                          "-fno-rtti",
+                          // The kernel language has no forward-progress rule: `while flag[0] == 0: pass`
+                          // spins as written. C++'s rule let -O2 delete such loops, and the launch
+                          // returned at once.
+                          "-fno-finite-loops",
+                          // JITLink handles GOT/PLT relocations and maps code anywhere in the
+                          // address space: position-independent code never needs a 32-bit
+                          // absolute relocation.
+                          "-fPIC",
+                          options.native_cpu ? "-march=native" : "-march=x86-64",
+                      });
+    if (options.fast_math) a.emplace_back("-ffast-math");
+    // Templates a header's inline functions use are instantiated once, in the
+    // PCH, instead of at the end of every unit that includes it (the noise
+    // functions' alone were a tenth of a small module's front end).
+    if (kind == InputKind::Header) a.emplace_back("-fpch-instantiate-templates");
+}
+
+std::vector<std::string> driver_arguments(const CpuCompileOptions &options, InputKind kind,
+                                          const std::string &input_name) {
     std::vector<std::string> a{
         clang_executable().string(),
         // The canonical path may be named clang-19: be the C++ driver anyway.
@@ -58,25 +81,8 @@ std::vector<std::string> driver_arguments(const CpuCompileOptions &options, Inpu
         "-c",
         "-x",
         kind == InputKind::Header ? "c++-header" : "c++",
-        "-std=c++17",
-        "-O" + std::to_string(options.opt_level),
-        "-fno-exceptions",
-        "-fno-rtti",
-        // The kernel language has no forward-progress rule: `while flag[0] == 0: pass`
-        // spins as written. C++'s rule let -O2 delete such loops, and the launch
-        // returned at once.
-        "-fno-finite-loops",
-        // JITLink handles GOT/PLT relocations and maps code anywhere in the
-        // address space: position-independent code never needs a 32-bit
-        // absolute relocation.
-        "-fPIC",
-        options.native_cpu ? "-march=native" : "-march=x86-64",
     };
-    if (options.fast_math) a.emplace_back("-ffast-math");
-    // Templates a header's inline functions use are instantiated once, in the
-    // PCH, instead of at the end of every unit that includes it (the noise
-    // functions' alone were a tenth of a small module's front end).
-    if (kind == InputKind::Header) a.emplace_back("-fpch-instantiate-templates");
+    append_code_flags(a, options, kind);
     for (const auto &dir : options.weft_include_dirs) a.push_back("-I" + dir.string());
     for (const auto &dir : options.include_dirs) a.push_back("-I" + dir.string());
     for (const auto &d : options.defines) a.push_back("-D" + d);

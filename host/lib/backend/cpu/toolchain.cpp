@@ -66,12 +66,14 @@ std::string compute_toolchain_identity(const CpuCompileOptions &options) {
     flags_only.opt_level = options.opt_level;
     flags_only.fast_math = options.fast_math;
     flags_only.native_cpu = options.native_cpu;
-    std::vector<std::string> args = cpu::driver_arguments(flags_only, cpu::InputKind::Source, "");
+    // The flags that shape the code, as driver_arguments passes them; not
+    // the driver's path, which a warm load's content key would otherwise
+    // look up on disk first thing (a tenth of the load).
+    std::vector<std::string> args;
+    cpu::append_code_flags(args, flags_only, cpu::InputKind::Source);
     std::string id = "clang " CLANG_VERSION_STRING " (" + clang::getClangFullVersion() + ") " +
                      llvm::sys::getDefaultTargetTriple();
-    // From -std= on: argv0, the driver mode, -c -x c++ and the input say nothing.
-    auto first = std::find_if(args.begin(), args.end(), [](const std::string &a) { return a.rfind("-std=", 0) == 0; });
-    for (auto it = first; it != args.end() && it + 1 != args.end(); ++it) id += ' ' + *it;
+    for (const std::string &a : args) id += ' ' + a;
     if (options.native_cpu) {
         id += " cpu=" + llvm::sys::getHostCPUName().str() + " features=";
         std::vector<std::string> features;
