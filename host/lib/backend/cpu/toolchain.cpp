@@ -91,13 +91,19 @@ std::string toolchain_identity(const CpuCompileOptions &options) {
     // version, the host CPU's features) was a tenth of a warm load, whose
     // content key needs it first thing (issue 20). CpuJit::prepare computes
     // the default flags' on its thread while the Host is constructed.
+    // Composed outside the lock: a warm load must not wait for CpuJit::prepare's
+    // thread to finish composing it when that thread was scheduled late (seen
+    // at 0.8 ms on a 2-vCPU VM). Two threads composing the same identity agree.
     static std::mutex mutex;
     static std::map<std::tuple<int, bool, bool>, std::string> known;
     const auto key = std::make_tuple(options.opt_level, options.fast_math, options.native_cpu);
+    {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (const auto it = known.find(key); it != known.end()) return it->second;
+    }
+    std::string id = compute_toolchain_identity(options);
     const std::lock_guard<std::mutex> lock(mutex);
-    auto it = known.find(key);
-    if (it == known.end()) it = known.emplace(key, compute_toolchain_identity(options)).first;
-    return it->second;
+    return known.emplace(key, std::move(id)).first->second;
 }
 
 } // namespace weft::backend
