@@ -7,13 +7,14 @@
 namespace weft {
 
 std::string Target::str() const {
-    if (kind == Kind::Cpu) return "cpu";
+    if (kind == Kind::Cpu) return output == Output::SharedObject ? "cpu-so" : "cpu";
     const std::string a = std::to_string(arch);
     return output == Output::Ptx ? "cuda-compute_" + a + "-ptx" : "cuda-sm_" + a + "-cubin";
 }
 
 Target Target::parse(std::string_view text) {
     if (text == "cpu") return cpu();
+    if (text == "cpu-so") return cpu_shared_object();
     auto number = [&](std::string_view digits) {
         int v = 0;
         auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
@@ -34,7 +35,7 @@ Target Target::parse(std::string_view text) {
         }
     }
     throw UserError("invalid target '" + std::string(text) +
-                    "' (expected cpu, cuda-compute_<arch>-ptx or cuda-sm_<arch>-cubin)");
+                    "' (expected cpu, cpu-so, cuda-compute_<arch>-ptx or cuda-sm_<arch>-cubin)");
 }
 
 } // namespace weft

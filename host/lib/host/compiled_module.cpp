@@ -6,6 +6,7 @@
 #include "weft/host/compiled_module.hpp"
 
 #include "host_access.hpp"
+#include "shared_objects.hpp"
 #include "runtime/kernel_lookup.hpp"
 #include "weft/backend/cpu_compiler.hpp"
 #include "weft/build/module_hash.hpp"
@@ -59,6 +60,7 @@ struct CompiledModule::Impl {
     std::string hash;
     fs::path source_path;
     bool from_cache = false;
+    bool from_shared_object = false;
     double load_ms = 0;
     fs::path artifact_path;
     fs::path generated_source_path;
@@ -296,6 +298,7 @@ CompiledModule::CompiledModule(std::shared_ptr<Impl> impl) : impl_(std::move(imp
 const std::string &CompiledModule::name() const { return impl_->name; }
 const std::string &CompiledModule::hash() const { return impl_->hash; }
 bool CompiledModule::from_cache() const { return impl_->from_cache; }
+bool CompiledModule::from_shared_object() const { return impl_->from_shared_object; }
 double CompiledModule::load_ms() const { return impl_->load_ms; }
 const fs::path &CompiledModule::artifact_path() const { return impl_->artifact_path; }
 const fs::path &CompiledModule::generated_source_path() const { return impl_->generated_source_path; }
@@ -384,7 +387,7 @@ std::shared_ptr<CompiledModule::Impl> cuda_module(const std::shared_ptr<CudaModu
     return impl;
 }
 
-std::shared_ptr<CompiledModule::Impl> cpu_module(const pipeline::Artifact &artifact, const fs::path &origin,
+std::shared_ptr<CompiledModule::Impl> cpu_module(Host &host, const pipeline::Artifact &artifact, const fs::path &origin,
                                                  const std::shared_ptr<ThreadPool> &pool);
 double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -408,9 +411,11 @@ std::shared_ptr<CompiledModule::Impl> combine(std::vector<std::shared_ptr<Compil
     impl->name = source.name;
     std::vector<std::string> hashes;
     impl->from_cache = true;
+    impl->from_shared_object = true;
     for (const auto &m : modules) {
         hashes.push_back(m->hash);
         impl->from_cache = impl->from_cache && m->from_cache;
+        impl->from_shared_object = impl->from_shared_object && m->from_shared_object;
         impl->kernels.insert(impl->kernels.end(), m->kernels.begin(), m->kernels.end());
     }
     impl->hash = pipeline::combined_hash(hashes);
@@ -426,7 +431,7 @@ void report_load(const CompiledModule::Impl &m, const Device &device, const char
     char line[512];
     std::snprintf(line, sizeof line, "Module %s %s %sload on device '%s' took %.2f ms (%s)\n", m.name.c_str(),
                   m.hash.substr(0, 8).c_str(), what, device.name().c_str(), m.load_ms,
-                  m.from_cache ? "cached" : "compiled");
+                  m.from_shared_object ? "cached, shared object" : m.from_cache ? "cached" : "compiled");
     std::fputs(line, stderr);
 }
 } // namespace
@@ -469,7 +474,7 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
     // A compiled module of the file, linked: its backward pass is built from
     // the same source and options when a gradient is first needed.
     const auto link_module = [&](const pipeline::Artifact &artifact, const pipeline::ModuleSource &file) {
-        std::shared_ptr<CompiledModule::Impl> impl = cpu_module(artifact, file.origin, pool);
+        std::shared_ptr<CompiledModule::Impl> impl = cpu_module(*this, artifact, file.origin, pool);
         impl->load_ms = ms_since(t0);
         impl->build_strided = strided_builder(file, artifact.module, artifact.hash, pipeline::Pass::Forward, pool);
         impl->build_backward = [host = this, source = file, name = artifact.module, options, strided_builder,
@@ -480,7 +485,7 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
             const auto t1 = std::chrono::steady_clock::now();
             const pipeline::Artifact a =
                 HostAccess::pipeline(*host).realize(regenerate(*host, source, name, options, pipeline::Pass::Backward));
-            std::shared_ptr<CompiledModule::Impl> b = cpu_module(a, source.origin, alive);
+            std::shared_ptr<CompiledModule::Impl> b = cpu_module(*host, a, source.origin, alive);
             b->load_ms = ms_since(t1);
             b->build_strided = strided_builder(source, name, a.hash, pipeline::Pass::Backward, alive);
             if (!host->quiet()) report_load(*b, Device::cpu(), "backward ");
@@ -553,6 +558,9 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
             }
         }
 
+    // The front end and a compile (or a cache read) come first: the JIT can
+    // be created meanwhile.
+    HostAccess::prepare_jit(*this);
     detail::PreparedModule prepared = detail::prepare_module(*this, std::move(source), options);
     const pipeline::ModuleSource &src = prepared.source;
     std::vector<pipeline::GeneratedModule> generated;
@@ -605,7 +613,7 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
 
 namespace {
 /// A CPU module linked into the JIT from its artifact, with its kernels.
-std::shared_ptr<CompiledModule::Impl> cpu_module(const pipeline::Artifact &artifact, const fs::path &origin,
+std::shared_ptr<CompiledModule::Impl> cpu_module(Host &host, const pipeline::Artifact &artifact, const fs::path &origin,
                                                  const std::shared_ptr<ThreadPool> &pool) {
     auto impl = std::make_shared<CompiledModule::Impl>();
     impl->name = artifact.module;
@@ -614,8 +622,21 @@ std::shared_ptr<CompiledModule::Impl> cpu_module(const pipeline::Artifact &artif
     impl->from_cache = artifact.from_cache;
     impl->artifact_path = artifact.path;
     impl->generated_source_path = artifact.generated_source_path;
-    impl->jit = backend::CpuJit::instance().load(std::vector<char>(artifact.bytes.begin(), artifact.bytes.end()),
-                                                 artifact.module + "-" + artifact.hash.substr(0, 8));
+    // The shared object the cache keeps for the artifact, else its object
+    // linked into the JIT. A module loaded from the cache is one that is
+    // reused: a shared object is made from it for next time. One just
+    // compiled may never be loaded again, and a link in the background would
+    // take a core from the first launches for nothing.
+    const std::string code_name = artifact.module + "-" + artifact.hash.substr(0, 8);
+    SharedObjects &shared = detail::HostAccess::shared_objects(host);
+    const ArtifactCache &cache = detail::HostAccess::pipeline(host).cache();
+    impl->jit = shared.load(cache, artifact, code_name);
+    impl->from_shared_object = impl->jit != nullptr;
+    if (!impl->jit) {
+        impl->jit = backend::CpuJit::instance().load(std::vector<char>(artifact.bytes.begin(), artifact.bytes.end()),
+                                                     code_name);
+        if (artifact.from_cache && !artifact.path.empty()) shared.keep(cache, artifact);
+    }
     impl->expect_failures = static_cast<int *>(impl->jit->lookup("weft_expect_failures"));
     impl->first_failure = static_cast<char *>(impl->jit->lookup("weft_first_failure"));
     impl->first_failure_claimed = static_cast<int *>(impl->jit->lookup("weft_first_failure_claimed"));

@@ -2,6 +2,7 @@
 
 #include "host_access.hpp"
 #include "loader_internal.hpp"
+#include "shared_objects.hpp"
 #include "trusted_load.hpp"
 #include "weft/backend/cpu_compiler.hpp"
 #include "weft/cuda/cuda_module.hpp"
@@ -73,7 +74,10 @@ struct Host::Impl {
     mutable std::optional<ArtifactCache> cache;
     std::optional<RemoteCache> remote; // constructed with the host: a bad URL or key fails early
     mutable std::optional<pipeline::Pipeline> pipeline;
-    std::shared_future<void> jit_ready; // backend::CpuJit::prepare(), started with the host
+    // Before the members it uses (logger, cache): destroyed first, it waits
+    // for the shared objects still being linked into the cache.
+    std::unique_ptr<SharedObjects> shared_objects;
+    std::shared_future<void> jit_ready; // backend::CpuJit::prepare(), started by this host; guarded by compiled_mutex
     std::shared_ptr<ThreadPool> pool; // kernels hold it weakly: launching after the host is gone is an error
     mutable std::mutex compiled_mutex;
     mutable std::mutex modules_mutex; // modules and the lazy creation of the cache and pipeline
@@ -415,11 +419,14 @@ LoadReport Host::Impl::load_all(std::vector<PluginManifest> roots, std::vector<P
 // ---------------------------------------------------------------------------
 
 Host::Host(HostOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
-    // The CPU JIT is created while the host is set up and the first module's
-    // content key is computed (issue 20: a warm load in a new process
-    // otherwise waits a millisecond for it).
-    impl_->jit_ready = backend::CpuJit::prepare();
+    // Without shared objects a warm load in a new process links into the
+    // JIT, whose creation then overlaps the content key and the record
+    // (issue 20: otherwise the load waits a millisecond for it). With them it
+    // maps a shared object and needs no JIT; a compile starts it (prepare_jit).
+    if (!impl_->options.cpu_shared_objects || !backend::shared_objects_supported())
+        impl_->jit_ready = backend::CpuJit::prepare();
     if (!impl_->options.remote_cache.url.empty()) impl_->remote.emplace(impl_->options.remote_cache, &impl_->logger);
+    impl_->shared_objects = std::make_unique<SharedObjects>(impl_->logger, impl_->options.cpu_shared_objects);
     if (impl_->options.core_builtins) impl_->registry.defer_core_builtins();
     // Arrays and streams on CUDA devices work once a host exists (no driver is loaded here).
     install_cuda_runtime();
@@ -553,6 +560,13 @@ const pipeline::Pipeline &HostAccess::pipeline(const Host &host) {
                                      host.impl_->options.prebuilt_dir ? *host.impl_->options.prebuilt_dir
                                                                       : installed_prebuilt_dir());
     return *host.impl_->pipeline;
+}
+
+SharedObjects &HostAccess::shared_objects(Host &host) { return *host.impl_->shared_objects; }
+
+void HostAccess::prepare_jit(Host &host) {
+    std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
+    if (!host.impl_->jit_ready.valid()) host.impl_->jit_ready = backend::CpuJit::prepare();
 }
 
 std::shared_ptr<ThreadPool> HostAccess::pool(Host &host) {

@@ -15,6 +15,7 @@
 namespace weft {
 
 class CudaModule;
+class SharedObjects;
 
 namespace detail {
 
@@ -36,6 +37,11 @@ struct PreparedModule {
 struct HostAccess {
     static const pipeline::Pipeline &pipeline(const Host &host);
     static std::shared_ptr<ThreadPool> pool(Host &host);
+    /// The CPU modules the host keeps as shared objects (shared_objects.hpp).
+    static SharedObjects &shared_objects(Host &host);
+    /// Starts creating the CPU JIT on its thread (CpuJit::prepare), once per
+    /// host: a compile about to run needs it once it is done.
+    static void prepare_jit(Host &host);
 
     /// Throws UserError naming both files when another file (or source text)
     /// already holds `source.name` in this host.

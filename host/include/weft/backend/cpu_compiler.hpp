@@ -129,9 +129,29 @@ std::string toolchain_identity(const CpuCompileOptions &options);
 const std::filesystem::path &clang_executable();
 
 class CpuJit;
+class JitModule;
 
-// Code of one loaded object, in its own JITDylib. Destroying it removes the
-// JITDylib and frees the code: pointers from lookup() dangle afterwards.
+// Links a module's object (or bundle) with the stubs shared_stubs.c into a
+// shared object, by running the clang driver found by clang_executable()
+// (which runs the system linker), in `work_dir`; returns its bytes. The CPU
+// backend keeps each module so as well, to map it in later processes with
+// dlopen: 0.07 ms, where creating the JIT and linking the object take
+// 0.7-1 ms in a new process. Throws BackendError with the linker's output.
+// Only where shared_objects_supported().
+std::string link_shared_object(std::string_view object, const std::filesystem::path &work_dir);
+// Whether this build can keep modules as shared objects (x86-64 ELF).
+bool shared_objects_supported();
+// Maps a shared object from link_shared_object (its bytes, checked by the
+// caller) with dlopen, from a sealed in-memory copy: fills its host call
+// table, runs its static constructors. The JIT is not created. Throws
+// BackendError when it does not load (its symbols do not resolve here, or
+// another weft build made it).
+std::unique_ptr<JitModule> load_shared_object(std::string_view bytes, std::string name);
+
+// Code of one loaded object, in its own JITDylib, or of one shared object
+// (load_shared_object), mapped with dlopen. Destroying it removes the
+// JITDylib, unmaps the shared object and frees the code: pointers from
+// lookup() dangle afterwards.
 class JitModule {
 public:
     JitModule(const JitModule &) = delete;
@@ -154,19 +174,27 @@ public:
     // object's symbols may stay reserved, so do not retry the same one.
     void add_object(std::vector<char> object, int part);
 
+    // Whether the module was mapped from a shared object (load_shared_object).
+    bool shared_object() const noexcept { return native_ != nullptr; }
+
 private:
     friend class CpuJit;
-    JitModule(CpuJit &jit, void *dylib, std::string name);
+    friend std::unique_ptr<JitModule> load_shared_object(std::string_view bytes, std::string name);
+    JitModule(CpuJit *jit, void *dylib, std::string name);
     void link(std::vector<std::vector<char>> objects, const std::vector<int> &parts);
-    CpuJit &jit_;
-    void *dylib_;               // llvm::orc::JITDylib*
+    void *ensure_dylib(); // a shared object's JITDylib for add_object, made on first use
+    CpuJit *jit_;               // null for a shared object until an object is added
+    void *dylib_;               // llvm::orc::JITDylib*; null for a shared object until an object is added
+    void *native_ = nullptr;    // dlopen handle of a shared object
+    int native_fd_ = -1;        // its sealed copy: /proc/self/fd/N names it while it is mapped
+    void *exit_key_ = nullptr;  // its host table: the key of its static destructors
     mutable std::mutex mutex_;  // defined_ and dso_handles_ grow when an object is added
     std::vector<void *> dso_handles_; // each object's __dso_handle, where it has static destructors
     std::string name_;
     // Every symbol the module defines, by linker name, as the link resolved
     // them: lookup() answers from here, one ORC lookup per kernel cost a
     // tenth of a warm load (bench_cpu_compile).
-    std::unordered_map<std::string, void *> defined_;
+    mutable std::unordered_map<std::string, void *> defined_; // a shared object's grow as lookup() finds them
 };
 
 // The process-wide ORC JIT (created on first use, never destroyed).

@@ -1,4 +1,7 @@
-// What a module is compiled for: the CPU, or a CUDA architecture as PTX or CUBIN.
+// What a module is compiled for: the CPU, or a CUDA architecture as PTX or
+// CUBIN. A CPU module's object can also be kept linked into a shared object
+// (cpu_shared_object), which a later process maps with dlopen instead of
+// linking the object again.
 #pragma once
 
 #include <string>
@@ -8,7 +11,7 @@ namespace weft {
 
 struct Target {
     enum class Kind { Cpu, Cuda };
-    enum class Output { Object, Ptx, Cubin };
+    enum class Output { Object, Ptx, Cubin, SharedObject };
 
     Kind kind = Kind::Cpu;
     int arch = 0; // CUDA compute capability x 10 (90 = sm_90); 0 for the CPU
@@ -17,8 +20,9 @@ struct Target {
     static Target cpu() { return {}; }
     static Target cuda_ptx(int arch) { return {Kind::Cuda, arch, Output::Ptx}; }
     static Target cuda_cubin(int arch) { return {Kind::Cuda, arch, Output::Cubin}; }
+    static Target cpu_shared_object() { return {Kind::Cpu, 0, Output::SharedObject}; }
 
-    /// "cpu", "cuda-compute_90-ptx", "cuda-sm_90-cubin": stable, used in hashes and file names.
+    /// "cpu", "cpu-so", "cuda-compute_90-ptx", "cuda-sm_90-cubin": stable, used in hashes and file names.
     std::string str() const;
     /// Inverse of str(); throws UserError naming the text.
     static Target parse(std::string_view text);

@@ -104,6 +104,10 @@ public:
     const std::string &name() const;
     const std::string &hash() const;   // full-width module hash
     bool from_cache() const;           // the object came from the artifact cache
+    /// The code was mapped from the shared object the cache keeps for the
+    /// module (HostOptions::cpu_shared_objects), not linked into the JIT; for
+    /// a file of several modules, all of them were.
+    bool from_shared_object() const;
     double load_ms() const;            // check + codegen + (compile | cache read) + load
     const std::filesystem::path &artifact_path() const;         // the object, CUBIN or PTX in the cache
     const std::filesystem::path &generated_source_path() const; // for reference in diagnostics

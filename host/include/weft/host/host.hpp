@@ -50,7 +50,7 @@ struct HostOptions {
     std::vector<std::filesystem::path> search_path;
     LogSink log_sink;           // empty: stderr
     std::string log_categories; // empty: WEFT_DEBUG
-    /// Register weft's core builtins at construction.
+    /// Register weft's core builtins (when the registry is first used for builtins).
     bool core_builtins = true;
     /// Artifact cache root; empty: WEFT_CACHE_DIR, else $XDG_CACHE_HOME/weft, else ~/.cache/weft.
     std::filesystem::path cache_dir;
@@ -66,6 +66,12 @@ struct HostOptions {
     unsigned threads = 0;
     /// No "Module <name> <hash> load on device 'cpu' took N ms" line on stderr.
     bool quiet = false;
+    /// Keep each CPU module also as a shared object in the cache (linked in
+    /// the background by the system linker, through the clang driver), and
+    /// map it with dlopen when a later load finds it: a warm load in a new
+    /// process then neither creates the JIT nor links. Off: every load links
+    /// the module's object into the JIT.
+    bool cpu_shared_objects = true;
     /// Test-only fault injection: called with "plugin-verified" once a
     /// plugin's bytes passed the trust policy, before its library is opened.
     std::function<void(std::string_view point)> fault_hook;

@@ -23,7 +23,17 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/Support/DynamicLibrary.h>
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <future>
 #include <map>
 #include <mutex>
@@ -97,6 +107,20 @@ struct CpuJit::Impl {
 
     /// A linker name as the session knows it: ELF has no global prefix.
     llvm::orc::SymbolStringPtr intern(llvm::StringRef name) const { return session->intern(name); }
+
+    /// A module's JITDylib resolves against itself, the host symbols, then
+    /// the process; its __cxa_atexit is the module's own exit handlers:
+    /// static destructors register there, keyed by the module's own
+    /// __dso_handle (static_init.cpp defines it), and run at unload.
+    void link_against_host(llvm::orc::JITDylib &jd, const std::string &module) {
+        llvm::orc::JITDylibSearchOrder order{{main, llvm::orc::JITDylibLookupFlags::MatchExportedSymbolsOnly},
+                                             {process, llvm::orc::JITDylibLookupFlags::MatchExportedSymbolsOnly}};
+        jd.setLinkOrder(std::move(order), /*LinkAgainstThisJITDylibFirst=*/true);
+        llvm::orc::SymbolMap hooks;
+        hooks[intern("__cxa_atexit")] = {llvm::orc::ExecutorAddr::fromPtr(&jit_cxa_atexit), llvm::JITSymbolFlags::Callable};
+        if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(std::move(hooks))))
+            throw BackendError("JIT module '" + module + "': runtime hooks: " + message_of(std::move(e)));
+    }
 };
 
 CpuJit::CpuJit() : impl_(std::make_unique<Impl>()) {
@@ -186,19 +210,8 @@ std::unique_ptr<JitModule> CpuJit::link_new(std::vector<char> object, std::strin
     // Bare: no platform defines its own __dso_handle in it.
     llvm::orc::JITDylib &jd = es.createBareJITDylib(dylib_name);
     // From here on, a failure removes the dylib again (the JitModule does).
-    std::unique_ptr<JitModule> module(new JitModule(*this, &jd, std::move(name)));
-
-    llvm::orc::JITDylibSearchOrder order{{impl_->main, llvm::orc::JITDylibLookupFlags::MatchExportedSymbolsOnly},
-                                         {impl_->process, llvm::orc::JITDylibLookupFlags::MatchExportedSymbolsOnly}};
-    jd.setLinkOrder(std::move(order), /*LinkAgainstThisJITDylibFirst=*/true);
-
-    // Static destructors register here, keyed by the module's own
-    // __dso_handle (static_init.cpp defines it), and run at unload.
-    llvm::orc::SymbolMap hooks;
-    hooks[impl_->intern("__cxa_atexit")] = {llvm::orc::ExecutorAddr::fromPtr(&jit_cxa_atexit),
-                                                  llvm::JITSymbolFlags::Callable};
-    if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(std::move(hooks))))
-        throw BackendError("JIT module '" + module->name() + "': runtime hooks: " + message_of(std::move(e)));
+    std::unique_ptr<JitModule> module(new JitModule(this, &jd, std::move(name)));
+    impl_->link_against_host(jd, module->name());
 
     // A bundle's objects (a module compiled in parts) link into this one
     // JITDylib, where the parts' references to each other resolve.
@@ -217,9 +230,9 @@ void JitModule::add_object(std::vector<char> object, int part) {
 
 void JitModule::link(std::vector<std::vector<char>> objects, const std::vector<int> &parts) {
     const std::lock_guard<std::mutex> lock(mutex_);
-    CpuJit::Impl &jit = *jit_.impl_;
+    auto &jd = *static_cast<llvm::orc::JITDylib *>(ensure_dylib());
+    CpuJit::Impl &jit = *jit_->impl_;
     llvm::orc::ExecutionSession &es = *jit.session;
-    auto &jd = *static_cast<llvm::orc::JITDylib *>(dylib_);
     CaptureSessionErrors session;
     auto fail = [&](const std::string &what, llvm::Error e) -> BackendError {
         std::string message = message_of(std::move(e));
@@ -269,30 +282,123 @@ void JitModule::link(std::vector<std::vector<char>> objects, const std::vector<i
         if (const auto at = linked->find(init); at != linked->end()) at->second.getAddress().toPtr<void (*)()>()();
 }
 
-JitModule::JitModule(CpuJit &jit, void *dylib, std::string name) : jit_(jit), dylib_(dylib), name_(std::move(name)) {}
+JitModule::JitModule(CpuJit *jit, void *dylib, std::string name) : jit_(jit), dylib_(dylib), name_(std::move(name)) {}
+
+void *JitModule::ensure_dylib() {
+    if (dylib_) return dylib_;
+    // A shared object's added objects (strided copies) link in a JITDylib of
+    // their own, whose undefined symbols resolve against the shared object
+    // first (its globals, its dense copies), then as any module's.
+    jit_ = &CpuJit::instance();
+    CpuJit::Impl &jit = *jit_->impl_;
+    llvm::orc::JITDylib &jd = jit.session->createBareJITDylib(name_ + "#" + std::to_string(++jit.next_id));
+    try {
+        jd.addGenerator(std::make_unique<llvm::orc::DynamicLibrarySearchGenerator>(
+            llvm::sys::DynamicLibrary(native_), '\0'));
+        jit.link_against_host(jd, name_);
+    } catch (...) {
+        llvm::consumeError(jit.session->removeJITDylib(jd));
+        throw;
+    }
+    dylib_ = &jd;
+    return dylib_;
+}
 
 JitModule::~JitModule() {
     // Static destructors, while the code is still there: the last part's first,
-    // as a program's run in reverse order of construction.
+    // as a program's run in reverse order of construction; a shared object's
+    // after the objects added to it, which may refer to it.
     for (auto dso = dso_handles_.rbegin(); dso != dso_handles_.rend(); ++dso) exit_handlers().run(*dso);
-    auto &jd = *static_cast<llvm::orc::JITDylib *>(dylib_);
-    if (llvm::Error e = jit_.impl_->session->removeJITDylib(jd))
-        llvm::errs() << "weft: unloading JIT module '" << name_ << "': " << message_of(std::move(e)) << "\n";
+    if (exit_key_) exit_handlers().run(exit_key_);
+    if (dylib_) {
+        auto &jd = *static_cast<llvm::orc::JITDylib *>(dylib_);
+        if (llvm::Error e = jit_->impl_->session->removeJITDylib(jd))
+            llvm::errs() << "weft: unloading JIT module '" << name_ << "': " << message_of(std::move(e)) << "\n";
+    }
+    if (native_ && ::dlclose(native_) != 0)
+        llvm::errs() << "weft: unloading module '" << name_ << "': " << ::dlerror() << "\n";
+    if (native_fd_ >= 0) ::close(native_fd_);
 }
 
 void *JitModule::lookup(std::string_view symbol) const {
+    void *dylib = nullptr;
+    CpuJit *jit = nullptr;
     {
         const std::lock_guard<std::mutex> lock(mutex_);
         if (const auto it = defined_.find(std::string(symbol)); it != defined_.end()) return it->second;
+        dylib = dylib_; // an added object's JITDylib appears under the lock
+        jit = jit_;
     }
-    auto &jd = *static_cast<llvm::orc::JITDylib *>(dylib_);
-    auto address = jit_.impl_->session->lookup(
+    if (native_) {
+        const std::string name(symbol);
+        if (void *address = ::dlsym(native_, name.c_str())) {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            defined_.emplace(name, address);
+            return address;
+        }
+        if (!dylib) throw BackendError("module '" + name_ + "' has no symbol '" + name + "'");
+    }
+    auto &jd = *static_cast<llvm::orc::JITDylib *>(dylib);
+    auto address = jit->impl_->session->lookup(
         llvm::orc::makeJITDylibSearchOrder(&jd, llvm::orc::JITDylibLookupFlags::MatchAllSymbols),
-        jit_.impl_->intern(llvm::StringRef(symbol.data(), symbol.size())));
+        jit->impl_->intern(llvm::StringRef(symbol.data(), symbol.size())));
     if (!address)
         throw BackendError("JIT module '" + name_ + "' has no symbol '" + std::string(symbol) +
                            "': " + message_of(address.takeError()));
     return address->getAddress().toPtr<void *>();
+}
+
+std::unique_ptr<JitModule> load_shared_object(std::string_view bytes, std::string name) {
+    const std::string label = name;
+    auto fail = [&](const std::string &why) { return BackendError("module '" + label + "' as a shared object: " + why); };
+    if (!shared_objects_supported()) throw fail("not supported on this platform");
+    // Mapped from a sealed copy of the bytes the caller checked: the file in
+    // the cache could change between that check and dlopen.
+    const int fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) throw fail(std::string("memfd_create: ") + std::strerror(errno));
+    std::unique_ptr<JitModule> module(new JitModule(nullptr, nullptr, std::move(name)));
+    module->native_fd_ = fd;
+    for (std::size_t done = 0; done < bytes.size();) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw fail(std::string("writing its copy: ") + std::strerror(errno));
+        done += static_cast<std::size_t>(n);
+    }
+    if (::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+        throw fail(std::string("sealing its copy: ") + std::strerror(errno));
+    // The loader knows a library by its name first: /proc/self/fd/N is unique
+    // while the descriptor stays open, which it does until the module unloads.
+    const std::string path = "/proc/self/fd/" + std::to_string(fd);
+    module->native_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!module->native_) throw fail(::dlerror());
+    using TableOf = void **(const char *const **);
+    auto *table_of = reinterpret_cast<TableOf *>(::dlsym(module->native_, "weft_so_host_table_of"));
+    if (!table_of) throw fail("it has no host call table (not made by link_shared_object)");
+    const char *const *names = nullptr;
+    void **table = table_of(&names);
+    const std::vector<std::pair<std::string, void *>> &calls = rt_host::calls();
+    std::size_t filled = 0;
+    for (std::size_t i = 0; names[i]; ++i) {
+        const std::string_view wanted = names[i];
+        void *address = nullptr;
+        if (wanted == "__cxa_atexit") address = reinterpret_cast<void *>(&jit_cxa_atexit);
+        for (const auto &[call, where] : calls)
+            if (call == wanted) address = where;
+        if (!address) throw fail("its host call '" + std::string(wanted) + "' is not one this host has");
+        table[i] = address;
+        ++filled;
+    }
+    // Every host call has a stub (shared_stubs.c lists them again): one
+    // missing would leave the module's calls to it to the process, where
+    // they are not found, and every such load would link the object instead.
+    if (filled != calls.size() + 1) throw fail("its stubs are not this host's host calls (shared_stubs.c)");
+    module->exit_key_ = table;
+    // Static constructors (static_init.cpp): the whole module's, else each part's in order.
+    if (auto *init = reinterpret_cast<void (*)()>(::dlsym(module->native_, cpu::static_init_name(0).c_str()))) init();
+    for (int part = 1; part <= static_cast<int>(max_bundled_objects); ++part)
+        if (auto *init = reinterpret_cast<void (*)()>(::dlsym(module->native_, cpu::static_init_name(part).c_str())))
+            init();
+    return module;
 }
 
 } // namespace weft::backend
