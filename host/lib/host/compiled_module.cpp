@@ -612,7 +612,8 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
 }
 
 namespace {
-/// A CPU module linked into the JIT from its artifact, with its kernels.
+/// A CPU module from its artifact, with its kernels: mapped from the shared
+/// object the cache keeps for it (shared_objects.hpp), else linked into the JIT.
 std::shared_ptr<CompiledModule::Impl> cpu_module(Host &host, const pipeline::Artifact &artifact, const fs::path &origin,
                                                  const std::shared_ptr<ThreadPool> &pool) {
     auto impl = std::make_shared<CompiledModule::Impl>();

@@ -74,8 +74,8 @@ struct Host::Impl {
     mutable std::optional<ArtifactCache> cache;
     std::optional<RemoteCache> remote; // constructed with the host: a bad URL or key fails early
     mutable std::optional<pipeline::Pipeline> pipeline;
-    // Before the members it uses (logger, cache): destroyed first, it waits
-    // for the shared objects still being linked into the cache.
+    // After the members its links use (logger, cache), so destroyed before
+    // them: it waits for the shared objects still being linked into the cache.
     std::unique_ptr<SharedObjects> shared_objects;
     std::shared_future<void> jit_ready; // backend::CpuJit::prepare(), started by this host; guarded by compiled_mutex
     std::shared_ptr<ThreadPool> pool; // kernels hold it weakly: launching after the host is gone is an error

@@ -4,7 +4,9 @@
 // process). The object stays the module's artifact and identity; the shared
 // object is derived from it, checked like every artifact, and only ever a
 // shortcut: when it is missing, damaged or does not load, the object is
-// linked as before, and a shared object is made from it in the background.
+// linked as before. A module loaded from the cache (one that is reused) then
+// gets a shared object made from it in the background; one just compiled
+// does not.
 #pragma once
 
 #include "weft/backend/cpu_compiler.hpp"

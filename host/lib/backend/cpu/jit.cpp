@@ -10,6 +10,10 @@
 // symbols) without LLJIT's target machine and IR layers: creating those was
 // most of the millisecond a warm load in a new process waited for the JIT
 // (issue 20, bench_cpu_compile).
+//
+// A module can also be mapped from a shared object (load_shared_object,
+// shared_object.cpp): no JITDylib then, unless an object (a strided copy) is
+// added to it, which links in one of its own that resolves against it.
 #include "internal.hpp"
 
 #include "host_calls.hpp"
