@@ -403,6 +403,8 @@ void Registry::defer_core_builtins() {
     state_->core_ready.store(false, std::memory_order_release);
 }
 
+bool Registry::core_builtins_pending() const { return !state_->core_ready.load(std::memory_order_acquire); }
+
 void Registry::ensure_core() const {
     if (state_->core_ready.load(std::memory_order_acquire)) return;
     const std::lock_guard<std::recursive_mutex> lock(state_->core_mutex);

@@ -254,6 +254,8 @@ public:
     /// and registering them was two thirds of its time (bench/cpu_compile).
     /// Call it on an empty registry; lookups from several threads are safe.
     void defer_core_builtins();
+    /// Whether deferred core builtins are still waiting for their first use.
+    bool core_builtins_pending() const;
 
     /// SHA-256 (hex) of every contract a kernel could resolve against: each
     /// builtin overload's identity and owners in registration order, each
