@@ -14,6 +14,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <cstdlib>
+#include <iterator>
 #include <numeric>
 
 using namespace weft;
@@ -194,6 +196,37 @@ static Guard guard;
     *static_cast<void (**)()>(module->lookup("weft_on_exit")) = [] { ++exits; };
     module.reset();
     CHECK(exits == 1);
+
+    // Mapped three times at once: three modules, each with its own globals,
+    // and no descriptor kept (each copy's /proc name is one no loaded library
+    // holds, though the numbers of closed copies come back).
+    const auto open_descriptors = [] {
+        std::size_t n = 0;
+        for (const auto &e : fs::directory_iterator("/proc/self/fd")) n += e.path().empty() ? 0 : 1;
+        return n;
+    };
+    const std::size_t before = open_descriptors();
+    std::vector<std::unique_ptr<backend::JitModule>> copies;
+    for (int i = 0; i < 3; ++i) copies.push_back(backend::load_shared_object(linked, "copy" + std::to_string(i)));
+    CHECK(open_descriptors() == before);
+    int *first = static_cast<int *>(copies[0]->lookup("weft_ctor_ran"));
+    CHECK(first != copies[1]->lookup("weft_ctor_ran"));
+    CHECK(copies[1]->lookup("weft_ctor_ran") != copies[2]->lookup("weft_ctor_ran"));
+    *first = 7;
+    CHECK(*static_cast<int *>(copies[2]->lookup("weft_ctor_ran")) == 1);
+    copies.clear();
+
+    // A shared object without the stubs' table: not one link_shared_object made.
+    {
+        std::ofstream(dir.path / "plain.o", std::ios::binary) << object;
+        const std::string command = "'" + backend::clang_executable().string() + "' -shared -nostdlib -o '" +
+                                    (dir.path / "plain.so").string() + "' '" + (dir.path / "plain.o").string() + "'";
+        REQUIRE(std::system(command.c_str()) == 0);
+        std::ifstream in(dir.path / "plain.so", std::ios::binary);
+        const std::string plain((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        CHECK_THAT(message_of<backend::BackendError>([&] { (void)backend::load_shared_object(plain, "plain"); }),
+                   Catch::Contains("module 'plain' as a shared object: it has no host call table"));
+    }
     // Not a shared object at all.
     CHECK_THAT(message_of<backend::BackendError>([&] { (void)backend::load_shared_object(object, "object"); }),
                Catch::Contains("module 'object' as a shared object: "));

@@ -631,41 +631,56 @@ std::shared_ptr<CompiledModule::Impl> cpu_module(Host &host, const pipeline::Art
     const std::string code_name = artifact.module + "-" + artifact.hash.substr(0, 8);
     SharedObjects &shared = detail::HostAccess::shared_objects(host);
     const ArtifactCache &cache = detail::HostAccess::pipeline(host).cache();
+    // Everything the module's code must answer for, looked up once.
+    const auto attach = [&] {
+        impl->kernels.clear();
+        impl->expect_failures = static_cast<int *>(impl->jit->lookup("weft_expect_failures"));
+        impl->first_failure = static_cast<char *>(impl->jit->lookup("weft_first_failure"));
+        impl->first_failure_claimed = static_cast<int *>(impl->jit->lookup("weft_first_failure_claimed"));
+        for (const codegen::KernelEntry &e : artifact.kernels) {
+            auto k = std::make_shared<Kernel::Impl>();
+            k->name = e.name;
+            k->key = e.key;
+            k->module = artifact.module;
+            if (e.strided_section > 0) {
+                k->entry = impl->jit->lookup_function<std::remove_pointer_t<CpuEntry>>(codegen::dense_symbol(e));
+                // The arrays generated code tests (an indexed array reads its base
+                // array through index arrays, so its own density never matters).
+                for (std::size_t i = 0; i < e.params.size(); ++i) {
+                    const Type &t = e.params[i].second;
+                    if (t.kind() == Type::Kind::Array && !t.is_indexed_array())
+                        k->dense_arrays.emplace_back(i, t.element().size());
+                }
+                k->strided_section = e.strided_section;
+                k->strided_symbol = codegen::strided_symbol(e);
+            } else {
+                k->entry = impl->jit->lookup_function<std::remove_pointer_t<CpuEntry>>(e.symbol);
+            }
+            for (const auto &[pname, ptype] : e.params) k->params.push_back({pname, ptype});
+            k->tid_dims = e.tid_dims;
+            k->external = e.abi == kernel::ir::EntryPointAbi::ExternalConstantParams;
+            k->owner = impl.get();
+            k->pool = pool;
+            impl->kernels.push_back(std::move(k));
+        }
+    };
     impl->jit = shared.load(cache, artifact, code_name);
-    impl->from_shared_object = impl->jit != nullptr;
+    if (impl->jit) {
+        try {
+            attach();
+            impl->from_shared_object = true;
+        } catch (const backend::BackendError &e) {
+            // A shared object that maps but lacks what its object has is a
+            // miss like one that does not map.
+            host.logger().log(LogLevel::Info, "cache", std::string(e.what()) + "; linking its object instead");
+            impl->jit.reset();
+        }
+    }
     if (!impl->jit) {
         impl->jit = backend::CpuJit::instance().load(std::vector<char>(artifact.bytes.begin(), artifact.bytes.end()),
                                                      code_name);
+        attach();
         if (artifact.from_cache && !artifact.path.empty()) shared.keep(cache, artifact);
-    }
-    impl->expect_failures = static_cast<int *>(impl->jit->lookup("weft_expect_failures"));
-    impl->first_failure = static_cast<char *>(impl->jit->lookup("weft_first_failure"));
-    impl->first_failure_claimed = static_cast<int *>(impl->jit->lookup("weft_first_failure_claimed"));
-    for (const codegen::KernelEntry &e : artifact.kernels) {
-        auto k = std::make_shared<Kernel::Impl>();
-        k->name = e.name;
-        k->key = e.key;
-        k->module = artifact.module;
-        if (e.strided_section > 0) {
-            k->entry = impl->jit->lookup_function<std::remove_pointer_t<CpuEntry>>(codegen::dense_symbol(e));
-            // The arrays generated code tests (an indexed array reads its base
-            // array through index arrays, so its own density never matters).
-            for (std::size_t i = 0; i < e.params.size(); ++i) {
-                const Type &t = e.params[i].second;
-                if (t.kind() == Type::Kind::Array && !t.is_indexed_array())
-                    k->dense_arrays.emplace_back(i, t.element().size());
-            }
-            k->strided_section = e.strided_section;
-            k->strided_symbol = codegen::strided_symbol(e);
-        } else {
-            k->entry = impl->jit->lookup_function<std::remove_pointer_t<CpuEntry>>(e.symbol);
-        }
-        for (const auto &[pname, ptype] : e.params) k->params.push_back({pname, ptype});
-        k->tid_dims = e.tid_dims;
-        k->external = e.abi == kernel::ir::EntryPointAbi::ExternalConstantParams;
-        k->owner = impl.get();
-        k->pool = pool;
-        impl->kernels.push_back(std::move(k));
     }
     mark_overloads(impl->kernels);
     return impl;

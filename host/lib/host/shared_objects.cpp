@@ -5,6 +5,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+
 namespace weft {
 
 namespace fs = std::filesystem;
@@ -15,12 +18,12 @@ SharedObjects::SharedObjects(const Logger &logger, bool enabled)
 SharedObjects::~SharedObjects() { wait(); }
 
 void SharedObjects::wait() {
-    std::vector<std::future<void>> links;
+    std::vector<std::future<void>> workers;
     {
         const std::lock_guard<std::mutex> lock(mutex_);
-        links.swap(links_);
+        workers.swap(workers_);
     }
-    for (std::future<void> &f : links) f.wait();
+    for (std::future<void> &f : workers) f.wait();
 }
 
 std::unique_ptr<backend::JitModule> SharedObjects::load(const ArtifactCache &cache, const pipeline::Artifact &artifact,
@@ -38,35 +41,69 @@ std::unique_ptr<backend::JitModule> SharedObjects::load(const ArtifactCache &cac
     }
 }
 
-void SharedObjects::keep(const ArtifactCache &cache, const pipeline::Artifact &artifact) {
+void SharedObjects::keep(const ArtifactCache &cache, const pipeline::Artifact &artifact) noexcept {
     if (!enabled_ || artifact.target != Target::cpu() || artifact.generated_source_path.empty()) return;
-    {
+    const std::string key = artifact.module + "\n" + artifact.hash;
+    try {
         const std::lock_guard<std::mutex> lock(mutex_);
-        if (!started_.insert(artifact.module + "\n" + artifact.hash).second) return;
+        if (!started_.insert(key).second) return;
+        jobs_.push_back({&cache, artifact.module, artifact.hash, artifact.bytes, artifact.generated_source_path});
+        if (draining_) return;
+        // Runs that have ended need no waiting for.
+        workers_.erase(std::remove_if(workers_.begin(), workers_.end(),
+                                      [](const std::future<void> &f) {
+                                          return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+                                      }),
+                       workers_.end());
+        // Room first: once the worker runs, failing to keep its future would
+        // wait for it here, under the lock it needs.
+        if (workers_.size() == workers_.capacity()) workers_.reserve(2 * workers_.size() + 1);
+        workers_.push_back(std::async(std::launch::async, [this] { drain(); }));
+        draining_ = true;
+    } catch (const std::exception &e) {
+        // No thread to spare (or no memory): the module stays loaded, linked
+        // into the JIT, and a later load may try again.
+        const std::lock_guard<std::mutex> lock(mutex_);
+        started_.erase(key);
+        if (!draining_) jobs_.clear();
+        logger_.log(LogLevel::Info, "cache", "module '" + artifact.module + "': not kept as a shared object: " + e.what());
     }
-    const ArtifactCache *where = &cache;
-    std::future<void> link = std::async(std::launch::async, [this, where, module = artifact.module, hash = artifact.hash,
-                                                             object = artifact.bytes,
-                                                             source_path = artifact.generated_source_path] {
-        // In the cache's own staging folder, under a name no other writer uses.
-        const fs::path work = where->root() / "tmp" / (".tmp." + std::to_string(::getpid()) + ".so." + hash.substr(0, 16) +
-                                                       "." + std::to_string(reinterpret_cast<std::uintptr_t>(this)));
-        std::error_code ec;
-        try {
-            if (where->find(module, hash, Target::cpu_shared_object())) return; // another process made it
-            const std::string so = backend::link_shared_object(object, work);
-            // The entry's source: needed only if the entry must be written again.
-            const std::string source = read_input_file(source_path, std::uint64_t(256) << 20, "module source");
-            where->store(module, hash, Target::cpu_shared_object(), source, so);
-        } catch (const std::exception &e) {
-            // Loads stay correct without it: they link the object.
-            logger_.log(LogLevel::Info, "cache",
-                        "module '" + module + "' " + hash.substr(0, 8) + ": not kept as a shared object: " + e.what());
+}
+
+void SharedObjects::drain() {
+    for (;;) {
+        Job job;
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            if (jobs_.empty()) {
+                draining_ = false;
+                return;
+            }
+            job = std::move(jobs_.front());
+            jobs_.pop_front();
         }
-        fs::remove_all(work, ec);
-    });
-    const std::lock_guard<std::mutex> lock(mutex_);
-    links_.push_back(std::move(link));
+        run(job);
+    }
+}
+
+void SharedObjects::run(const Job &job) const {
+    // In the cache's own staging folder, under a name no other writer uses.
+    const fs::path work = job.cache->root() / "tmp" /
+                          (".tmp." + std::to_string(::getpid()) + ".so." + job.hash.substr(0, 16) + "." +
+                           std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+    std::error_code ec;
+    try {
+        if (job.cache->find(job.module, job.hash, Target::cpu_shared_object())) return; // another process made it
+        const std::string so = backend::link_shared_object(job.object, work);
+        // The entry's source: needed only if the entry must be written again.
+        const std::string source = read_input_file(job.source_path, std::uint64_t(256) << 20, "module source");
+        job.cache->store(job.module, job.hash, Target::cpu_shared_object(), source, so);
+    } catch (const std::exception &e) {
+        // Loads stay correct without it: they link the object.
+        logger_.log(LogLevel::Info, "cache",
+                    "module '" + job.module + "' " + job.hash.substr(0, 8) + ": not kept as a shared object: " + e.what());
+    }
+    fs::remove_all(work, ec);
 }
 
 } // namespace weft

@@ -14,6 +14,8 @@
 #include "weft/pipeline/pipeline.hpp"
 #include "weft/support/log.hpp"
 
+#include <deque>
+#include <filesystem>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -35,18 +37,30 @@ public:
     /// it, or null: none, or it does not load (logged).
     std::unique_ptr<backend::JitModule> load(const ArtifactCache &cache, const pipeline::Artifact &artifact,
                                              const std::string &name) const;
-    /// Links the artifact into a shared object on a thread of its own and
-    /// keeps it in `cache`, unless one is kept or being made.
-    void keep(const ArtifactCache &cache, const pipeline::Artifact &artifact);
-    /// Waits for every link started so far.
+    /// Links the artifact into a shared object in the background and keeps
+    /// it in `cache`, unless one is kept or being made. One link at a time
+    /// per host, on one thread: a process loading many modules runs one
+    /// linker, not one each. Never throws for what is only a speed-up.
+    void keep(const ArtifactCache &cache, const pipeline::Artifact &artifact) noexcept;
+    /// Waits for every link queued so far.
     void wait();
 
 private:
+    struct Job {
+        const ArtifactCache *cache;
+        std::string module, hash, object;
+        std::filesystem::path source_path;
+    };
+    void run(const Job &job) const;
+    void drain();
+
     const Logger &logger_;
     const bool enabled_;
     std::mutex mutex_;
     std::set<std::string> started_; // module + hash: one link per module and host
-    std::vector<std::future<void>> links_;
+    std::deque<Job> jobs_;
+    bool draining_ = false;               // a worker is taking jobs_
+    std::vector<std::future<void>> workers_; // each run of the worker, waited for by wait()
 };
 
 } // namespace weft

@@ -399,7 +399,9 @@ Registry::~Registry() = default;
 void Registry::defer_core_builtins() {
     if (state_->builtin_count != 0 || transaction_open_)
         throw InternalError("Registry: core builtins are deferred before anything is registered");
+    const std::lock_guard<std::mutex> lock(state_->digest_mutex);
     state_->has_core = true;
+    state_->digest.clear(); // it said "no core builtins"
     state_->core_ready.store(false, std::memory_order_release);
 }
 
@@ -506,6 +508,11 @@ void Registry::clear() {
 }
 
 std::string Registry::contract_digest() const {
+    // Not registering deferred core builtins, but not reading the tables
+    // while another thread registers them either.
+    std::unique_lock<std::recursive_mutex> core_lock;
+    if (!state_->core_ready.load(std::memory_order_acquire))
+        core_lock = std::unique_lock<std::recursive_mutex>(state_->core_mutex);
     std::lock_guard<std::mutex> lock(state_->digest_mutex);
     if (!state_->digest.empty()) return state_->digest;
     const auto core_only = [](const OwnerList &owners) {

@@ -186,7 +186,6 @@ private:
     CpuJit *jit_;               // null for a shared object until an object is added
     void *dylib_;               // llvm::orc::JITDylib*; null for a shared object until an object is added
     void *native_ = nullptr;    // dlopen handle of a shared object
-    int native_fd_ = -1;        // its sealed copy: /proc/self/fd/N names it while it is mapped
     void *exit_key_ = nullptr;  // its host table: the key of its static destructors
     mutable std::mutex mutex_;  // defined_ and dso_handles_ grow when an object is added
     std::vector<void *> dso_handles_; // each object's __dso_handle, where it has static destructors

@@ -321,7 +321,6 @@ JitModule::~JitModule() {
     }
     if (native_ && ::dlclose(native_) != 0)
         llvm::errs() << "weft: unloading module '" << name_ << "': " << ::dlerror() << "\n";
-    if (native_fd_ >= 0) ::close(native_fd_);
 }
 
 void *JitModule::lookup(std::string_view symbol) const {
@@ -358,22 +357,37 @@ std::unique_ptr<JitModule> load_shared_object(std::string_view bytes, std::strin
     if (!shared_objects_supported()) throw fail("not supported on this platform");
     // Mapped from a sealed copy of the bytes the caller checked: the file in
     // the cache could change between that check and dlopen.
-    const int fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd < 0) throw fail(std::string("memfd_create: ") + std::strerror(errno));
-    std::unique_ptr<JitModule> module(new JitModule(nullptr, nullptr, std::move(name)));
-    module->native_fd_ = fd;
+    struct Fd {
+        int fd;
+        ~Fd() {
+            if (fd >= 0) ::close(fd);
+        }
+    } copy{::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING)};
+    if (copy.fd < 0) throw fail(std::string("memfd_create: ") + std::strerror(errno));
     for (std::size_t done = 0; done < bytes.size();) {
-        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        const ssize_t n = ::write(copy.fd, bytes.data() + done, bytes.size() - done);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) throw fail(std::string("writing its copy: ") + std::strerror(errno));
         done += static_cast<std::size_t>(n);
     }
-    if (::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+    if (::fcntl(copy.fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
         throw fail(std::string("sealing its copy: ") + std::strerror(errno));
-    // The loader knows a library by its name first: /proc/self/fd/N is unique
-    // while the descriptor stays open, which it does until the module unloads.
-    const std::string path = "/proc/self/fd/" + std::to_string(fd);
-    module->native_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    // The loader finds an already loaded library by name before anything
+    // else, and /proc/self/fd/N names whatever N is now: a number whose name
+    // a library still holds (mapped under an earlier, closed descriptor) is
+    // moved to another. The copy is closed once mapped: the mapping keeps it.
+    const auto path_of = [](int fd) { return "/proc/self/fd/" + std::to_string(fd); };
+    for (int attempt = 0;; ++attempt) {
+        void *loaded = ::dlopen(path_of(copy.fd).c_str(), RTLD_LAZY | RTLD_NOLOAD);
+        if (!loaded) break;
+        ::dlclose(loaded);
+        if (attempt == 64) throw fail("no descriptor name free for its copy");
+        Fd moved{::fcntl(copy.fd, F_DUPFD_CLOEXEC, copy.fd + 1)};
+        if (moved.fd < 0) throw fail(std::string("moving its copy to a new descriptor: ") + std::strerror(errno));
+        std::swap(copy.fd, moved.fd);
+    }
+    std::unique_ptr<JitModule> module(new JitModule(nullptr, nullptr, std::move(name)));
+    module->native_ = ::dlopen(path_of(copy.fd).c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!module->native_) throw fail(::dlerror());
     using TableOf = void **(const char *const **);
     auto *table_of = reinterpret_cast<TableOf *>(::dlsym(module->native_, "weft_so_host_table_of"));
