@@ -8,6 +8,9 @@
 #include "weft/host/search_path.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -33,6 +36,24 @@ double cpu_ms() {
     timespec t{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return 1e3 * static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_nsec);
+}
+
+/// The system calls a loader that reads each manifest and checks each
+/// library file before dlopen cannot avoid, with nothing parsed: open, fstat,
+/// read and close, once per manifest and once per library (the ELF headers).
+/// Added to the bare dlopen's time it is the floor of load_register_vs_dlopen
+/// on this machine, before a single registration.
+bool read_files(const std::vector<std::filesystem::path> &files) {
+    char buf[4096];
+    for (const auto &f : files) {
+        const int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0) return false;
+        struct stat st {};
+        const bool ok = ::fstat(fd, &st) == 0 && ::pread(fd, buf, sizeof buf, 0) > 0;
+        ::close(fd);
+        if (!ok) return false;
+    }
+    return true;
 }
 
 double median(std::vector<double> v) {
@@ -65,10 +86,11 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "plugin_load: no plugins in %s\n", WEFT_BENCH_PLUGIN_DIR);
         return 1;
     }
-    std::vector<std::filesystem::path> dirs, libs;
+    std::vector<std::filesystem::path> dirs, libs, manifests;
     for (const weft::PluginManifest &m : d.plugins) {
         dirs.push_back(m.directory());
         libs.push_back(m.library_path);
+        manifests.push_back(m.path);
     }
 
     // The manifests' text, so parsing can be timed apart from reading files.
@@ -83,7 +105,7 @@ int main(int argc, char **argv) {
         texts.emplace_back(std::move(text), m.path);
     }
 
-    std::vector<double> list_ms, load_ms, load_cpu_ms, dlopen_ms, read_ms, parse_ms;
+    std::vector<double> list_ms, load_ms, load_cpu_ms, dlopen_ms, read_ms, parse_ms, syscalls_ms;
     std::size_t registrations = 0;
     for (int k = 0; k < repeat; ++k) {
         // Interleaved, so drift on a noisy machine hits all three alike.
@@ -107,6 +129,10 @@ int main(int argc, char **argv) {
         for (const auto &[text, path] : texts)
             if (weft::parse_manifest(text, path).name.empty()) return 1;
         parse_ms.push_back(ms_since(t0));
+
+        t0 = Clock::now();
+        if (!read_files(manifests) || !read_files(libs)) return 1;
+        syscalls_ms.push_back(ms_since(t0));
 
         t0 = Clock::now();
         std::vector<void *> handles;
@@ -150,8 +176,13 @@ int main(int argc, char **argv) {
     std::printf("  read manifests         %9.2f ms  (locate + read + parse, one thread)\n", median(read_ms));
     std::printf("  parse manifests        %9.2f ms  (text in memory: toml++ and validation)\n", median(parse_ms));
     std::printf("bare dlopen              %9.2f ms\n", bare);
+    std::printf("check system calls       %9.2f ms  (open, fstat, read, close of each manifest and library)\n",
+                median(syscalls_ms));
     std::printf("ratio load_register_vs_dlopen %.2f\n", load / bare);
     std::printf("ratio load_register_cpu_vs_dlopen %.2f\n", median(load_cpu_ms) / bare);
+    // The lowest load_register_vs_dlopen a loader that reads and checks the
+    // files can reach here, with no parsing and no registration.
+    std::printf("ratio syscall_floor_vs_dlopen %.2f\n", (bare + median(syscalls_ms)) / bare);
     std::printf("ratio list_vs_dlopen %.2f\n", list / bare);
     std::printf("ratio read_manifests_vs_dlopen %.2f\n", median(read_ms) / bare);
     return 0;

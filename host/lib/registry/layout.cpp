@@ -53,7 +53,7 @@ std::vector<std::uint64_t> tuple_offsets(const Type &tuple) {
 
 std::uint64_t Type::size() const {
     switch (kind_) {
-    case Kind::Native: return native_size_;
+    case Kind::Native: return native_->size;
     case Kind::Scalar:
     case Kind::Vector:
     case Kind::Matrix:
@@ -75,7 +75,7 @@ std::uint64_t Type::size() const {
 
 std::uint64_t Type::alignment() const {
     switch (kind_) {
-    case Kind::Native: return native_alignment_;
+    case Kind::Native: return native_->alignment;
     case Kind::Scalar:
     case Kind::Vector:
     case Kind::Matrix:

@@ -319,12 +319,16 @@ public:
             if (s.tag == tag_of(h) && entries_[s.position - 1].name == name) return s.position - 1;
         }
     }
-    /// Starts loading the slot a lookup of `h` reads first. The slots of
-    /// 10,000 names are cold by the time a registration looks one up, and
-    /// that one cache miss was a fifth of add_builtin (bench/plugin_load);
-    /// issued early, it overlaps the validation before the lookup.
-    void prefetch(std::size_t h) const {
-        if (!slots_.empty()) __builtin_prefetch(&slots_[h & (slots_.size() - 1)]);
+    /// The slot a lookup of `h` reads first, or null, for the caller to
+    /// prefetch. The slots of 10,000 names are cold by the time a
+    /// registration looks one up, and that one cache miss was a fifth of
+    /// add_builtin (bench/plugin_load); issued early, it overlaps the
+    /// validation before the lookup. The caller issues the prefetch itself:
+    /// GCC 12 takes a function whose only effect is a prefetch for a pure
+    /// one and deletes calls to it, so a prefetch() member here emitted no
+    /// instruction at all.
+    const void *first_slot(std::size_t h) const {
+        return slots_.empty() ? nullptr : &slots_[h & (slots_.size() - 1)];
     }
     Entry &at(std::size_t position) { return entries_[position]; }
     const Entry &at(std::size_t position) const { return entries_[position]; }
@@ -643,7 +647,7 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
     if (!is_identifier(spec.name)) throw invalid("builtin name '" + spec.name + "' is not a valid identifier");
     if (is_python_keyword(spec.name)) throw invalid("builtin name '" + spec.name + "' is a reserved keyword");
     const std::size_t name_hash = NameTable::hash_of(spec.name);
-    registry_->state_->builtins.prefetch(name_hash);
+    if (const void *slot = registry_->state_->builtins.first_slot(name_hash)) __builtin_prefetch(slot);
 
     // The record is built where it is kept: in a vector of its own, which a
     // new name's registry entry takes over at commit. Building it aside and
@@ -947,9 +951,15 @@ OverloadList Registry::Transaction::commit() {
     // Handed over, not copied: the owner's record of what it registered is
     // refs, positions of these records in the registry.
     const std::vector<Pending::New> &fresh_overloads = pending_->new_overloads;
+    // Each name's slot is prefetched a few names ahead: the next name's alone
+    // arrived too late. (A table that grows meanwhile wastes a few.)
+    constexpr std::size_t ahead = 8;
+    for (std::size_t i = 0; i < std::min(ahead, fresh_overloads.size()); ++i)
+        if (const void *slot = s.builtins.first_slot(fresh_overloads[i].name_hash)) __builtin_prefetch(slot);
     for (std::size_t i = 0; i < fresh_overloads.size(); ++i) {
         const Pending::New &fresh = fresh_overloads[i];
-        if (i + 1 < fresh_overloads.size()) s.builtins.prefetch(fresh_overloads[i + 1].name_hash);
+        if (i + ahead < fresh_overloads.size())
+            if (const void *slot = s.builtins.first_slot(fresh_overloads[i + ahead].name_hash)) __builtin_prefetch(slot);
         std::vector<BuiltinOverload> &record = staged_builtins_[fresh.staged];
         const std::size_t name_at = s.builtins.find_or_add(record.front().name, fresh.name_hash);
         std::vector<BuiltinOverload> &overloads = s.builtins.at(name_at).overloads;

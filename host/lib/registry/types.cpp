@@ -102,11 +102,13 @@ Type Type::transform(Scalar s) {
 Type Type::native(std::string native_name, std::string code, std::uint64_t size, std::uint64_t alignment) {
     Type t;
     t.kind_ = Kind::Native;
-    t.native_name_ = std::move(native_name);
-    t.native_code_ = std::move(code);
-    t.native_size_ = size;
-    t.native_alignment_ = alignment;
+    t.native_ = std::make_shared<const NativeInfo>(NativeInfo{std::move(native_name), std::move(code), size, alignment});
     return t;
+}
+
+const std::string &Type::native_name() const {
+    static const std::string none;
+    return native_ ? native_->name : none;
 }
 
 Type Type::array(const Type &dtype, int ndim) {
@@ -177,7 +179,7 @@ std::string Type::name() const {
                suffix_for(scalar_);
     case Kind::Quaternion: return "quat" + suffix_for(scalar_);
     case Kind::Transform: return "transform" + suffix_for(scalar_);
-    case Kind::Native: return native_name_;
+    case Kind::Native: return native_->name;
     case Kind::Array:
         return std::string(indexed_ ? "indexedarray" : "array") + "(dtype=" + element().name() +
                (rows_ == 1 ? "" : ", ndim=" + std::to_string(rows_)) + ")";
@@ -202,7 +204,7 @@ std::string Type::code() const {
         return "m" + std::to_string(rows_) + (rows_ >= 10 || cols_ >= 10 ? "x" : "") + std::to_string(cols_) + s;
     case Kind::Quaternion: return "q" + s;
     case Kind::Transform: return "T" + s;
-    case Kind::Native: return native_code_;
+    case Kind::Native: return native_->code;
     case Kind::Array: return (indexed_ ? "x" : "a") + std::to_string(rows_) + element().code();
     case Kind::Struct: {
         // Structurally: a struct is its name and its fields' names and codes.
@@ -231,7 +233,7 @@ bool operator==(const Type &a, const Type &b) {
     case Type::Kind::Transform: return a.scalar_ == b.scalar_;
     case Type::Kind::Vector: return a.scalar_ == b.scalar_ && a.rows_ == b.rows_;
     case Type::Kind::Matrix: return a.scalar_ == b.scalar_ && a.rows_ == b.rows_ && a.cols_ == b.cols_;
-    case Type::Kind::Native: return a.native_code_ == b.native_code_;
+    case Type::Kind::Native: return a.native_ == b.native_ || a.native_->code == b.native_->code;
     case Type::Kind::Array: return a.rows_ == b.rows_ && a.indexed_ == b.indexed_ && a.element() == b.element();
     case Type::Kind::Struct: {
         if (a.layout_ == b.layout_) return true;

@@ -70,7 +70,8 @@ public:
     Scalar scalar_type() const { return scalar_; }
     int rows() const { return rows_; }
     int cols() const { return cols_; }
-    const std::string &native_name() const { return native_name_; }
+    /// A native type's name; "" for every other kind.
+    const std::string &native_name() const;
     bool is_scalar() const { return kind_ == Kind::Scalar; }
     bool is_float() const;   // a float scalar
     bool is_integer() const; // an integer scalar (bool excluded)
@@ -102,17 +103,24 @@ public:
     friend bool operator!=(const Type &a, const Type &b) { return !(a == b); }
 
 private:
+    /// What only a native type has, shared by its copies: kept inline it
+    /// made every Type 128 bytes, and a scalar's copy paid for two empty
+    /// strings. A builtin's record holds three Types (bench/plugin_load).
+    struct NativeInfo {
+        std::string name;
+        std::string code;
+        std::uint64_t size = 0;
+        std::uint64_t alignment = 0;
+    };
+
     Kind kind_ = Kind::Scalar;
     Scalar scalar_ = Scalar::Float32;
+    bool indexed_ = false; // arrays: an indexedarray
     int rows_ = 1;
     int cols_ = 1;
-    bool indexed_ = false; // arrays: an indexedarray
-    std::string native_name_;
-    std::string native_code_;
-    std::uint64_t native_size_ = 0;
-    std::uint64_t native_alignment_ = 0;
-    std::shared_ptr<const std::vector<Type>> elements_;
-    std::shared_ptr<const StructLayout> layout_;
+    std::shared_ptr<const NativeInfo> native_;          // Kind::Native
+    std::shared_ptr<const std::vector<Type>> elements_; // Kind::Array (the dtype), Kind::Tuple
+    std::shared_ptr<const StructLayout> layout_;        // Kind::Struct
 };
 
 /// A user struct's fields with their C layout (offsets in declaration order,
