@@ -1,4 +1,5 @@
 #include "weft/registry/types.hpp"
+#include "weft/support/error.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -76,4 +77,45 @@ TEST_CASE("type equality is code equality for every kind") {
             INFO(a.code() << " vs " << b.code());
             CHECK((a == b) == (a.code() == b.code()));
         }
+}
+
+TEST_CASE("a type's kind-specific record is read only through its own kind, and copies share it") {
+    // One pointer holds a native type's record, an array's dtype, a tuple's
+    // elements or a struct's layout (Type is 32 bytes): reading it as
+    // another kind's must fail loudly, not reinterpret the record.
+    const Type f4 = Type::scalar(Scalar::Float32);
+    const Type native = Type::native("ns::T", "ntabc", 12, 4);
+    const Type arr = Type::array(f4, 2);
+    const Type tup = Type::tuple({f4, Type::scalar(Scalar::Int32)});
+    const Type st = Type::structure(StructLayout::make("S", {{"x", f4, 0}, {"y", native, 0}}));
+
+    CHECK(native.native_name() == "ns::T");
+    CHECK(native.code() == "ntabc");
+    CHECK(native.size() == 12);
+    CHECK(native.alignment() == 4);
+    CHECK(f4.native_name().empty());
+    CHECK(arr.native_name().empty());
+    CHECK(arr.element() == f4);
+    CHECK(arr.elements().size() == 1);
+    CHECK(tup.elements().size() == 2);
+    CHECK(tup.elements()[1].name() == "int32");
+    CHECK(st.layout().fields.size() == 2);
+    CHECK(st.layout().fields[1].type == native);
+    CHECK(st.size() == 16); // float32 at 0, ns::T (align 4) at 4
+
+    CHECK_THROWS_AS(f4.elements(), InternalError);
+    CHECK_THROWS_AS(native.element(), InternalError);
+    CHECK_THROWS_AS(st.elements(), InternalError);
+    CHECK_THROWS_AS(arr.layout(), InternalError);
+    CHECK_THROWS_AS(native.layout(), InternalError);
+    CHECK_THROWS_WITH(tup.layout(), Catch::Contains("tuple(float32, int32)"));
+
+    // A copy shares the record: a struct's layout pointer is the same object.
+    const Type st_copy = st;
+    CHECK(st_copy.layout_ptr().get() == &st.layout());
+    CHECK(&st_copy.layout() == st.layout_ptr().get());
+    const Type native_copy = native;
+    CHECK(&native_copy.native_name() == &native.native_name());
+    CHECK(native_copy == native);
+    CHECK(native == Type::native("ns::Other", "ntabc", 12, 4)); // equal codes: the same type
 }

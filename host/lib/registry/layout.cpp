@@ -53,7 +53,7 @@ std::vector<std::uint64_t> tuple_offsets(const Type &tuple) {
 
 std::uint64_t Type::size() const {
     switch (kind_) {
-    case Kind::Native: return native_->size;
+    case Kind::Native: return native_info().size;
     case Kind::Scalar:
     case Kind::Vector:
     case Kind::Matrix:
@@ -61,10 +61,10 @@ std::uint64_t Type::size() const {
     case Kind::Transform:
         return scalar_size(scalar_) * static_cast<std::uint64_t>(rows_) * static_cast<std::uint64_t>(cols_);
     case Kind::Array: return indexed_ ? IndexedArrayLayout::size : ArrayViewLayout::size;
-    case Kind::Struct: return layout_->size;
+    case Kind::Struct: return layout().size;
     case Kind::Tuple: {
         std::vector<const Type *> members;
-        for (const Type &e : *elements_) members.push_back(&e);
+        for (const Type &e : elements()) members.push_back(&e);
         return c_layout(members).size;
     }
     case Kind::Void:
@@ -75,17 +75,17 @@ std::uint64_t Type::size() const {
 
 std::uint64_t Type::alignment() const {
     switch (kind_) {
-    case Kind::Native: return native_->alignment;
+    case Kind::Native: return native_info().alignment;
     case Kind::Scalar:
     case Kind::Vector:
     case Kind::Matrix:
     case Kind::Quaternion:
     case Kind::Transform: return scalar_size(scalar_);
     case Kind::Array: return indexed_ ? IndexedArrayLayout::alignment : ArrayViewLayout::alignment;
-    case Kind::Struct: return layout_->alignment;
+    case Kind::Struct: return layout().alignment;
     case Kind::Tuple: {
         std::vector<const Type *> members;
-        for (const Type &e : *elements_) members.push_back(&e);
+        for (const Type &e : elements()) members.push_back(&e);
         return c_layout(members).alignment;
     }
     case Kind::Void:

@@ -102,20 +102,28 @@ Type Type::transform(Scalar s) {
 Type Type::native(std::string native_name, std::string code, std::uint64_t size, std::uint64_t alignment) {
     Type t;
     t.kind_ = Kind::Native;
-    t.native_ = std::make_shared<const NativeInfo>(NativeInfo{std::move(native_name), std::move(code), size, alignment});
+    t.detail_ = std::make_shared<const NativeInfo>(NativeInfo{std::move(native_name), std::move(code), size, alignment});
     return t;
 }
 
+// Types are copied by the million (every expression the checker types, every
+// parameter of every builtin): one word of header and one shared pointer.
+static_assert(sizeof(void *) != 8 || sizeof(Type) == 32, "Type grew: see the comment on Type::detail_");
+
 const std::string &Type::native_name() const {
     static const std::string none;
-    return native_ ? native_->name : none;
+    return kind_ == Kind::Native ? native_info().name : none;
+}
+
+void Type::wrong_kind() const {
+    throw InternalError("Type: a " + name() + " has no elements, layout or native record of that kind");
 }
 
 Type Type::array(const Type &dtype, int ndim) {
     Type t;
     t.kind_ = Kind::Array;
     t.rows_ = ndim;
-    t.elements_ = std::make_shared<const std::vector<Type>>(std::vector<Type>{dtype});
+    t.detail_ = std::make_shared<const std::vector<Type>>(std::vector<Type>{dtype});
     return t;
 }
 
@@ -128,14 +136,14 @@ Type Type::indexed_array(const Type &dtype, int ndim) {
 Type Type::structure(std::shared_ptr<const StructLayout> layout) {
     Type t;
     t.kind_ = Kind::Struct;
-    t.layout_ = std::move(layout);
+    t.detail_ = std::move(layout);
     return t;
 }
 
 Type Type::tuple(std::vector<Type> elements) {
     Type t;
     t.kind_ = Kind::Tuple;
-    t.elements_ = std::make_shared<const std::vector<Type>>(std::move(elements));
+    t.detail_ = std::make_shared<const std::vector<Type>>(std::move(elements));
     return t;
 }
 
@@ -179,14 +187,14 @@ std::string Type::name() const {
                suffix_for(scalar_);
     case Kind::Quaternion: return "quat" + suffix_for(scalar_);
     case Kind::Transform: return "transform" + suffix_for(scalar_);
-    case Kind::Native: return native_->name;
+    case Kind::Native: return native_info().name;
     case Kind::Array:
         return std::string(indexed_ ? "indexedarray" : "array") + "(dtype=" + element().name() +
                (rows_ == 1 ? "" : ", ndim=" + std::to_string(rows_)) + ")";
-    case Kind::Struct: return layout_->name;
+    case Kind::Struct: return layout().name;
     case Kind::Tuple: {
         std::string out = "tuple(";
-        for (std::size_t i = 0; i < elements_->size(); ++i) out += (i ? ", " : "") + (*elements_)[i].name();
+        for (std::size_t i = 0; i < elements().size(); ++i) out += (i ? ", " : "") + elements()[i].name();
         return out + ")";
     }
     case Kind::Void: return "void";
@@ -204,17 +212,17 @@ std::string Type::code() const {
         return "m" + std::to_string(rows_) + (rows_ >= 10 || cols_ >= 10 ? "x" : "") + std::to_string(cols_) + s;
     case Kind::Quaternion: return "q" + s;
     case Kind::Transform: return "T" + s;
-    case Kind::Native: return native_->code;
+    case Kind::Native: return native_info().code;
     case Kind::Array: return (indexed_ ? "x" : "a") + std::to_string(rows_) + element().code();
     case Kind::Struct: {
         // Structurally: a struct is its name and its fields' names and codes.
-        std::string out = "s" + std::to_string(layout_->name.size()) + layout_->name + "{";
-        for (const StructLayout::Field &f : layout_->fields) out += f.name + ":" + f.type.code() + ";";
+        std::string out = "s" + std::to_string(layout().name.size()) + layout().name + "{";
+        for (const StructLayout::Field &f : layout().fields) out += f.name + ":" + f.type.code() + ";";
         return out + "}";
     }
     case Kind::Tuple: {
         std::string out = "t(";
-        for (const Type &e : *elements_) out += e.code() + ",";
+        for (const Type &e : elements()) out += e.code() + ",";
         return out + ")";
     }
     case Kind::Void: return "V";
@@ -233,17 +241,17 @@ bool operator==(const Type &a, const Type &b) {
     case Type::Kind::Transform: return a.scalar_ == b.scalar_;
     case Type::Kind::Vector: return a.scalar_ == b.scalar_ && a.rows_ == b.rows_;
     case Type::Kind::Matrix: return a.scalar_ == b.scalar_ && a.rows_ == b.rows_ && a.cols_ == b.cols_;
-    case Type::Kind::Native: return a.native_ == b.native_ || a.native_->code == b.native_->code;
+    case Type::Kind::Native: return a.detail_ == b.detail_ || a.native_info().code == b.native_info().code;
     case Type::Kind::Array: return a.rows_ == b.rows_ && a.indexed_ == b.indexed_ && a.element() == b.element();
     case Type::Kind::Struct: {
-        if (a.layout_ == b.layout_) return true;
-        const StructLayout &x = *a.layout_, &y = *b.layout_;
+        if (a.detail_ == b.detail_) return true;
+        const StructLayout &x = a.layout(), &y = b.layout();
         if (x.name != y.name || x.fields.size() != y.fields.size()) return false;
         for (std::size_t i = 0; i < x.fields.size(); ++i)
             if (x.fields[i].name != y.fields[i].name || x.fields[i].type != y.fields[i].type) return false;
         return true;
     }
-    case Type::Kind::Tuple: return a.elements_ == b.elements_ || *a.elements_ == *b.elements_;
+    case Type::Kind::Tuple: return a.detail_ == b.detail_ || a.elements() == b.elements();
     case Type::Kind::Void:
     case Type::Kind::String: return true;
     }

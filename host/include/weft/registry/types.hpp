@@ -78,12 +78,15 @@ public:
     bool is_bool() const { return kind_ == Kind::Scalar && scalar_ == Scalar::Bool; }
     bool is_void() const { return kind_ == Kind::Void; }
     bool is_indexed_array() const { return kind_ == Kind::Array && indexed_; }
-    /// Array dtype; tuple elements.
-    const Type &element() const { return elements_->front(); }
-    const std::vector<Type> &elements() const { return *elements_; }
+    /// Array dtype; tuple elements. InternalError for another kind.
+    const Type &element() const { return elements().front(); }
+    const std::vector<Type> &elements() const {
+        return *static_cast<const std::vector<Type> *>(detail(kind_ == Kind::Array || kind_ == Kind::Tuple));
+    }
     int ndim() const { return rows_; } // arrays
-    const StructLayout &layout() const { return *layout_; }
-    const std::shared_ptr<const StructLayout> &layout_ptr() const { return layout_; }
+    /// A struct's layout. InternalError for another kind.
+    const StructLayout &layout() const { return *static_cast<const StructLayout *>(detail(kind_ == Kind::Struct)); }
+    std::shared_ptr<const StructLayout> layout_ptr() const { return {detail_, &layout()}; }
 
     /// Canonical kernel name: "float32", "vec3", "vec3d", "mat33", "quat", "warp_test::Color".
     std::string name() const;
@@ -113,14 +116,22 @@ private:
         std::uint64_t alignment = 0;
     };
 
+    const void *detail(bool right_kind) const {
+        if (!right_kind) wrong_kind();
+        return detail_.get();
+    }
+    [[noreturn]] void wrong_kind() const;
+    const NativeInfo &native_info() const { return *static_cast<const NativeInfo *>(detail(kind_ == Kind::Native)); }
+
     Kind kind_ = Kind::Scalar;
     Scalar scalar_ = Scalar::Float32;
     bool indexed_ = false; // arrays: an indexedarray
     int rows_ = 1;
     int cols_ = 1;
-    std::shared_ptr<const NativeInfo> native_;          // Kind::Native
-    std::shared_ptr<const std::vector<Type>> elements_; // Kind::Array (the dtype), Kind::Tuple
-    std::shared_ptr<const StructLayout> layout_;        // Kind::Struct
+    // What only some kinds have, one pointer for all (the kind says which):
+    // Native a NativeInfo, Array a one-element std::vector<Type> (the
+    // dtype), Tuple a std::vector<Type>, Struct a StructLayout.
+    std::shared_ptr<const void> detail_;
 };
 
 /// A user struct's fields with their C layout (offsets in declaration order,
