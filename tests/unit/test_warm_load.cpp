@@ -12,7 +12,6 @@
 #include "weft/support/sha256.hpp"
 
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <thread>
@@ -86,12 +85,26 @@ std::vector<fs::path> key_records(const fs::path &cache) {
     return out;
 }
 
-/// Rewrites the record's JSON and signs it again, as a record weft wrote.
-void rewrite(const fs::path &record, const std::string &good, const std::function<void(nlohmann::json &)> &edit) {
-    nlohmann::json j = nlohmann::json::parse(good.substr(good.find('\n') + 1));
-    edit(j);
-    const std::string body = j.dump();
+/// Rewrites the record's text and signs it again, as a record weft wrote.
+void rewrite(const fs::path &record, const std::string &good, const std::function<void(std::string &)> &edit) {
+    std::string body = good.substr(good.find('\n') + 1);
+    edit(body);
     write(record, "weft-key v1 " + sha256_hex(body) + "\n" + body);
+}
+
+/// Replaces the first `from` in `text` (which must hold it) by `to`.
+void replace_first(std::string &text, const std::string &from, const std::string &to) {
+    const std::size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+}
+
+/// The line of `text` that starts with `prefix` (which must be there).
+std::string line_starting(const std::string &text, const std::string &prefix) {
+    const std::size_t at = text.rfind(prefix, 0) == 0 ? 0 : text.find("\n" + prefix);
+    REQUIRE(at != std::string::npos);
+    const std::size_t begin = at == 0 ? 0 : at + 1;
+    return text.substr(begin, text.find('\n', begin) - begin);
 }
 
 } // namespace
@@ -243,27 +256,42 @@ TEST_CASE("a damaged warm record is a miss, and is replaced") {
         fs::create_symlink(elsewhere, record);
     }
     SECTION("well formed, naming another module") {
-        rewrite(record, good, [](nlohmann::json &j) { j["module"] = "other"; });
+        rewrite(record, good, [](std::string &r) { replace_first(r, "\nmodule 1:m\n", "\nmodule 5:other\n"); });
     }
     SECTION("well formed, naming a module hash the cache lacks") {
-        rewrite(record, good, [](nlohmann::json &j) { j["modules"][0]["hash"] = std::string(64, 'a'); });
-    }
-    SECTION("well formed, with a parameter type that does not rebuild to its code") {
-        rewrite(record, good, [](nlohmann::json &j) { j["modules"][0]["kernels"][0]["params"][0]["type"]["dtype"]["scalar"] = "float64"; });
-    }
-    SECTION("well formed, with a parameter type of the wrong layout") {
-        rewrite(record, good, [](nlohmann::json &j) { j["modules"][0]["kernels"][0]["params"][2]["size"] = 8; });
-    }
-    SECTION("well formed, with a struct nested past any real one") {
-        rewrite(record, good, [](nlohmann::json &j) {
-            nlohmann::json deep = {{"kind", "scalar"}, {"scalar", "float32"}};
-            for (int i = 0; i < 100; ++i) deep = {{"kind", "array"}, {"ndim", 1}, {"dtype", deep}};
-            j["modules"][0]["kernels"][0]["params"][0]["type"] = deep;
+        rewrite(record, good, [](std::string &r) {
+            const std::string line = line_starting(r, "compiled ");
+            const std::size_t hash_at = line.find(' ', std::string("compiled ").size()) + 1;
+            replace_first(r, line, line.substr(0, hash_at) + std::string(64, 'a') + line.substr(hash_at + 64));
         });
     }
+    SECTION("well formed, with a parameter type that does not rebuild to its code") {
+        rewrite(record, good, [](std::string &r) { replace_first(r, "type 4:a1f4 64 a 1 s float32", "type 4:a1f4 64 a 1 s float64"); });
+    }
+    SECTION("well formed, with a parameter type of the wrong layout") {
+        rewrite(record, good, [](std::string &r) { replace_first(r, "type 2:f4 4 s float32", "type 2:f4 8 s float32"); });
+    }
+    SECTION("well formed, with a parameter naming a type the record lacks") {
+        rewrite(record, good, [](std::string &r) { replace_first(r, "param 1:f 2\n", "param 1:f 99\n"); });
+    }
+    SECTION("well formed, with a struct nested past any real one") {
+        rewrite(record, good, [](std::string &r) {
+            std::string deep;
+            for (int i = 0; i < 100; ++i) deep += "a 1 ";
+            replace_first(r, "type 4:a1f4 64 a 1 s float32", "type 4:a1f4 64 " + deep + "s float32");
+        });
+    }
+    SECTION("well formed, with a string longer than the record") {
+        rewrite(record, good, [](std::string &r) { replace_first(r, "\nmodule 1:m\n", "\nmodule 99999:m\n"); });
+    }
+    SECTION("well formed, with bytes after its end") {
+        rewrite(record, good, [](std::string &r) { r += "compiled 1:m\n"; });
+    }
     SECTION("well formed, of other shapes") {
-        for (const char *body : {"[]", "{\"format\": 1}", "{\"format\": 1, \"module\": \"m\", \"target\": \"cpu\", \"hash\": 7}",
-                                 "{\"format\": 99999999999999999999999}", "null"}) {
+        for (const char *body :
+             {"[]", "{\"format\": 3, \"module\": \"m\", \"target\": \"cpu\"}", "weft-warm-record 3\n",
+              "weft-warm-record 4\n", "weft-warm-record 99999999999999999999999\n", "weft-warm-record 4\nmodule 1:m",
+              "weft-warm-record 4\nmodule 1:m\ntarget cpu\noptions 0:\nplugins 0\ntypes 0\nend\n", "null"}) {
             write(record, "weft-key v1 " + sha256_hex(body) + "\n" + body);
             const Outcome o = load_fresh(dir.path, "m", scale_source("3.0"));
             CHECK(o.warm_hits == 0);
@@ -415,4 +443,86 @@ TEST_CASE("cache verify checks the warm records") {
     // The next load writes the record again; the one after it is warm.
     CHECK(load_fresh(dir.path, "m", scale_source("3.0")).warm_hits == 0);
     CHECK(load_fresh(dir.path, "m", scale_source("3.0")).warm_hits == 1);
+}
+
+TEST_CASE("a warm record's text keeps every field and type kind, and any string") {
+    const Type f32v = Type::scalar(Scalar::Float32);
+    const Type native = Type::native("geo::Color", "nt0123456789abcdef", 12, 4);
+    const Type point = Type::structure(StructLayout::make("Point", {{"p", Type::vector(Scalar::Float64, 3), 0},
+                                                                    {"c", native, 0},
+                                                                    {"t", Type::transform(Scalar::Float32), 0}}));
+    const std::vector<Type> kinds{f32v,
+                                  Type::scalar(Scalar::Int64),
+                                  Type::vector(Scalar::Float16, 4),
+                                  Type::matrix(Scalar::Float32, 2, 5),
+                                  Type::quaternion(Scalar::Float64),
+                                  Type::transform(Scalar::Float32),
+                                  native,
+                                  Type::array(f32v, 3),
+                                  Type::indexed_array(Type::vector(Scalar::Float32, 3), 2),
+                                  Type::array(point, 1),
+                                  point,
+                                  Type::tuple({f32v, native, Type::tuple({})})};
+    pipeline::WarmRecord r;
+    r.module = "m";
+    r.target = Target::cpu();
+    r.options_digest = std::string(64, 'c');
+    r.plugins = {"geo", "noise"};
+    pipeline::WarmRecord::Compiled c;
+    c.module = "m";
+    c.hash = std::string(64, 'e');
+    codegen::KernelEntry k;
+    k.name = "every_kind";
+    k.key = "a key with spaces,\nnewlines and 3:colons"; // length-prefixed: nothing is escaped
+    k.symbol = "wk10every_kind_cpu";
+    k.tid_dims = 3;
+    k.strided_section = 7;
+    k.abi = kernel::ir::EntryPointAbi::ExternalConstantParams;
+    for (std::size_t i = 0; i < kinds.size(); ++i) k.params.emplace_back("p" + std::to_string(i), kinds[i]);
+    k.params.emplace_back("again", native); // a repeated type is written once
+    c.kernels.push_back(k);
+    codegen::KernelEntry none;
+    none.name = "no_params";
+    none.symbol = "wk9no_params_cpu";
+    c.kernels.push_back(none);
+    r.modules.push_back(c);
+    pipeline::WarmRecord::Compiled unique = c;
+    unique.module = "m__unique_3";
+    unique.hash = std::string(64, 'f');
+    unique.kernels.resize(1);
+    r.modules.push_back(unique);
+
+    const std::string text = r.serialize();
+    CHECK(text.find("types " + std::to_string(kinds.size()) + "\n") != std::string::npos);
+    const pipeline::WarmRecord back = pipeline::WarmRecord::parse(text);
+    CHECK(back.module == "m");
+    CHECK(back.target == Target::cpu());
+    CHECK(back.options_digest == r.options_digest);
+    CHECK(back.plugins == r.plugins);
+    REQUIRE(back.modules.size() == 2);
+    CHECK(back.modules[1].module == "m__unique_3");
+    CHECK(back.modules[1].hash == std::string(64, 'f'));
+    REQUIRE(back.modules[0].kernels.size() == 2);
+    const codegen::KernelEntry &e = back.modules[0].kernels[0];
+    CHECK(e.name == "every_kind");
+    CHECK(e.key == k.key);
+    CHECK(e.symbol == k.symbol);
+    CHECK(e.tid_dims == 3);
+    CHECK(e.strided_section == 7);
+    CHECK(e.abi == kernel::ir::EntryPointAbi::ExternalConstantParams);
+    REQUIRE(e.params.size() == k.params.size());
+    for (std::size_t i = 0; i < k.params.size(); ++i) {
+        INFO(k.params[i].second.code());
+        CHECK(e.params[i].first == k.params[i].first);
+        CHECK(e.params[i].second == k.params[i].second);
+        CHECK(e.params[i].second.name() == k.params[i].second.name());
+        CHECK(e.params[i].second.size() == k.params[i].second.size());
+        CHECK(e.params[i].second.alignment() == k.params[i].second.alignment());
+    }
+    CHECK(e.params[6].second.native_name() == "geo::Color");
+    CHECK(back.modules[0].kernels[1].params.empty());
+    CHECK(back.serialize() == text);
+
+    // Every prefix of the record is refused (never read past its end).
+    for (std::size_t n = 0; n < text.size(); ++n) CHECK_THROWS_AS(pipeline::WarmRecord::parse(text.substr(0, n)), UserError);
 }
