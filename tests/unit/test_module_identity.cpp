@@ -172,6 +172,24 @@ TEST_CASE("two files that claim one module name in one host: an error naming bot
     CompiledModule from_b = host.load_module(dir.path / "b" / "kern.py");
     CHECK(from_b.hash() == first.hash());
     CHECK(from_b.from_cache());
+
+    // Claims compare paths as given first and canonical paths only when those
+    // differ: a link to the loaded file is still that file, and a relative
+    // path names the file in the directory current at the load.
+    Host other_host(options_for(dir.path / "cache"));
+    CompiledModule via_a = other_host.load_module(dir.path / "a" / "kern.py");
+    fs::create_directories(dir.path / "links");
+    fs::create_symlink(dir.path / "a" / "kern.py", dir.path / "links" / "kern.py");
+    CHECK(other_host.load_module(dir.path / "links" / "kern.py") == via_a);
+    struct RestoreCwd {
+        fs::path was = fs::current_path();
+        ~RestoreCwd() { fs::current_path(was); }
+    } restore;
+    fs::current_path(dir.path / "a");
+    CHECK(other_host.load_module("kern.py") == via_a);
+    fs::current_path(dir.path / "b");
+    CHECK_THAT(message_of<UserError>([&] { other_host.load_module("kern.py"); }),
+               Catch::Contains("module 'kern' is already loaded in this host from " + (dir.path / "a" / "kern.py").string()));
 }
 
 TEST_CASE("an unchanged module loads once, a changed one replaces it, and kernels keep their code") {

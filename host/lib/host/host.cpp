@@ -82,7 +82,11 @@ struct Host::Impl {
     mutable std::mutex compiled_mutex;
     mutable std::mutex modules_mutex; // modules and the lazy creation of the cache and pipeline
     // Who loaded each module name: a canonical file path, or "" for source text.
-    std::map<std::string, std::string, std::less<>> claims;             // guarded by compiled_mutex
+    struct Claim {
+        fs::path origin; // absolute, as given; empty for source text
+        std::string canonical; // claim_of(origin), computed when another origin asks for the name
+    };
+    std::map<std::string, Claim, std::less<>> claims; // guarded by compiled_mutex
     // Loaded modules by name, then device ("name\ncuda:0"); guarded by compiled_mutex.
     std::map<std::string, std::shared_ptr<CompiledModule::Impl>, std::less<>> loaded_modules;
     struct KeptCuda {
@@ -539,11 +543,23 @@ CacheCounters Host::cache_counters() const {
 ThreadPool &Host::thread_pool() { return *detail::HostAccess::pool(*this); }
 
 namespace {
-std::string claim_of(const pipeline::ModuleSource &source) {
-    if (source.origin.empty()) return {};
+/// The file a module's source came from, as a claim on its name: absolute
+/// (so a later chdir does not make another file look the same), not
+/// canonical. Canonicalizing (a system call per path component) was a tenth
+/// of a warm load; it is done only when two different paths ask for one name.
+fs::path claim_origin(const pipeline::ModuleSource &source) {
+    if (source.origin.empty() || source.origin.is_absolute()) return source.origin;
     std::error_code ec;
-    fs::path p = fs::weakly_canonical(fs::absolute(source.origin, ec), ec);
-    return ec ? fs::absolute(source.origin).lexically_normal().string() : p.string();
+    fs::path p = fs::absolute(source.origin, ec);
+    return ec ? source.origin : p;
+}
+
+/// What names a claim in messages and tells two paths to one file apart.
+std::string claim_of(const fs::path &origin) {
+    if (origin.empty()) return {};
+    std::error_code ec;
+    fs::path p = fs::weakly_canonical(origin, ec);
+    return ec ? origin.lexically_normal().string() : p.string();
 }
 std::string claim_text(const std::string &claim) { return claim.empty() ? "source text" : claim; }
 std::string loaded_key(std::string_view name, Device device) { return std::string(name) + "\n" + device.name(); }
@@ -557,8 +573,9 @@ const pipeline::Pipeline &HostAccess::pipeline(const Host &host) {
     if (!host.impl_->pipeline)
         host.impl_->pipeline.emplace(host.impl_->registry, cache, host.impl_->logger,
                                      host.impl_->remote ? &*host.impl_->remote : nullptr,
-                                     host.impl_->options.prebuilt_dir ? *host.impl_->options.prebuilt_dir
-                                                                      : installed_prebuilt_dir());
+                                     [given = host.impl_->options.prebuilt_dir] {
+                                         return given ? *given : installed_prebuilt_dir();
+                                     });
     return *host.impl_->pipeline;
 }
 
@@ -578,11 +595,16 @@ std::shared_ptr<ThreadPool> HostAccess::pool(Host &host) {
 }
 
 void HostAccess::check_claim(const Host &host, const pipeline::ModuleSource &source) {
-    const std::string claim = claim_of(source);
+    const fs::path origin = claim_origin(source);
     std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
     auto it = host.impl_->claims.find(source.name);
-    if (it == host.impl_->claims.end() || it->second == claim) return;
-    throw UserError("module '" + source.name + "' is already loaded in this host from " + claim_text(it->second) +
+    if (it == host.impl_->claims.end() || it->second.origin == origin) return;
+    // Two spellings of one file (a link, "..") are still one claim.
+    Host::Impl::Claim &held = it->second;
+    if (held.canonical.empty()) held.canonical = claim_of(held.origin);
+    const std::string claim = claim_of(origin);
+    if (held.canonical == claim) return;
+    throw UserError("module '" + source.name + "' is already loaded in this host from " + claim_text(held.canonical) +
                     "; " + claim_text(claim) + " cannot load under the same name (give one of them another name with "
                     "ModuleLoadOptions::name, or unload_module(\"" + source.name + "\") first)");
 }
@@ -597,7 +619,7 @@ void HostAccess::put_loaded(Host &host, const pipeline::ModuleSource &source, De
                             std::shared_ptr<CompiledModule::Impl> module) {
     std::shared_ptr<CompiledModule::Impl> replaced; // released outside the lock: unloading runs static destructors
     std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
-    host.impl_->claims[source.name] = claim_of(source);
+    host.impl_->claims[source.name] = {claim_origin(source), {}};
     auto &slot = host.impl_->loaded_modules[loaded_key(source.name, device)];
     replaced = std::move(slot);
     slot = std::move(module);
@@ -618,7 +640,7 @@ std::shared_ptr<CudaModule> HostAccess::find_cuda(Host &host, std::string_view n
 std::shared_ptr<CudaModule> HostAccess::keep_cuda(Host &host, const pipeline::ModuleSource &source,
                                                   std::shared_ptr<CudaModule> module) {
     std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
-    host.impl_->claims[source.name] = claim_of(source);
+    host.impl_->claims[source.name] = {claim_origin(source), {}};
     host.impl_->cuda_modules.push_back({source.name, module});
     return module;
 }

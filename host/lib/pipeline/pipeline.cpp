@@ -50,7 +50,19 @@ std::vector<std::string> CheckedModule::referenced_owners() const {
 
 Pipeline::Pipeline(const Registry &registry, const ArtifactCache &cache, const Logger &logger,
                    const RemoteCache *remote, std::filesystem::path prebuilt)
-    : registry_(registry), cache_(cache), logger_(logger), remote_(remote), prebuilt_(std::move(prebuilt)) {}
+    : registry_(registry), cache_(cache), logger_(logger), remote_(remote),
+      find_prebuilt_([dir = std::move(prebuilt)] { return dir; }) {}
+
+Pipeline::Pipeline(const Registry &registry, const ArtifactCache &cache, const Logger &logger,
+                   const RemoteCache *remote, std::function<std::filesystem::path()> find_prebuilt)
+    : registry_(registry), cache_(cache), logger_(logger), remote_(remote), find_prebuilt_(std::move(find_prebuilt)) {}
+
+const std::filesystem::path &Pipeline::prebuilt() const {
+    std::call_once(prebuilt_found_, [this] {
+        if (find_prebuilt_) prebuilt_ = find_prebuilt_();
+    });
+    return prebuilt_;
+}
 
 CacheCounters Pipeline::counters() const {
     CacheCounters c;

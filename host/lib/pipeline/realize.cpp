@@ -461,7 +461,7 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
         searched.insert(searched.end(), options.include_dirs.begin(), options.include_dirs.end());
         try {
             a.bytes = compile_cpu(g, root, std::move(options), logger_, [this](const std::string &why) { uncached(why); },
-                                  prebuilt_);
+                                  prebuilt());
         } catch (const backend::CompileError &e) {
             throw backend::CompileError(failure(e.what(), searched), e.diagnostics());
         }

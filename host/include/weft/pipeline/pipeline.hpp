@@ -30,6 +30,8 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -147,6 +149,11 @@ public:
     /// one in the cache.
     Pipeline(const Registry &registry, const ArtifactCache &cache, const Logger &logger,
              const RemoteCache *remote = nullptr, std::filesystem::path prebuilt = {});
+    /// As above, with the prebuilt directory found by `find_prebuilt` when a
+    /// compile first needs one: finding an installation's (canonical paths)
+    /// was a tenth of a warm load, which compiles nothing.
+    Pipeline(const Registry &registry, const ArtifactCache &cache, const Logger &logger, const RemoteCache *remote,
+             std::function<std::filesystem::path()> find_prebuilt);
 
     /// Parses, checks and lowers. Throws kernel::KernelSourceError with
     /// file:line:col diagnostics; the registry is only read.
@@ -212,7 +219,10 @@ private:
     const ArtifactCache &cache_;
     const Logger &logger_;
     const RemoteCache *remote_;
-    std::filesystem::path prebuilt_;
+    std::function<std::filesystem::path()> find_prebuilt_;
+    mutable std::once_flag prebuilt_found_;
+    mutable std::filesystem::path prebuilt_; // once prebuilt_found_
+    const std::filesystem::path &prebuilt() const;
     mutable std::atomic<std::uint64_t> local_hits_{0}, warm_hits_{0}, local_misses_{0}, compiles_{0};
     mutable std::atomic<bool> uncached_warned_{false};
     /// A write under the cache root failed: warned once, and the load goes on in memory.
