@@ -81,7 +81,7 @@ struct Host::Impl {
     std::shared_ptr<ThreadPool> pool; // kernels hold it weakly: launching after the host is gone is an error
     mutable std::mutex compiled_mutex;
     mutable std::mutex modules_mutex; // modules and the lazy creation of the cache and pipeline
-    // Who loaded each module name: a canonical file path, or "" for source text.
+    // Who loaded each module name: a file (see claim_origin), or source text.
     struct Claim {
         fs::path origin; // absolute, as given; empty for source text
         std::string canonical; // claim_of(origin), computed when another origin asks for the name
