@@ -359,3 +359,38 @@ TEST_CASE("registering builtins compares each one only with the overloads of its
     CHECK(tx2.overloads_compared() == 2);
     CHECK(tx2.staged_builtin_count() == 1);
 }
+
+TEST_CASE("records stay where they are while hundreds more are staged and committed") {
+    // add_builtin's reference is valid until commit and overloads()'s until
+    // the name gets another overload, however the registry stores records:
+    // hundreds of others staged or committed meanwhile must not move them,
+    // and a rejected call among them drops its own slot only.
+    Registry r;
+    auto tx = r.begin("p", policy({"_p_"}, {"p::"}));
+    const BuiltinOverload &first = tx.add_builtin(spec("_p_f0", {{"x", "float32"}}, "float32", "p::f0"));
+    for (int i = 1; i < 64; ++i)
+        tx.add_builtin(spec("_p_f" + std::to_string(i), {{"x", "float32"}}, "float32", "p::f" + std::to_string(i)));
+    CHECK_THROWS_AS(tx.add_builtin(spec("_q_f64", {}, "", "p::f64")), RegistrationError); // outside the prefixes
+    CHECK(tx.staged_builtin_count() == 64);
+    for (int i = 64; i < 300; ++i)
+        tx.add_builtin(spec("_p_f" + std::to_string(i), {{"x", "float32"}}, "float32", "p::f" + std::to_string(i)));
+    CHECK(first.name == "_p_f0");
+    CHECK(first.native_name == "p::f0");
+    const OverloadList mine = tx.commit();
+    REQUIRE(mine.size() == 300);
+    CHECK(mine[64].native_name == "p::f64");
+    const BuiltinOverload *kept = &r.overloads("_p_f0")[0];
+    const BuiltinOverload *last = &r.overloads("_p_f299")[0];
+
+    auto more = r.begin("q", policy({"_q_"}, {"q::"}));
+    for (int i = 0; i < 500; ++i)
+        more.add_builtin(spec("_q_f" + std::to_string(i), {{"x", "int32"}}, "", "q::f" + std::to_string(i)));
+    more.commit();
+    CHECK(&r.overloads("_p_f0")[0] == kept);
+    CHECK(&r.overloads("_p_f299")[0] == last);
+    CHECK(kept->native_name == "p::f0");
+    CHECK(last->params.size() == 1);
+    CHECK(r.overloads("_q_f499")[0].native_name == "q::f499");
+    CHECK(r.builtin_count() == 800);
+    CHECK(r.builtin_names().size() == 800);
+}
