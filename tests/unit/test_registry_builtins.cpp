@@ -48,8 +48,16 @@ TEST_CASE("qualified names follow the seed's regular expression") {
     for (const char *ok : {"external::square", "::foo", "a::b::f", "_x", "f2", "A_1::b_2::_c9"})
         CHECK(is_qualified_name(ok));
     for (const char *bad : {"not-valid", "external::bad-name", "a:::b", "a::", "::", "2f", "a b", "", "a::2b", "a:b",
-                            ":a", "a::b:", "::::a", "a::::b", "a::b ", "::2"})
+                            ":a", "a::b:", "::::a", "a::::b", "a::b ", "::2", "a::b\xc3\xa9", "\xc3\xa9::f"})
         CHECK_FALSE(is_qualified_name(bad));
+}
+
+TEST_CASE("identifiers are ASCII letters, digits and underscores, not starting with a digit") {
+    for (const char *ok : {"f", "_", "_x9", "Abc_09", "z", "a1b2c3d4e5f6g7h8i9"}) CHECK(is_identifier(ok));
+    // Every position is checked, the last ones included; bytes past ASCII are never identifier characters.
+    for (const char *bad : {"", "9f", "f-", "a b", "ab.", "abcdefghijklmnopqrstuvwxy!", "caf\xc3\xa9", "\xff", "x\x7f"})
+        CHECK_FALSE(is_identifier(bad));
+    CHECK_FALSE(is_identifier(std::string_view("ab\0c", 4)));
 }
 
 TEST_CASE("builtin names and native names are validated") {

@@ -250,7 +250,7 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
                    m.version.str() + "'");
 
     weft_host_context &context = open_host_context(
-        std::make_unique<InitSession>(InitSession{m.name, registry.begin(m.name, m.prefixes), &logger, {}, {}, {}, {}}),
+        std::make_unique<InitSession>(InitSession{m.name, registry.begin(m.name, m.prefixes), &logger, {}, {}, {}, {}, {}}),
         m.directory().string());
 
     debug([&] { return "running init of " + who; });

@@ -125,11 +125,18 @@ template <class What> void assign_required(std::string &out, const char *s, What
 /// A kernel type name from a plugin, into `out`. Bounded before the registry
 /// parses it, so a hostile name costs a fixed amount of work and its error
 /// stays readable.
-template <class What> void assign_type_name(std::string &out, const char *s, What &&what) {
+template <class What>
+void assign_type_name(std::string &out, const char *s, What &&what,
+                      InitSession::CheckedTypeNames *checked = nullptr) {
     constexpr std::size_t max_length = 1024;
     constexpr int max_depth = 4;
     if (!s) throw RegistrationError(RegistrationError::Kind::Invalid, what() + " is NULL");
     const std::size_t length = ::strnlen(s, max_length + 1);
+    if (checked && checked->contains(std::string_view(s, length))) {
+        out.clear();
+        out.append(s, length);
+        return;
+    }
     if (length > max_length)
         throw RegistrationError(RegistrationError::Kind::Invalid,
                                 what() + " is longer than the " + std::to_string(max_length) +
@@ -146,6 +153,7 @@ template <class What> void assign_type_name(std::string &out, const char *s, Wha
         if (s[i] == ')' && depth > 0) --depth;
     }
     assign_checked(out, std::string_view(s, length), s, what);
+    if (checked) checked->add(out);
 }
 
 std::string type_name(const char *s, const std::string &what) {
@@ -240,12 +248,12 @@ static weft_status api_register_builtin(weft_host_context *ctx, const weft_built
             if (params == spec.params.size()) spec.params.emplace_back();
             ParameterSpec &out = spec.params[params++];
             assign_required(out.name, p.name, field("parameter name"));
-            assign_type_name(out.type, p.type, field("parameter type"));
+            assign_type_name(out.type, p.type, field("parameter type"), &session.checked_type_names);
             out.cpp_size = p.cpp_size;
         });
         spec.params.resize(params);
         if (desc.result_type)
-            assign_type_name(spec.result, desc.result_type, field("result_type"));
+            assign_type_name(spec.result, desc.result_type, field("result_type"), &session.checked_type_names);
         else
             spec.result.clear();
         spec.result_cpp_size = desc.result_cpp_size;

@@ -8,6 +8,7 @@
 
 #include <weft/plugin.h>
 
+#include <array>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -47,6 +48,23 @@ struct InitSession {
     std::string reported_error;       // from report_error
     std::vector<std::string> rejected; // every rejected call, in order
     BuiltinSpec builtin_spec;          // register_builtin's input, reused (see host_api.cpp)
+    /// Kernel type names register_builtin has checked in this init. Their
+    /// checks (length, nesting, UTF-8) depend on the text alone, and a plugin
+    /// spells the same few in every registration: a repeat is compared, not
+    /// scanned again (bench/plugin_load).
+    struct CheckedTypeNames {
+        static constexpr std::size_t capacity = 8;
+        std::array<std::string, capacity> names;
+        std::size_t count = 0;
+        bool contains(std::string_view name) const {
+            for (std::size_t i = 0; i < count; ++i)
+                if (names[i] == name) return true;
+            return false;
+        }
+        void add(std::string_view name) {
+            if (count < capacity) names[count++] = name;
+        }
+    } checked_type_names;
 };
 
 } // namespace weft

@@ -223,23 +223,36 @@ template <class What> void check_cpp_size(What &&what, std::uint64_t cpp_size, c
 // ---------------------------------------------------------------------------
 
 // Hand-written rather than std::regex: these run for every registration, and
-// libstdc++'s regex costs microseconds per match.
+// libstdc++'s regex costs microseconds per match. A table says what each
+// byte may be, so a name costs a load and an AND per character: every plugin
+// builtin checks three or more names (bench/plugin_load).
+namespace {
+constexpr std::uint8_t ident_head = 1, ident_tail = 2;
+constexpr std::array<std::uint8_t, 256> identifier_bytes = [] {
+    std::array<std::uint8_t, 256> t{};
+    for (int c = 'a'; c <= 'z'; ++c) t[static_cast<std::size_t>(c)] = ident_head | ident_tail;
+    for (int c = 'A'; c <= 'Z'; ++c) t[static_cast<std::size_t>(c)] = ident_head | ident_tail;
+    t['_'] = ident_head | ident_tail;
+    for (int c = '0'; c <= '9'; ++c) t[static_cast<std::size_t>(c)] = ident_tail;
+    return t;
+}();
+std::uint8_t byte_class(char c) { return identifier_bytes[static_cast<unsigned char>(c)]; }
+} // namespace
+
 bool is_identifier(std::string_view s) {
-    auto head = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
-    auto tail = [&](char c) { return head(c) || (c >= '0' && c <= '9'); };
-    if (s.empty() || !head(s[0])) return false;
-    return std::all_of(s.begin() + 1, s.end(), tail);
+    if (s.empty() || !(byte_class(s[0]) & ident_head)) return false;
+    std::uint8_t all = ident_tail; // no early exit: the common name passes, and the loop stays branch-free
+    for (std::size_t i = 1; i < s.size(); ++i) all &= byte_class(s[i]);
+    return all != 0;
 }
 
 bool is_qualified_name(std::string_view s) {
     // The seed's rule: ^(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*$, in one pass:
     // every plugin builtin's native name passes here (bench/plugin_load).
-    auto head = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
-    auto tail = [&](char c) { return head(c) || (c >= '0' && c <= '9'); };
     std::size_t i = s.substr(0, 2) == "::" ? 2 : 0;
     for (;;) {
-        if (i == s.size() || !head(s[i])) return false;
-        for (++i; i < s.size() && tail(s[i]);) ++i;
+        if (i == s.size() || !(byte_class(s[i]) & ident_head)) return false;
+        for (++i; i < s.size() && (byte_class(s[i]) & ident_tail);) ++i;
         if (i == s.size()) return true;
         if (s.substr(i, 2) != "::") return false;
         i += 2;
