@@ -1,8 +1,11 @@
 // bench/plugin_load: the cost of discovering (manifests only) and of loading
 // and registering N plugins x M builtins, next to a bare dlopen of the same
-// libraries, measured side by side in one run.
+// libraries, measured side by side in one run. Two floors are printed with
+// it: the system calls of reading and checking the files, and a loader that
+// does everything but the registry's work (init_floor); what load + register
+// spends above the second is the registry's.
 //
-//   build/bin/bench_plugin_load [--repeat K]
+//   build/bin/bench_plugin_load [--repeat K] [--load-only]
 #include "weft/host/host.hpp"
 #include "weft/manifest/manifest.hpp"
 #include "weft/host/search_path.hpp"
