@@ -259,6 +259,8 @@ int main(int argc, char **argv) {
     // what it is passed: what is left of load_register_vs_dlopen above this
     // is the registry's own work.
     std::printf("ratio init_floor_vs_dlopen %.2f\n", median(floor_ms) / bare);
+    // The registry's own factor, with dlopen's noise mostly divided out.
+    std::printf("ratio load_register_vs_init_floor %.2f\n", load / median(floor_ms));
     std::printf("ratio list_vs_dlopen %.2f\n", list / bare);
     std::printf("ratio read_manifests_vs_dlopen %.2f\n", median(read_ms) / bare);
     return 0;
