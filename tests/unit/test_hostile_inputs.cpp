@@ -357,6 +357,15 @@ TEST_CASE("hostile plugin: a type name nested 30,000 deep is refused at the ABI,
     CHECK(host.load(plugin_dir("wt_color")).name() == "wt_color");
 }
 
+TEST_CASE("hostile plugin: a type name that only starts like one checked before in the init is still checked") {
+    Host host(test_host_options());
+    CHECK_THAT(message_of<PluginError>([&] { host.load(plugin_dir("repeated_types")); }),
+               Catch::Contains("plugin 'repeated_types': registration rejected: builtin '_rt_bad': parameter type is "
+                               "not valid UTF-8 (byte 0xC0 at offset 7); nothing of the plugin was registered"));
+    CHECK(host.registry().overloads("_rt_a").empty());
+    CHECK(host.load(plugin_dir("wt_color")).name() == "wt_color");
+}
+
 TEST_CASE("registry: an array of arrays is refused before its dtype is resolved, however deep") {
     Registry registry;
     std::string deep;
