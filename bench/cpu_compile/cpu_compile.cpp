@@ -188,10 +188,9 @@ int main(int argc, char **argv) {
                     file, median(one_unit), parts, std::thread::hardware_concurrency(), median(in_parts));
         // CPU time, which other load on the machine does not inflate: what
         // the parts cost together, and the largest, which bounds the wall time
-        // on an idle machine with a core per part.
-        // The largest part is the one whose median is largest: the worst
-        // single repeat of any part, as this once printed, made balanced
-        // parts look uneven on a noisy machine.
+        // on an idle machine with a core per part. The largest is the part
+        // with the largest median: the worst single repeat of any part would
+        // make balanced parts look uneven on a noisy machine.
         double whole_cpu = 0, parts_cpu = 0, largest_cpu = 0;
         std::vector<std::vector<double>> part_cpu(static_cast<std::size_t>(parts));
         for (int r = 0; r < repeat; ++r) {

@@ -46,18 +46,19 @@ double cpu_ms() {
 /// library file before dlopen cannot avoid, with nothing parsed: open, fstat,
 /// read and close, once per manifest and once per library (the ELF headers).
 /// Added to the bare dlopen's time it is the floor of load_register_vs_dlopen
-/// on this machine, before a single registration.
-bool read_files(const std::vector<std::filesystem::path> &files) {
+/// on this machine, before a single registration. This is one file's share.
+bool read_file(const std::filesystem::path &f) {
     char buf[4096];
-    for (const auto &f : files) {
-        const int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-        if (fd < 0) return false;
-        struct stat st {};
-        const bool ok = ::fstat(fd, &st) == 0 && ::pread(fd, buf, sizeof buf, 0) > 0;
-        ::close(fd);
-        if (!ok) return false;
-    }
-    return true;
+    const int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) return false;
+    struct stat st {};
+    const bool ok = ::fstat(fd, &st) == 0 && ::pread(fd, buf, sizeof buf, 0) > 0;
+    ::close(fd);
+    return ok;
+}
+
+bool read_files(const std::vector<std::filesystem::path> &files) {
+    return std::all_of(files.begin(), files.end(), read_file);
 }
 
 /// What every registration must cost at least: the ABI says the host copies
@@ -103,7 +104,7 @@ bool init_floor(const std::vector<std::filesystem::path> &manifests, const std::
     api.ctx = reinterpret_cast<weft_host_context *>(&sink);
     api.register_builtin = &copy_only_register;
     for (std::size_t i = 0; i < libs.size(); ++i) {
-        if (weft::read_manifest(manifests[i]).name.empty() || !read_files({libs[i]})) return false;
+        if (weft::read_manifest(manifests[i]).name.empty() || !read_file(libs[i])) return false;
         void *h = dlopen(libs[i].c_str(), RTLD_NOW | RTLD_LOCAL);
         if (!h) return false;
         handles.push_back(h);
@@ -168,7 +169,7 @@ int main(int argc, char **argv) {
     std::size_t floor_registrations = 0;
     std::size_t registrations = 0;
     for (int k = 0; k < repeat; ++k) {
-        // Interleaved, so drift on a noisy machine hits all three alike.
+        // Interleaved, so drift on a noisy machine hits every measurement alike.
         auto t0 = Clock::now();
         if (load_only) {
             weft::Host host(options());
