@@ -5,6 +5,8 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config
+  # cpack -G DEB and its test: dpkg-shlibdeps derives the packages' dependencies.
+  dpkg-dev
   llvm-19-dev libclang-19-dev clang-19 libclang-cpp19-dev
   libboost-dev libboost-filesystem-dev
   libtomlplusplus-dev

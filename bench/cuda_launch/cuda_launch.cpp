@@ -17,7 +17,7 @@
 //
 //   build/bin/bench_cuda_launch [--launches 20000] [--elements 67108864] [--repeat 20] [--device 0]
 #include "weft/backend/cuda.hpp"
-#include "weft/host/cuda_module.hpp"
+#include "host/cuda_loading.hpp"
 #include "weft/host/host.hpp"
 
 #include <unistd.h>

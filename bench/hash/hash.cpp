@@ -7,6 +7,7 @@
 //
 //   build/bin/bench_hash [--repeat K]
 #include "weft/build/cache.hpp"
+#include "weft/build/module_hash.hpp"
 #include "weft/host/host.hpp"
 #include "weft/support/sha256.hpp"
 

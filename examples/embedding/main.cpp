@@ -1,7 +1,7 @@
 // An application embedding weft: two plugins installed with weft (colors,
-// philox), one kernel module that uses both, run on the CPU and checked.
-#include <weft/host/host.hpp>
-#include <weft/runtime/array.hpp>
+// philox), one kernel module that uses both, and a kernel that takes an array
+// of vec3 and a struct filled by field name, run on the CPU and checked.
+#include <weft/weft.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -14,12 +14,22 @@
 const char *const kernels = R"(
 import warp as wp
 
+@wp.struct
+class Wind:
+    direction: wp.vec3
+    strength: float
+
 @wp.kernel
 def noisy_gray(seed: wp.uint64, gain: float, level: wp.array(dtype=float), luminance: wp.array(dtype=float)):
     i = wp.tid()
     u = wp.philox_uniform(seed, wp.uint64(i))
     level[i] = u
     luminance[i] = wp.colors_luminance(wp.colors_scale(colors.Color(u, u, u), gain))
+
+@wp.kernel
+def blow(points: wp.array(dtype=wp.vec3), wind: Wind):
+    i = wp.tid()
+    points[i] = points[i] + wind.direction * wind.strength
 )";
 
 int main() {
@@ -33,9 +43,8 @@ int main() {
 
         const std::int64_t n = 1000;
         const float gain = 2.0f;
-        const weft::Type f32 = weft::Type::scalar(weft::Scalar::Float32);
-        weft::Array level = weft::Array::zeros(f32, {n});
-        weft::Array luminance = weft::Array::zeros(f32, {n});
+        weft::Array level = weft::Array::zeros(weft::type_of<float>(), {n});
+        weft::Array luminance = weft::Array::zeros(weft::type_of<float>(), {n});
         module.kernel("noisy_gray").launch({n}, {std::uint64_t{42}, gain, level, luminance});
 
         const std::vector<float> u = level.to_vector<float>(), lum = luminance.to_vector<float>();
@@ -48,7 +57,20 @@ int main() {
         ok = ok && std::fabs(mean - 0.5) < 0.05; // uniform in [0, 1): the mean of 1000 is 0.5 +- 0.01
         std::printf("luminance[0] = %.6f = %.1f * %.6f; mean level %.4f: %s\n", double{lum[0]}, double{gain},
                     double{u[0]}, mean, ok ? "ok" : "WRONG");
-        return ok ? 0 : 1;
+
+        // Host values have the kernel types' layouts: an array of weft::vec3f is
+        // an array of wp.vec3, and a struct argument is filled by field name,
+        // each field checked against its type.
+        const weft::Kernel blow = module.kernel("blow");
+        weft::Array points = weft::Array::from_vector(std::vector<weft::vec3f>{{0, 0, 0}, {1, 2, 3}});
+        weft::StructValue wind = blow.make_struct("wind");
+        wind.set("direction", weft::vec3f{1, 0, -1}).set("strength", 0.5f);
+        blow.launch({2}, {points, wind});
+        const std::vector<weft::vec3f> moved = points.to_vector<weft::vec3f>();
+        const bool blown = moved[0] == weft::vec3f{0.5f, 0, -0.5f} && moved[1] == weft::vec3f{1.5f, 2, 2.5f};
+        std::printf("points[1] = (%g, %g, %g): %s\n", double{moved[1][0]}, double{moved[1][1]}, double{moved[1][2]},
+                    blown ? "ok" : "WRONG");
+        return ok && blown ? 0 : 1;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "embedding: %s\n", e.what());
         return 1;

@@ -15,8 +15,7 @@
 //
 //   sync_consumer [frames]
 #include "weft/host/compiled_module.hpp"
-#include "weft/host/cuda_module.hpp"
-#include "weft/cuda/cuda_stream.hpp"
+#include "weft/runtime/cuda.hpp"
 #include "weft/egl/egl_sync.hpp"
 #include "weft/host/host.hpp"
 #include "weft/runtime/stream.hpp"
@@ -147,12 +146,15 @@ int run_egl(Host &host, int particles) {
         std::printf("egl: not run: %s\n", e.what());
         return 0;
     }
-    CudaModule &m = load_cuda_module(host, fs::path(WEFT_EXAMPLE_DIR) / "particles.py");
-    Stream stream = make_cuda_stream(0);
+    // The same module and the same calls as on the CPU, on a CUDA device.
+    ModuleLoadOptions on_gpu;
+    on_gpu.device = Device::cuda(0);
+    const CompiledModule m = host.load_module(fs::path(WEFT_EXAMPLE_DIR) / "particles.py", on_gpu);
+    Stream stream(Device::cuda(0));
     std::vector<float> v(static_cast<std::size_t>(particles), 1.0f);
     Array vel = (Array::from_vector(f32, v)).to(Device::cuda(0));
     Array pos = Array::zeros(f32, {particles}, Device::cuda(0));
-    m.kernel("step").launch({particles}, {pos, vel, 0.5f}, stream);
+    m.kernel("step").launch({particles}, {pos, vel, 0.5f}, &stream);
     Event done(Device::cuda(0));
     done.record(stream);
     try {
@@ -170,7 +172,6 @@ int run_egl(Host &host, int particles) {
         std::printf("egl: not run: %s\n", e.what());
     }
     stream.synchronize();
-    release_cuda_modules(host);
     return 0;
 }
 

@@ -7,7 +7,7 @@
 // before that check. Without a driver, load_cuda_module must fail clearly.
 #include "weft/backend/cuda.hpp"
 #include "weft/host/compiled_module.hpp"
-#include "weft/host/cuda_module.hpp"
+#include "host/cuda_loading.hpp"
 #include "weft/host/host.hpp"
 #include "weft/host/tape.hpp"
 #include "weft/runtime/array.hpp"
@@ -166,7 +166,10 @@ TEST_CASE("without a CUDA driver, load_cuda_module fails clearly and the CPU pat
     CHECK_THAT(error_of([] { cuda_compute_capability(0); }), Catch::Contains("CUDA driver not available"));
     // load_aot needs the driver before it looks at the directory.
     const fs::path aot = cache_root() / "aot-no-driver";
-    CHECK_THAT(error_of([&] { load_aot(host, corpus / "saxpy.py", aot); }), Catch::Contains("CUDA driver not available"));
+    ModuleLoadOptions on_device;
+    on_device.device = Device::cuda(0);
+    CHECK_THAT(error_of([&] { host.load_aot(corpus / "saxpy.py", aot, on_device); }),
+               Catch::Contains("CUDA driver not available"));
     CHECK(cuda_device_count() == 0);
     CHECK_THAT(cuda_unavailable_reason(), Catch::StartsWith("CUDA driver not available: "));
 
@@ -279,18 +282,19 @@ TEST_CASE("load_aot runs saxpy from an AOT directory: the CUBIN, else PTX - a mi
     fs::remove_all(dir);
     const fs::path saxpy = corpus / "saxpy.py";
 
+    ModuleLoadOptions on_device;
+    on_device.device = Device::cuda(0);
     // Nothing there yet: every path tried is listed.
-    const std::string missing = error_of([&] { load_aot(host, saxpy, dir); });
+    const std::string missing = error_of([&] { host.load_aot(saxpy, dir, on_device); });
     CHECK_THAT(missing, Catch::Contains("no AOT artifact of module 'saxpy'"));
     CHECK_THAT(missing, Catch::Contains("saxpy.cuda-sm_" + std::to_string(cc) + "-cubin.cubin"));
 
     const std::vector<float> xs{1, 2, 3, 4}, ys{10, 20, 30, 40}, want{12, 24, 36, 48};
-    auto run = [&](CudaModule &m) {
+    auto run = [&](const CompiledModule &m) {
         Array dx = (Array::from_vector(f32, xs)).to(Device::cuda(0));
         Array dy = (Array::from_vector(f32, ys)).to(Device::cuda(0));
         Array dout = Array::zeros(f32, {4}, Device::cuda(0));
-        m.kernel("saxpy").launch({4}, {dx, dy, dout, 2.0f});
-        m.synchronize();
+        m.kernel("saxpy").launch({4}, {dx, dy, dout, 2.0f}); // synchronous: done on return
         return dout.to(Device::cpu()).to_vector<float>();
     };
 
@@ -301,17 +305,18 @@ TEST_CASE("load_aot runs saxpy from an AOT directory: the CUBIN, else PTX - a mi
         if (a < cc) ptx_arch = a;
     if (ptx_arch != 0) {
         host.compile_aot(saxpy, {Target::cuda_ptx(ptx_arch)}, {}, dir);
-        CudaModule &m = load_aot(host, saxpy, dir);
-        CHECK(m.image_kind() == "ptx");
-        CHECK(m.arch() == ptx_arch);
+        const CompiledModule m = host.load_aot(saxpy, dir, on_device);
+        CHECK(m.device() == Device::cuda(0));
+        CHECK(m.artifact_path().filename() == "saxpy.cuda-compute_" + std::to_string(ptx_arch) + "-ptx.ptx");
+        CHECK(m.from_cache());
         CHECK(run(m) == want);
     }
     // With the device's CUBIN present, that is what loads.
     if (std::find(archs.begin(), archs.end(), cc) != archs.end()) {
         const fs::path cubin = host.compile_aot(saxpy, {Target::cuda_cubin(cc)}, {}, dir).at(0);
-        CudaModule &m = load_aot(host, saxpy, dir);
-        CHECK(m.image_kind() == "cubin");
+        const CompiledModule m = host.load_aot(saxpy, dir, on_device);
         CHECK(m.artifact_path() == cubin);
+        CHECK(host.loaded_module("saxpy", Device::cuda(0)) == m);
         CHECK(run(m) == want);
 
         // The source changed since (another signature): the stale artifact is rejected by name.
@@ -325,7 +330,7 @@ def saxpy(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64), out: wp.
 )");
         fs::create_directories(dir / "stale");
         fs::copy_file(cubin, dir / "stale" / cubin.filename(), fs::copy_options::overwrite_existing);
-        const std::string stale = error_of([&] { load_aot(host, changed, dir / "stale"); });
+        const std::string stale = error_of([&] { host.load_aot(changed, dir / "stale", on_device); });
         CHECK_THAT(stale, Catch::Contains("kernel 'saxpy'"));
         CHECK_THAT(stale, Catch::Contains("built from a different version of the source"));
     }

@@ -31,6 +31,7 @@ function(expect_ran_ok output)
   expect_contains("${output}" "loaded colors 1.0.0 from ${ARGN}/colors/plugin.toml")
   expect_contains("${output}" "loaded philox 1.0.0 from ${ARGN}/philox/plugin.toml")
   expect("${output}" "luminance\\[0\\] = [0-9.]+ = 2\\.0 \\* [0-9.]+; mean level 0\\.[0-9]+: ok")
+  expect_contains("${output}" "points[1] = (1.5, 2, 2.5): ok")
 endfunction()
 set(plugins ${prefix}/${LIBDIR}/weft/plugins)
 
@@ -54,8 +55,9 @@ run(${pkg_config} --modversion weft)
 expect("${last_output}" "^[0-9]+\\.[0-9]+\\.[0-9]+\n$")
 run(${pkg_config} --cflags --libs weft)
 separate_arguments(pc_flags UNIX_COMMAND "${last_output}")
-# The headers need C++20, which pkg-config cannot require.
-run(${CXX_COMPILER} -std=c++20 ${cxx_flags} ${EXAMPLE_DIR}/main.cpp ${pc_flags} -o ${WORK_DIR}/embedding-pc)
+# The headers need C++20: weft.pc's flags say so.
+expect_contains("${last_output}" "-std=c++20")
+run(${CXX_COMPILER} ${cxx_flags} ${EXAMPLE_DIR}/main.cpp ${pc_flags} -o ${WORK_DIR}/embedding-pc)
 run(${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${prefix}/${LIBDIR} ${WORK_DIR}/embedding-pc)
 expect_ran_ok("${last_output}" ${plugins})
 

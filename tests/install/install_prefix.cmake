@@ -40,6 +40,31 @@ if(NOT installed_plugins STREQUAL "colors;philox")
   message(FATAL_ERROR "only the bundled plugins are installed, not test or bench plugins; found: ${installed_plugins}")
 endif()
 
+# The application API only: each installed header compiles alone against the
+# prefix (so the installed set is closed), none names the CUDA runtime layer's
+# module types, and libweft's own headers stay out.
+file(GLOB_RECURSE installed_headers RELATIVE ${prefix}/include ${prefix}/include/weft/*.hpp)
+list(LENGTH installed_headers header_count)
+if(header_count LESS 20 OR header_count GREATER 40)
+  message(FATAL_ERROR "expected the application headers (weft/weft.hpp and what it includes), got ${header_count}: ${installed_headers}")
+endif()
+foreach(internal weft/pipeline/pipeline.hpp weft/backend/cuda.hpp weft/codegen/cpp_emitter.hpp weft/trust/ed25519.hpp
+                 weft/kernel/ir.hpp weft/build/module_hash.hpp weft/support/sha256.hpp)
+  if(EXISTS ${prefix}/include/${internal})
+    message(FATAL_ERROR "libweft's own header ${internal} is installed")
+  endif()
+endforeach()
+foreach(h ${installed_headers})
+  file(READ ${prefix}/include/${h} text)
+  if(text MATCHES "Cuda(Module|Kernel|Image|Arg|Entry)[^A-Za-z_]")
+    message(FATAL_ERROR "${h} names a CUDA-only module type (${CMAKE_MATCH_0}): applications use CompiledModule and Kernel")
+  endif()
+  string(MAKE_C_IDENTIFIER ${h} stem)
+  file(WRITE ${WORK_DIR}/headers/${stem}.cpp "#include <${h}>\n")
+  run(${CXX_COMPILER} -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -Werror -I${prefix}/include
+      ${WORK_DIR}/headers/${stem}.cpp)
+endforeach()
+
 set(weft ${prefix}/bin/weft)
 run(${weft} plugin list)
 expect("${last_output}" "colors +1\\.0\\.0 +1 +Linear RGB.*philox +1\\.0\\.0 .*2 plugins on the search path")

@@ -4,8 +4,8 @@
 // ("skipped: ...", exit 77) without a device (or without NVIDIA's EGL for the EGL ones);
 // tests/gpu/check.sh runs them (CTest names gpu.streams.*).
 #include "weft/backend/cuda.hpp"
-#include "weft/host/cuda_module.hpp"
-#include "weft/cuda/cuda_stream.hpp"
+#include "host/cuda_loading.hpp"
+#include "weft/runtime/cuda.hpp"
 #include "weft/egl/egl_sync.hpp"
 #include "weft/host/host.hpp"
 #include "weft/runtime/stream.hpp"

@@ -169,13 +169,13 @@ def shift(a: wp.array(dtype=float), b: wp.array2d(dtype=float)):
     CHECK(a.to_vector<float>() == std::vector<float>{1, 1, 1, 1});
     // A launch one wider than the arrays: the write a[4] is caught, memory after the array untouched.
     const std::string message = message_of<LaunchError>([&] { checked.kernel("shift").launch({4}, {a, b}); });
-    CHECK_THAT(message, Catch::Contains("kernel 'shift' (module 'shift'): array index [4] is out of bounds for shape [4] "
-                                        "in kernel 'shift' at shift.py:6 (1 check failed"));
+    CHECK_THAT(message, Catch::Contains("kernel 'shift' (module 'shift'): array 'a' index [4] is out of bounds for shape "
+                                        "[4] in kernel 'shift' at shift.py:6, thread 3 (1 check failed, 1 of them bounds checks)"));
     CHECK(a.to_vector<float>() == std::vector<float>{1, 1, 1, 1});
     // The module stays usable, and the next failure is reported afresh.
     checked.kernel("shift").launch({1}, {a, b});
     CHECK_THAT(message_of<LaunchError>([&] { checked.kernel("shift").launch({5}, {a, Array::zeros(f32, {1, 5})}); }),
-               Catch::Contains("array index [4] is out of bounds for shape [4]"));
+               Catch::Contains("array 'a' index [4] is out of bounds for shape [4]"));
     (void)fast;
 }
 
@@ -206,7 +206,7 @@ def bins(keys: wp.array(dtype=int), counts: wp.array(dtype=int), sums: wp.array2
     Array bad = Array::from_vector(i32, std::vector<std::int32_t>{4, 2, -5, 1000}); // -1 would be the last
     const std::string message = message_of<LaunchError>([&] { k.launch({4}, {bad, counts, sums}); });
     CHECK_THAT(message, Catch::Contains("is out of bounds for shape [") && Catch::Contains("in kernel 'bins' at bins.py:"));
-    CHECK_THAT(message, Catch::Contains("(6 checks failed"));
+    CHECK_THAT(message, Catch::Contains("(6 checks failed, 6 of them bounds checks; the log gives the first 6)"));
     CHECK(counts_and_guard.to_vector<std::int32_t>() == std::vector<std::int32_t>{0, 1, 2, 1, 1, 0});
 }
 
@@ -226,6 +226,51 @@ TEST_CASE("debug mode compiles for CUDA too (NVRTC, no GPU needed)") {
     REQUIRE(paths.size() == 2);
     std::ifstream ptx(paths[0]);
     const std::string text((std::istreambuf_iterator<char>(ptx)), std::istreambuf_iterator<char>());
-    CHECK(text.find("weft_first_failure") != std::string::npos);
+    CHECK(text.find("weft_failure_log") != std::string::npos);
     CHECK(host.compile_aot(file, {Target::cuda_ptx(75)}).at(0) != paths[0]); // release: another artifact
+}
+
+TEST_CASE("debug mode: bounds failures reach the log sink, name array and thread, and are capped") {
+    TempCache cache;
+    std::vector<std::string> errors;
+    HostOptions o = options_for(cache);
+    o.log_sink = [&](LogLevel level, std::string_view category, std::string_view message) {
+        if (level == LogLevel::Error && category == "kernel") errors.emplace_back(message);
+    };
+    Host host(o);
+    ModuleLoadOptions debug;
+    debug.debug = true;
+    const Kernel k = host.load_module_source("overrun", R"(import warp as wp
+
+@wp.struct
+class Box:
+    values: wp.array(dtype=float)
+
+@wp.kernel
+def overrun(box: Box, out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = box.values[i + 4]
+)", debug).kernel("overrun");
+    StructValue box = k.make_struct("box");
+    box.set("values", Array::zeros(f32, {4}));
+    const Array out = Array::zeros(f32, {100});
+    const std::string message = message_of<LaunchError>([&] { k.launch({100}, {box, out}); });
+    // 100 failures: 8 lines and a count of the rest, not 100 lines.
+    REQUIRE(errors.size() == 9);
+    for (std::size_t i = 0; i < 8; ++i) {
+        CHECK_THAT(errors[i], Catch::StartsWith("array 'box.values' index [") &&
+                                  Catch::Contains("] is out of bounds for shape [4] in kernel 'overrun' at overrun.py:10, thread "));
+    }
+    CHECK(errors[8] == "... and 92 more out-of-bounds accesses in this launch (the first 8 are above)");
+    CHECK_THAT(message, Catch::Contains("(100 checks failed, 100 of them bounds checks; the log gives the first 8)"));
+    // Thread i reads index i + 4: each line's thread matches its index.
+    for (std::size_t i = 0; i < 8; ++i) {
+        const std::string &e = errors[i];
+        const auto index = std::stoi(e.substr(e.find('[') + 1));
+        const auto thread = std::stoi(e.substr(e.rfind("thread ") + 7));
+        CHECK(index == thread + 4);
+    }
+    errors.clear();
+    k.launch({0}, {box, out}); // nothing runs, nothing is reported
+    CHECK(errors.empty());
 }

@@ -284,12 +284,12 @@ TEST_CASE("indexed arrays: debug builds check each position and each index array
     CHECK_THAT(message_of<LaunchError>([&] {
                    m.kernel("squares").launch({3}, {IndexedArray{base, {ints({0, 1})}}, Array::zeros(f32, {3})});
                }),
-               Catch::Contains("array index [2] is out of bounds for shape [2]"));
+               Catch::Contains("array 'x' index [2] is out of bounds for shape [2]"));
     // An index array value outside the base: the base's position and shape.
     CHECK_THAT(message_of<LaunchError>([&] {
                    m.kernel("squares").launch({2}, {IndexedArray{base, {ints({0, 7})}}, Array::zeros(f32, {2})});
                }),
-               Catch::Contains("array index [7] is out of bounds for shape [5]"));
+               Catch::Contains("array 'x' index [7] is out of bounds for shape [5]"));
     CHECK(base.to_vector<float>() == std::vector<float>{1, 2, 3, 4, 5});
 }
 

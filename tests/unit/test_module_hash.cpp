@@ -3,6 +3,7 @@
 #include "weft/support/error.hpp"
 #include "weft/host/host.hpp"
 #include "weft/build/module.hpp"
+#include "weft/build/module_hash.hpp"
 
 #include <catch2/catch.hpp>
 

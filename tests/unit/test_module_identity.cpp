@@ -7,7 +7,9 @@
 #include "weft/backend/cpu_compiler.hpp"
 #include "weft/host/host.hpp"
 #include "weft/pipeline/pipeline.hpp"
+#include "pipeline/load_fields.hpp"
 #include "weft/support/file.hpp"
+#include "weft/support/log.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -295,4 +297,137 @@ def scale(x: wp.array(dtype=float)):
     CHECK(run_scale(m.kernel("scale"), 1.0f) == 2.0f);
     CHECK_THAT(message_of<UserError>([&] { m.kernel("nope"); }),
                Catch::Contains("module 'keyed' has no kernel 'nope' (its kernels: scale)"));
+}
+
+TEST_CASE("name= is the kernel's identity: a change of key alone is a new module whose kernel has the new key") {
+    TempDir dir("key_identity");
+    Host host(options_for(dir.path / "cache"));
+    const auto keyed = [](const char *key) {
+        return std::string("import warp as wp\n\n@wp.kernel(name=\"") + key +
+               "\")\ndef scale(x: wp.array(dtype=float)):\n    i = wp.tid()\n    x[i] = x[i] * 2.0\n";
+    };
+    const CompiledModule a = host.load_module_source("rekeyed", keyed("kernel_a"));
+    const CompiledModule b = host.load_module_source("rekeyed", keyed("kernel_b"));
+    CHECK(a.hash() != b.hash());
+    CHECK_FALSE(a == b);
+    CHECK(run_scale(b.kernel("kernel_b"), 3.0f) == 6.0f);
+    CHECK_THAT(message_of<UserError>([&] { b.kernel("kernel_a"); }),
+               Catch::Contains("module 'rekeyed' has no kernel 'kernel_a'"));
+    // The key is in the generated code's names, as Warp's mangled names are.
+    const std::string generated = read_input_file(b.generated_source_path(), 1 << 24, "generated source");
+    CHECK(generated.find("wk8kernel_b") != std::string::npos);
+    CHECK(generated.find("kernel_a") == std::string::npos);
+    // A unique kernel is a module of its own: its key is in that module's identity too.
+    const auto unique = [](const char *key) {
+        return std::string("import warp as wp\n\n@wp.kernel(module=\"unique\", name=\"") + key +
+               "\")\ndef scale(x: wp.array(dtype=float)):\n    i = wp.tid()\n    x[i] = x[i] * 2.0\n";
+    };
+    const CompiledModule ua = host.load_module_source("unique_keyed", unique("kernel_a"));
+    const CompiledModule ub = host.load_module_source("unique_keyed", unique("kernel_b"));
+    CHECK(ua.kernel("scale").module_hash() != ub.kernel("scale").module_hash());
+    CHECK(run_scale(ub.kernel("kernel_b"), 1.0f) == 2.0f);
+    CHECK_THROWS_AS(ub.kernel("kernel_a"), UserError);
+}
+
+TEST_CASE("a kernel defined twice in a file means its last definition, as a Python name does (and Warp's key)") {
+    TempDir dir("redefined");
+    std::vector<std::string> warnings;
+    HostOptions o = options_for(dir.path / "cache");
+    o.log_sink = [&](LogLevel level, std::string_view, std::string_view message) {
+        if (level == LogLevel::Warning) warnings.emplace_back(message);
+    };
+    Host host(o);
+    const CompiledModule m = host.load_module_source("redefined", R"(import warp as wp
+
+@wp.kernel
+def scale(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = x[i] * 2.0
+
+@wp.kernel
+def scale(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = x[i] * 3.0
+
+@wp.kernel(name="scale")
+def other(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = x[i] * 5.0
+
+@wp.kernel
+def scale(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = x[i] * 7.0
+)");
+    CHECK(m.kernel_names() == std::vector<std::string>{"scale"});
+    CHECK(run_scale(m.kernel("scale"), 1.0f) == 7.0f);
+    CHECK_THROWS_AS(m.kernel("other"), UserError);
+    std::string all;
+    for (const std::string &w : warnings) all += w + "\n";
+    CHECK_THAT(all, Catch::Contains("kernel 'scale' is defined again (first at line 4)"));
+    CHECK_THAT(all, Catch::Contains("kernel 'other' has the key 'scale' of kernel 'scale' (first at line 9)"));
+    CHECK_THAT(all, Catch::Contains("kernel 'scale' has the key 'scale' of kernel 'other' (first at line 14)"));
+}
+
+TEST_CASE("an unknown function under a plugin's prefix names the plugin to load, from its manifest alone") {
+    TempDir dir("plugin_hint");
+    HostOptions o = options_for(dir.path / "cache");
+    o.search_path = {fs::path(WEFT_BUNDLED_PLUGIN_DIR)};
+    Host host(o);
+    const char *source = R"(import warp as wp
+
+@wp.kernel
+def noise(out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.philox_uniform(wp.uint64(1), wp.uint64(i)) + nothing_like_it(1.0)
+)";
+    const std::string message = message_of<kernel::KernelSourceError>([&] { host.load_module_source("hint", source); });
+    CHECK_THAT(message, Catch::Contains("hint.py:6:14: note: 'philox_uniform' has the prefix 'philox_' of plugin "
+                                        "'philox' (") &&
+                            Catch::Contains("which this host has not loaded: load it first (Host::load_by_name(\"philox\"), "
+                                            "or --plugin philox)"));
+    // Only names under an installed plugin's prefix get a note; the plugin's library was never opened.
+    CHECK_THAT(message, !Catch::Contains("'nothing_like_it' has the prefix"));
+    CHECK(host.plugin("philox") == nullptr);
+    // Loaded, the plugin's builtin resolves (the other name still does not, and gets no note).
+    host.load_by_name("philox");
+    const std::string after = message_of<kernel::KernelSourceError>([&] { host.load_module_source("hint", source); });
+    CHECK_THAT(after, Catch::Contains("unknown function 'nothing_like_it'") && !Catch::Contains("note:"));
+}
+
+// The guard against stale warm loads: the content key and the module hash
+// read one table of ModuleLoadOptions' fields (pipeline/load_fields.hpp),
+// which must list every field (it fails to compile otherwise). This checks
+// the table's claims field by field.
+TEST_CASE("every load option that changes the module hash changes the warm-load content key") {
+    TempDir dir("key_guard");
+    Registry registry;
+    register_core_builtins(registry);
+    const Logger logger;
+    const ArtifactCache cache(dir.path / "cache");
+    const pipeline::Pipeline p(registry, cache, logger);
+    const pipeline::ModuleSource source = pipeline::ModuleSource::from_text("saxpy", saxpy);
+    const pipeline::CheckedModule checked = p.check(source);
+    const ResolvedBuildOptions options = resolve(EffectiveBuildOptions{});
+    const auto hash = [&](const ModuleLoadOptions &o) { return p.generate(checked, options, {Target::cpu()}, o)[0].hash; };
+    const auto key = [&](const ModuleLoadOptions &o) { return p.content_key(source, Target::cpu(), o); };
+    const ModuleLoadOptions defaults;
+    if (key(defaults).empty()) return; // a build without a build ID keeps no warm records
+    CHECK(pipeline::load_fields().size() == pipeline::load_options_field_count());
+    using E = pipeline::LoadField::Effect;
+    int binary = 0;
+    for (const pipeline::LoadField &f : pipeline::load_fields()) {
+        INFO("field " << f.name);
+        ModuleLoadOptions changed = defaults;
+        f.change(changed);
+        CHECK(f.text(changed) != f.text(defaults));
+        if (f.effect == E::Identity) continue; // keyed by inputs of their own (other tests)
+        const bool hash_changed = hash(changed) != hash(defaults);
+        const bool key_changed = key(changed) != key(defaults);
+        CHECK((f.effect == E::Binary) == hash_changed);
+        CHECK((f.effect == E::Binary || f.effect == E::Key) == key_changed);
+        if (hash_changed) CHECK(key_changed); // the guard itself
+        binary += f.effect == E::Binary;
+    }
+    CHECK(binary == 5); // opt, fast_math, native_cpu, debug, native_signatures
 }

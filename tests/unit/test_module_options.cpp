@@ -66,7 +66,7 @@ TEST_CASE("module options: mode=debug checks bounds, and a unique kernel's mode 
         host.load_module_source("opts_debug", shifted(R"(wp.set_module_options({"mode": "debug"}))")).kernel("shift");
     Array a = Array::zeros(f32, {4});
     CHECK_THAT(message_of<LaunchError>([&] { debug.launch({4}, {a}); }),
-               Catch::Contains("array index [4] is out of bounds for shape [4]"));
+               Catch::Contains("array 'a' index [4] is out of bounds for shape [4]"));
     // A unique kernel's module_options are its own module's: the file's
     // set_module_options neither reach it (as in Warp) nor are changed by it.
     const auto module = [](const std::string &module_level, const std::string &kernel_level) {

@@ -144,7 +144,7 @@ def shift(a: wp.array(dtype=float)):
     CHECK_THAT(read(generated), Catch::Contains("\"dbg.py\"") && !Catch::Contains("dbg.checked.py"));
     Array b = Array::zeros(f32, {4});
     CHECK_THAT(message_of<LaunchError>([&] { m.kernel("shift").launch({4}, {b}); }),
-               Catch::Contains("array index [4] is out of bounds for shape [4]"));
+               Catch::Contains("array 'a' index [4] is out of bounds for shape [4]"));
 
     // wp.set_module_options is the file module's: the unique kernel keeps the loader's (release) mode.
     const CompiledModule f = host.load_module_source("dbg_file", R"(import warp as wp

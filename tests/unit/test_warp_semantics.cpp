@@ -73,7 +73,7 @@ def corner(m: wp.array2d(dtype=float), k: int):
     CHECK(m.to_vector<float>() == std::vector<float>{1, 2, 3, 3, 2, 1});
     // -4 is before the start of a 3-wide row: a bounds failure, as 3 would be.
     CHECK_THAT(message_of<LaunchError>([&] { checked.launch({1}, {m, 4}); }),
-               Catch::Contains("array index [0, -4] is out of bounds for shape [2, 3]"));
+               Catch::Contains("array 'm' index [0, -4] is out of bounds for shape [2, 3]"));
 }
 
 TEST_CASE("an empty @wp.struct is a one-byte value a kernel can take") {

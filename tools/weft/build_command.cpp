@@ -4,7 +4,7 @@
 // the order given (Warp's compile_aot order).
 #include "commands.hpp"
 
-#include "weft/host/cuda_module.hpp"
+#include "weft/runtime/cuda.hpp"
 #include "weft/host/host.hpp"
 
 #include <fmt/core.h>

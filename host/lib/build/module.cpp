@@ -1,4 +1,5 @@
 #include "weft/build/module.hpp"
+#include "weft/build/module_hash.hpp"
 
 #include "weft/support/error.hpp"
 

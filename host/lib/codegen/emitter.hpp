@@ -901,12 +901,14 @@ private:
                           "            weft_e_.idx = weft_base_ + weft_j_;\n"
                         : "            weft::tid_t weft_e_{};\n"
                           "            weft_e_.idx = weft_base_ + weft_j_;\n") +
-            std::string(deferred_.empty() ? "" : "            weft_e_.deferred = &weft_deferred_;\n");
+            std::string(deferred_.empty() ? "" : "            weft_e_.deferred = &weft_deferred_;\n") +
+            std::string(codegen_.bounds_checks ? "            weft::rt::debug_thread() = weft_e_.idx;\n" : "");
         if (disjoint) disjoint_row_function(o, f, k.params, each);
         o << "template <bool weft_contig_>\nstatic void " << run
           << "(const weft::launch_t &weft_launch_, long long weft_begin_, long long weft_end_" << params_decl << ") {\n"
           << "    const int weft_n_ = weft_launch_.ndim;\n"
           << "    const long long weft_inner_ = weft_launch_.shape[weft_n_ - 1];\n";
+        if (codegen_.bounds_checks) o << "    weft::rt::debug_thread() = -1;\n"; // a path that does not set it
         if (disjoint) {
             std::string test = "weft_contig_";
             for (std::size_t a = 0; a < k.params.size(); ++a)
@@ -1242,6 +1244,7 @@ private:
     /// (checked in debug mode, as the atomic itself is).
     std::string atomic_element(const Expr &atomic) {
         std::string out = codegen_.bounds_checks ? "weft::index_checked<false>(" + expr(*atomic.args[0]) + ", " +
+                                                       c_string(array_name(*atomic.args[0])) + ", " +
                                                        c_string(f_->name) + ", " + c_string(logical_file_) + ", " +
                                                        std::to_string(atomic.location.line)
                                                  : "weft::index(" + expr(*atomic.args[0]);
@@ -1264,7 +1267,7 @@ private:
         }
         if (!codegen_.bounds_checks) return "weft::" + std::string(name) + "(" + args(e) + ")";
         std::string out = "weft::" + std::string(name) + "_checked(" + expr(*e.args.back()) + ", " + expr(*e.args[0]) +
-                          ", " + where;
+                          ", " + c_string(array_name(*e.args[0])) + ", " + where;
         for (std::size_t i = 1; i + 1 < e.args.size(); ++i) out += ", " + expr(*e.args[i]);
         return out + ")";
     }
@@ -1317,8 +1320,42 @@ private:
             }
             return out + ")";
         }
-        return "weft::index_checked<weft_contig_>(" + expr(*e.args[0]) + ", " + c_string(f_->name) + ", " +
-               c_string(logical_file_) + ", " + std::to_string(e.location.line) + ", " + args(e, 1) + ")";
+        return "weft::index_checked<weft_contig_>(" + expr(*e.args[0]) + ", " + c_string(array_name(*e.args[0])) + ", " +
+               c_string(f_->name) + ", " + c_string(logical_file_) + ", " + std::to_string(e.location.line) + ", " +
+               args(e, 1) + ")";
+    }
+
+    /// The value local `index` is first given in `body`, if any.
+    static const Expr *declared_value(const std::vector<ir::StmtPtr> &body, int index) {
+        for (const ir::StmtPtr &st : body) {
+            if (st->kind == S::Declare && st->index == index) return st->value.get();
+            if (const Expr *v = declared_value(st->body, index)) return v;
+            if (const Expr *v = declared_value(st->orelse, index)) return v;
+        }
+        return nullptr;
+    }
+
+    /// The array as the kernel's source names it, for bounds failures'
+    /// messages: a parameter or local ("x"), a struct field ("p.weights").
+    std::string array_name(const Expr &e) const {
+        const auto variable = [](const std::vector<ir::Variable> &vars, int i) -> std::string {
+            if (i < 0 || static_cast<std::size_t>(i) >= vars.size() || vars[i].temporary) return "";
+            return vars[i].name;
+        };
+        std::string name;
+        if (e.kind == K::Param) name = variable(f_->params, e.index);
+        else if (e.kind == K::Local) {
+            name = variable(f_->locals, e.index);
+            // A temporary lowering made for a path (p.weights): the path's name.
+            if (name.empty())
+                if (const Expr *source = declared_value(f_->body, e.index)) name = array_name(*source);
+            if (name == "array") name.clear();
+        }
+        else if (e.kind == K::Field && !e.args.empty()) {
+            const std::string base = array_name(*e.args[0]);
+            if (base != "array") name = base + "." + e.name;
+        }
+        return name.empty() ? "array" : name;
     }
 
     /// weft::view(base, positions...) for a View whose array is `base`

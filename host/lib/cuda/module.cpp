@@ -4,7 +4,7 @@
 #include "internal.hpp"
 
 #include "runtime/kernel_lookup.hpp"
-#include "weft/cuda/cuda_module.hpp"
+#include "cuda/cuda_module.hpp"
 #include "weft/support/error.hpp"
 
 #include <weft/rt/array.h>
@@ -133,9 +133,10 @@ struct CudaModule::Impl {
     double load_ms = 0;
     backend::CudaModule module = nullptr;
     backend::CudaDevicePtr expect_failures = 0; // the module's __device__ int weft_expect_failures (0: none)
-    backend::CudaDevicePtr first_failure = 0;   // weft_first_failure (debug mode's first bounds failure)
-    backend::CudaDevicePtr first_failure_claimed = 0;
+    backend::CudaDevicePtr failure_log = 0;     // weft_failure_log (debug mode's first bounds failures)
+    backend::CudaDevicePtr bounds_failures = 0; // weft_bounds_failures (all of them)
     std::vector<std::shared_ptr<CudaKernel::Impl>> kernels;
+    Logger logger; // where debug-mode bounds failures are reported
 };
 
 const std::string &CudaKernel::name() const { return impl_->name; }
@@ -258,8 +259,8 @@ std::shared_ptr<CudaModule> CudaModule::load(const CudaImage &image) {
     const backend::CudaDevice dev = d.device(m.device);
     try {
         m.expect_failures = d.module_get_global(m.module, "weft_expect_failures").first;
-        m.first_failure = d.module_get_global(m.module, "weft_first_failure").first;
-        m.first_failure_claimed = d.module_get_global(m.module, "weft_first_failure_claimed").first;
+        m.failure_log = d.module_get_global(m.module, "weft_failure_log").first;
+        m.bounds_failures = d.module_get_global(m.module, "weft_bounds_failures").first;
     } catch (const CudaDriverError &e) {
         if (e.result() != cuda_error_not_found) throw;
     }
@@ -293,6 +294,7 @@ std::shared_ptr<CudaModule> CudaModule::load(const CudaImage &image) {
     const CudaContextGuard context(image.device);
     auto impl = std::make_unique<Impl>();
     impl->name = image.module;
+    impl->logger = image.logger;
     impl->hash = image.hash;
     impl->from_cache = image.from_cache;
     impl->generated_source_path = image.generated_source_path;
@@ -317,28 +319,24 @@ void CudaModule::synchronize() const {
     int failed = 0;
     d.memcpy_dtoh(&failed, impl_->expect_failures, sizeof failed);
     if (failed == 0) return;
-    std::string first;
-    if (impl_->first_failure != 0) {
-        char message[256] = {};
-        d.memcpy_dtoh(message, impl_->first_failure, sizeof message);
-        first.assign(message, strnlen(message, sizeof message));
+    int bounds = 0;
+    FailureLog log{};
+    if (impl_->failure_log != 0) {
+        d.memcpy_dtoh(&bounds, impl_->bounds_failures, sizeof bounds);
+        d.memcpy_dtoh(&log, impl_->failure_log, sizeof log);
     }
     // The resets are memsets on the legacy stream, asynchronous to the host:
     // a kernel launched after this call on a non-blocking stream (which does
     // not order after the legacy stream) could count a failure into the
     // counter before the zero lands and lose it. Wait for them before returning.
     d.memset_d8(impl_->expect_failures, 0, sizeof failed);
-    if (impl_->first_failure != 0) {
-        d.memset_d8(impl_->first_failure, 0, 256);
-        d.memset_d8(impl_->first_failure_claimed, 0, sizeof(int));
+    if (impl_->failure_log != 0) {
+        d.memset_d8(impl_->failure_log, 0, sizeof log);
+        d.memset_d8(impl_->bounds_failures, 0, sizeof(int));
     }
     d.context_synchronize();
-    const std::string where = "module '" + impl_->name + "' on cuda:" + std::to_string(impl_->device) + ": ";
-    if (!first.empty())
-        throw LaunchError(where + first + " (" + std::to_string(failed) + (failed == 1 ? " check" : " checks") +
-                          " failed; the messages above give each)");
-    throw LaunchError(where + std::to_string(failed) + " expect_* check" + (failed == 1 ? "" : "s") +
-                      " failed (the messages above give kernel, line and values)");
+    throw_failed_checks("module '" + impl_->name + "' on cuda:" + std::to_string(impl_->device), failed, bounds,
+                        impl_->failure_log != 0 ? &log : nullptr, impl_->logger);
 }
 
 } // namespace weft

@@ -2,7 +2,7 @@
 // streams for weft::Stream. Every call works in the device's primary context.
 #include "internal.hpp"
 
-#include "weft/cuda/cuda_module.hpp"
+#include "cuda/cuda_module.hpp"
 #include "weft/runtime/device.hpp"
 #include "weft/support/error.hpp"
 

@@ -1,11 +1,11 @@
 // weft::Stream on CUDA: a CudaStream, and one fresh CudaEvent per record as
 // the fence of that record (see cuda_stream.hpp for why).
-#include "weft/cuda/cuda_stream.hpp"
+#include "weft/runtime/cuda.hpp"
 
 #include "internal.hpp"
 
 #include "weft/backend/cuda.hpp"
-#include "weft/cuda/cuda_module.hpp"
+#include "cuda/cuda_module.hpp"
 #include "weft/support/error.hpp"
 
 #include <algorithm>

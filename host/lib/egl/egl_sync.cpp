@@ -4,7 +4,7 @@
 #include "weft/egl/egl_sync.hpp"
 
 #include "weft/backend/cuda.hpp"
-#include "weft/cuda/cuda_module.hpp"
+#include "cuda/cuda_module.hpp"
 
 #include <dlfcn.h>
 

@@ -10,7 +10,7 @@
 #include "runtime/kernel_lookup.hpp"
 #include "weft/backend/cpu_compiler.hpp"
 #include "weft/build/module_hash.hpp"
-#include "weft/host/cuda_module.hpp"
+#include "cuda_loading.hpp"
 #include "weft/host/host.hpp"
 #include "weft/host/tape.hpp"
 #include "weft/runtime/launch.hpp"
@@ -68,8 +68,9 @@ struct CompiledModule::Impl {
     std::unique_ptr<backend::JitModule> jit;
     std::shared_ptr<CudaModule> cuda; // a module on a CUDA device: its code and kernels
     int *expect_failures = nullptr; // the module's counter (weft_expect_failures)
-    char *first_failure = nullptr;  // weft_first_failure: the first failed bounds check's message
-    int *first_failure_claimed = nullptr;
+    FailureLog *failure_log = nullptr; // weft_failure_log: debug mode's first bounds failures
+    int *bounds_failures = nullptr;    // weft_bounds_failures: all of them
+    Logger logger;                     // the host's: where bounds failures are reported
     std::vector<std::shared_ptr<Kernel::Impl>> kernels; // owned here only: no cycle with Kernel handles
     mutable std::mutex launch_mutex;                     // expect_* accounting is per launch
     // The backward pass: a module of its own, built when a gradient is first needed.
@@ -158,19 +159,15 @@ void run(const Kernel::Impl &k, const std::vector<std::int64_t> &dim, const Pack
     launch_cpu(entry_for(k, packed), dim, packed, pool);
     const int failed = counter->exchange(0);
     if (!failed) return;
-    std::string first;
-    if (k.owner->first_failure && k.owner->first_failure[0]) {
-        first = std::string(k.owner->first_failure, strnlen(k.owner->first_failure, 256));
-        k.owner->first_failure[0] = 0;
-        __atomic_store_n(k.owner->first_failure_claimed, 0, __ATOMIC_SEQ_CST);
+    const CompiledModule::Impl &m = *k.owner;
+    const int bounds = m.bounds_failures ? __atomic_exchange_n(m.bounds_failures, 0, __ATOMIC_SEQ_CST) : 0;
+    FailureLog log{};
+    if (m.failure_log) {
+        log = *m.failure_log;
+        std::memset(m.failure_log, 0, sizeof log);
     }
-    const std::string count = std::to_string(failed) + (failed == 1 ? " check" : " checks") + " failed";
-    if (!first.empty())
-        throw LaunchError("kernel '" + k.name + "' (module '" + k.module + "')" + context + ": " + first + " (" + count +
-                          "; the messages above give each)");
-    throw LaunchError("kernel '" + k.name + "' (module '" + k.module + "')" + context + ": " + std::to_string(failed) +
-                      " expect_* check" + (failed == 1 ? "" : "s") +
-                      " failed (the messages above give kernel, line and values)");
+    throw_failed_checks("kernel '" + k.name + "' (module '" + k.module + "')" + context, failed, bounds,
+                        m.failure_log ? &log : nullptr, m.logger);
 }
 
 } // namespace
@@ -184,6 +181,20 @@ void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<Kern
 
 void Kernel::launch(const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args, Stream *stream) const {
     launch(dim, args, LaunchOptions{stream});
+}
+
+StructValue Kernel::make_struct(std::string_view param) const {
+    std::string names;
+    for (const KernelParam &p : impl_->params) {
+        if (p.name == param) {
+            if (p.type.kind() != Type::Kind::Struct)
+                throw UserError("kernel '" + impl_->name + "': parameter '" + p.name + "' is " + p.type.name() +
+                                ", not a struct");
+            return StructValue(p.type);
+        }
+        names += (names.empty() ? "" : ", ") + p.name + ": " + p.type.name();
+    }
+    throw UserError("kernel '" + impl_->name + "' has no parameter '" + std::string(param) + "'; its parameters: " + names);
 }
 
 Device Kernel::device() const { return impl_->device; }
@@ -326,8 +337,56 @@ Kernel CompiledModule::kernel(std::string_view name) const {
 
 namespace detail {
 
+namespace {
+/// `e` with a note for each unknown function whose name starts with a builtin
+/// prefix that a plugin on the search path owns but this host has not loaded:
+/// the usual cause, found from manifests alone (no library is opened).
+kernel::KernelSourceError with_plugin_hints(const Host &host, const std::string &file, const kernel::KernelSourceError &e) {
+    std::vector<kernel::Diagnostic> diagnostics = e.diagnostics();
+    std::string notes;
+    std::optional<Discovery> found;
+    std::set<std::string> named;
+    for (const kernel::Diagnostic &d : e.diagnostics()) {
+        static constexpr std::string_view unknown = "unknown function '";
+        if (d.severity != kernel::Diagnostic::Severity::Error || d.message.rfind(unknown, 0) != 0) continue;
+        std::string name = d.message.substr(unknown.size(), d.message.find('\'', unknown.size()) - unknown.size());
+        for (const char *alias : {"wp.", "warp."})
+            if (name.rfind(alias, 0) == 0) name.erase(0, std::string_view(alias).size());
+        if (!named.insert(name).second) continue;
+        if (!found) found = host.discover();
+        for (const PluginManifest &m : found->plugins) {
+            if (host.plugin(m.name)) continue;
+            for (const std::string &prefix : m.prefixes.builtin_prefixes) {
+                if (prefix.empty() || name.rfind(prefix, 0) != 0) continue;
+                kernel::Diagnostic note;
+                note.severity = kernel::Diagnostic::Severity::Note;
+                note.location = d.location;
+                note.message = "'" + name + "' has the prefix '" + prefix + "' of plugin '" + m.name + "' (" +
+                               m.path.string() + "), which this host has not loaded: load it first (Host::load_by_name(\"" +
+                               m.name + "\"), or --plugin " + m.name + ")";
+                notes += file + ":" + std::to_string(d.location.line) + ":" + std::to_string(d.location.column) +
+                         ": note: " + note.message + "\n";
+                diagnostics.push_back(std::move(note));
+                break;
+            }
+        }
+    }
+    if (notes.empty()) return e;
+    std::string formatted = e.what();
+    if (!formatted.empty() && formatted.back() != '\n') formatted += '\n';
+    return kernel::KernelSourceError(formatted + notes, std::move(diagnostics));
+}
+} // namespace
+
 PreparedModule prepare_module(Host &host, pipeline::ModuleSource source, const ModuleLoadOptions &options) {
-    pipeline::CheckedModule checked = HostAccess::pipeline(host).check(std::move(source));
+    const std::string file = source.display_name();
+    pipeline::CheckedModule checked = [&] {
+        try {
+            return HostAccess::pipeline(host).check(std::move(source));
+        } catch (const kernel::KernelSourceError &e) {
+            throw with_plugin_hints(host, file, e);
+        }
+    }();
     PreparedModule p;
     p.source = checked.source;
     p.referenced_owners = checked.referenced_owners();
@@ -620,6 +679,7 @@ std::shared_ptr<CompiledModule::Impl> cpu_module(Host &host, const pipeline::Art
     impl->name = artifact.module;
     impl->hash = artifact.hash;
     impl->source_path = origin;
+    impl->logger = host.logger();
     impl->from_cache = artifact.from_cache;
     impl->artifact_path = artifact.path;
     impl->generated_source_path = artifact.generated_source_path;
@@ -635,8 +695,8 @@ std::shared_ptr<CompiledModule::Impl> cpu_module(Host &host, const pipeline::Art
     const auto attach = [&] {
         impl->kernels.clear();
         impl->expect_failures = static_cast<int *>(impl->jit->lookup("weft_expect_failures"));
-        impl->first_failure = static_cast<char *>(impl->jit->lookup("weft_first_failure"));
-        impl->first_failure_claimed = static_cast<int *>(impl->jit->lookup("weft_first_failure_claimed"));
+        impl->failure_log = static_cast<FailureLog *>(impl->jit->lookup("weft_failure_log"));
+        impl->bounds_failures = static_cast<int *>(impl->jit->lookup("weft_bounds_failures"));
         for (const codegen::KernelEntry &e : artifact.kernels) {
             auto k = std::make_shared<Kernel::Impl>();
             k->name = e.name;
@@ -719,6 +779,54 @@ CompiledModule Host::load_on_device(pipeline::ModuleSource source, ModuleLoadOpt
     HostAccess::put_loaded(*this, src, device, impl);
     return CompiledModule(std::move(impl));
 }
+CompiledModule Host::load_aot(const fs::path &file, const fs::path &dir, ModuleLoadOptions options) {
+    using detail::HostAccess;
+    const auto t0 = std::chrono::steady_clock::now();
+    const Device device = options.device;
+    std::string name = options.name;
+    pipeline::ModuleSource source = pipeline::ModuleSource::from_file(file, std::move(name));
+    const pipeline::ModuleSource src = source; // what the claim records
+    std::shared_ptr<CompiledModule::Impl> impl;
+    if (!device.is_cpu()) {
+        impl = cuda_module(detail::load_cuda_aot(*this, file, dir, device.ordinal), device, src.origin,
+                           HostAccess::pool(*this));
+    } else {
+        HostAccess::check_claim(*this, source);
+        detail::PreparedModule prepared = detail::prepare_module(*this, std::move(source), options);
+        if (prepared.modules.size() != 1 || prepared.modules.front().source.name != prepared.source.name)
+            throw UserError("module '" + prepared.source.name + "' has module=\"unique\" kernels, each built as a module "
+                            "of its own (" + dir.string() + " holds one artifact per module); loading such a file from "
+                            "an AOT directory is not supported: load it with Host::load_module");
+        const pipeline::GeneratedModule g =
+            HostAccess::pipeline(*this).generate(prepared.modules.front(), prepared.options, {Target::cpu()}, options).front();
+        const fs::path object = dir / (g.module + ".cpu.o"), archive = dir / (g.module + ".cpu.a");
+        std::error_code ec;
+        const fs::path path = fs::is_regular_file(object, ec) ? object : archive;
+        if (!fs::is_regular_file(path, ec))
+            throw UserError("no AOT artifact of module '" + g.module + "' for the CPU; tried:\n  " + object.string() +
+                            "\n  " + archive.string());
+        pipeline::Artifact artifact;
+        artifact.module = g.module;
+        artifact.target = Target::cpu();
+        artifact.hash = g.hash;
+        artifact.bytes = read_input_file(path, std::uintmax_t{1} << 30, "CPU AOT artifact");
+        artifact.path = path;
+        artifact.kernels = g.source.kernels;
+        try {
+            impl = cpu_module(*this, artifact, src.origin, HostAccess::pool(*this));
+        } catch (const backend::BackendError &e) {
+            throw UserError("module '" + g.module + "': " + path.string() + " does not hold the kernels of " +
+                            src.display_name() + " (" + e.what() + "): it was built from a different version of the "
+                            "source; build it again (Host::compile_aot, weft build --output-dir)");
+        }
+        impl->from_cache = true; // nothing compiled
+    }
+    impl->load_ms = ms_since(t0);
+    if (!quiet()) report_load(*impl, device, "AOT ");
+    HostAccess::put_loaded(*this, src, device, impl);
+    return CompiledModule(std::move(impl));
+}
+
 } // namespace weft
 
 namespace weft {

@@ -2,7 +2,7 @@
 // architecture when NVRTC can build it and the driver loads it, else PTX; or
 // an AOT directory's artifact. The kernel list comes from the same pipeline
 // run that produced the artifact, so it is exactly what the artifact holds.
-#include "weft/host/cuda_module.hpp"
+#include "cuda_loading.hpp"
 
 #include "host_access.hpp"
 #include "weft/backend/cuda.hpp"
@@ -35,8 +35,9 @@ void require_driver_for(int device, bool ptx, const std::string &context = "") {
 
 /// The image of `artifact` on `device`, with the kernels the generator described; its load began at `started`.
 CudaImage image_of(const pipeline::Artifact &artifact, int device, const std::string &origin,
-                   std::chrono::steady_clock::time_point started) {
+                   std::chrono::steady_clock::time_point started, const Logger &logger) {
     CudaImage image;
+    image.logger = logger;
     image.module = artifact.module;
     image.hash = artifact.hash;
     image.device = device;
@@ -114,7 +115,7 @@ std::vector<std::shared_ptr<CudaModule>> load_built(Host &host, pipeline::Module
             }
 
         auto realize_and_load = [&](const pipeline::GeneratedModule &g) {
-            return CudaModule::load(image_of(pipeline.realize(g), device, file.display_name(), t0));
+            return CudaModule::load(image_of(pipeline.realize(g), device, file.display_name(), t0, host.logger()));
         };
         std::string cubin_error;
         std::shared_ptr<CudaModule> module;
@@ -189,7 +190,7 @@ std::shared_ptr<CudaModule> load_from_directory(Host &host, const fs::path &file
     artifact.kernels = generated.source.kernels;
     std::shared_ptr<CudaModule> module;
     try {
-        module = CudaModule::load(image_of(artifact, device, prepared.source.display_name(), t0));
+        module = CudaModule::load(image_of(artifact, device, prepared.source.display_name(), t0, host.logger()));
     } catch (const CudaDriverError &e) {
         throw CudaDriverError(e.call(), e.result(),
                               "module '" + generated.module + "' on cuda:" + std::to_string(device) + " from " +
@@ -213,8 +214,8 @@ CudaModule &load_cuda_module(Host &host, const fs::path &file, int device, Modul
     return only_module(load_built(host, std::move(source), device, options), module);
 }
 
-CudaModule &load_aot(Host &host, const fs::path &file, const fs::path &dir, int device) {
-    return *load_from_directory(host, file, dir, device);
+std::shared_ptr<CudaModule> detail::load_cuda_aot(Host &host, const fs::path &file, const fs::path &dir, int device) {
+    return load_from_directory(host, file, dir, device);
 }
 
 } // namespace weft

@@ -3,6 +3,7 @@
 #include "checker.hpp"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <set>
 
@@ -269,10 +270,26 @@ void Checker::note_factory_instance(const ast::FunctionDef &def, std::size_t err
         diags_.note(def.factory_call_location, "in '" + def.name + "', made by `" + def.factory_call + "` here");
 }
 
+namespace {
+/// Warp's kernel key: the decorator's name= (when it is a valid one), else the function's name.
+std::string kernel_key(const ast::FunctionDef &def) {
+    for (const ast::Decorator &d : def.decorators)
+        if (d.name == "kernel")
+            for (const ast::Keyword &k : d.keywords)
+                if (k.name == "name" && k.value->kind == Expr::Kind::String && is_identifier(k.value->text))
+                    return k.value->text;
+    return def.name;
+}
+} // namespace
+
 void Checker::check_kernel(const ast::FunctionDef &def, const std::vector<Type> &param_types, bool instance) {
     ir::Function f;
     f.name = def.name;
-    f.mangled_name = instance ? ir::mangle_kernel(def.name, param_types) : ir::mangle_kernel(def.name);
+    // Warp's kernel key: the decorator's name=, else the function's name. The
+    // mangled name (and through it the generated code and the module hash)
+    // is derived from it, so a kernel whose key alone changed is a new kernel.
+    const std::string key = kernel_key(def);
+    f.mangled_name = instance ? ir::mangle_kernel(key, param_types) : ir::mangle_kernel(key);
     f.is_kernel = true;
     f.location = def.location;
     const ast::Decorator &d = *std::find_if(def.decorators.begin(), def.decorators.end(),
@@ -598,6 +615,36 @@ void Checker::run() {
             }
         defs.erase(std::remove_if(defs.begin(), defs.end(), [&](const ast::FunctionDef *d) { return replaced_funcs_.count(d) > 0; }),
                    defs.end());
+    }
+
+    // A kernel defined again under the same name: Python binds the name to
+    // the last definition, and that is the kernel the module offers (Warp's
+    // module.kernels[key] is the last one too). Warp 1.19 also compiles the
+    // earlier one, which a Python variable may still hold; a C++ application
+    // cannot hold it, so weft compiles only the last, and says so.
+    {
+        std::map<std::string, const ast::FunctionDef *> last_kernel;
+        for (const auto &[kind, index] : ast_.order) {
+            if (kind != 'f') continue;
+            const ast::FunctionDef &f = ast_.functions[index];
+            const auto is = [&](const char *name) {
+                return std::any_of(f.decorators.begin(), f.decorators.end(),
+                                   [&](const ast::Decorator &d) { return d.name == name; });
+            };
+            if (!is("kernel") || is("func")) continue;
+            if (std::find(overload_stubs_.begin(), overload_stubs_.end(), &f) != overload_stubs_.end()) continue;
+            const ast::FunctionDef *&last = last_kernel[kernel_key(f)];
+            if (last) {
+                diags_.warning(f.location, (last->name == f.name ? "kernel '" + f.name + "' is defined again"
+                                                                 : "kernel '" + f.name + "' has the key '" + kernel_key(f) +
+                                                                       "' of kernel '" + last->name + "'") +
+                                               " (first at line " + std::to_string(last->location.line) +
+                                               "); as in Python and Warp, the key means the last definition, which "
+                                               "is the one the module compiles");
+                replaced_funcs_.insert(last);
+            }
+            last = &f;
+        }
     }
 
     // Every function with concrete parameters is checked even if unused; generic ones when called.

@@ -253,7 +253,7 @@ public:
     // Module-level aliases, as Warp code writes them: `dtype = wp.float32`
     // (a type) and `f = wp.sin` (a builtin, resolved to it at every call).
     std::map<std::string, Type> type_aliases_;
-    std::set<const ast::FunctionDef *> replaced_funcs_; // @wp.func redefined later with the same parameter types
+    std::set<const ast::FunctionDef *> replaced_funcs_; // @wp.func redefined later with the same parameter types, and kernels redefined
     std::map<std::string, std::string> function_aliases_;
     std::map<std::string, ModuleConstant> constants_;
     std::map<std::string, ModuleConstant> warp_constants_; // wp.pi, wp.inf, ...: only with the prefix

@@ -13,6 +13,7 @@
 #include "weft/kernel/unique_kernels.hpp"
 #include "weft/support/sha256.hpp"
 #include "compile_options.hpp"
+#include "load_fields.hpp"
 
 #include <algorithm>
 #include <map>
@@ -77,6 +78,11 @@ CacheCounters Pipeline::counters() const {
 CheckedModule Pipeline::check(ModuleSource source) const {
     kernel::FrontendResult checked = kernel::check_module(kernel::SourceFile(source.display_name(), source.text), registry_);
     if (!checked.ok()) throw kernel::KernelSourceError(checked.formatted, checked.diagnostics);
+    // Warnings (a redefined kernel or function, say) reach the application's log, with their places.
+    if (std::any_of(checked.diagnostics.begin(), checked.diagnostics.end(), [](const kernel::Diagnostic &d) {
+            return d.severity == kernel::Diagnostic::Severity::Warning;
+        }))
+        logger_.log(LogLevel::Warning, "kernel", checked.formatted);
     CheckedModule out{std::move(source), std::move(checked.module)};
     out.ir.name = out.source.name;
     kernel::lower(out.ir);
@@ -160,13 +166,10 @@ std::vector<GeneratedModule> Pipeline::generate(const CheckedModule &module, con
         ModuleHashInputs inputs = codegen::contract_inputs(module.ir);
         inputs.generated_source = g.source.text;
         inputs.target = target;
-        inputs.codegen_options = {{"module", g.module},
-                                  {"opt", std::to_string(load.opt_level)},
-                                  {"fast_math", load.fast_math ? "1" : "0"},
-                                  {"debug", load.debug ? "1" : "0"},
-                                  {"pass", pass == Pass::Backward ? "backward" : "forward"},
-                                  {"native_signatures", load.check_native_signatures ? "1" : "0"},
-                                  {"native_cpu", load.native_cpu && !cuda ? "1" : "0"}};
+        // The options that shape the binary, from the one table the warm-load content key reads too.
+        inputs.codegen_options = binary_fields(load, cuda);
+        inputs.codegen_options.emplace("module", g.module);
+        inputs.codegen_options.emplace("pass", pass == Pass::Backward ? "backward" : "forward");
         inputs.runtime_header_digest = codegen::runtime_header_digest();
         inputs.toolchain = cuda ? backend::cuda_toolchain_identity(cuda_options(g, no_dir))
                                 : backend::toolchain_identity(cpu_options(g, no_dir));

@@ -13,6 +13,7 @@
 #include "weft/support/sha256.hpp"
 #include "weft/support/version.hpp"
 #include "compile_options.hpp"
+#include "load_fields.hpp"
 
 #include <map>
 #include <mutex>
@@ -32,7 +33,7 @@ std::string Pipeline::content_key(const ModuleSource &source, const Target &targ
     const std::string &build = build_identity();
     if (build.empty() || target.kind != Target::Kind::Cpu) return {};
     Sha256 h;
-    h.field("weft.content-key.v1");
+    h.field("weft.content-key.v2");
     // The build ID stands for everything compiled into weft: the front end,
     // codegen, core builtins and the embedded runtime headers (hashing those
     // took a millisecond, the whole budget of a warm load).
@@ -41,19 +42,13 @@ std::string Pipeline::content_key(const ModuleSource &source, const Target &targ
     h.field(target.str());
     h.field(registry_.contract_digest());
     h.field(source.name).field(source.text);
-    // Every ModuleLoadOptions field that the front end or codegen reads.
-    const std::map<std::string, std::string> options = {
-        {"opt", std::to_string(load.opt_level)},
-        {"fast_math", load.fast_math ? "1" : "0"},
-        {"native_cpu", load.native_cpu ? "1" : "0"},
-        {"debug", load.debug ? "1" : "0"},
-        {"enable_backward", load.enable_backward ? "1" : "0"},
-        {"native_signatures", load.check_native_signatures ? "1" : "0"},
-        {"fmad", load.fmad ? "1" : "0"},
-        {"line_info", load.line_info ? "1" : "0"},
-        {"pass", pass == Pass::Backward ? "backward" : "forward"}};
-    h.field("options").field(std::to_string(options.size()));
-    for (const auto &[k, v] : options) h.field(k).field(v);
+    // Every ModuleLoadOptions field that can change what the load builds,
+    // from the table the module hash reads (load_fields.hpp): the options
+    // written here by hand once missed one, and a stale record was a hit.
+    h.field("options");
+    for (const LoadField &f : load_fields())
+        if (f.effect == LoadField::Effect::Binary || f.effect == LoadField::Effect::Key) h.field(f.name).field(f.text(load));
+    h.field("pass").field(pass == Pass::Backward ? "backward" : "forward");
     if (load.plugins) {
         h.field("plugins").field(std::to_string(load.plugins->size()));
         for (const std::string &p : *load.plugins) h.field(p);

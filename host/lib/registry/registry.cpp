@@ -482,12 +482,6 @@ const NativeTypeInfo *Registry::native_type(std::string_view name) const {
     return it == state_->native_types.end() ? nullptr : &it->second;
 }
 
-std::vector<std::string> Registry::native_type_names() const {
-    std::vector<std::string> out;
-    for (const auto &[name, _] : state_->native_types) out.push_back(name);
-    return out;
-}
-
 Type Registry::parse_type(std::string_view name) const {
     if (auto t = parse_builtin_type(name)) return std::move(*t);
     if (auto t = array_type(name, [this](std::string_view d) { return parse_type(d); })) return *t;

@@ -359,4 +359,17 @@ std::string normalize_native_name(std::string_view name) {
     return out;
 }
 
+bool is_value_type(const Type &t) {
+    switch (t.kind()) {
+    case Type::Kind::Scalar:
+    case Type::Kind::Vector:
+    case Type::Kind::Matrix:
+    case Type::Kind::Quaternion:
+    case Type::Kind::Transform:
+    case Type::Kind::Native:
+    case Type::Kind::Struct: return t.size() != 0;
+    default: return false;
+    }
+}
+
 } // namespace weft

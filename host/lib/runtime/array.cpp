@@ -15,19 +15,9 @@ constexpr std::size_t storage_alignment = 64;
 
 /// A dtype an array can hold; throws UserError otherwise.
 void check_dtype(const Type &dtype, const char *what) {
-    switch (dtype.kind()) {
-    case Type::Kind::Scalar:
-    case Type::Kind::Vector:
-    case Type::Kind::Matrix:
-    case Type::Kind::Quaternion:
-    case Type::Kind::Transform:
-    case Type::Kind::Native:
-    case Type::Kind::Struct: break;
-    default:
-        throw UserError(std::string("Array::") + what + ": " + dtype.name() + " is not an array dtype");
-    }
-    if (dtype.size() == 0)
-        throw UserError(std::string("Array::") + what + ": dtype " + dtype.name() + " has size 0");
+    if (!is_value_type(dtype))
+        throw UserError(std::string("Array::") + what + ": " + dtype.name() + " is not an array dtype" +
+                        (dtype.kind() == Type::Kind::Struct ? " (its size is 0)" : ""));
     const std::uint64_t a = dtype.alignment();
     if (a == 0 || (a & (a - 1)) != 0 || a > storage_alignment)
         throw UserError(std::string("Array::") + what + ": dtype " + dtype.name() + " has alignment " +
@@ -133,6 +123,10 @@ void Array::check_host_element(const Type &dtype, const HostElement &host, const
     if (host.scalar && dtype.name() != host.scalar && !half_bits)
         throw UserError(std::string("Array::") + what + ": the host elements are " + host.scalar + ", the dtype is " +
                         dtype.name() + " (use the dtype's own C++ type)");
+    if (host.type)
+        if (const Type t = host.type(); t != dtype)
+            throw UserError(std::string("Array::") + what + ": the host elements are " + t.name() + ", the dtype is " +
+                            dtype.name() + " (use the dtype's own host type, weft/runtime/values.hpp)");
     if (host.size != dtype.size())
         throw UserError(std::string("Array::") + what + ": the host element type has " + std::to_string(host.size) +
                         " bytes, dtype " + dtype.name() + " has " + std::to_string(dtype.size()));

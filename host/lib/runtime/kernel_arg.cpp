@@ -27,19 +27,14 @@ KernelArg::KernelArg(std::uint32_t v) : KernelArg(scalar_arg(Scalar::UInt32, v))
 KernelArg::KernelArg(std::uint64_t v) : KernelArg(scalar_arg(Scalar::UInt64, v)) {}
 KernelArg::KernelArg(bool v) : KernelArg(scalar_arg(Scalar::Bool, static_cast<std::uint8_t>(v ? 1 : 0))) {}
 
+KernelArg::KernelArg(const StructValue &v) : KernelArg(value(v.type(), v.bytes().data(), v.bytes().size())) {
+    referenced_ = v.arrays();
+}
+
 KernelArg KernelArg::value(Type type, const void *bytes, std::size_t size) {
-    switch (type.kind()) {
-    case Type::Kind::Scalar:
-    case Type::Kind::Vector:
-    case Type::Kind::Matrix:
-    case Type::Kind::Quaternion:
-    case Type::Kind::Transform:
-    case Type::Kind::Native:
-    case Type::Kind::Struct: break;
-    case Type::Kind::Array:
+    if (type.kind() == Type::Kind::Array)
         throw UserError("KernelArg::value: " + type.name() + " is an array type; pass a weft::Array");
-    default: throw UserError("KernelArg::value: " + type.name() + " is not a kernel argument type");
-    }
+    if (!is_value_type(type)) throw UserError("KernelArg::value: " + type.name() + " is not a kernel argument type");
     if (size != type.size())
         throw UserError("KernelArg::value: " + type.name() + " has " + std::to_string(type.size()) + " bytes, got " +
                         std::to_string(size));

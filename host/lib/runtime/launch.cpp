@@ -1,9 +1,11 @@
 #include "weft/runtime/launch.hpp"
 
 #include "weft/rt/array.h"
+#include "weft/rt/debug.h"
 #include "weft/support/error.hpp"
 
 #include <cstddef>
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <limits>
@@ -39,19 +41,6 @@ struct PackedArgs::Buffer {
     Buffer(const Buffer &) = delete;
     Buffer &operator=(const Buffer &) = delete;
 };
-
-bool is_value_type(const Type &t) {
-    switch (t.kind()) {
-    case Type::Kind::Scalar:
-    case Type::Kind::Vector:
-    case Type::Kind::Matrix:
-    case Type::Kind::Quaternion:
-    case Type::Kind::Transform:
-    case Type::Kind::Native:
-    case Type::Kind::Struct: return t.size() != 0;
-    default: return false;
-    }
-}
 
 std::string parameter_prefix(std::string_view kernel, const KernelParam &p) {
     return "kernel '" + std::string(kernel) + "', parameter '" + p.name + "': ";
@@ -231,6 +220,11 @@ PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &pa
                 throw UserError(parameter_prefix(kernel, p) + "type " + p.type.name() + " cannot be a kernel parameter");
             if (a.is_array() || a.is_indexed_array())
                 throw UserError(parameter_prefix(kernel, p) + "expected " + p.type.name() + ", got " + a.type().name());
+            for (const Array &field : a.referenced_arrays())
+                if (field.device() != device)
+                    throw UserError(parameter_prefix(kernel, p) + "an array the struct refers to is on " +
+                                    field.device().name() + ", the kernel runs on " + device.name() +
+                                    " (copy it with Array::to)");
             if (a.type() != p.type) {
                 const bool integers = a.type().is_integer() && p.type.is_integer();
                 std::vector<std::byte> bytes;
@@ -272,9 +266,36 @@ PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &pa
             for (const auto &[index, value] : converted)
                 if (index == i) bytes = &value;
             std::memcpy(at, bytes->data(), bytes->size());
+            packed.arrays_.insert(packed.arrays_.end(), a.referenced_arrays().begin(), a.referenced_arrays().end());
         }
     }
     return packed;
+}
+
+static_assert(FailureLog::entries == WEFT_RT_FAILURE_LOG && FailureLog::message_bytes == WEFT_RT_FAILURE_MESSAGE,
+              "FailureLog is the runtime headers' weft_failure_log");
+
+void throw_failed_checks(const std::string &who, int failed, int bounds, const FailureLog *log, const Logger &logger) {
+    const int kept = log ? std::min(bounds, FailureLog::entries) : 0;
+    std::string first;
+    for (int i = 0; i < kept; ++i) {
+        const char *m = log->messages[i];
+        const std::string message(m, strnlen(m, FailureLog::message_bytes));
+        if (message.empty()) continue; // a failure still writing its message when the launch ended
+        if (first.empty()) first = message;
+        logger.log(LogLevel::Error, "kernel", message);
+    }
+    if (bounds > kept && kept > 0)
+        logger.log(LogLevel::Error, "kernel",
+                   "... and " + std::to_string(bounds - kept) + " more out-of-bounds access" +
+                       (bounds - kept == 1 ? "" : "es") + " in this launch (the first " + std::to_string(kept) +
+                       " are above)");
+    const std::string checks = std::to_string(failed) + (failed == 1 ? " check" : " checks") + " failed";
+    if (!first.empty())
+        throw LaunchError(who + ": " + first + " (" + checks + ", " + std::to_string(bounds) + " of them bounds checks" +
+                          (bounds > 1 ? "; the log gives the first " + std::to_string(kept) : "") + ")");
+    throw LaunchError(who + ": " + std::to_string(failed) + " expect_* check" + (failed == 1 ? "" : "s") +
+                      " failed (the messages above give kernel, line and values)");
 }
 
 void check_launchable(std::string_view kernel, bool external, int tid_dims, const std::vector<std::int64_t> &dim) {

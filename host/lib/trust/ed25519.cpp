@@ -83,18 +83,6 @@ PublicKey PublicKey::load_pem(const fs::path &path) {
     return k;
 }
 
-PublicKey PublicKey::from_raw(std::string_view raw, std::string name) {
-    if (raw.size() != raw_key_size) throw UserError(name + ": an Ed25519 public key is 32 bytes, not " + std::to_string(raw.size()));
-    EVP_PKEY *key = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr,
-                                                reinterpret_cast<const unsigned char *>(raw.data()), raw.size());
-    if (!key) throw UserError(name + ": not an Ed25519 public key (" + openssl_error() + ")");
-    PublicKey k;
-    k.key_.reset(key);
-    k.id_ = key_id(key);
-    k.name_ = std::move(name);
-    return k;
-}
-
 bool PublicKey::verify(std::string_view message, std::string_view signature) const {
     if (signature.size() != signature_size) return false;
     std::unique_ptr<EVP_MD_CTX, MdCtxDeleter> ctx(EVP_MD_CTX_new());

@@ -34,6 +34,7 @@ struct ModuleBuildOptions {
         return merge_all({this, &others...});
     }
 
+private:
     static ModuleBuildOptions merge_all(std::initializer_list<const ModuleBuildOptions *> parts);
 };
 

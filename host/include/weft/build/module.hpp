@@ -11,7 +11,6 @@
 #pragma once
 
 #include "weft/build/build_options.hpp"
-#include "weft/build/module_hash.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -19,6 +18,8 @@
 #include <vector>
 
 namespace weft {
+
+struct ModuleHashInputs; // weft/build/module_hash.hpp
 
 /// A plugin as a consuming module sees it: its name and the build options it contributed.
 struct PluginBuildOptions {

@@ -9,6 +9,7 @@
 #include "weft/runtime/kernel_arg.hpp"
 #include "weft/runtime/launch.hpp"
 #include "weft/runtime/stream.hpp"
+#include "weft/runtime/struct_value.hpp"
 #include "weft/support/error.hpp"
 
 #include <cstdint>
@@ -42,6 +43,11 @@ public:
     /// The parameters in order, with their types (a struct parameter's Type
     /// carries its layout: pass its bytes with KernelArg::value).
     const std::vector<KernelParam> &params() const;
+    /// A zeroed value of struct parameter `param`'s type, to fill by field
+    /// name (StructValue::set) and pass as that argument. UserError naming the
+    /// kernel's parameters when it has no such parameter, or when the
+    /// parameter is not a struct.
+    StructValue make_struct(std::string_view param) const;
     /// Runs the kernel over `dim` (1 to 4 dimensions) with `args` in parameter
     /// order. Argument types are checked against the signature (a wrong dtype,
     /// ndim or native type names the parameter and both types). Throws

@@ -14,7 +14,7 @@
 #include "weft/registry/registry.hpp"
 #include "weft/runtime/thread_pool.hpp"
 #include "weft/support/log.hpp"
-#include "weft/trust/plugin_trust.hpp"
+#include "weft/trust/trust_policy.hpp"
 
 #include <filesystem>
 #include <functional>
@@ -26,7 +26,6 @@
 
 namespace weft {
 
-class CudaModule;
 namespace pipeline {
 struct ModuleSource;
 }
@@ -212,6 +211,20 @@ public:
                                                    ModuleLoadOptions options = {},
                                                    const std::filesystem::path &out_dir = {},
                                                    Pass pass = Pass::Forward);
+    /// Loads module `file` onto options.device from an AOT directory that
+    /// compile_aot (or `weft build --output-dir`) filled, compiling nothing:
+    /// on the CPU <module>.cpu.o (or .cpu.a, a module compiled in parts),
+    /// on a CUDA device the CUBIN for its compute capability, else the newest
+    /// PTX not newer than it (find_aot_artifact). `file` (with the host's
+    /// plugins loaded) gives the kernel signatures; an artifact built from
+    /// another version of it is refused, naming the kernel. The module is this
+    /// host's like a loaded one (loaded_module, unload_module). A CPU module
+    /// loaded this way has no backward pass and runs no strided copies (both
+    /// would compile). Throws UserError listing every path tried when no
+    /// artifact fits, and BackendError "CUDA driver not available: ..." for a
+    /// CUDA device without a driver.
+    CompiledModule load_aot(const std::filesystem::path &file, const std::filesystem::path &dir,
+                            ModuleLoadOptions options = {});
     /// The pool CPU launches run on (sized by HostOptions::threads).
     ThreadPool &thread_pool();
 

@@ -236,7 +236,6 @@ public:
 
     /// A native type by qualified name ("warp_test::Color" or "warp_test.Color").
     const NativeTypeInfo *native_type(std::string_view name) const;
-    std::vector<std::string> native_type_names() const; // sorted
 
     /// Resolves a kernel type name: built-in names and registered native types.
     /// Throws RegistrationError(UnknownType) naming the type.

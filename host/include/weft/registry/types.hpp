@@ -181,6 +181,11 @@ struct IndexedArrayLayout {
     static constexpr std::uint64_t alignment = 8;
 };
 
+/// Whether `t` is a value: what a kernel parameter passed by value, an array
+/// element or a KernelArg value can be (scalars, vectors, matrices,
+/// quaternions, transforms, native types and user structs, of known size).
+bool is_value_type(const Type &t);
+
 /// Element offsets of a tuple laid out as a C struct of its elements.
 std::vector<std::uint64_t> tuple_offsets(const Type &tuple);
 

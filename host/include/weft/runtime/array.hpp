@@ -6,6 +6,7 @@
 
 #include "weft/registry/types.hpp"
 #include "weft/runtime/device.hpp"
+#include "weft/runtime/values.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -54,6 +55,13 @@ public:
         check_host_element(dtype, host_element<T>(), "from_vector");
         return from_host(std::move(dtype), {static_cast<std::int64_t>(v.size())}, v.data(), v.size() * sizeof(T), device,
                          requires_grad);
+    }
+
+    /// A 1-D array of the elements of `v`, whose dtype is T's kernel type
+    /// (weft/runtime/values.hpp: float -> float32, vec3f -> vec3, ...).
+    template <class T, std::enable_if_t<is_kernel_value_v<T>, int> = 0>
+    static Array from_vector(const std::vector<T> &v, Device device = Device::cpu(), bool requires_grad = false) {
+        return from_vector(type_of<T>(), v, device, requires_grad);
     }
 
     // -- gradients (automatic differentiation: weft::Tape) ---------------------
@@ -119,6 +127,7 @@ public:
     struct HostElement {
         std::size_t size;
         const char *scalar; // the scalar dtype a C++ scalar type is ("float32"), or nullptr: any dtype of its size
+        Type (*type)();     // a host value's kernel type (values.hpp), which the dtype must be; nullptr: none
     };
     template <class T> static HostElement host_element();
 
@@ -159,6 +168,9 @@ template <class T> constexpr const char *host_scalar_name() {
 }
 } // namespace detail
 
-template <class T> Array::HostElement Array::host_element() { return {sizeof(T), detail::host_scalar_name<T>()}; }
+template <class T> Array::HostElement Array::host_element() {
+    if constexpr (detail::value_type_of<T>::value) return {sizeof(T), nullptr, &type_of<T>};
+    else return {sizeof(T), detail::host_scalar_name<T>(), nullptr};
+}
 
 } // namespace weft

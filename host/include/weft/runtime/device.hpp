@@ -1,6 +1,6 @@
 // What a device's runtime gives the device-generic classes
 // (Array, Stream): memory, copies and streams. The CPU's runtime is built in;
-// CUDA's is installed by the host layer (weft/host/cuda_module.hpp), which
+// CUDA's is installed by install_cuda_runtime (weft/runtime/cuda.hpp), which
 // every weft::Host does when it is created.
 #pragma once
 

@@ -3,6 +3,8 @@
 
 #include "weft/registry/types.hpp"
 #include "weft/runtime/array.hpp"
+#include "weft/runtime/struct_value.hpp"
+#include "weft/runtime/values.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -36,8 +38,10 @@ struct IndexedArray {
 /// type held as its bytes in weft's layout. The scalar constructors give the
 /// types float -> float32, double -> float64, int -> int32, std::int64_t (and
 /// long long) -> int64, std::uint32_t -> uint32, std::uint64_t (and unsigned
-/// long long) -> uint64, bool -> bool. Packing checks types exactly: no
-/// promotion, so pass 2.0 (not 2.0f) for a float64 parameter, or use of().
+/// long long) -> uint64, bool -> bool; the host values of weft/runtime/values.hpp
+/// their kernel types (vec3f -> vec3, transformd -> transformd); a StructValue
+/// its struct type. Packing checks types exactly: no promotion, so pass 2.0
+/// (not 2.0f) for a float64 parameter, or use of().
 class KernelArg {
 public:
     KernelArg(Array array);
@@ -49,6 +53,11 @@ public:
     KernelArg(std::uint32_t v);
     KernelArg(std::uint64_t v);
     KernelArg(bool v);
+    /// A struct value; the arrays its fields refer to stay alive with the argument.
+    KernelArg(const StructValue &v);
+    /// A vector, matrix, quaternion or transform (weft/runtime/values.hpp).
+    template <class T, std::enable_if_t<detail::value_type_of<T>::value, int> = 0>
+    KernelArg(const T &v) : KernelArg(value(type_of<T>(), &v, sizeof v)) {}
     /// Not a kernel argument (without this, a pointer would become a bool).
     template <class T> KernelArg(T *) = delete;
     // long long / unsigned long long where they are not std::int64_t / std::uint64_t.
@@ -79,6 +88,9 @@ public:
     const Type &type() const { return type_; }
     /// A value's bytes (empty for an array).
     const std::vector<std::byte> &bytes() const { return bytes_; }
+    /// Arrays a struct value's fields refer to (a launch keeps them alive and
+    /// checks their device).
+    const std::vector<Array> &referenced_arrays() const { return referenced_; }
 
 private:
     KernelArg() = default;
@@ -87,6 +99,7 @@ private:
     std::optional<IndexedArray> indexed_;
     Type type_;
     std::vector<std::byte> bytes_;
+    std::vector<Array> referenced_;
 };
 
 } // namespace weft

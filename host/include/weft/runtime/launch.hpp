@@ -13,6 +13,7 @@
 #include "weft/runtime/kernel_arg.hpp"
 #include "weft/runtime/thread_pool.hpp"
 #include "weft/support/error.hpp"
+#include "weft/support/log.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -70,11 +71,26 @@ private:
     std::vector<Array> arrays_; // keeps the storage alive
 };
 
-/// Whether a parameter or array element of type `t` is passed by value
-/// (scalars, vectors, matrices, quaternions, native and user structs of known size).
-bool is_value_type(const Type &t);
 /// "kernel 'k', parameter 'p': ", the start of every argument error of CPU and CUDA launches.
 std::string parameter_prefix(std::string_view kernel, const KernelParam &p);
+
+/// A debug-mode module's bounds-failure log (weft_failure_log in the runtime
+/// headers: WEFT_RT_FAILURE_LOG messages of WEFT_RT_FAILURE_MESSAGE bytes).
+struct FailureLog {
+    static constexpr int entries = 8;
+    static constexpr int message_bytes = 256;
+    char messages[entries][message_bytes];
+};
+
+/// Reports a launch's failed checks, the same on every device: each bounds
+/// failure the module's log kept (`bounds` counts all of them) goes to
+/// `logger` (category "kernel", naming array, index, shape, line and
+/// thread), then how many more there were; then throws LaunchError starting
+/// with `who` that gives the first failure and the counts. `failed` counts
+/// every failed check (bounds and expect_*); expect_* checks print their own
+/// lines, as Warp's do.
+[[noreturn]] void throw_failed_checks(const std::string &who, int failed, int bounds, const FailureLog *log,
+                                      const Logger &logger);
 
 /// What every launch checks first, on every device: an
 /// entry_point_abi='external_constant_params' kernel is never launched by

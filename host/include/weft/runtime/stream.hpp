@@ -4,7 +4,7 @@
 // that enqueued it. On the CPU a stream is an in-order work queue drained by
 // one worker thread of its own (a kernel launched on it still spreads over
 // the host's thread pool); on CUDA it is a driver stream (the host layer's
-// weft/cuda/cuda_stream.hpp makes one). Work given no stream keeps weft's
+// weft/runtime/cuda.hpp makes one). Work given no stream keeps weft's
 // synchronous behaviour: it has finished when the call returns.
 //
 // An Event marks a point in a stream: record(stream) captures "all work
@@ -112,9 +112,9 @@ public:
     /// may be destroyed meanwhile: its deletion is deferred until the wait ends.
     void wait(const Sync &sync);
     /// Blocks until everything enqueued so far has finished, then rethrows the
-    /// first error of an asynchronous task since the last call (on a CPU
-    /// stream a kernel's failed expect_* checks arrive here as LaunchError; on
-    /// a CUDA stream CudaModule::synchronize() reports them).
+    /// first error of an asynchronous task since the last call (a kernel's
+    /// failed expect_* and bounds checks arrive here as LaunchError, on every
+    /// device).
     void synchronize();
     /// A CUstream for CUDA streams, nullptr on the CPU.
     void *native_handle() const;

@@ -28,8 +28,6 @@ public:
     /// Reads a PEM public key ("-----BEGIN PUBLIC KEY-----"); throws UserError
     /// naming the file when it is unreadable or not an Ed25519 key.
     static PublicKey load_pem(const std::filesystem::path &path);
-    /// The raw 32-byte key (RFC 8032).
-    static PublicKey from_raw(std::string_view raw, std::string name);
 
     /// Whether `signature` (64 bytes) is this key's Ed25519 signature of `message`.
     bool verify(std::string_view message, std::string_view signature) const;

@@ -19,6 +19,7 @@
 #pragma once
 
 #include "weft/trust/ed25519.hpp"
+#include "weft/trust/trust_policy.hpp"
 
 #include <filesystem>
 #include <optional>
@@ -27,22 +28,6 @@
 #include <string_view>
 
 namespace weft::trust {
-
-enum class TrustMode { Any, AllowList, Signed };
-
-/// "any", "allow-list", "signed"; throws UserError listing them otherwise.
-TrustMode parse_trust_mode(std::string_view text);
-std::string_view trust_mode_name(TrustMode mode);
-
-struct TrustPolicy {
-    TrustMode mode = TrustMode::Any;
-    /// allow-list: digests allowed (64 hex digits each), and/or a file of them
-    /// (one per line, the first word of the line; '#' starts a comment).
-    std::set<std::string> allowed_digests;
-    std::filesystem::path allow_list_file;
-    /// signed: the directory of trusted public keys (*.pem).
-    std::filesystem::path trusted_keys_dir;
-};
 
 /// What a plugin consists of, as read by the loader.
 struct PluginBytes {

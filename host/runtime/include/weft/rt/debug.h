@@ -10,19 +10,22 @@ extern "C" int printf(const char *, ...);
 // Failed expectations of a module, counted atomically. The generated translation
 // unit expands WEFT_DEFINE_RUNTIME_GLOBALS once to define it (a __device__
 // variable under CUDA, read by the host through the module's globals).
-// weft_first_failure holds the first failed bounds check's message (debug
-// mode), claimed through weft_first_failure_claimed; the host reads and clears both.
+// In debug mode weft_bounds_failures counts a launch's failed bounds checks
+// and weft_failure_log keeps the messages of the first WEFT_RT_FAILURE_LOG of
+// them; the host logs those, counts the rest, and clears both.
 // weft_print_lock keeps a thread's print / expect line whole (rt::LineLock).
+#define WEFT_RT_FAILURE_LOG 8
+#define WEFT_RT_FAILURE_MESSAGE 256
 extern "C" {
 #if defined(__CUDA_ARCH__)
 extern __device__ int weft_expect_failures;
-extern __device__ int weft_first_failure_claimed;
-extern __device__ char weft_first_failure[256];
+extern __device__ int weft_bounds_failures;
+extern __device__ char weft_failure_log[WEFT_RT_FAILURE_LOG][WEFT_RT_FAILURE_MESSAGE];
 extern __device__ int weft_print_lock;
 #elif !defined(WEFT_RT_CUDA)
 extern int weft_expect_failures;
-extern int weft_first_failure_claimed;
-extern char weft_first_failure[256];
+extern int weft_bounds_failures;
+extern char weft_failure_log[WEFT_RT_FAILURE_LOG][WEFT_RT_FAILURE_MESSAGE];
 extern int weft_print_lock;
 #endif
 }
@@ -30,16 +33,16 @@ extern int weft_print_lock;
 #define WEFT_DEFINE_RUNTIME_GLOBALS                                                                                    \
     extern "C" {                                                                                                       \
     __device__ int weft_expect_failures = 0;                                                                           \
-    __device__ int weft_first_failure_claimed = 0;                                                                     \
-    __device__ char weft_first_failure[256] = {};                                                                      \
+    __device__ int weft_bounds_failures = 0;                                                                           \
+    __device__ char weft_failure_log[WEFT_RT_FAILURE_LOG][WEFT_RT_FAILURE_MESSAGE] = {};                               \
     __device__ int weft_print_lock = 0;                                                                                \
     }
 #else
 #define WEFT_DEFINE_RUNTIME_GLOBALS                                                                                    \
     extern "C" {                                                                                                       \
     int weft_expect_failures = 0;                                                                                      \
-    int weft_first_failure_claimed = 0;                                                                                \
-    char weft_first_failure[256] = {};                                                                                 \
+    int weft_bounds_failures = 0;                                                                                      \
+    char weft_failure_log[WEFT_RT_FAILURE_LOG][WEFT_RT_FAILURE_MESSAGE] = {};                                          \
     int weft_print_lock = 0;                                                                                           \
     }
 #endif

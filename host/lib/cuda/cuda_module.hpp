@@ -1,9 +1,11 @@
-// The CUDA runtime layer: modules loaded from CUBIN or PTX images with the
-// driver, their kernels (launches, attributes, occupancy), raw streams and
-// events, and CUDA's DeviceRuntime (memory and streams for weft::Array and
-// weft::Stream). Building the images is the pipeline's job and choosing them
-// the host's (weft/host/cuda_module.hpp); applications use weft::Host,
-// weft::Array, weft::Kernel and weft::Stream, which serve every device.
+// The CUDA runtime layer (private to libweft): modules loaded from CUBIN or
+// PTX images with the driver, their kernels (launches, attributes,
+// occupancy), raw streams and events, and CUDA's DeviceRuntime (memory and
+// streams for weft::Array and weft::Stream). Building the images is the
+// pipeline's job and choosing them the host's (host/cuda_loading.hpp);
+// applications use weft::Host, weft::CompiledModule, weft::Kernel,
+// weft::Array and weft::Stream, which serve every device, and
+// weft/runtime/cuda.hpp for what is CUDA's own (devices, context guard).
 //
 // Everything here goes through backend::CudaDriver (libcuda.so.1, loaded with
 // dlopen on first use). Without a driver or device every entry point throws
@@ -27,7 +29,9 @@
 #include "weft/runtime/array.hpp"
 #include "weft/runtime/kernel_arg.hpp"
 #include "weft/runtime/launch.hpp"
+#include "weft/runtime/cuda.hpp"
 #include "weft/runtime/stream.hpp"
+#include "weft/support/log.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -66,53 +70,11 @@ struct CudaImage {
     bool from_cache = false;
     std::string origin;     // the source file, for messages
     std::vector<Kernel> kernels;
+    /// Where debug-mode bounds failures are reported (default: stderr).
+    Logger logger;
     /// When the load began (load_ms counts from it); default: when CudaModule::load starts.
     std::optional<std::chrono::steady_clock::time_point> started;
 };
-
-/// Installs CUDA's DeviceRuntime for Array and Stream (cheap: no driver is
-/// loaded until used). Every weft::Host does it when it is created.
-void install_cuda_runtime();
-
-/// The number of CUDA devices; 0 without a driver (never throws).
-int cuda_device_count() noexcept;
-/// Why CUDA cannot be used here ("" when a driver sees at least one device
-/// and can run what this build's NVRTC compiles; see cuda_driver_mismatch).
-std::string cuda_unavailable_reason();
-/// Why the installed driver cannot run what this build's NVRTC produces, naming
-/// both versions ("" when it can, or without a driver or NVRTC): a driver of
-/// an older major version runs neither NVRTC's CUBIN nor its PTX (PTX from
-/// NVRTC 13 needs a 13.x driver, 580 or newer); with `ptx`, also a driver of
-/// the same major but an older minor version (the driver JIT-compiles PTX
-/// only from PTX ISA versions it knows; a CUBIN needs no JIT).
-std::string cuda_driver_mismatch(bool ptx = false);
-/// Compute capability * 10 of device `device` (e.g. 90). Throws BackendError
-/// without a driver and UserError for a device index the driver does not have.
-int cuda_compute_capability(int device);
-
-/// Makes device `device`'s primary context (weft's, retained once per
-/// process) current on this thread for the guard's life, with
-/// cuCtxPushCurrent when another context (or none) is current, and pops it
-/// again at the end. Every weft call that needs a context holds one, so weft
-/// never replaces an application's context; hold one around raw driver
-/// calls on weft's modules, arrays or streams. Throws like
-/// cuda_compute_capability for a device the driver does not have.
-class CudaContextGuard {
-public:
-    explicit CudaContextGuard(int device);
-    ~CudaContextGuard();
-    CudaContextGuard(const CudaContextGuard &) = delete;
-    CudaContextGuard &operator=(const CudaContextGuard &) = delete;
-    backend::CudaContext context() const { return context_; }
-
-private:
-    backend::CudaContext context_ = nullptr;
-    bool pushed_ = false;
-};
-
-/// Device arrays are weft::Array on Device::cuda(n) and launch arguments are
-/// weft::KernelArg, as on the CPU; the old names remain as aliases.
-using CudaArg = KernelArg;
 
 /// A CUDA stream (cuStreamCreate) on a device; destroyed with the object.
 class CudaStream {
