@@ -331,7 +331,7 @@ def saxpy(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64), out: wp.
         fs::create_directories(dir / "stale");
         fs::copy_file(cubin, dir / "stale" / cubin.filename(), fs::copy_options::overwrite_existing);
         const std::string stale = error_of([&] { host.load_aot(changed, dir / "stale", on_device); });
-        CHECK_THAT(stale, Catch::Contains("kernel 'saxpy'"));
+        CHECK_THAT(stale, Catch::Contains("module 'saxpy'"));
         CHECK_THAT(stale, Catch::Contains("built from a different version of the source"));
     }
     release_cuda_modules(host);

@@ -227,6 +227,8 @@ TEST_CASE("debug mode compiles for CUDA too (NVRTC, no GPU needed)") {
     std::ifstream ptx(paths[0]);
     const std::string text((std::istreambuf_iterator<char>(ptx)), std::istreambuf_iterator<char>());
     CHECK(text.find("weft_failure_log") != std::string::npos);
+    // What an AOT load checks the artifact's kernels against, in device memory the driver can read.
+    CHECK(text.find(".global .align 1 .b8 weft_kernel_signatures[65]") != std::string::npos);
     CHECK(host.compile_aot(file, {Target::cuda_ptx(75)}).at(0) != paths[0]); // release: another artifact
 }
 

@@ -431,3 +431,35 @@ TEST_CASE("every load option that changes the module hash changes the warm-load 
     }
     CHECK(binary == 5); // opt, fast_math, native_cpu, debug, native_signatures
 }
+
+TEST_CASE("load_aot on the CPU: the object of an AOT directory, no compile, a stale one refused by name") {
+    TempDir dir("aot_cpu");
+    const fs::path file = dir.path / "scaled.py";
+    std::ofstream(file) << scale_source(4);
+    const fs::path aot = dir.path / "aot";
+    {
+        Host builder(options_for(dir.path / "cache_a"));
+        const std::vector<fs::path> paths = builder.compile_aot(file, {Target::cpu()}, {}, aot);
+        REQUIRE(paths.size() == 1);
+        CHECK(paths[0].parent_path() == aot);
+    }
+    // Another host with an empty cache: the AOT object loads, nothing compiles.
+    Host host(options_for(dir.path / "cache_b"));
+    CHECK_THAT(message_of<UserError>([&] { host.load_aot(file, dir.path / "nothing"); }),
+               Catch::Contains("no AOT artifact of module 'scaled' for the CPU; tried:") &&
+                   Catch::Contains("scaled.cpu.o") && Catch::Contains("scaled.cpu.a"));
+    const CompiledModule m = host.load_aot(file, aot);
+    CHECK(m.device() == Device::cpu());
+    CHECK(m.from_cache());
+    CHECK(m.artifact_path().parent_path() == aot);
+    CHECK(host.cache_counters().compiles == 0);
+    CHECK(run_scale(m.kernel("scale"), 2.0f) == 8.0f);
+    CHECK(host.loaded_module("scaled") == m);
+    CHECK(m.hash() == host.load_module(file).hash()); // the JIT load of the same file is the same module
+    // The source changed since (another signature): its kernel is not in the object.
+    std::ofstream(file) << "import warp as wp\n\n@wp.kernel\ndef scale(x: wp.array(dtype=wp.float64)):\n"
+                           "    i = wp.tid()\n    x[i] = x[i] * 4.0\n";
+    CHECK_THAT(message_of<UserError>([&] { host.load_aot(file, aot); }),
+               Catch::Contains("module 'scaled': ") && Catch::Contains("does not hold the kernels of") &&
+                   Catch::Contains("built from a different version of the source"));
+}

@@ -4,6 +4,7 @@
 #include "weft/codegen/cpp_emitter.hpp"
 
 #include "emitter.hpp"
+#include "weft/support/sha256.hpp"
 
 #include <cstdio>
 
@@ -26,6 +27,16 @@ std::string c_string_literal(const std::string &s) {
     return out + "\"";
 }
 
+std::string kernel_signature_digest(const std::vector<KernelEntry> &kernels) {
+    Sha256 h;
+    h.field("weft.kernel-signatures.v1").field(std::to_string(kernels.size()));
+    for (const KernelEntry &k : kernels) {
+        h.field(k.name).field(k.key).field(k.symbol).field(std::to_string(k.tid_dims));
+        h.field(std::to_string(static_cast<int>(k.abi))).field(std::to_string(k.params.size()));
+        for (const auto &[name, type] : k.params) h.field(name).field(type.code());
+    }
+    return h.hex();
+}
 
 namespace {
 /// Whether the runtime has a typedef by the type's kernel name (vec3, mat33d,

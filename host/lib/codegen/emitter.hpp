@@ -203,6 +203,11 @@ public:
             append(kernels[k]);
             append("#endif\n");
         }
+        // Defined once, where the runtime globals are.
+        const std::string once = result_.parts > 1 ? "WEFT_PART <= 1 && " + not_a_strided_copy : not_a_strided_copy;
+        append("#if " + once + "\nextern \"C\" " + std::string(backend_ == Backend::Cuda ? "__device__ " : "") +
+               "const char " + kernel_signatures_symbol + "[65] = \"" + kernel_signature_digest(result_.kernels) +
+               "\";\n#endif\n");
         check_size(text.size());
         result_.text = std::move(text);
         return std::move(result_);

@@ -72,6 +72,10 @@ struct CudaImage {
     std::vector<Kernel> kernels;
     /// Where debug-mode bounds failures are reported (default: stderr).
     Logger logger;
+    /// An AOT artifact's check: the kernel signature digest its source makes
+    /// now (codegen::kernel_signature_digest), which the image's
+    /// weft_kernel_signatures must equal; "": not checked.
+    std::string kernel_signatures;
     /// When the load began (load_ms counts from it); default: when CudaModule::load starts.
     std::optional<std::chrono::steady_clock::time_point> started;
 };

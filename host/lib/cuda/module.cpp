@@ -305,6 +305,20 @@ std::shared_ptr<CudaModule> CudaModule::load(const CudaImage &image) {
     const std::string bytes = image.bytes; // NUL-terminated (std::string), as PTX must be
     impl->module = d.module_load_data(bytes.c_str());
     auto module = std::make_shared<CudaModule>(std::move(impl)); // unloads on any error below
+    if (!image.kernel_signatures.empty()) {
+        // The same entry symbols can hold other signatures (a kernel's parameter types changed).
+        char digest[65] = {};
+        try {
+            const auto global = d.module_get_global(module->impl_->module, "weft_kernel_signatures");
+            if (global.second == sizeof digest) d.memcpy_dtoh(digest, global.first, sizeof digest);
+        } catch (const CudaDriverError &e) {
+            if (e.result() != cuda_error_not_found) throw;
+        }
+        if (std::string(digest, strnlen(digest, sizeof digest)) != image.kernel_signatures)
+            throw UserError("module '" + image.module + "': the kernels of " + image.artifact_path.string() +
+                            " are not those of " + image.origin +
+                            ": the artifact was built from a different version of the source or its plugins");
+    }
     bind_kernels(image.kernels, image.origin, *module->impl_);
     const auto since = image.started.value_or(t0);
     module->impl_->load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();

@@ -812,12 +812,20 @@ CompiledModule Host::load_aot(const fs::path &file, const fs::path &dir, ModuleL
         artifact.bytes = read_input_file(path, std::uintmax_t{1} << 30, "CPU AOT artifact");
         artifact.path = path;
         artifact.kernels = g.source.kernels;
+        const auto stale = [&](const std::string &why) {
+            return UserError("module '" + g.module + "': " + path.string() + " does not hold the kernels of " +
+                             src.display_name() + " (" + why + "): it was built from a different version of the "
+                             "source; build it again (Host::compile_aot, weft build --output-dir)");
+        };
         try {
             impl = cpu_module(*this, artifact, src.origin, HostAccess::pool(*this));
+            // The same entry symbols can hold other signatures (a kernel's parameter types changed).
+            const auto *digest = static_cast<const char *>(impl->jit->lookup(codegen::kernel_signatures_symbol));
+            const std::string want = codegen::kernel_signature_digest(g.source.kernels);
+            if (std::string(digest, strnlen(digest, 65)) != want)
+                throw stale("its kernel signatures differ from the source's");
         } catch (const backend::BackendError &e) {
-            throw UserError("module '" + g.module + "': " + path.string() + " does not hold the kernels of " +
-                            src.display_name() + " (" + e.what() + "): it was built from a different version of the "
-                            "source; build it again (Host::compile_aot, weft build --output-dir)");
+            throw stale(e.what());
         }
         impl->from_cache = true; // nothing compiled
     }

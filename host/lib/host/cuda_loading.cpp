@@ -190,7 +190,9 @@ std::shared_ptr<CudaModule> load_from_directory(Host &host, const fs::path &file
     artifact.kernels = generated.source.kernels;
     std::shared_ptr<CudaModule> module;
     try {
-        module = CudaModule::load(image_of(artifact, device, prepared.source.display_name(), t0, host.logger()));
+        CudaImage image = image_of(artifact, device, prepared.source.display_name(), t0, host.logger());
+        image.kernel_signatures = codegen::kernel_signature_digest(artifact.kernels);
+        module = CudaModule::load(image);
     } catch (const CudaDriverError &e) {
         throw CudaDriverError(e.call(), e.result(),
                               "module '" + generated.module + "' on cuda:" + std::to_string(device) + " from " +

@@ -50,6 +50,15 @@ inline constexpr const char *strided_macro = "WEFT_STRIDED";
 inline std::string dense_symbol(const KernelEntry &k) { return k.symbol + "_dense"; }
 inline std::string strided_symbol(const KernelEntry &k) { return k.symbol + "_strided"; }
 
+/// The digest of what the kernels of a module are (names, keys, entry
+/// symbols, parameters and their types, tid() use, ABI), 64 hex digits. The
+/// generated text defines it as extern "C" weft_kernel_signatures (a
+/// __device__ array on CUDA), so an AOT artifact can be checked against the
+/// source it is loaded for: a changed signature is refused by name, never
+/// launched with another layout.
+std::string kernel_signature_digest(const std::vector<KernelEntry> &kernels);
+inline constexpr const char *kernel_signatures_symbol = "weft_kernel_signatures";
+
 struct GeneratedSource {
     std::string text;
     std::string file_name; // the name the source is compiled as (diagnostics)
