@@ -32,12 +32,12 @@ set(CPACK_COMPONENT_DEV_GROUP weft-dev)
 set(CPACK_COMPONENT_SDK_GROUP weft-dev)
 
 set(CPACK_DEBIAN_WEFT_PACKAGE_NAME weft)
-set(CPACK_DEBIAN_WEFT_PACKAGE_DEPENDS "clang-19")
+# libllvm19 by name too: dpkg-shlibdeps names it in some runs and not in others.
+set(CPACK_DEBIAN_WEFT_PACKAGE_DEPENDS "clang-19, libllvm19")
 set(CPACK_DEBIAN_WEFT_DESCRIPTION
   "C++ host for JIT-compiled compute kernels extended by plugins\n Loads plugins through a stable C ABI, checks Warp-style Python kernels, compiles them in process with Clang/LLVM (and NVRTC for CUDA when the toolkit is installed), caches artifacts by hash and launches them on every CPU core. This package holds libweft, the weft command-line tool and the bundled plugins.")
 set(CPACK_DEBIAN_WEFT-DEV_PACKAGE_NAME weft-dev)
 set(CPACK_DEBIAN_WEFT-DEV_PACKAGE_DEPENDS "weft (= ${PROJECT_VERSION}), libstdc++-12-dev | libstdc++-dev")
-set(CPACK_DEBIAN_WEFT-DEV_PACKAGE_ARCHITECTURE all)
 set(CPACK_DEBIAN_WEFT-DEV_DESCRIPTION
   "weft development files\n The application headers (weft/weft.hpp), the CMake package (find_package(weft)), weft.pc, and the plugin SDK: the C ABI header, its C++ layer, the WeftPluginSDK CMake package and an example plugin.")
 

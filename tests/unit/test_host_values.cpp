@@ -138,8 +138,11 @@ TEST_CASE("a struct value is built by field name and checked by type") {
     Array out = Array::zeros(Type::scalar(Scalar::Float32), {2});
     {
         // The struct's array is kept alive by the value, not by this scope.
-        p.set("weights", Array::from_vector(std::vector<float>{0.5f, 2.0f}));
+        p.set("weights", Array::from_vector(std::vector<float>{9.0f, 9.0f}));
+        p.set("weights", Array::from_vector(std::vector<float>{0.5f, 2.0f})); // the first one is let go
     }
+    REQUIRE(p.arrays().size() == 1);
+    CHECK(p.arrays()[0].to_vector<float>() == std::vector<float>{0.5f, 2.0f});
     step.launch({2}, {pos, p, out});
     // pos + g*dt = (1, 0, 1) and (2, 1, 2), scaled by (1, 2, 3).
     CHECK(pos.to_vector<vec3f>() == std::vector<vec3f>{{1, 0, 3}, {2, 2, 6}});
@@ -148,6 +151,7 @@ TEST_CASE("a struct value is built by field name and checked by type") {
 
     // A struct value of another struct type is refused by the launch.
     StructValue inner = p.get_struct("inner");
+    CHECK(inner.arrays().empty()); // the part holds none of the whole's arrays
     CHECK_THAT(message_of<LaunchError>([&] { step.launch({2}, {pos, inner, out}); }),
                Catch::Contains("parameter 'params': expected Params, got Inner"));
     CHECK_THAT(message_of<UserError>([&] { p.set("inner", p); }),

@@ -94,6 +94,11 @@ int kernel_check(const KernelCheckOptions &o) {
     kernel::FrontendOptions fo;
     fo.error_limit = o.error_limit;
     kernel::FrontendResult r = kernel::check_file(o.file, host.registry(), fo);
+    // An unknown function under an installed plugin's prefix: say which plugin to load.
+    for (kernel::Diagnostic &note : plugin_notes(host, r.diagnostics)) {
+        r.formatted += fmt::format("{}:{}:{}: note: {}\n", o.file, note.location.line, note.location.column, note.message);
+        r.diagnostics.push_back(std::move(note));
+    }
     std::size_t errors = 0, warnings = 0;
     for (const kernel::Diagnostic &d : r.diagnostics) {
         if (d.severity == kernel::Diagnostic::Severity::Error) ++errors;

@@ -33,7 +33,9 @@ std::string kernel_signature_digest(const std::vector<KernelEntry> &kernels) {
     for (const KernelEntry &k : kernels) {
         h.field(k.name).field(k.key).field(k.symbol).field(std::to_string(k.tid_dims));
         h.field(std::to_string(static_cast<int>(k.abi))).field(std::to_string(k.params.size()));
-        for (const auto &[name, type] : k.params) h.field(name).field(type.code());
+        // Layouts too, beside the types' codes.
+        for (const auto &[name, type] : k.params)
+            h.field(name).field(type.code()).field(std::to_string(type.size())).field(std::to_string(type.alignment()));
     }
     return h.hex();
 }

@@ -906,14 +906,12 @@ private:
                           "            weft_e_.idx = weft_base_ + weft_j_;\n"
                         : "            weft::tid_t weft_e_{};\n"
                           "            weft_e_.idx = weft_base_ + weft_j_;\n") +
-            std::string(deferred_.empty() ? "" : "            weft_e_.deferred = &weft_deferred_;\n") +
-            std::string(codegen_.bounds_checks ? "            weft::rt::debug_thread() = weft_e_.idx;\n" : "");
+            std::string(deferred_.empty() ? "" : "            weft_e_.deferred = &weft_deferred_;\n");
         if (disjoint) disjoint_row_function(o, f, k.params, each);
         o << "template <bool weft_contig_>\nstatic void " << run
           << "(const weft::launch_t &weft_launch_, long long weft_begin_, long long weft_end_" << params_decl << ") {\n"
           << "    const int weft_n_ = weft_launch_.ndim;\n"
           << "    const long long weft_inner_ = weft_launch_.shape[weft_n_ - 1];\n";
-        if (codegen_.bounds_checks) o << "    weft::rt::debug_thread() = -1;\n"; // a path that does not set it
         if (disjoint) {
             std::string test = "weft_contig_";
             for (std::size_t a = 0; a < k.params.size(); ++a)
@@ -1251,7 +1249,7 @@ private:
         std::string out = codegen_.bounds_checks ? "weft::index_checked<false>(" + expr(*atomic.args[0]) + ", " +
                                                        c_string(array_name(*atomic.args[0])) + ", " +
                                                        c_string(f_->name) + ", " + c_string(logical_file_) + ", " +
-                                                       std::to_string(atomic.location.line)
+                                                       std::to_string(atomic.location.line) + ", weft_t_.idx"
                                                  : "weft::index(" + expr(*atomic.args[0]);
         for (std::size_t i = 1; i + 1 < atomic.args.size(); ++i) out += ", " + expr(*atomic.args[i]);
         return out + ")";
@@ -1326,8 +1324,8 @@ private:
             return out + ")";
         }
         return "weft::index_checked<weft_contig_>(" + expr(*e.args[0]) + ", " + c_string(array_name(*e.args[0])) + ", " +
-               c_string(f_->name) + ", " + c_string(logical_file_) + ", " + std::to_string(e.location.line) + ", " +
-               args(e, 1) + ")";
+               c_string(f_->name) + ", " + c_string(logical_file_) + ", " + std::to_string(e.location.line) +
+               ", weft_t_.idx, " + args(e, 1) + ")";
     }
 
     /// The value local `index` is first given in `body`, if any.
@@ -1459,15 +1457,16 @@ private:
         // Run-time messages name the logical file: an artifact from the cache
         // may have been compiled from a copy of the module at another path.
         const std::string where = c_string(f_->name) + ", " + c_string(logical_file_) + ", " + std::to_string(e.location.line);
+        const std::string checked_where = where + ", weft_t_.idx"; // an atomic's bounds failure names the thread
         switch (e.intrinsic) {
         case I::Tid: return "weft::int32(weft_t_.idx)";
         case I::Len: return "weft::len(" + args(e) + ")";
         case I::Select: return "weft::select(" + args(e) + ")";
         case I::Where: return "weft::where(" + args(e) + ")";
-        case I::AtomicAdd: return atomic_call("atomic_add", e, where);
-        case I::AtomicSub: return atomic_call("atomic_sub", e, where);
-        case I::AtomicMin: return atomic_call("atomic_min", e, where);
-        case I::AtomicMax: return atomic_call("atomic_max", e, where);
+        case I::AtomicAdd: return atomic_call("atomic_add", e, checked_where);
+        case I::AtomicSub: return atomic_call("atomic_sub", e, checked_where);
+        case I::AtomicMin: return atomic_call("atomic_min", e, checked_where);
+        case I::AtomicMax: return atomic_call("atomic_max", e, checked_where);
         case I::Print: return "weft::print(" + args(e) + ")";
         case I::ExpectEq: return "weft::expect_eq(" + args(e) + ", " + where + ")";
         // Release builds drop the check (the condition's effects, if any, still happen).

@@ -259,8 +259,12 @@ std::shared_ptr<CudaModule> CudaModule::load(const CudaImage &image) {
     const backend::CudaDevice dev = d.device(m.device);
     try {
         m.expect_failures = d.module_get_global(m.module, "weft_expect_failures").first;
-        m.failure_log = d.module_get_global(m.module, "weft_failure_log").first;
-        m.bounds_failures = d.module_get_global(m.module, "weft_bounds_failures").first;
+        // Read and cleared as a whole FailureLog: only one of that size is used.
+        const auto log = d.module_get_global(m.module, "weft_failure_log");
+        if (log.second == sizeof(FailureLog)) {
+            m.failure_log = log.first;
+            m.bounds_failures = d.module_get_global(m.module, "weft_bounds_failures").first;
+        }
     } catch (const CudaDriverError &e) {
         if (e.result() != cuda_error_not_found) throw;
     }

@@ -10,6 +10,7 @@
 #include "runtime/kernel_lookup.hpp"
 #include "weft/backend/cpu_compiler.hpp"
 #include "weft/build/module_hash.hpp"
+#include "weft/codegen/cpp_emitter.hpp"
 #include "cuda_loading.hpp"
 #include "weft/host/host.hpp"
 #include "weft/host/tape.hpp"
@@ -152,14 +153,18 @@ CpuEntry entry_for(const Kernel::Impl &k, const PackedArgs &packed) {
 /// Runs one launch and reports its failed expect_* checks.
 void run(const Kernel::Impl &k, const std::vector<std::int64_t> &dim, const PackedArgs &packed, ThreadPool &pool,
          const char *context) {
-    // One launch of a module at a time reads and resets its expect_* counter.
-    std::lock_guard<std::mutex> lock(k.owner->launch_mutex);
-    auto *counter = reinterpret_cast<std::atomic<int> *>(k.owner->expect_failures);
+    // One launch of a module at a time reads and resets its failure counters
+    // and log: cleared first, so a launch that threw before reading them
+    // leaves nothing to the next one.
+    const CompiledModule::Impl &m = *k.owner;
+    std::lock_guard<std::mutex> lock(m.launch_mutex);
+    auto *counter = reinterpret_cast<std::atomic<int> *>(m.expect_failures);
     counter->store(0);
+    if (m.bounds_failures) __atomic_store_n(m.bounds_failures, 0, __ATOMIC_SEQ_CST);
+    if (m.failure_log) std::memset(m.failure_log, 0, sizeof(FailureLog));
     launch_cpu(entry_for(k, packed), dim, packed, pool);
     const int failed = counter->exchange(0);
     if (!failed) return;
-    const CompiledModule::Impl &m = *k.owner;
     const int bounds = m.bounds_failures ? __atomic_exchange_n(m.bounds_failures, 0, __ATOMIC_SEQ_CST) : 0;
     FailureLog log{};
     if (m.failure_log) {
@@ -344,32 +349,10 @@ namespace {
 kernel::KernelSourceError with_plugin_hints(const Host &host, const std::string &file, const kernel::KernelSourceError &e) {
     std::vector<kernel::Diagnostic> diagnostics = e.diagnostics();
     std::string notes;
-    std::optional<Discovery> found;
-    std::set<std::string> named;
-    for (const kernel::Diagnostic &d : e.diagnostics()) {
-        static constexpr std::string_view unknown = "unknown function '";
-        if (d.severity != kernel::Diagnostic::Severity::Error || d.message.rfind(unknown, 0) != 0) continue;
-        std::string name = d.message.substr(unknown.size(), d.message.find('\'', unknown.size()) - unknown.size());
-        for (const char *alias : {"wp.", "warp."})
-            if (name.rfind(alias, 0) == 0) name.erase(0, std::string_view(alias).size());
-        if (!named.insert(name).second) continue;
-        if (!found) found = host.discover();
-        for (const PluginManifest &m : found->plugins) {
-            if (host.plugin(m.name)) continue;
-            for (const std::string &prefix : m.prefixes.builtin_prefixes) {
-                if (prefix.empty() || name.rfind(prefix, 0) != 0) continue;
-                kernel::Diagnostic note;
-                note.severity = kernel::Diagnostic::Severity::Note;
-                note.location = d.location;
-                note.message = "'" + name + "' has the prefix '" + prefix + "' of plugin '" + m.name + "' (" +
-                               m.path.string() + "), which this host has not loaded: load it first (Host::load_by_name(\"" +
-                               m.name + "\"), or --plugin " + m.name + ")";
-                notes += file + ":" + std::to_string(d.location.line) + ":" + std::to_string(d.location.column) +
-                         ": note: " + note.message + "\n";
-                diagnostics.push_back(std::move(note));
-                break;
-            }
-        }
+    for (const kernel::Diagnostic &note : plugin_notes(host, e.diagnostics())) {
+        notes += file + ":" + std::to_string(note.location.line) + ":" + std::to_string(note.location.column) +
+                 ": note: " + note.message + "\n";
+        diagnostics.push_back(note);
     }
     if (notes.empty()) return e;
     std::string formatted = e.what();
@@ -384,7 +367,14 @@ PreparedModule prepare_module(Host &host, pipeline::ModuleSource source, const M
         try {
             return HostAccess::pipeline(host).check(std::move(source));
         } catch (const kernel::KernelSourceError &e) {
-            throw with_plugin_hints(host, file, e);
+            std::optional<kernel::KernelSourceError> hinted;
+            try {
+                hinted.emplace(with_plugin_hints(host, file, e));
+            } catch (const std::exception &) {
+                // Unreadable manifests or the like: the source's own errors stand.
+            }
+            if (hinted) throw *hinted;
+            throw;
         }
     }();
     PreparedModule p;
@@ -447,7 +437,7 @@ std::shared_ptr<CompiledModule::Impl> cuda_module(const std::shared_ptr<CudaModu
 }
 
 std::shared_ptr<CompiledModule::Impl> cpu_module(Host &host, const pipeline::Artifact &artifact, const fs::path &origin,
-                                                 const std::shared_ptr<ThreadPool> &pool);
+                                                 const std::shared_ptr<ThreadPool> &pool, bool shared_objects = true);
 double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -674,7 +664,7 @@ namespace {
 /// A CPU module from its artifact, with its kernels: mapped from the shared
 /// object the cache keeps for it (shared_objects.hpp), else linked into the JIT.
 std::shared_ptr<CompiledModule::Impl> cpu_module(Host &host, const pipeline::Artifact &artifact, const fs::path &origin,
-                                                 const std::shared_ptr<ThreadPool> &pool) {
+                                                 const std::shared_ptr<ThreadPool> &pool, bool shared_objects) {
     auto impl = std::make_shared<CompiledModule::Impl>();
     impl->name = artifact.module;
     impl->hash = artifact.hash;
@@ -724,7 +714,7 @@ std::shared_ptr<CompiledModule::Impl> cpu_module(Host &host, const pipeline::Art
             impl->kernels.push_back(std::move(k));
         }
     };
-    impl->jit = shared.load(cache, artifact, code_name);
+    if (shared_objects) impl->jit = shared.load(cache, artifact, code_name);
     if (impl->jit) {
         try {
             attach();
@@ -788,7 +778,7 @@ CompiledModule Host::load_aot(const fs::path &file, const fs::path &dir, ModuleL
     const pipeline::ModuleSource src = source; // what the claim records
     std::shared_ptr<CompiledModule::Impl> impl;
     if (!device.is_cpu()) {
-        impl = cuda_module(detail::load_cuda_aot(*this, file, dir, device.ordinal), device, src.origin,
+        impl = cuda_module(detail::load_cuda_aot(*this, src, dir, device.ordinal, options), device, src.origin,
                            HostAccess::pool(*this));
     } else {
         HostAccess::check_claim(*this, source);
@@ -818,7 +808,9 @@ CompiledModule Host::load_aot(const fs::path &file, const fs::path &dir, ModuleL
                              "source; build it again (Host::compile_aot, weft build --output-dir)");
         };
         try {
-            impl = cpu_module(*this, artifact, src.origin, HostAccess::pool(*this));
+            // The artifact's own code: never a shared object the cache keeps for
+            // the hash the source makes now (another build of it, perhaps).
+            impl = cpu_module(*this, artifact, src.origin, HostAccess::pool(*this), false);
             // The same entry symbols can hold other signatures (a kernel's parameter types changed).
             const auto *digest = static_cast<const char *>(impl->jit->lookup(codegen::kernel_signatures_symbol));
             const std::string want = codegen::kernel_signature_digest(g.source.kernels);
@@ -913,5 +905,59 @@ std::vector<fs::path> Host::compile_aot(const fs::path &file, const std::vector<
     }
     return paths;
 }
+
+namespace {
+std::string without_warp_prefix(std::string name) {
+    for (const char *alias : {"wp.", "warp."})
+        if (name.rfind(alias, 0) == 0) return name.substr(std::string_view(alias).size());
+    return name;
+}
+
+/// The plugins of `found` that `host` has not loaded and whose builtin prefixes `name` starts with.
+std::vector<PluginManifest> unloaded_plugins_for(const Host &host, const Discovery &found, const std::string &name) {
+    std::vector<PluginManifest> out;
+    for (const PluginManifest &m : found.plugins) {
+        if (host.plugin(m.name)) continue;
+        for (const std::string &prefix : m.prefixes.builtin_prefixes)
+            if (!prefix.empty() && name.rfind(prefix, 0) == 0) {
+                out.push_back(m);
+                break;
+            }
+    }
+    return out;
+}
+} // namespace
+
+std::vector<PluginManifest> Host::unloaded_plugins_for(std::string_view function) const {
+    return weft::unloaded_plugins_for(*this, discover(), without_warp_prefix(std::string(function)));
+}
+
+std::vector<kernel::Diagnostic> plugin_notes(const Host &host, const std::vector<kernel::Diagnostic> &diagnostics) {
+    std::vector<kernel::Diagnostic> notes;
+    std::set<std::string> named;
+    std::optional<Discovery> found;
+    for (const kernel::Diagnostic &d : diagnostics) {
+        static constexpr std::string_view unknown = "unknown function '";
+        if (d.severity != kernel::Diagnostic::Severity::Error || d.message.rfind(unknown, 0) != 0) continue;
+        const std::string name =
+            without_warp_prefix(d.message.substr(unknown.size(), d.message.find('\'', unknown.size()) - unknown.size()));
+        if (!named.insert(name).second) continue;
+        if (!found) found = host.discover(); // once, and only when a function is unknown
+        for (const PluginManifest &m : unloaded_plugins_for(host, *found, name)) {
+            std::string prefix;
+            for (const std::string &p : m.prefixes.builtin_prefixes)
+                if (p.size() > prefix.size() && name.rfind(p, 0) == 0) prefix = p;
+            kernel::Diagnostic note;
+            note.severity = kernel::Diagnostic::Severity::Note;
+            note.location = d.location;
+            note.message = "'" + name + "' has the prefix '" + prefix + "' of plugin '" + m.name + "' (" +
+                           m.path.string() + "), which this host has not loaded: load it first (Host::load_by_name(\"" +
+                           m.name + "\"), or --plugin " + m.name + ")";
+            notes.push_back(std::move(note));
+        }
+    }
+    return notes;
+}
+
 
 } // namespace weft

@@ -6,6 +6,7 @@
 
 #include "host_access.hpp"
 #include "weft/backend/cuda.hpp"
+#include "weft/codegen/cpp_emitter.hpp"
 #include "weft/host/host.hpp"
 #include "weft/support/error.hpp"
 #include "weft/support/file.hpp"
@@ -162,24 +163,24 @@ CudaModule &only_module(const std::vector<std::shared_ptr<CudaModule>> &modules,
 
 /// An AOT artifact from `dir`; the pipeline generates (compiles nothing) for
 /// the kernel list and the hash of the target found.
-std::shared_ptr<CudaModule> load_from_directory(Host &host, const fs::path &file, const fs::path &dir, int device) {
+std::shared_ptr<CudaModule> load_from_directory(Host &host, pipeline::ModuleSource source, const fs::path &dir, int device,
+                                                const ModuleLoadOptions &options) {
     using detail::HostAccess;
     const auto t0 = std::chrono::steady_clock::now();
     const int cc = cuda_compute_capability(device); // checks the driver and the device
-    pipeline::ModuleSource source = pipeline::ModuleSource::from_file(file);
     HostAccess::check_claim(host, source);
     const fs::path path = find_aot_artifact(dir, source.name, cc); // UserError listing every path tried
     const Target target = Target::parse(path.stem().extension().string().substr(1));
     // Before the driver sees it: a driver older than NVRTC answers a PTX with
     // a bare CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
     require_driver_for(device, target.output == Target::Output::Ptx, "cannot load " + path.string() + ": ");
-    detail::PreparedModule prepared = detail::prepare_module(host, std::move(source), {});
+    detail::PreparedModule prepared = detail::prepare_module(host, std::move(source), options);
     if (prepared.modules.size() != 1 || prepared.modules.front().source.name != prepared.source.name)
         throw UserError("module '" + prepared.source.name + "' has module=\"unique\" kernels, each built as a module "
                         "of its own (" + dir.string() + " holds one artifact per module); loading such a file from an "
                         "AOT directory is not supported: load it with Host::load_module");
     const pipeline::GeneratedModule generated =
-        HostAccess::pipeline(host).generate(prepared.modules.front(), prepared.options, {target}, {}).front();
+        HostAccess::pipeline(host).generate(prepared.modules.front(), prepared.options, {target}, options).front();
     pipeline::Artifact artifact;
     artifact.module = generated.module;
     artifact.target = target;
@@ -216,8 +217,9 @@ CudaModule &load_cuda_module(Host &host, const fs::path &file, int device, Modul
     return only_module(load_built(host, std::move(source), device, options), module);
 }
 
-std::shared_ptr<CudaModule> detail::load_cuda_aot(Host &host, const fs::path &file, const fs::path &dir, int device) {
-    return load_from_directory(host, file, dir, device);
+std::shared_ptr<CudaModule> detail::load_cuda_aot(Host &host, const pipeline::ModuleSource &source, const fs::path &dir,
+                                                  int device, const ModuleLoadOptions &options) {
+    return load_from_directory(host, source, dir, device, options);
 }
 
 } // namespace weft

@@ -14,6 +14,9 @@
 namespace weft {
 
 class Host;
+namespace pipeline {
+struct ModuleSource;
+}
 
 /// Compiles `file` for CUDA device `device` (a CUBIN for the device's compute
 /// capability, from the artifact cache when there) and loads it in the
@@ -31,9 +34,10 @@ CudaModule &load_cuda_module(Host &host, const std::filesystem::path &file, int 
 void release_cuda_modules(Host &host);
 
 namespace detail {
-/// The AOT artifact of `file` in `dir` for CUDA device `device` (find_aot_artifact), loaded and kept.
-std::shared_ptr<CudaModule> load_cuda_aot(Host &host, const std::filesystem::path &file, const std::filesystem::path &dir,
-                                          int device);
+/// The AOT artifact of `source` in `dir` for CUDA device `device` (find_aot_artifact), loaded and kept;
+/// `options` as the build had them (the kernel signatures and the hash follow from them).
+std::shared_ptr<CudaModule> load_cuda_aot(Host &host, const pipeline::ModuleSource &source,
+                                          const std::filesystem::path &dir, int device, const ModuleLoadOptions &options);
 } // namespace detail
 
 } // namespace weft

@@ -638,7 +638,7 @@ void Checker::run() {
                 diags_.warning(f.location, (last->name == f.name ? "kernel '" + f.name + "' is defined again"
                                                                  : "kernel '" + f.name + "' has the key '" + kernel_key(f) +
                                                                        "' of kernel '" + last->name + "'") +
-                                               " (first at line " + std::to_string(last->location.line) +
+                                               " (previous definition at line " + std::to_string(last->location.line) +
                                                "); as in Python and Warp, the key means the last definition, which "
                                                "is the one the module compiles");
                 replaced_funcs_.insert(last);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <algorithm>
 #include <cstring>
+#include <string.h> // strnlen (POSIX)
 #include <optional>
 #include <limits>
 #include <new>

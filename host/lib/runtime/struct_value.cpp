@@ -3,7 +3,10 @@
 #include "weft/runtime/launch.hpp"
 #include "weft/support/error.hpp"
 
+#include <cstdint>
 #include <cstring>
+#include <string>
+#include <utility>
 
 namespace weft {
 
@@ -19,6 +22,17 @@ StructValue::StructValue(Type type) : type_(std::move(type)) {
     if (type_.kind() != Type::Kind::Struct)
         throw UserError("StructValue: " + type_.name() + " is not a struct type (@wp.struct)");
     bytes_.assign(static_cast<std::size_t>(type_.size()), std::byte{0});
+}
+
+std::vector<Array> StructValue::arrays() const {
+    std::vector<Array> out;
+    out.reserve(arrays_.size());
+    for (const auto &[offset, a] : arrays_) out.push_back(a);
+    return out;
+}
+
+void StructValue::release(std::size_t offset, std::size_t size) {
+    arrays_.erase(arrays_.lower_bound(offset), arrays_.lower_bound(offset + size));
 }
 
 StructValue::Located StructValue::locate(std::string_view path) const {
@@ -53,6 +67,7 @@ StructValue &StructValue::set_bytes(std::string_view path, const Type &type, con
                         std::to_string(at.field->type.size()) + " bytes, got " + std::to_string(size));
     if (at.field->type.kind() == Type::Kind::Array)
         throw UserError("struct " + type_.name() + ": field '" + std::string(path) + "' is an array: set it from a weft::Array");
+    release(at.offset, size); // a nested struct's arrays, overwritten
     if (size != 0) std::memcpy(bytes_.data() + at.offset, bytes, size);
     return *this;
 }
@@ -63,7 +78,8 @@ StructValue &StructValue::set(std::string_view path, const StructValue &v) {
         throw UserError("struct " + type_.name() + ": field '" + std::string(path) + "' is " + at.field->type.name() +
                         ", got a value of struct " + v.type().name());
     std::memcpy(bytes_.data() + at.offset, v.bytes().data(), v.bytes().size());
-    arrays_.insert(arrays_.end(), v.arrays().begin(), v.arrays().end());
+    release(at.offset, v.bytes().size());
+    for (const auto &[offset, a] : v.arrays_) arrays_.insert_or_assign(at.offset + offset, a);
     return *this;
 }
 
@@ -74,7 +90,7 @@ StructValue &StructValue::set(std::string_view path, const Array &a) {
         throw UserError("struct " + type_.name() + ": field '" + std::string(path) + "' is " + want.name() +
                         ", got an array of type " + a.type().name());
     write_array_view(bytes_.data() + at.offset, reinterpret_cast<std::uintptr_t>(a.data()), a.shape(), a.strides());
-    arrays_.push_back(a);
+    arrays_.insert_or_assign(at.offset, a); // the array it held before is let go
     return *this;
 }
 
@@ -88,9 +104,13 @@ void StructValue::get_bytes(std::string_view path, const Type &type, void *out, 
 
 StructValue StructValue::get_struct(std::string_view path) const {
     const Located at = locate(path);
+    if (at.field->type.kind() != Type::Kind::Struct)
+        throw UserError("struct " + type_.name() + ": field '" + std::string(path) + "' is " + at.field->type.name() +
+                        ", not a struct");
     StructValue out(at.field->type);
     std::memcpy(out.bytes_.data(), bytes_.data() + at.offset, out.bytes_.size());
-    out.arrays_ = arrays_; // a superset: what this value keeps alive, its part's arrays among them
+    for (auto it = arrays_.lower_bound(at.offset); it != arrays_.end() && it->first < at.offset + out.bytes_.size(); ++it)
+        out.arrays_.emplace(it->first - at.offset, it->second);
     return out;
 }
 

@@ -152,6 +152,11 @@ public:
                         const std::vector<std::filesystem::path> &available = {});
 
     const LoadedPlugin *plugin(std::string_view name) const;
+    /// Plugins on the search path that this host has not loaded and whose
+    /// builtin prefixes (their manifests' [prefixes] builtins) `function`
+    /// starts with ("wp." allowed): what to load when a kernel calls an
+    /// unknown function. Reads manifests only; no library is opened.
+    std::vector<PluginManifest> unloaded_plugins_for(std::string_view function) const;
     std::vector<const LoadedPlugin *> plugins() const; // load order
 
     /// The module of that name, created on first use.
@@ -250,6 +255,12 @@ private:
 /// highest compute_XX <= arch (the driver JIT-compiles PTX forward). Throws
 /// UserError listing every path it tried when none fits.
 std::filesystem::path find_aot_artifact(const std::filesystem::path &dir, const std::string &module, int arch);
+
+/// Notes for a kernel check's diagnostics: one for each unknown function whose
+/// name starts with a builtin prefix of a plugin on the host's search path
+/// that it has not loaded (Host::unloaded_plugins_for), naming that plugin, at
+/// the call's place. Host::load_module adds them to its KernelSourceError.
+std::vector<kernel::Diagnostic> plugin_notes(const Host &host, const std::vector<kernel::Diagnostic> &diagnostics);
 
 /// Finds the manifest for PATH: PATH itself (*.toml), PATH/plugin.toml, or
 /// the plugin.toml beside a library file. Throws UserError.

@@ -9,6 +9,7 @@
 #include "weft/runtime/values.hpp"
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,9 +25,10 @@ public:
     const Type &type() const { return type_; }
     /// The value's bytes in the kernel's layout (padding zero).
     const std::vector<std::byte> &bytes() const { return bytes_; }
-    /// Arrays the value refers to (its array fields, nested structs' too): a
-    /// launch keeps them alive and checks they are on the kernel's device.
-    const std::vector<Array> &arrays() const { return arrays_; }
+    /// Arrays the value refers to now (its array fields, nested structs' too;
+    /// an array a field no longer holds is let go): a launch keeps them alive
+    /// and checks they are on the kernel's device.
+    std::vector<Array> arrays() const;
 
     /// Sets field `path` ("dt", or "inner.x" through nested struct fields) to
     /// `v`, whose kernel type (type_of<T>) must be the field's exactly: no
@@ -63,10 +65,12 @@ private:
         std::size_t offset; // from the start of this value
     };
     Located locate(std::string_view path) const;
+    /// Forgets the arrays held in bytes [offset, offset + size).
+    void release(std::size_t offset, std::size_t size);
 
     Type type_;
     std::vector<std::byte> bytes_;
-    std::vector<Array> arrays_;
+    std::map<std::size_t, Array> arrays_; // by the byte offset of the array field that holds each
 };
 
 } // namespace weft

@@ -102,10 +102,10 @@ template <int N, class T> struct value_type_of<values::vec<N, T>> : std::bool_co
 template <int R, int C, class T> struct value_type_of<values::mat<R, C, T>> : std::bool_constant<is_kernel_scalar_v<T>> {
     static Type get() { return Type::matrix(scalar_of<T>(), R, C); }
 };
-template <class T> struct value_type_of<values::quat<T>> : std::bool_constant<std::is_floating_point_v<T>> {
+template <class T> struct value_type_of<values::quat<T>> : std::bool_constant<is_kernel_scalar_v<T> && std::is_floating_point_v<T>> {
     static Type get() { return Type::quaternion(scalar_of<T>()); }
 };
-template <class T> struct value_type_of<values::transform<T>> : std::bool_constant<std::is_floating_point_v<T>> {
+template <class T> struct value_type_of<values::transform<T>> : std::bool_constant<is_kernel_scalar_v<T> && std::is_floating_point_v<T>> {
     static Type get() { return Type::transform(scalar_of<T>()); }
 };
 } // namespace detail

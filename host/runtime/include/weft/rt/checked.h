@@ -44,39 +44,29 @@ struct Message {
     }
 };
 
-#if !defined(WEFT_RT_CUDA)
-/// The linear thread index a CPU chunk is running, for bounds failures' messages
-/// (set per element by a debug-mode kernel's loop; -1 where it is not known).
-inline int64 &debug_thread() {
-    static thread_local int64 tid = -1;
-    return tid;
-}
-#endif
-
 /// A failed bounds check: counted (the launch fails), and for the launch's
 /// first WEFT_RT_FAILURE_LOG failures a message naming the array, the index,
-/// the shape, the kernel, the line and the thread, which the host logs. No
+/// the shape, the kernel, the line and the thread (its linear index, tid_t::idx:
+/// on CUDA the grid-stride loop's element), which the host logs. No
 /// output here: a launch with a million bad indices logs a few lines, not a
 /// million.
-WEFT_RT_FN void bounds_failure(const char *array, const char *kernel, const char *file, int32 line, const int32 *index,
-                               int n, const int32 *shape, int32 ndim) {
+WEFT_RT_FN void bounds_failure(const char *array, const char *kernel, const char *file, int32 line, int64 thread,
+                               const int32 *index, int n, const int32 *shape, int32 ndim) {
     count_failure();
 #if defined(__CUDA_ARCH__)
     const int slot = atomicAdd(&weft_bounds_failures, 1);
-    const int64 thread = int64(blockIdx.x) * int64(blockDim.x) + int64(threadIdx.x);
 #elif !defined(WEFT_RT_CUDA)
     const int slot = __atomic_fetch_add(&weft_bounds_failures, 1, __ATOMIC_SEQ_CST);
-    const int64 thread = debug_thread();
 #else
     const int slot = WEFT_RT_FAILURE_LOG;
-    const int64 thread = -1;
 #endif
-    if (slot >= WEFT_RT_FAILURE_LOG) return;
+    // Negative: the counter wrapped (2^31 failures before the host read it).
+    if (slot < 0 || slot >= WEFT_RT_FAILURE_LOG) return;
 #if defined(__CUDA_ARCH__) || !defined(WEFT_RT_CUDA)
     Message m{weft_failure_log[slot], WEFT_RT_FAILURE_MESSAGE};
     m.text("array '").text(array).text("' index ").list(index, n).text(" is out of bounds for shape ").list(shape, ndim);
     m.text(" in kernel '").text(kernel).text("' at ").text(file).text(":").number(line);
-    if (thread >= 0) m.text(", thread ").number(thread);
+    m.text(", thread ").number(thread);
 #else
     (void)array, (void)kernel, (void)file, (void)line, (void)index, (void)n, (void)shape, (void)ndim, (void)thread;
 #endif
@@ -98,14 +88,14 @@ template <typename T> WEFT_RT_FN T &scratch() {
 /// failure and the scratch element.
 template <bool Contig, typename T, typename... I>
 WEFT_RT_FN T &index_checked(const array_t<T> &a, const char *array, const char *kernel, const char *file, int32 line,
-                            I... i) {
+                            int64 thread, I... i) {
     const int32 index[] = {int32(i)...};
     constexpr int n = int(sizeof...(I));
     bool inside = a.ndim == n;
     // Warp's rule: -shape[d] <= i < 0 counts from the end.
     for (int d = 0; d < n && inside; ++d) inside = index[d] >= -a.shape[d] && index[d] < a.shape[d];
     if (inside) return index_c<Contig>(a, i...);
-    rt::bounds_failure(array, kernel, file, line, index, n, a.shape, a.ndim);
+    rt::bounds_failure(array, kernel, file, line, thread, index, n, a.shape, a.ndim);
     return rt::scratch<T>();
 }
 
@@ -114,13 +104,13 @@ WEFT_RT_FN T &index_checked(const array_t<T> &a, const char *array, const char *
 /// failure and the scratch element.
 template <bool Contig, typename T, typename... I>
 WEFT_RT_FN T &index_checked(const indexedarray_t<T> &a, const char *array, const char *kernel, const char *file,
-                            int32 line, I... i) {
+                            int32 line, int64 thread, I... i) {
     int32 index[] = {int32(i)...};
     constexpr int n = int(sizeof...(I));
     bool inside = a.arr.ndim == n;
     for (int d = 0; d < n && inside; ++d) inside = index[d] >= -a.shape[d] && index[d] < a.shape[d];
     if (!inside) {
-        rt::bounds_failure(array, kernel, file, line, index, n, a.shape, a.arr.ndim);
+        rt::bounds_failure(array, kernel, file, line, thread, index, n, a.shape, a.arr.ndim);
         return rt::scratch<T>();
     }
     int32 base[n];
@@ -129,7 +119,7 @@ WEFT_RT_FN T &index_checked(const indexedarray_t<T> &a, const char *array, const
         inside = inside && base[d] >= 0 && base[d] < a.arr.shape[d];
     }
     if (inside) return rt::element_at(a.arr, base);
-    rt::bounds_failure(array, kernel, file, line, base, n, a.arr.shape, a.arr.ndim);
+    rt::bounds_failure(array, kernel, file, line, thread, base, n, a.arr.shape, a.arr.ndim);
     return rt::scratch<T>();
 }
 
@@ -139,8 +129,8 @@ WEFT_RT_FN T &index_checked(const indexedarray_t<T> &a, const char *array, const
 #define WEFT_RT_ATOMIC_CHECKED(name, OP, VALUE)                                                                        \
     template <typename T, template <typename> class A, typename... I>                                                  \
     WEFT_RT_FN T name##_checked(typename rt::nodeduce<T>::type v, const A<T> &a, const char *array,                    \
-                                const char *kernel, const char *file, int32 line, I... i) {                            \
-        return rt::atomic<OP>(&index_checked<false>(a, array, kernel, file, line, i...), VALUE);                        \
+                                const char *kernel, const char *file, int32 line, int64 thread, I... i) {              \
+        return rt::atomic<OP>(&index_checked<false>(a, array, kernel, file, line, thread, i...), VALUE);                \
     }
 WEFT_RT_ATOMIC_CHECKED(atomic_add, rt::op_add, v)
 WEFT_RT_ATOMIC_CHECKED(atomic_sub, rt::op_add, neg(v))
