@@ -9,7 +9,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
 
 using namespace weft;
 using weft::test::message_of;
@@ -17,18 +16,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempCache {
-    fs::path path = fs::temp_directory_path() / ("weft_host_values_" + std::to_string(::getpid()));
-    TempCache() { fs::remove_all(path); }
-    ~TempCache() { fs::remove_all(path); }
-};
+using weft::test::TempDir;
 
-HostOptions options_for(const TempCache &cache) {
-    HostOptions o = weft::test::test_host_options();
-    o.cache_dir = cache.path;
-    o.quiet = true;
-    return o;
-}
+HostOptions options_for(const TempDir &dir) { return weft::test::cached_host_options(dir.path); }
 
 const char *source = R"(import warp as wp
 
@@ -99,7 +89,7 @@ TEST_CASE("arrays of host values infer their dtype and refuse another") {
 }
 
 TEST_CASE("a struct value is built by field name and checked by type") {
-    TempCache cache;
+    TempDir cache("host_values");
     Host host(options_for(cache));
     const CompiledModule m = host.load_module_source("host_values", source);
     const Kernel step = m.kernel("step");
@@ -162,7 +152,7 @@ TEST_CASE("a struct value is built by field name and checked by type") {
 }
 
 TEST_CASE("transform and vector host values launch and read back") {
-    TempCache cache;
+    TempDir cache("host_values");
     Host host(options_for(cache));
     const Kernel xform = host.load_module_source("host_values", source).kernel("xform");
     transformd t = transformd::identity();
