@@ -86,9 +86,15 @@ template <class T> constexpr Scalar scalar_of() {
     else if constexpr (std::is_same_v<T, float>) return Scalar::Float32;
     else if constexpr (std::is_same_v<T, double>) return Scalar::Float64;
     else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
-        return sizeof(T) == 1 ? Scalar::Int8 : sizeof(T) == 2 ? Scalar::Int16 : sizeof(T) == 4 ? Scalar::Int32 : Scalar::Int64;
+        return sizeof(T) == 1   ? Scalar::Int8
+               : sizeof(T) == 2 ? Scalar::Int16
+               : sizeof(T) == 4 ? Scalar::Int32
+                                : Scalar::Int64;
     else
-        return sizeof(T) == 1 ? Scalar::UInt8 : sizeof(T) == 2 ? Scalar::UInt16 : sizeof(T) == 4 ? Scalar::UInt32 : Scalar::UInt64;
+        return sizeof(T) == 1   ? Scalar::UInt8
+               : sizeof(T) == 2 ? Scalar::UInt16
+               : sizeof(T) == 4 ? Scalar::UInt32
+                                : Scalar::UInt64;
 }
 template <class T> constexpr bool is_kernel_scalar_v =
     std::is_same_v<T, bool> || std::is_same_v<T, float> || std::is_same_v<T, double> ||
@@ -102,10 +108,12 @@ template <int N, class T> struct value_type_of<values::vec<N, T>> : std::bool_co
 template <int R, int C, class T> struct value_type_of<values::mat<R, C, T>> : std::bool_constant<is_kernel_scalar_v<T>> {
     static Type get() { return Type::matrix(scalar_of<T>(), R, C); }
 };
-template <class T> struct value_type_of<values::quat<T>> : std::bool_constant<is_kernel_scalar_v<T> && std::is_floating_point_v<T>> {
+template <class T>
+struct value_type_of<values::quat<T>> : std::bool_constant<is_kernel_scalar_v<T> && std::is_floating_point_v<T>> {
     static Type get() { return Type::quaternion(scalar_of<T>()); }
 };
-template <class T> struct value_type_of<values::transform<T>> : std::bool_constant<is_kernel_scalar_v<T> && std::is_floating_point_v<T>> {
+template <class T>
+struct value_type_of<values::transform<T>> : std::bool_constant<is_kernel_scalar_v<T> && std::is_floating_point_v<T>> {
     static Type get() { return Type::transform(scalar_of<T>()); }
 };
 } // namespace detail
