@@ -408,6 +408,26 @@ const pipeline::CheckedModule &PreparedModule::module(const std::string &name) c
 
 } // namespace detail
 
+pipeline::Artifact detail::read_aot_artifact(Host &host, pipeline::ModuleSource source, const ModuleLoadOptions &options,
+                                             const Target &target, const fs::path &path, const fs::path &dir) {
+    PreparedModule prepared = prepare_module(host, std::move(source), options);
+    if (prepared.modules.size() != 1 || prepared.modules.front().source.name != prepared.source.name)
+        throw UserError("module '" + prepared.source.name + "' has module=\"unique\" kernels, each built as a module "
+                        "of its own (" + dir.string() + " holds one artifact per module); loading such a file from an "
+                        "AOT directory is not supported: load it with Host::load_module");
+    const pipeline::GeneratedModule g =
+        HostAccess::pipeline(host).generate(prepared.modules.front(), prepared.options, {target}, options).front();
+    pipeline::Artifact artifact;
+    artifact.module = g.module;
+    artifact.target = target;
+    artifact.hash = g.hash;
+    artifact.bytes = read_input_file(path, std::uintmax_t{1} << 30, "AOT artifact"); // megabytes, never gigabytes
+    artifact.path = path;
+    artifact.from_cache = true; // nothing compiled
+    artifact.kernels = g.source.kernels;
+    return artifact;
+}
+
 namespace {
 /// A CUDA module's handle and kernels.
 std::shared_ptr<CompiledModule::Impl> cuda_module(const std::shared_ptr<CudaModule> &cuda, Device device,
@@ -732,7 +752,7 @@ std::shared_ptr<CompiledModule::Impl> cpu_module(Host &host, const pipeline::Art
         impl->jit = backend::CpuJit::instance().load(std::vector<char>(artifact.bytes.begin(), artifact.bytes.end()),
                                                      code_name);
         attach();
-        if (artifact.from_cache && !artifact.path.empty()) shared.keep(cache, artifact);
+        if (shared_objects && artifact.from_cache && !artifact.path.empty()) shared.keep(cache, artifact);
     }
     mark_overloads(impl->kernels);
     return impl;
@@ -784,28 +804,16 @@ CompiledModule Host::load_aot(const fs::path &file, const fs::path &dir, ModuleL
                            HostAccess::pool(*this));
     } else {
         HostAccess::check_claim(*this, source);
-        detail::PreparedModule prepared = detail::prepare_module(*this, std::move(source), options);
-        if (prepared.modules.size() != 1 || prepared.modules.front().source.name != prepared.source.name)
-            throw UserError("module '" + prepared.source.name + "' has module=\"unique\" kernels, each built as a module "
-                            "of its own (" + dir.string() + " holds one artifact per module); loading such a file from "
-                            "an AOT directory is not supported: load it with Host::load_module");
-        const pipeline::GeneratedModule g =
-            HostAccess::pipeline(*this).generate(prepared.modules.front(), prepared.options, {Target::cpu()}, options).front();
-        const fs::path object = dir / (g.module + ".cpu.o"), archive = dir / (g.module + ".cpu.a");
+        const fs::path object = dir / (src.name + ".cpu.o"), archive = dir / (src.name + ".cpu.a");
         std::error_code ec;
         const fs::path path = fs::is_regular_file(object, ec) ? object : archive;
         if (!fs::is_regular_file(path, ec))
-            throw UserError("no AOT artifact of module '" + g.module + "' for the CPU; tried:\n  " + object.string() +
+            throw UserError("no AOT artifact of module '" + src.name + "' for the CPU; tried:\n  " + object.string() +
                             "\n  " + archive.string());
-        pipeline::Artifact artifact;
-        artifact.module = g.module;
-        artifact.target = Target::cpu();
-        artifact.hash = g.hash;
-        artifact.bytes = read_input_file(path, std::uintmax_t{1} << 30, "CPU AOT artifact");
-        artifact.path = path;
-        artifact.kernels = g.source.kernels;
+        const pipeline::Artifact artifact =
+            detail::read_aot_artifact(*this, std::move(source), options, Target::cpu(), path, dir);
         const auto stale = [&](const std::string &why) {
-            return UserError("module '" + g.module + "': " + path.string() + " does not hold the kernels of " +
+            return UserError("module '" + artifact.module + "': " + path.string() + " does not hold the kernels of " +
                              src.display_name() + " (" + why + "): it was built from a different version of the "
                              "source; build it again (Host::compile_aot, weft build --output-dir)");
         };
@@ -815,13 +823,12 @@ CompiledModule Host::load_aot(const fs::path &file, const fs::path &dir, ModuleL
             impl = cpu_module(*this, artifact, src.origin, HostAccess::pool(*this), false);
             // The same entry symbols can hold other signatures (a kernel's parameter types changed).
             const auto *digest = static_cast<const char *>(impl->jit->lookup(codegen::kernel_signatures_symbol));
-            const std::string want = codegen::kernel_signature_digest(g.source.kernels);
+            const std::string want = codegen::kernel_signature_digest(artifact.kernels);
             if (std::string(digest, strnlen(digest, 65)) != want)
                 throw stale("its kernel signatures differ from the source's");
         } catch (const backend::BackendError &e) {
             throw stale(e.what());
         }
-        impl->from_cache = true; // nothing compiled
     }
     impl->load_ms = ms_since(t0);
     if (!quiet()) report_load(*impl, device, "AOT ");
@@ -907,59 +914,5 @@ std::vector<fs::path> Host::compile_aot(const fs::path &file, const std::vector<
     }
     return paths;
 }
-
-namespace {
-std::string without_warp_prefix(std::string name) {
-    for (const char *alias : {"wp.", "warp."})
-        if (name.rfind(alias, 0) == 0) return name.substr(std::string_view(alias).size());
-    return name;
-}
-
-/// The plugins of `found` that `host` has not loaded and whose builtin prefixes `name` starts with.
-std::vector<PluginManifest> unloaded_plugins_for(const Host &host, const Discovery &found, const std::string &name) {
-    std::vector<PluginManifest> out;
-    for (const PluginManifest &m : found.plugins) {
-        if (host.plugin(m.name)) continue;
-        for (const std::string &prefix : m.prefixes.builtin_prefixes)
-            if (!prefix.empty() && name.rfind(prefix, 0) == 0) {
-                out.push_back(m);
-                break;
-            }
-    }
-    return out;
-}
-} // namespace
-
-std::vector<PluginManifest> Host::unloaded_plugins_for(std::string_view function) const {
-    return weft::unloaded_plugins_for(*this, discover(), without_warp_prefix(std::string(function)));
-}
-
-std::vector<kernel::Diagnostic> plugin_notes(const Host &host, const std::vector<kernel::Diagnostic> &diagnostics) {
-    std::vector<kernel::Diagnostic> notes;
-    std::set<std::string> named;
-    std::optional<Discovery> found;
-    for (const kernel::Diagnostic &d : diagnostics) {
-        static constexpr std::string_view unknown = "unknown function '";
-        if (d.severity != kernel::Diagnostic::Severity::Error || d.message.rfind(unknown, 0) != 0) continue;
-        const std::string name =
-            without_warp_prefix(d.message.substr(unknown.size(), d.message.find('\'', unknown.size()) - unknown.size()));
-        if (!named.insert(name).second) continue;
-        if (!found) found = host.discover(); // once, and only when a function is unknown
-        for (const PluginManifest &m : unloaded_plugins_for(host, *found, name)) {
-            std::string prefix;
-            for (const std::string &p : m.prefixes.builtin_prefixes)
-                if (p.size() > prefix.size() && name.rfind(p, 0) == 0) prefix = p;
-            kernel::Diagnostic note;
-            note.severity = kernel::Diagnostic::Severity::Note;
-            note.location = d.location;
-            note.message = "'" + name + "' has the prefix '" + prefix + "' of plugin '" + m.name + "' (" +
-                           m.path.string() + "), which this host has not loaded: load it first (Host::load_by_name(\"" +
-                           m.name + "\"), or --plugin " + m.name + ")";
-            notes.push_back(std::move(note));
-        }
-    }
-    return notes;
-}
-
 
 } // namespace weft

@@ -9,7 +9,6 @@
 #include "weft/codegen/cpp_emitter.hpp"
 #include "weft/host/host.hpp"
 #include "weft/support/error.hpp"
-#include "weft/support/file.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -24,8 +23,6 @@ using backend::CudaDriverError;
 
 namespace {
 
-/// An AOT artifact: a regular file, bounded (CUBIN and PTX images are megabytes, not gigabytes).
-std::string read_artifact(const fs::path &path) { return read_input_file(path, std::uintmax_t{1} << 30, "CUDA artifact"); }
 
 /// Throws naming both versions when the driver cannot run NVRTC's code (PTX: `ptx`).
 void require_driver_for(int device, bool ptx, const std::string &context = "") {
@@ -174,32 +171,20 @@ std::shared_ptr<CudaModule> load_from_directory(Host &host, pipeline::ModuleSour
     // Before the driver sees it: a driver older than NVRTC answers a PTX with
     // a bare CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
     require_driver_for(device, target.output == Target::Output::Ptx, "cannot load " + path.string() + ": ");
-    detail::PreparedModule prepared = detail::prepare_module(host, std::move(source), options);
-    if (prepared.modules.size() != 1 || prepared.modules.front().source.name != prepared.source.name)
-        throw UserError("module '" + prepared.source.name + "' has module=\"unique\" kernels, each built as a module "
-                        "of its own (" + dir.string() + " holds one artifact per module); loading such a file from an "
-                        "AOT directory is not supported: load it with Host::load_module");
-    const pipeline::GeneratedModule generated =
-        HostAccess::pipeline(host).generate(prepared.modules.front(), prepared.options, {target}, options).front();
-    pipeline::Artifact artifact;
-    artifact.module = generated.module;
-    artifact.target = target;
-    artifact.hash = generated.hash;
-    artifact.bytes = read_artifact(path);
-    artifact.path = path;
-    artifact.from_cache = true; // nothing compiled
-    artifact.kernels = generated.source.kernels;
+    const std::string origin = source.display_name();
+    const pipeline::ModuleSource claimed = source;
+    const pipeline::Artifact artifact = detail::read_aot_artifact(host, std::move(source), options, target, path, dir);
     std::shared_ptr<CudaModule> module;
     try {
-        CudaImage image = image_of(artifact, device, prepared.source.display_name(), t0, host.logger());
+        CudaImage image = image_of(artifact, device, origin, t0, host.logger());
         image.kernel_signatures = codegen::kernel_signature_digest(artifact.kernels);
         module = CudaModule::load(image);
     } catch (const CudaDriverError &e) {
         throw CudaDriverError(e.call(), e.result(),
-                              "module '" + generated.module + "' on cuda:" + std::to_string(device) + " from " +
+                              "module '" + artifact.module + "' on cuda:" + std::to_string(device) + " from " +
                                   path.string() + ": " + e.what());
     }
-    return HostAccess::keep_cuda(host, prepared.source, std::move(module));
+    return HostAccess::keep_cuda(host, claimed, std::move(module));
 }
 
 } // namespace

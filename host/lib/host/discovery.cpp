@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 
 namespace weft {
 
@@ -94,6 +96,61 @@ Discovery discover_plugins(const std::vector<fs::path> &search_path) {
     }
     for (auto &[_, m] : by_name) result.plugins.push_back(std::move(m));
     return result;
+}
+
+// What to load when a kernel calls an unknown function: the plugins on the
+// search path whose builtin prefixes cover it, from their manifests alone.
+namespace {
+std::string without_warp_prefix(std::string name) {
+    for (const char *alias : {"wp.", "warp."})
+        if (name.rfind(alias, 0) == 0) return name.substr(std::string_view(alias).size());
+    return name;
+}
+
+/// The plugins of `found` that `host` has not loaded and whose builtin prefixes `name` starts with.
+std::vector<PluginManifest> unloaded_plugins_for(const Host &host, const Discovery &found, const std::string &name) {
+    std::vector<PluginManifest> out;
+    for (const PluginManifest &m : found.plugins) {
+        if (host.plugin(m.name)) continue;
+        for (const std::string &prefix : m.prefixes.builtin_prefixes)
+            if (!prefix.empty() && name.rfind(prefix, 0) == 0) {
+                out.push_back(m);
+                break;
+            }
+    }
+    return out;
+}
+} // namespace
+
+std::vector<PluginManifest> Host::unloaded_plugins_for(std::string_view function) const {
+    return weft::unloaded_plugins_for(*this, discover(), without_warp_prefix(std::string(function)));
+}
+
+std::vector<kernel::Diagnostic> plugin_notes(const Host &host, const std::vector<kernel::Diagnostic> &diagnostics) {
+    std::vector<kernel::Diagnostic> notes;
+    std::set<std::string> named;
+    std::optional<Discovery> found;
+    for (const kernel::Diagnostic &d : diagnostics) {
+        static constexpr std::string_view unknown = "unknown function '";
+        if (d.severity != kernel::Diagnostic::Severity::Error || d.message.rfind(unknown, 0) != 0) continue;
+        const std::string name =
+            without_warp_prefix(d.message.substr(unknown.size(), d.message.find('\'', unknown.size()) - unknown.size()));
+        if (!named.insert(name).second) continue;
+        if (!found) found = host.discover(); // once, and only when a function is unknown
+        for (const PluginManifest &m : unloaded_plugins_for(host, *found, name)) {
+            std::string prefix;
+            for (const std::string &p : m.prefixes.builtin_prefixes)
+                if (p.size() > prefix.size() && name.rfind(p, 0) == 0) prefix = p;
+            kernel::Diagnostic note;
+            note.severity = kernel::Diagnostic::Severity::Note;
+            note.location = d.location;
+            note.message = "'" + name + "' has the prefix '" + prefix + "' of plugin '" + m.name + "' (" +
+                           m.path.string() + "), which this host has not loaded: load it first (Host::load_by_name(\"" +
+                           m.name + "\"), or --plugin " + m.name + ")";
+            notes.push_back(std::move(note));
+        }
+    }
+    return notes;
 }
 
 } // namespace weft

@@ -73,6 +73,14 @@ std::vector<std::shared_ptr<CudaModule>> load_cuda(Host &host, pipeline::ModuleS
                                                    const ModuleLoadOptions &options, Pass pass = Pass::Forward,
                                                    const std::string &only = {});
 
+/// The AOT artifact at `path`, built for `target` from `source`: the pipeline
+/// checks and generates the source (compiling nothing) for its kernels and
+/// hash; the file's bytes are the artifact (from_cache: nothing compiled). A
+/// file of module="unique" kernels (one artifact per module in `dir`) is refused.
+pipeline::Artifact read_aot_artifact(Host &host, pipeline::ModuleSource source, const ModuleLoadOptions &options,
+                                     const Target &target, const std::filesystem::path &path,
+                                     const std::filesystem::path &dir);
+
 /// Check + lower, then the module's plugins (options.plugins, else those the
 /// module references, in load order) and its resolved build options.
 PreparedModule prepare_module(Host &host, pipeline::ModuleSource source, const ModuleLoadOptions &options);
