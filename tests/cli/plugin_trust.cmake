@@ -17,7 +17,7 @@ endfunction()
 expect_rc(0 "" "" openssl genpkey -algorithm ed25519 -out ${WORK}/signer.pem)
 expect_rc(0 "" "" openssl pkey -in ${WORK}/signer.pem -pubout -out ${WORK}/keys/signer.pem)
 
-expect_rc(0 "^signed wt_color 1\\.2\\.0: [^ ]*/plugin/plugin\\.toml\\.sig \\(key [0-9a-f]+\\) $" ""
+expect_rc(0 "^signed wt_color 1\\.2\\.0: [^ ]*/plugin/plugin\\.toml\\.sig \\(key [0-9a-f]+; manifest, library and 0 other files\\) $" ""
   ${WEFT} plugin sign --key ${WORK}/signer.pem ${WORK}/plugin)
 expect_rc(0 "^ok +wt_color 1\\.2\\.0 \\(signed by signer\\.pem\\) 1 plugin: 1 ok, 0 refused \\(policy 'signed'\\) $" ""
   ${WEFT} plugin verify --trusted-keys ${WORK}/keys ${WORK}/plugin)
@@ -37,6 +37,27 @@ file(WRITE ${WORK}/weft.toml "[plugins]\ntrust = \"signed\"\ntrusted_keys = \"ke
 expect_rc(0 "^plugin wt_color" "" ${WEFT} plugin inspect --config ${WORK}/weft.toml ${WORK}/plugin)
 
 expect_rc(0 "ok +wt_color 1\\.2\\.0 +1 plugin: 1 ok" "" ${WEFT} plugin check --isolate --trust signed --trusted-keys ${WORK}/keys ${WORK}/plugin)
+
+# Keys or a list named without --trust state the policy on every command
+# (issue 39: they were ignored, and an unsigned plugin loaded).
+file(MAKE_DIRECTORY ${WORK}/plugin/include)
+file(WRITE ${WORK}/plugin/include/extra.h "inline int extra() { return 1; }\n")
+expect_rc(1 "^REFUSED +wt_color: refused by trust policy 'signed': the file include/extra\\.h is not covered by the signature \\(added since\\) \\([^ ]*/plugin/include/extra\\.h\\)" ""
+  ${WEFT} plugin verify --trusted-keys ${WORK}/keys ${WORK}/plugin)
+expect_rc(1 "" "weft: error: plugin 'wt_color': refused by trust policy 'signed': the file include/extra\\.h is not covered"
+  ${WEFT} plugin inspect --trusted-keys ${WORK}/keys ${WORK}/plugin)
+expect_rc(1 "FAILED +wt_color: plugin 'wt_color': refused by trust policy 'allow-list'" ""
+  ${WEFT} plugin check --allow-list ${WORK}/allowed.txt ${WORK}/plugin)
+expect_rc(1 "" "plugin 'wt_color': refused by trust policy 'signed'"
+  ${WEFT} check ${KERNEL} --plugin ${WORK}/plugin --trusted-keys ${WORK}/keys)
+expect_rc(1 "" "plugin 'wt_color': refused by trust policy 'signed'"
+  ${WEFT} build ${KERNEL} --plugin ${WORK}/plugin --trusted-keys ${WORK}/keys --output-dir ${WORK}/out --cache-dir ${WORK}/cache)
+expect_rc(1 "" "weft: error: plugin trust policy 'any' loads every plugin, but trusted keys \\([^)]*/keys\\) are named: set the policy to 'signed' to check them, or name none"
+  ${WEFT} plugin inspect --trust any --trusted-keys ${WORK}/keys ${WORK}/plugin)
+expect_rc(1 "" "weft: error: trusted keys \\([^)]*/keys\\) and an allow-list are named but no plugin trust policy"
+  ${WEFT} plugin inspect --trusted-keys ${WORK}/keys --allow-list ${WORK}/allowed.txt ${WORK}/plugin)
+file(REMOVE_RECURSE ${WORK}/plugin/include)
+expect_rc(0 "^ok +wt_color" "" ${WEFT} plugin verify --trusted-keys ${WORK}/keys ${WORK}/plugin)
 
 # The manifest edited after signing: refused by both policies, naming the file.
 file(READ ${WORK}/plugin/plugin.toml manifest)

@@ -93,7 +93,7 @@ TEST_CASE("effective options keep provenance and equal the plain merge") {
     plugin.extra_cpu_preamble = "#include \"p.h\"\n";
     plugin.extra_cpu_include_dirs = {"/a", "/b"};
     const EffectiveBuildOptions e =
-        EffectiveBuildOptions::merge({{"module 'm'", own}, {"plugin 'p'", plugin}});
+        EffectiveBuildOptions::merge({{"module 'm'", own, std::nullopt}, {"plugin 'p'", plugin, std::nullopt}});
     REQUIRE(e.cpu_include_dirs.size() == 2);
     CHECK(e.cpu_include_dirs[0].source == "module 'm'"); // first occurrence wins, with its source
     CHECK(e.cpu_include_dirs[1].source == "plugin 'p'");

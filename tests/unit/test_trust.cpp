@@ -62,11 +62,16 @@ struct TrustFixture {
             if (e.is_regular_file()) fs::copy_file(e.path(), to / e.path().filename());
         return to;
     }
-    void sign(const fs::path &dir, const std::string &key) {
+    /// What the trust check reads of a plugin directory.
+    static trust::PluginBytes bytes(const fs::path &dir) {
         const PluginManifest m = read_manifest(dir / "plugin.toml");
+        trust::PluginBytes b{m.name, m.path, slurp(m.path), m.library_path, slurp(m.library_path), {}};
+        b.files = trust::scan_other_files(b);
+        return b;
+    }
+    void sign(const fs::path &dir, const std::string &key) {
         const trust::PrivateKey k = trust::PrivateKey::load_pem(root / (key + ".pem"));
-        spit(dir / "plugin.toml.sig",
-             trust::make_signature_file(k, slurp(dir / "plugin.toml"), slurp(m.library_path)));
+        spit(dir / "plugin.toml.sig", trust::make_signature_file(k, bytes(dir)));
     }
     HostOptions signed_options() const {
         HostOptions o = test::test_host_options();
@@ -229,15 +234,14 @@ TEST_CASE("trust: the allow-list admits listed digests only") {
     TrustFixture f("allow_list");
     const fs::path color = f.copy("wt_color", "wt_color");
     const fs::path marker_dir = f.copy("ctor_marker", "ctor_marker");
-    const PluginManifest m = read_manifest(color / "plugin.toml");
-    const std::string digest = trust::plugin_digest(slurp(color / "plugin.toml"), slurp(m.library_path));
+    const std::string digest = trust::plugin_digest(TrustFixture::bytes(color));
     spit(f.root / "allowed.txt", "# plugins this host may load\n" + digest + "  # wt_color\n");
     HostOptions o = test::test_host_options();
     o.plugin_trust.mode = trust::TrustMode::AllowList;
     o.plugin_trust.allow_list_file = f.root / "allowed.txt";
     Host host(o);
     CHECK(host.load(color).name() == "wt_color");
-    const std::string other = trust::plugin_digest(slurp(marker_dir / "plugin.toml"), slurp(f.library(marker_dir)));
+    const std::string other = trust::plugin_digest(TrustFixture::bytes(marker_dir));
     CHECK(message_of<PluginError>([&] { host.load(marker_dir); }) ==
           "plugin 'ctor_marker': refused by trust policy 'allow-list': its digest " + other + " (manifest " +
               (marker_dir / "plugin.toml").string() + " and this library) is not on the allow-list (" +
@@ -277,4 +281,133 @@ TEST_CASE("trust: the configuration file sets the policy - paths relative to the
     spit(f.root / "typo.toml", "[plugins]\ntrusted_key = \"keys\"\n");
     CHECK_THAT(message_of<UserError>([&] { apply_config_file(o, f.root / "typo.toml"); }),
                Catch::EndsWith("unknown key 'plugins.trusted_key' (known: trust, trusted_keys, allow_list, allow)"));
+}
+
+namespace {
+
+/// A copy of the bundled colors plugin (manifest, library, include/weft_colors.h).
+fs::path copy_colors(const TrustFixture &f) {
+    const fs::path dir = f.root / "colors";
+    fs::copy(fs::path(WEFT_BUNDLED_PLUGIN_DIR) / "colors", dir, fs::copy_options::recursive);
+    return dir;
+}
+
+const char *const colors_kernel = R"(
+import warp as wp
+
+@wp.kernel
+def gray(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = wp.colors_luminance(colors.Color(x[i], x[i], x[i]))
+)";
+
+} // namespace
+
+TEST_CASE("trust: a signature covers the plugin's headers - an edited, added or removed file refuses it, naming it") {
+    TrustFixture f("headers");
+    const fs::path dir = copy_colors(f);
+    const fs::path header = dir / "include" / "weft_colors.h";
+    f.sign(dir, "trusted");
+    {
+        Host host(f.signed_options());
+        const LoadedPlugin &p = host.load(dir);
+        REQUIRE(p.verified_files);
+        CHECK(p.verified_files->files.size() == 1);
+        CHECK(p.verified_files->files[0].path == "include/weft_colors.h");
+    }
+    const std::string original = slurp(header);
+    // The attack of issue 39: an inline function in a header runs whatever it likes.
+    spit(header, original + "\n#include <stdlib.h>\ninline int colors_evil() { return system(\"true\"); }\n");
+    auto refusal = [&] {
+        Host host(f.signed_options());
+        return message_of<PluginError>([&] { host.load(dir); });
+    };
+    CHECK_THAT(refusal(), Catch::StartsWith("plugin 'colors': refused by trust policy 'signed': the file "
+                                            "include/weft_colors.h does not match the signature (sha256 ") &&
+                              Catch::EndsWith("(" + header.string() + ")"));
+    spit(header, original);
+    spit(dir / "include" / "extra.h", "// added after signing\n");
+    CHECK(refusal() == "plugin 'colors': refused by trust policy 'signed': the file include/extra.h is not covered "
+                       "by the signature (added since) (" + (dir / "include" / "extra.h").string() + ")");
+    fs::remove(dir / "include" / "extra.h");
+    fs::remove(header);
+    CHECK(refusal() == "plugin 'colors': refused by trust policy 'signed': the file include/weft_colors.h covered "
+                       "by the signature is missing (" + header.string() + ")");
+    spit(header, original);
+    fs::create_symlink(header, dir / "include" / "link.h");
+    CHECK_THAT(refusal(), Catch::Contains((dir / "include" / "link.h").string() + ": a symbolic link in a plugin's directory"));
+    fs::remove(dir / "include" / "link.h");
+    Host host(f.signed_options());
+    CHECK(host.load(dir).name() == "colors");
+}
+
+TEST_CASE("trust: a header edited after the plugin loaded is not compiled - the build names the file") {
+    TrustFixture f("headers_after_load");
+    const fs::path dir = copy_colors(f);
+    const fs::path header = dir / "include" / "weft_colors.h";
+    f.sign(dir, "trusted");
+    HostOptions o = f.signed_options();
+    o.cache_dir = f.root / "cache";
+    Host host(o);
+    host.load(dir);
+    spit(header, slurp(header) + "\n// edited after the load\n");
+    CHECK_THAT(message_of<UserError>([&] { host.load_module_source("gray", colors_kernel); }),
+               Catch::Contains("plugin 'colors': the file include/weft_colors.h does not match what trust policy "
+                               "'signed' verified when plugin 'colors' was loaded (sha256 ") &&
+                   Catch::Contains("(" + header.string() + ")"));
+}
+
+TEST_CASE("trust: the allow-list digest covers the plugin's other files") {
+    TrustFixture f("allow_list_files");
+    const fs::path dir = copy_colors(f);
+    spit(f.root / "allowed.txt", trust::plugin_digest(TrustFixture::bytes(dir)) + "\n");
+    HostOptions o = test::test_host_options();
+    o.plugin_trust.mode = trust::TrustMode::AllowList;
+    o.plugin_trust.allow_list_file = f.root / "allowed.txt";
+    CHECK(Host(o).load(dir).name() == "colors");
+    spit(dir / "include" / "weft_colors.h", "// replaced\n");
+    Host host(o);
+    CHECK_THAT(message_of<PluginError>([&] { host.load(dir); }),
+               Catch::Contains("(manifest " + (dir / "plugin.toml").string() +
+                               ", the 1 other file in its directory and this library) is not on the allow-list"));
+}
+
+TEST_CASE("trust: include directories outside a verified plugin's directory are refused at load") {
+    TrustFixture f("outside_dirs");
+    const fs::path dir = f.copy("outside_include", "outside_include");
+    fs::create_directories(f.root / "shared_include");
+    f.sign(dir, "trusted");
+    Host host(f.signed_options());
+    CHECK(message_of<PluginError>([&] { host.load(dir); }) ==
+          "plugin 'outside_include': refused by trust policy 'signed': cpu_include_dirs: '" + dir.string() +
+              "/../shared_include' lies outside the plugin's directory " + dir.string() +
+              ", which is all that its trust check covers (ship the files in it); nothing of the plugin was registered");
+    CHECK(host.plugins().empty());
+    // Under `any` nothing is checked, as before.
+    CHECK(Host(test::test_host_options()).load(dir).name() == "outside_include");
+}
+
+TEST_CASE("trust: trusted keys or an allow-list with the policy 'any' are refused, not ignored") {
+    TrustFixture f("any_with_keys");
+    HostOptions o = test::test_host_options();
+    o.plugin_trust.trusted_keys_dir = f.root / "keys";
+    CHECK(message_of<UserError>([&] { Host h(o); }) ==
+          "plugin trust policy 'any' loads every plugin, but trusted keys (" + (f.root / "keys").string() +
+              ") are named: set the policy to 'signed' to check them, or name none");
+    trust::TrustPolicy p = o.plugin_trust;
+    trust::imply_trust_mode(p);
+    CHECK(p.mode == trust::TrustMode::Signed);
+    p = {};
+    p.allowed_digests.insert(std::string(64, 'a'));
+    trust::imply_trust_mode(p);
+    CHECK(p.mode == trust::TrustMode::AllowList);
+    p.mode = trust::TrustMode::Any;
+    p.trusted_keys_dir = f.root / "keys";
+    CHECK_THAT(message_of<UserError>([&] { trust::imply_trust_mode(p); }),
+               Catch::Contains("and an allow-list are named but no plugin trust policy"));
+    // A configuration file that names keys without `trust` means `signed`.
+    spit(f.root / "weft.toml", "[plugins]\ntrusted_keys = \"keys\"\n");
+    HostOptions c;
+    apply_config_file(c, f.root / "weft.toml");
+    CHECK(c.plugin_trust.mode == trust::TrustMode::Signed);
 }

@@ -20,6 +20,8 @@ void apply_host_settings(HostOptions &options) {
     if (!s.trust.empty()) options.plugin_trust.mode = trust::parse_trust_mode(s.trust);
     if (!s.trusted_keys.empty()) options.plugin_trust.trusted_keys_dir = s.trusted_keys;
     if (!s.allow_list.empty()) options.plugin_trust.allow_list_file = s.allow_list;
+    // --trusted-keys or --allow-list without --trust state the policy (as for `plugin verify`).
+    if (s.trust.empty()) trust::imply_trust_mode(options.plugin_trust);
     RemoteCacheOptions &r = options.remote_cache;
     if (!s.remote_cache.empty()) r.url = s.remote_cache;
     if (s.remote_read_only) r.read_only = true;

@@ -34,6 +34,7 @@ PluginFiles read_plugin(const std::string &argument) {
     f.bytes.manifest_path = manifest;
     f.bytes.library_path = f.manifest.library_path;
     f.bytes.library = read_input_file(f.manifest.library_path, max_library_bytes, "plugin library");
+    f.bytes.files = trust::scan_other_files(f.bytes);
     return f;
 }
 
@@ -44,8 +45,10 @@ int plugin_sign(const PluginTrustOptions &o) {
     for (const std::string &p : o.paths) {
         const PluginFiles f = read_plugin(p);
         const fs::path sig = trust::signature_path(f.bytes.manifest_path);
-        write_file_atomically(sig, trust::make_signature_file(key, f.bytes.manifest, f.bytes.library));
-        fmt::print("signed {} {}: {} (key {})\n", f.manifest.name, f.manifest.version.str(), sig.string(), key.id());
+        write_file_atomically(sig, trust::make_signature_file(key, f.bytes));
+        fmt::print("signed {} {}: {} (key {}; manifest, library and {} other file{})\n", f.manifest.name,
+                   f.manifest.version.str(), sig.string(), key.id(), f.bytes.files.size(),
+                   f.bytes.files.size() == 1 ? "" : "s");
     }
     return 0;
 }
@@ -54,11 +57,7 @@ int plugin_verify(const PluginTrustOptions &o) {
     HostOptions options;
     apply_host_settings(options);
     trust::TrustPolicy policy = options.plugin_trust;
-    // --trusted-keys alone: check signatures; --allow-list alone: check digests.
-    if (policy.mode == trust::TrustMode::Any && !policy.trusted_keys_dir.empty()) policy.mode = trust::TrustMode::Signed;
-    if (policy.mode == trust::TrustMode::Any && (!policy.allow_list_file.empty() || !policy.allowed_digests.empty()))
-        policy.mode = trust::TrustMode::AllowList;
-    if (policy.mode == trust::TrustMode::Any)
+    if (policy.mode == trust::TrustMode::Any && !policy.names_keys() && !policy.names_allow_list())
         throw UserError("nothing to verify against: give --trusted-keys DIR or --allow-list FILE");
     const trust::PluginTrust checker(policy);
     int refused = 0;
@@ -87,7 +86,7 @@ int plugin_digest(const PluginTrustOptions &o) {
     // One allow-list line per plugin: the digest first, then a comment.
     for (const std::string &p : o.paths) {
         const PluginFiles f = read_plugin(p);
-        fmt::print("{}  # {} {} {}\n", trust::plugin_digest(f.bytes.manifest, f.bytes.library), f.manifest.name,
+        fmt::print("{}  # {} {} {}\n", trust::plugin_digest(f.bytes), f.manifest.name,
                    f.manifest.version.str(), f.bytes.manifest_path.string());
     }
     return 0;

@@ -119,6 +119,8 @@ EffectiveBuildOptions EffectiveBuildOptions::merge(const std::vector<BuildOption
             add_unique(out.build_dependencies, {d, src.label}, key);
         if (!o.extra_cuda_preamble.empty()) out.cuda_preamble.push_back({o.extra_cuda_preamble, src.label});
         if (!o.extra_cpu_preamble.empty()) out.cpu_preamble.push_back({o.extra_cpu_preamble, src.label});
+        if (src.verified && std::find(out.verified.begin(), out.verified.end(), *src.verified) == out.verified.end())
+            out.verified.push_back(*src.verified);
     }
     return out;
 }
@@ -195,6 +197,15 @@ ResolvedBuildOptions resolve(const EffectiveBuildOptions &options) {
             bad("extra_build_dependencies", v, "not a file");
         else
             out.build_dependencies.push_back({p.lexically_normal(), file_digest(p), v.source});
+    }
+    // A plugin's headers are code: one edited since its trust check is not built.
+    for (const trust::VerifiedDirectory &v : options.verified) {
+        try {
+            if (const trust::FileDifference d = v.changes(); !d.empty())
+                problems.push_back("plugin '" + v.plugin + "': " + d.reason + " (" + d.file.string() + ")");
+        } catch (const UserError &e) {
+            problems.push_back("plugin '" + v.plugin + "': " + e.what());
+        }
     }
     for (const auto *preambles : {&options.cpu_preamble, &options.cuda_preamble})
         for (const SourcedValue &v : *preambles)

@@ -27,9 +27,9 @@ std::vector<std::string> ModuleSettings::plugins() const {
 
 EffectiveBuildOptions ModuleSettings::effective_options() const {
     std::vector<BuildOptionsSource> sources;
-    sources.push_back({"module '" + name_ + "'", options_});
+    sources.push_back({"module '" + name_ + "'", options_, std::nullopt});
     for (const PluginBuildOptions &p : plugins_)
-        for (const ModuleBuildOptions &o : p.options) sources.push_back({"plugin '" + p.plugin + "'", o});
+        for (const ModuleBuildOptions &o : p.options) sources.push_back({"plugin '" + p.plugin + "'", o, p.verified});
     return EffectiveBuildOptions::merge(sources);
 }
 

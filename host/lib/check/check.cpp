@@ -94,7 +94,8 @@ std::string identifier_part(const std::string &s) {
 
 std::string resolve_problem(const LoadedPlugin &plugin) {
     std::vector<BuildOptionsSource> sources;
-    for (const ModuleBuildOptions &o : plugin.build_options) sources.push_back({label(plugin.name()), o});
+    for (const ModuleBuildOptions &o : plugin.build_options)
+        sources.push_back({label(plugin.name()), o, plugin.verified_files});
     try {
         resolve(EffectiveBuildOptions::merge(sources));
     } catch (const UserError &e) {

@@ -72,6 +72,14 @@ void apply_config_file(HostOptions &options, const fs::path &file) {
                                 "' (known: trust, trusted_keys, allow_list, allow)");
             }
         }
+        // trusted_keys or allow_list with no `trust` key state the policy.
+        if (!plugins->contains("trust")) {
+            try {
+                trust::imply_trust_mode(options.plugin_trust);
+            } catch (const UserError &e) {
+                throw UserError(file.string() + ": " + e.what());
+            }
+        }
     }
     if (const toml::table *cache = section(file, root, "cache")) {
         for (const auto &[key_view, node] : *cache) {

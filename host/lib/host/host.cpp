@@ -11,6 +11,7 @@
 #include "weft/support/environment.hpp"
 #include "weft/support/error.hpp"
 #include "weft/support/file.hpp"
+#include "weft/support/text.hpp"
 #include "weft/support/version.hpp"
 
 #include <boost/dll/shared_library.hpp>
@@ -36,6 +37,31 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string plugin_label(const std::string &name) { return "plugin '" + name + "'"; }
+
+/// The first include directory or dependency a plugin registered outside its
+/// manifest's directory (what a trust check covers), as "FIELD: 'PATH' ...";
+/// empty when there is none. Relative paths are left to resolve(), which
+/// refuses them for every plugin.
+std::string outside_plugin_directory(const PluginManifest &m, const std::vector<ModuleBuildOptions> &options) {
+    const fs::path dir = m.directory().lexically_normal();
+    auto inside = [&](const std::string &value) {
+        const fs::path p = fs::path(value).lexically_normal();
+        if (!p.is_absolute()) return true;
+        auto d = dir.begin(), q = p.begin();
+        for (; d != dir.end() && !d->empty(); ++d, ++q)
+            if (q == p.end() || *q != *d) return false;
+        return true;
+    };
+    for (const ModuleBuildOptions &o : options)
+        for (const auto &[field, values] : {std::pair{"cpu_include_dirs", &o.extra_cpu_include_dirs},
+                                            std::pair{"cuda_include_dirs", &o.extra_cuda_include_dirs},
+                                            std::pair{"build_dependencies", &o.extra_build_dependencies}})
+            for (const std::string &v : *values)
+                if (!inside(v))
+                    return std::string(field) + ": '" + escape_for_display(v) + "' lies outside the plugin's directory " +
+                           dir.string() + ", which is all that its trust check covers (ship the files in it)";
+    return {};
+}
 
 std::string abi_range() {
     return min_abi_version == max_abi_version
@@ -276,6 +302,15 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
                    (ctx.reported_error.empty() ? std::string() : ": " + ctx.reported_error) +
                    "; nothing of the plugin was registered");
 
+    // Under a trust policy what a plugin adds to a build must be what was
+    // checked: its include directories and dependencies lie in its directory.
+    if (verified) {
+        const std::string outside = outside_plugin_directory(m, ctx.build_options);
+        if (!outside.empty())
+            throw fail("refused by trust policy '" + std::string(trust::trust_mode_name(trust.mode())) + "': " +
+                       outside + "; nothing of the plugin was registered");
+    }
+
     auto entry = std::make_unique<Entry>();
     entry->plugin.manifest = m;
     entry->plugin.abi_version = info.abi_version;
@@ -284,6 +319,12 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
     entry->plugin.build_options = std::move(ctx.build_options);
     if (verified) {
         entry->plugin.signed_by = verified->signed_by;
+        entry->plugin.verified_files = trust::VerifiedDirectory{
+            m.name,
+            std::string(trust::trust_mode_name(trust.mode())),
+            m.directory(),
+            {m.path, m.library_path, trust::signature_path(m.path)},
+            std::move(verified->files)};
         entry->image = std::move(verified->image);
     }
     entry->library = std::move(library);
@@ -519,7 +560,7 @@ void Host::set_module_plugins(ModuleSettings &m, const std::vector<std::string> 
     for (const std::string &name : plugins) {
         const LoadedPlugin *p = plugin(name);
         if (!p) throw UserError("module '" + m.name() + "' uses plugin '" + name + "', which is not loaded in this host");
-        values.push_back({name, p->build_options});
+        values.push_back({name, p->build_options, p->verified_files});
     }
     m.set_plugins(std::move(values));
 }

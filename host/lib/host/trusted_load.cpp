@@ -103,9 +103,16 @@ VerifiedPlugin verify_plugin(const PluginManifest &m, const trust::PluginTrust &
         throw fail(e.what());
     }
 
+    try {
+        bytes.files = trust::scan_other_files(bytes);
+    } catch (const UserError &e) {
+        throw fail(std::string("refused by trust policy '") + std::string(trust::trust_mode_name(trust.mode())) +
+                   "': " + e.what());
+    }
     const trust::TrustVerdict verdict = trust.check(bytes);
     if (!verdict.accepted()) throw fail(verdict.message(trust.mode()));
     v.signed_by = verdict.key;
+    v.files = std::move(bytes.files);
     if (hook) hook("plugin-verified");
 
     // The checked bytes, sealed: nothing can change what the loader maps.

@@ -12,6 +12,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace weft {
 
@@ -38,6 +39,7 @@ struct VerifiedPlugin {
     PluginManifest manifest; // parsed from the checked bytes
     UniqueFd image;          // sealed memfd with the checked library bytes
     std::string signed_by;   // signed: the trusted key's file name
+    std::vector<trust::PluginFile> files; // the other files of its directory, as checked
     /// /proc/self/fd/N of `image`, a name no loaded library has (the dynamic
     /// loader matches libraries by name first).
     std::string load_path() const;

@@ -3,6 +3,7 @@
 #include "weft/support/error.hpp"
 #include "weft/support/file.hpp"
 #include "weft/support/sha256.hpp"
+#include "weft/support/text.hpp"
 
 #include <sstream>
 
@@ -13,22 +14,30 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::uintmax_t max_allow_list = 16 << 20;
-constexpr std::uintmax_t max_signature_file = 4096;
-constexpr std::string_view signature_header = "weft-plugin-signature 1";
+// A line per file of the plugin's directory: room for every file at its longest path.
+constexpr std::uintmax_t max_signature_file = 8 << 20;
+constexpr std::string_view signature_header = "weft-plugin-signature 2";
+constexpr std::string_view old_signature_header = "weft-plugin-signature 1";
 
 bool is_digest(std::string_view s) {
     return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
 
-/// The signed statement: what the signature covers.
-std::string statement(std::string_view manifest, std::string_view library) {
-    return std::string(signature_header) + "\nmanifest-sha256 " + sha256_hex(manifest) + "\nlibrary-sha256 " +
-           sha256_hex(library) + "\n";
+/// The manifest, library and file lines, as the digest and the signature take them.
+std::string contents(const PluginBytes &plugin) {
+    std::string out = "manifest-sha256 " + sha256_hex(plugin.manifest) + "\nlibrary-sha256 " +
+                      sha256_hex(plugin.library) + "\n";
+    for (const PluginFile &f : plugin.files) out += "file " + f.sha256 + " " + f.path + "\n";
+    return out;
 }
 
-/// "key value" lines of a signature file, by key; empty when malformed.
+/// The signed statement: what the signature covers.
+std::string statement(const PluginBytes &plugin) { return std::string(signature_header) + "\n" + contents(plugin); }
+
+/// The lines of a signature file; `error` set when malformed.
 struct SignatureFields {
     std::string manifest_sha256, library_sha256, key, signature;
+    std::vector<PluginFile> files;
     std::string error;
 };
 
@@ -37,7 +46,10 @@ SignatureFields parse_signature_file(const std::string &text) {
     std::istringstream in(text);
     std::string line;
     if (!std::getline(in, line) || line != signature_header) {
-        f.error = "does not start with '" + std::string(signature_header) + "'";
+        f.error = line == old_signature_header
+                      ? "is of version 1, which covered only the manifest and the library; sign the plugin again "
+                        "with this weft (`weft plugin sign`), so that the signature covers its other files too"
+                      : "does not start with '" + std::string(signature_header) + "'";
         return f;
     }
     while (std::getline(in, line)) {
@@ -46,10 +58,12 @@ SignatureFields parse_signature_file(const std::string &text) {
         const std::string key = line.substr(0, space), value = space == std::string::npos ? "" : line.substr(space + 1);
         if (key == "manifest-sha256") f.manifest_sha256 = value;
         else if (key == "library-sha256") f.library_sha256 = value;
+        else if (key == "file" && value.size() > 65 && is_digest(value.substr(0, 64)) && value[64] == ' ')
+            f.files.push_back({value.substr(65), value.substr(0, 64)});
         else if (key == "key") f.key = value;
         else if (key == "signature") f.signature = value;
         else {
-            f.error = "has an unknown line '" + line.substr(0, 40) + "'";
+            f.error = "has an unknown line '" + escape_for_display(line.substr(0, 40)) + "'";
             return f;
         }
     }
@@ -76,10 +90,22 @@ std::string_view trust_mode_name(TrustMode mode) {
     return "?";
 }
 
-std::string plugin_digest(std::string_view manifest, std::string_view library) {
-    return sha256_hex("weft-plugin-digest 1\nmanifest-sha256 " + sha256_hex(manifest) + "\nlibrary-sha256 " +
-                      sha256_hex(library) + "\n");
+void imply_trust_mode(TrustPolicy &policy) {
+    if (policy.mode != TrustMode::Any) return;
+    if (policy.names_keys() && policy.names_allow_list())
+        throw UserError("trusted keys (" + policy.trusted_keys_dir.string() +
+                        ") and an allow-list are named but no plugin trust policy: say which to use "
+                        "(--trust signed or --trust allow-list; trust = \"...\" in a configuration file)");
+    if (policy.names_keys()) policy.mode = TrustMode::Signed;
+    else if (policy.names_allow_list()) policy.mode = TrustMode::AllowList;
 }
+
+std::vector<PluginFile> scan_other_files(const PluginBytes &plugin) {
+    return scan_plugin_files(plugin.manifest_path.parent_path(),
+                             {plugin.manifest_path, plugin.library_path, signature_path(plugin.manifest_path)});
+}
+
+std::string plugin_digest(const PluginBytes &plugin) { return sha256_hex("weft-plugin-digest 2\n" + contents(plugin)); }
 
 fs::path signature_path(const fs::path &manifest_path) {
     fs::path p = manifest_path;
@@ -87,8 +113,8 @@ fs::path signature_path(const fs::path &manifest_path) {
     return p;
 }
 
-std::string make_signature_file(const PrivateKey &key, std::string_view manifest, std::string_view library) {
-    const std::string signed_part = statement(manifest, library);
+std::string make_signature_file(const PrivateKey &key, const PluginBytes &plugin) {
+    const std::string signed_part = statement(plugin);
     return signed_part + "key " + key.id() + "\nsignature " + to_hex(key.sign(signed_part)) + "\n";
 }
 
@@ -97,6 +123,13 @@ std::string TrustVerdict::message(TrustMode mode) const {
 }
 
 PluginTrust::PluginTrust(TrustPolicy policy) : policy_(std::move(policy)) {
+    // Keys or a list under `any` would check nothing: a door the user believes shut.
+    if (policy_.mode == TrustMode::Any && (policy_.names_keys() || policy_.names_allow_list()))
+        throw UserError(std::string("plugin trust policy 'any' loads every plugin, but ") +
+                        (policy_.names_keys() ? "trusted keys (" + policy_.trusted_keys_dir.string() + ") are"
+                                              : std::string("an allow-list is")) +
+                        " named: set the policy to '" + (policy_.names_keys() ? "signed" : "allow-list") +
+                        "' to check them, or name none");
     for (const std::string &d : policy_.allowed_digests)
         if (!is_digest(d)) throw UserError("allow-list entry '" + d + "' is not a SHA-256 digest (64 lowercase hex digits)");
     if (policy_.mode == TrustMode::AllowList && !policy_.allow_list_file.empty()) {
@@ -140,10 +173,13 @@ TrustVerdict PluginTrust::check(const PluginBytes &plugin, const std::optional<s
     switch (policy_.mode) {
     case TrustMode::Any: return {};
     case TrustMode::AllowList: {
-        const std::string digest = plugin_digest(plugin.manifest, plugin.library);
+        const std::string digest = plugin_digest(plugin);
         if (policy_.allowed_digests.count(digest)) return {};
+        const std::string others = plugin.files.empty() ? std::string()
+                                   : ", the " + std::to_string(plugin.files.size()) + " other file" +
+                                         (plugin.files.size() == 1 ? "" : "s") + " in its directory";
         return {"allow-list", plugin.library_path,
-                "its digest " + digest + " (manifest " + plugin.manifest_path.string() +
+                "its digest " + digest + " (manifest " + plugin.manifest_path.string() + others +
                     " and this library) is not on the allow-list",
                 {}};
     }
@@ -164,13 +200,17 @@ TrustVerdict PluginTrust::check(const PluginBytes &plugin, const std::optional<s
                     "the library does not match its signature (sha256 " + sha256_hex(plugin.library) + ", signed " +
                         f.library_sha256 + ")",
                     {}};
+        if (const FileDifference d = compare_plugin_files(plugin.manifest_path.parent_path(), f.files, plugin.files,
+                                                          "the signature");
+            !d.empty())
+            return {"signature", d.file, d.reason, {}};
         const PublicKey *key = keys_.find(f.key);
         if (!key)
             return {"signature", sig,
                     "signed by key " + f.key + ", which is not among the " + std::to_string(keys_.size()) +
                         " trusted keys in " + keys_.directory().string(),
                     {}};
-        if (!key->verify(statement(plugin.manifest, plugin.library), from_hex(f.signature)))
+        if (!key->verify(statement(plugin), from_hex(f.signature)))
             return {"signature", sig, "the signature is not valid for key " + key->name() + " (" + key->id() + ")", {}};
         TrustVerdict ok;
         ok.key = key->name();

@@ -7,7 +7,10 @@
 // (resolve()), where a missing path actually matters.
 #pragma once
 
+#include "weft/trust/plugin_files.hpp"
+
 #include <filesystem>
+#include <optional>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -45,6 +48,8 @@ void append_preamble(std::string &text, const std::string &piece);
 struct BuildOptionsSource {
     std::string label; // "module 'physics'" or "plugin 'colors'"
     ModuleBuildOptions options;
+    /// A plugin loaded under a trust policy: its directory as verified.
+    std::optional<trust::VerifiedDirectory> verified;
 };
 
 /// A value in the effective options, with where it came from.
@@ -62,6 +67,8 @@ struct EffectiveBuildOptions {
     std::vector<SourcedValue> cuda_preamble; // non-empty pieces, in merge order
     std::vector<SourcedValue> cpu_preamble;
     std::vector<SourcedValue> build_dependencies;
+    /// The verified plugin directories the build reads (once each).
+    std::vector<trust::VerifiedDirectory> verified;
 
     static EffectiveBuildOptions merge(const std::vector<BuildOptionsSource> &sources);
     /// The same values without provenance (equal to ModuleBuildOptions::merged).
@@ -90,7 +97,8 @@ struct ResolvedBuildOptions {
 };
 
 /// Checks every include dir (absolute, an existing directory) and dependency
-/// (absolute, an existing file), reads each dependency's content digest, and
+/// (absolute, an existing file), that each verified plugin directory still
+/// holds what its trust check saw, reads each dependency's content digest, and
 /// normalizes the preambles. Throws UserError listing every bad entry with its
 /// reason and the option and source it came from.
 ResolvedBuildOptions resolve(const EffectiveBuildOptions &options);

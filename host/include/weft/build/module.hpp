@@ -25,6 +25,8 @@ struct ModuleHashInputs; // weft/build/module_hash.hpp
 struct PluginBuildOptions {
     std::string plugin;
     std::vector<ModuleBuildOptions> options; // one per add_build_options call, in call order
+    /// Loaded under a trust policy: its directory as verified (LoadedPlugin::verified_files).
+    std::optional<trust::VerifiedDirectory> verified;
 };
 
 class ModuleSettings {

@@ -99,6 +99,9 @@ struct LoadedPlugin {
     std::vector<ModuleBuildOptions> build_options; // one per add_build_options call
     /// Loaded under the `signed` policy: the file name of the trusted key that signed it.
     std::string signed_by;
+    /// Loaded under a trust policy: the files of its directory as checked.
+    /// A build that uses the plugin compares the directory with them.
+    std::optional<trust::VerifiedDirectory> verified_files;
     const std::string &name() const { return manifest.name; }
 };
 

@@ -28,6 +28,18 @@ struct TrustPolicy {
     std::filesystem::path allow_list_file;
     /// signed: the directory of trusted public keys (*.pem).
     std::filesystem::path trusted_keys_dir;
+
+    /// Whether trusted keys or an allow-list are named.
+    bool names_keys() const { return !trusted_keys_dir.empty(); }
+    bool names_allow_list() const { return !allow_list_file.empty() || !allowed_digests.empty(); }
 };
+
+/// Where no policy was stated (the command line's --trust, a configuration
+/// file's `trust`), what is named states it: trusted keys alone mean
+/// `signed`, an allow-list alone `allow-list`. Both named with no policy is a
+/// UserError: which one was meant is not for weft to guess. A policy of `any`
+/// with keys or a list named is refused where the policy is used
+/// (PluginTrust), so naming them never silently checks nothing.
+void imply_trust_mode(TrustPolicy &policy);
 
 } // namespace weft::trust
