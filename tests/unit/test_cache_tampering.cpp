@@ -363,3 +363,34 @@ TEST_CASE("full disk: a cache with a few hundred KB free compiles in memory inst
     CHECK_THAT(log, Catch::Contains("cannot be written (") && Catch::Contains("No space left on device") &&
                         Catch::Contains("modules it does not hold are compiled in memory and not stored"));
 }
+
+TEST_CASE("cache tampering: clear and verify never delete through a linked entries folder") {
+    TempCache cache("linked_entries");
+    const fs::path victim = cache.path / "victim";
+    fs::create_directories(victim / "precious");
+    { std::ofstream(victim / "precious" / "data.txt") << "keep me\n"; }
+    { std::ofstream(victim / "notes.txt") << "keep me too\n"; }
+    const ArtifactCache c(cache.path);
+    fs::create_directories(c.root());
+    fs::create_directory_symlink(victim, c.root() / "entries");
+    fs::create_directory_symlink(victim, c.root() / "tmp");
+
+    const CacheReport report = c.verify(true);
+    CHECK(fs::exists(victim / "precious" / "data.txt"));
+    CHECK(fs::exists(victim / "notes.txt"));
+    REQUIRE(report.findings.size() == 2);
+    CHECK(report.findings[0].path == c.root() / "tmp");
+    CHECK(report.findings[0].problem == "is a symbolic link, not a directory (a cache never follows links)");
+    CHECK(report.findings[0].action == CacheFinding::Action::Removed);
+    CHECK(report.findings[1].path == c.root() / "entries");
+    CHECK_FALSE(fs::exists(fs::symlink_status(c.root() / "entries")));
+
+    fs::create_directory_symlink(victim, c.root() / "entries");
+    const CacheClearResult cleared = c.clear();
+    CHECK(cleared.failures.empty());
+    CHECK(cleared.entries_removed == 0);
+    CHECK(cleared.other_removed == 0);
+    CHECK(fs::exists(victim / "precious" / "data.txt"));
+    CHECK(fs::exists(victim / "notes.txt"));
+    CHECK_FALSE(fs::exists(fs::symlink_status(c.root() / "entries")));
+}

@@ -541,3 +541,31 @@ TEST_CASE("hostile kernel source: a directory, a FIFO or a device is not a kerne
     CHECK_THAT(message_of<UserError>([&] { kernel::check_file((dir.path / "missing.py").string(), host.registry()); }),
                Catch::Contains("missing.py: cannot read kernel source: No such file or directory"));
 }
+
+TEST_CASE("hostile module names: paths are not names, and nothing is written for them") {
+    const fs::path root = fs::temp_directory_path() / ("weft_hostile_names_" + std::to_string(::getpid()));
+    fs::remove_all(root);
+    HostOptions o = test_host_options();
+    o.cache_dir = root / "cache";
+    Host host(o);
+    const std::string source = "import warp as wp\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    a[wp.tid()] = 1.0\n";
+    for (const std::string &name : std::vector<std::string>{"../../outside", "/tmp/absolute", "a/b", "a..b", ".a", "a.", "1abc", "", "a-b",
+                                   "a\nb", std::string(201, 'a')})
+        CHECK_THAT(message_of<UserError>([&] { host.load_module_source(name, source); }),
+                   Catch::EndsWith("is not a module name: a module name is identifiers (a letter or '_', then letters, "
+                                   "digits or '_') joined by '.', at most 200 characters"));
+    CHECK(message_of<UserError>([&] { host.module("../x"); }).rfind("'../x' is not a module name", 0) == 0);
+    CHECK_THAT(message_of<UserError>([&] { host.load_module_source("a\nb", source); }), Catch::StartsWith("'a\\x0Ab' is not"));
+    CHECK_FALSE(fs::exists(root / "outside"));
+    CHECK_FALSE(fs::exists(fs::temp_directory_path() / "outside"));
+    // Dotted names (unique kernels' modules are named so) and leading underscores are names.
+    CHECK(host.load_module_source("pkg.sub_2._m", source).kernel("k").name() == "k");
+    CHECK(is_module_name(std::string(200, 'a')));
+    // A file whose stem is not a name is loaded under a name given for it.
+    fs::create_directories(root);
+    { std::ofstream(root / "my-kernels.py") << source; }
+    CHECK_THAT(message_of<UserError>([&] { host.load_module(root / "my-kernels.py"); }),
+               Catch::StartsWith("'my-kernels' (the stem of " + (root / "my-kernels.py").string() +
+                                 ") is not a module name") && Catch::EndsWith("; name the module explicitly"));
+    fs::remove_all(root);
+}

@@ -252,13 +252,23 @@ std::string remove_tree(const fs::path &p) {
     return ec ? ec.message() : "still present";
 }
 
+/// What is in `dir`, when it is a directory itself and not a link to one: a
+/// cache never lists, and so never deletes, through a link (a `v1/entries`
+/// pointing elsewhere had the target's contents removed by `cache clear`).
+std::vector<fs::path> listing(const fs::path &dir) {
+    std::vector<fs::path> out;
+    if (type_of(dir) != fs::file_type::directory) return out;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) out.push_back(it->path());
+    return out;
+}
+
 /// Removes the temporaries in `dir` whose writer is gone.
 std::size_t sweep_stale(const fs::path &dir) {
     std::size_t removed = 0;
-    std::error_code ec;
     std::vector<fs::path> stale;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-        if (is_temporary_name(it->path().filename().string()) && writer_gone(it->path())) stale.push_back(it->path());
+    for (const fs::path &p : listing(dir))
+        if (is_temporary_name(p.filename().string()) && writer_gone(p)) stale.push_back(p);
     for (const fs::path &p : stale)
         if (remove_tree(p).empty()) ++removed;
     return removed;
@@ -588,13 +598,8 @@ CachedArtifact ArtifactCache::store(const std::string &module, const std::string
 
 std::size_t ArtifactCache::remove_stale_temporaries() const {
     std::size_t removed = sweep_stale(root_ / "tmp") + sweep_stale(root_ / "keys");
-    std::error_code ec;
-    for (fs::directory_iterator it(root_ / "entries", ec), end; !ec && it != end; it.increment(ec)) {
-        std::error_code type_ec;
-        if (it->symlink_status(type_ec).type() == fs::file_type::directory &&
-            type_of(it->path() / "artifacts") == fs::file_type::directory)
-            removed += sweep_stale(it->path() / "artifacts");
-    }
+    for (const fs::path &entry : listing(root_ / "entries"))
+        if (type_of(entry) == fs::file_type::directory) removed += sweep_stale(entry / "artifacts");
     return removed;
 }
 
@@ -619,12 +624,15 @@ CacheReport ArtifactCache::walk(bool read_artifacts, bool repair) const {
         report.temporaries.push_back(std::move(t));
     };
     auto children = [](const fs::path &dir) {
-        std::vector<fs::path> out;
-        std::error_code ec;
-        for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) out.push_back(it->path());
+        std::vector<fs::path> out = listing(dir);
         std::sort(out.begin(), out.end());
         return out;
     };
+    // The cache's own folders are folders: anything else there (a link
+    // above all) is reported, and with repair the link itself is removed.
+    for (const char *dir : {"tmp", "keys", "entries"})
+        if (const fs::file_type t = type_of(root_ / dir); t != fs::file_type::directory && t != fs::file_type::not_found)
+            finding(root_ / dir, "is " + kind_of(t) + ", not a directory (a cache never follows links)");
 
     for (const fs::path &p : children(root_ / "tmp")) temporary(p, writer_gone(p));
 
@@ -790,11 +798,9 @@ CacheClearResult ArtifactCache::clear() const {
     auto failed = [&](const fs::path &p, const std::string &why) {
         result.failures.push_back({p, "cannot remove: " + why, CacheFinding::Action::Failed});
     };
-    std::vector<fs::path> items;
-    std::error_code ec;
-    for (fs::directory_iterator it(root_ / "entries", ec), end; !ec && it != end; it.increment(ec))
-        items.push_back(it->path());
+    std::vector<fs::path> items = listing(root_ / "entries");
     std::sort(items.begin(), items.end());
+    std::error_code ec;
     for (const fs::path &p : items) {
         const auto parts = parse_entry_name(p.filename().string());
         const bool entry = parts && check_entry(p, parts->first, parts->second).kind == EntryKind::Valid;
@@ -803,7 +809,8 @@ CacheClearResult ArtifactCache::clear() const {
         else
             ++(entry ? result.entries_removed : result.other_removed);
     }
-    fs::remove(root_ / "entries", ec); // only once empty: a failure above was reported already
+    // Only once empty (a failure above was reported already), or the link itself.
+    fs::remove(root_ / "entries", ec);
     // Staging, and what the compile pipeline keeps beside the entries: generated
     // sources (for reference), precompiled headers, materialized runtime headers.
     for (const char *dir : {"keys", "tmp", "generated", "pch", "runtime-headers"})

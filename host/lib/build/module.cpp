@@ -1,11 +1,39 @@
 #include "weft/build/module.hpp"
-#include "weft/build/module_hash.hpp"
 
+#include "weft/build/module_hash.hpp"
 #include "weft/support/error.hpp"
+#include "weft/support/text.hpp"
 
 namespace weft {
 
-ModuleSettings::ModuleSettings(std::string name) : name_(std::move(name)) {}
+bool is_module_name(std::string_view name) {
+    if (name.empty() || name.size() > 200) return false;
+    bool start = true; // at the first character of an identifier
+    for (const char c : name) {
+        const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+        const bool digit = c >= '0' && c <= '9';
+        if (c == '.') {
+            if (start) return false;
+            start = true;
+        } else if (letter || (digit && !start)) {
+            start = false;
+        } else {
+            return false;
+        }
+    }
+    return !start;
+}
+
+void check_module_name(std::string_view name, std::string_view origin) {
+    if (is_module_name(name)) return;
+    throw UserError("'" + escape_for_display(name) + "'" +
+                    (origin.empty() ? std::string() : " (" + std::string(origin) + ")") +
+                    " is not a module name: a module name is identifiers (a letter or '_', then letters, digits or "
+                    "'_') joined by '.', at most 200 characters" +
+                    (origin.empty() ? std::string() : "; name the module explicitly"));
+}
+
+ModuleSettings::ModuleSettings(std::string name) : name_(std::move(name)) { check_module_name(name_); }
 
 void ModuleSettings::set_build_options(ModuleBuildOptions options) {
     options_ = std::move(options);

@@ -4,6 +4,7 @@
 
 #include "weft/backend/cpu_compiler.hpp"
 #include "weft/backend/cuda.hpp"
+#include "weft/build/module.hpp"
 #include "weft/build/module_hash.hpp"
 #include "weft/codegen/build_inputs.hpp"
 #include "weft/codegen/runtime_headers.hpp"
@@ -26,13 +27,20 @@ namespace fs = std::filesystem;
 
 ModuleSource ModuleSource::from_file(const fs::path &file, std::string name) {
     ModuleSource s;
+    if (name.empty()) {
+        name = file.stem().string();
+        check_module_name(name, "the stem of " + file.string());
+    } else {
+        check_module_name(name);
+    }
     s.text = kernel::read_source_text(file);
-    s.name = name.empty() ? file.stem().string() : std::move(name);
+    s.name = std::move(name);
     s.origin = file;
     return s;
 }
 
 ModuleSource ModuleSource::from_text(std::string name, std::string text) {
+    check_module_name(name);
     ModuleSource s;
     s.name = std::move(name);
     s.text = std::move(text);

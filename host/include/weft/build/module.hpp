@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace weft {
@@ -29,8 +30,18 @@ struct PluginBuildOptions {
     std::optional<trust::VerifiedDirectory> verified;
 };
 
+/// Whether `name` is a module name: identifiers (a letter or '_', then
+/// letters, digits or '_') joined by '.', at most 200 characters. Names become
+/// file names (generated sources, AOT artifacts): nothing else may reach a path.
+bool is_module_name(std::string_view name);
+/// Throws UserError "module name 'NAME' ...: WHY" unless is_module_name;
+/// `origin` says where the name came from when it was not given (e.g.
+/// "the stem of FILE"), and the message then says how to give one.
+void check_module_name(std::string_view name, std::string_view origin = {});
+
 class ModuleSettings {
 public:
+    /// Throws UserError for a name that is not a module name (check_module_name).
     explicit ModuleSettings(std::string name);
 
     const std::string &name() const { return name_; }
