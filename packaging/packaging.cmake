@@ -5,7 +5,7 @@
 #   weft-dev  dev + sdk: the application headers, the CMake package, weft.pc,
 #             and the plugin SDK (headers, CMake package, example)
 # Dependencies are Debian package names: dpkg-shlibdeps derives the shared
-# libraries' (LLVM, Clang, OpenSSL, hiredis, ...), and the in-process compiler
+# libraries' (LLVM, Clang, OpenSSL, ...), and the in-process compiler
 # needs clang-19 (its driver and resource headers) at run time. NVRTC comes
 # from the CUDA toolkit, which is no Debian package: libweft.so finds it
 # through its RUNPATH where the toolkit is installed, and runs without it.

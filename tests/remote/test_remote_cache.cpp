@@ -13,12 +13,16 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <arpa/inet.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -350,4 +354,94 @@ TEST_CASE("remote cache: list and fetch_listed see what was stored") {
     CHECK(fetched->module == "saxpy");
     CHECK(fetched->source.find("saxpy") != std::string::npos);
     CHECK(remote.key(listed[0].first, "cpu") == "weft:v1:" + listed[0].first + ":cpu");
+}
+
+namespace {
+
+/// A server on loopback that answers one command with what `reply` writes:
+/// what a hostile or broken remote does, which no real redis-server will.
+class HostileServer {
+public:
+    explicit HostileServer(std::function<void(int fd)> reply) {
+        listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        REQUIRE(::bind(listener_, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0);
+        REQUIRE(::listen(listener_, 4) == 0);
+        socklen_t length = sizeof address;
+        REQUIRE(::getsockname(listener_, reinterpret_cast<sockaddr *>(&address), &length) == 0);
+        port_ = ntohs(address.sin_port);
+        thread_ = std::thread([this, reply = std::move(reply)] {
+            pollfd p{listener_, POLLIN, 0};
+            if (::poll(&p, 1, 5000) != 1) return;
+            const int fd = ::accept(listener_, nullptr, nullptr);
+            if (fd < 0) return;
+            char buffer[4096];
+            if (::recv(fd, buffer, sizeof buffer, 0) > 0) reply(fd);
+            ::close(fd);
+        });
+    }
+    ~HostileServer() {
+        stop = true;
+        thread_.join();
+        ::close(listener_);
+    }
+    std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
+    std::atomic<bool> stop{false};
+
+private:
+    int listener_ = -1;
+    int port_ = 0;
+    std::thread thread_;
+};
+
+} // namespace
+
+TEST_CASE("remote cache: a server trickling its reply costs the command's deadline, not forever") {
+    // One byte every 100 ms: each read comes within any per-read timeout,
+    // and the reply never ends. The timeout bounds the whole command.
+    HostileServer server([&server](int fd) {
+        const std::string reply = "*10\r\n$6\r\nmodule\r\n";
+        for (int i = 0; !server.stop && i < 600; ++i) {
+            if (::send(fd, &reply[static_cast<std::size_t>(i) % reply.size()], 1, MSG_NOSIGNAL) != 1) return;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+    });
+    RemoteCacheOptions o;
+    o.url = server.url();
+    o.timeout = std::chrono::milliseconds(300);
+    std::vector<std::string> messages;
+    Logger logger([&](LogLevel, std::string_view, std::string_view m) { messages.emplace_back(m); }, "cache");
+    RemoteCache remote(o, &logger);
+    const auto start = std::chrono::steady_clock::now();
+    CHECK_FALSE(remote.fetch("m", std::string(64, 'a'), Target::cpu()));
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    CHECK(elapsed >= std::chrono::milliseconds(250));
+    CHECK(elapsed < std::chrono::milliseconds(1500));
+    CHECK(remote.counters().errors == 1);
+    REQUIRE(messages.size() == 1);
+    CHECK_THAT(messages[0], Catch::Contains("HMGET: no complete reply within the command's deadline of 300 ms"));
+}
+
+TEST_CASE("remote cache: a 2 GB field is refused from its header, without reading it") {
+    HostileServer server([&server](int fd) {
+        const std::string header = "*10\r\n$2147483648\r\n";
+        if (::send(fd, header.data(), header.size(), MSG_NOSIGNAL) < 0) return;
+        const std::string junk(1 << 20, 'x'); // as much as the client will take, until it hangs up
+        for (int i = 0; !server.stop && i < 2048; ++i)
+            if (::send(fd, junk.data(), junk.size(), MSG_NOSIGNAL) < 0) return;
+    });
+    RemoteCacheOptions o;
+    o.url = server.url();
+    o.timeout = std::chrono::milliseconds(2000);
+    std::vector<std::string> messages;
+    Logger logger([&](LogLevel, std::string_view, std::string_view m) { messages.emplace_back(m); }, "cache");
+    RemoteCache remote(o, &logger);
+    const auto start = std::chrono::steady_clock::now();
+    CHECK_FALSE(remote.fetch("m", std::string(64, 'a'), Target::cpu()));
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(1000));
+    REQUIRE(messages.size() == 1);
+    CHECK_THAT(messages[0], Catch::Contains("HMGET: the server announced a field of 2147483648 bytes, more than the "
+                                            "limit of 67108864"));
 }

@@ -2,6 +2,7 @@
 // and a server that is not there.
 #include "test_support.hpp"
 
+#include "build/resp.hpp"
 #include "weft/build/remote_cache.hpp"
 #include "weft/support/error.hpp"
 
@@ -102,4 +103,57 @@ TEST_CASE("remote cache: the configuration file sets every remote option") {
     CHECK(message_of<UserError>([&] { apply_config_file(o, dir / "bad.toml"); }) ==
           (dir / "bad.toml").string() + ":2:20: 'cache.remote_read_only' must be true or false");
     fs::remove_all(dir);
+}
+
+TEST_CASE("remote reply parser: replies parse the same fed whole or a byte at a time") {
+    const std::string reply = "*4\r\n$3\r\nabc\r\n$-1\r\n:42\r\n*2\r\n+OK\r\n$0\r\n\r\n";
+    resp::Parser whole;
+    REQUIRE(whole.feed(reply) == resp::Parser::State::Done);
+    resp::Parser bytes;
+    for (std::size_t i = 0; i + 1 < reply.size(); ++i)
+        REQUIRE(bytes.feed(std::string_view(&reply[i], 1)) == resp::Parser::State::NeedMore);
+    REQUIRE(bytes.feed(std::string_view(&reply.back(), 1)) == resp::Parser::State::Done);
+    for (const resp::Parser *p : {&whole, &bytes}) {
+        const resp::Value &v = p->value();
+        REQUIRE(v.kind == resp::Value::Kind::Array);
+        REQUIRE(v.items.size() == 4);
+        CHECK(v.items[0].text == "abc");
+        CHECK(v.items[1].kind == resp::Value::Kind::Nil);
+        CHECK(v.items[2].integer == 42);
+        CHECK(v.items[3].items[0].text == "OK");
+        CHECK(v.items[3].items[1].kind == resp::Value::Kind::Bulk);
+        CHECK(v.items[3].items[1].text.empty());
+        CHECK(p->trailing_bytes() == 0);
+    }
+    CHECK(resp::encode({"HGET", "k", ""}) == "*3\r\n$4\r\nHGET\r\n$1\r\nk\r\n$0\r\n\r\n");
+}
+
+TEST_CASE("remote reply parser: sizes are refused from the header, before the bytes arrive") {
+    resp::Limits limits;
+    limits.max_bulk = 1000;
+    limits.max_total = 1500;
+    resp::Parser big(limits);
+    // 2 GB announced: refused at once, with nothing of it buffered.
+    CHECK(big.feed("*10\r\n$2147483648\r\n") == resp::Parser::State::Failed);
+    CHECK(big.error() == "the server announced a field of 2147483648 bytes, more than the limit of 1000");
+    resp::Parser total(limits);
+    CHECK(total.feed("*2\r\n$900\r\n" + std::string(900, 'x') + "\r\n$900\r\n") == resp::Parser::State::Failed);
+    CHECK(total.error() == "the server announced replies of 1800 bytes in all, more than the limit of 1500");
+    resp::Parser deep(limits);
+    CHECK(deep.feed("*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n:1\r\n") == resp::Parser::State::Failed);
+    CHECK(deep.error() == "the server sent arrays nested deeper than 4");
+    resp::Parser many(limits);
+    CHECK(many.feed("*99999999999\r\n") == resp::Parser::State::Failed);
+    resp::Parser garbage(limits);
+    CHECK(garbage.feed("HTTP/1.1 400 Bad Request\r\n") == resp::Parser::State::Failed);
+    CHECK(garbage.error() == "the server sent a reply that does not start with a RESP type (0x48)");
+    resp::Parser endless(limits);
+    CHECK(endless.feed("+" + std::string(70000, 'x')) == resp::Parser::State::Failed);
+    resp::Parser pending(limits);
+    CHECK(pending.feed("$10\r\nabc") == resp::Parser::State::NeedMore);
+    CHECK(pending.announced_bytes() == 10);
+    CHECK(pending.feed("defghij\r\n") == resp::Parser::State::Done);
+    CHECK(pending.value().text == "abcdefghij");
+    resp::Parser unterminated(limits);
+    CHECK(unterminated.feed("$3\r\nabcXY") == resp::Parser::State::Failed);
 }

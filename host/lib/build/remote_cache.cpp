@@ -5,16 +5,14 @@
 #include "weft/support/version.hpp"
 #include "weft/trust/ed25519.hpp"
 
-#include <hiredis/hiredis.h>
+#include "resp.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <charconv>
-#include <csignal>
 #include <cstdlib>
 #include <mutex>
 
-#include <pthread.h>
 
 namespace weft {
 
@@ -22,55 +20,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct ContextFree {
-    void operator()(redisContext *c) const { redisFree(c); }
-};
-struct ReplyFree {
-    void operator()(redisReply *r) const { freeReplyObject(r); }
-};
-using Context = std::unique_ptr<redisContext, ContextFree>;
-using Reply = std::unique_ptr<redisReply, ReplyFree>;
-
 /// The fields of an entry, in the order HMGET returns them.
 const char *const fields[] = {"module", "hash", "target", "size", "sha256", "source", "source_sha256", "weft",
                               "key", "signature"};
 constexpr std::size_t field_count = sizeof fields / sizeof fields[0];
-
-/// A write to a socket the server closed raises SIGPIPE, which would end the
-/// process: blocked in this thread while hiredis runs, and a SIGPIPE this
-/// thread raised meanwhile is consumed.
-class SigpipeGuard {
-public:
-    SigpipeGuard() {
-        sigemptyset(&pipe_);
-        sigaddset(&pipe_, SIGPIPE);
-        sigset_t pending;
-        sigpending(&pending);
-        was_pending_ = sigismember(&pending, SIGPIPE) == 1;
-        pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
-    }
-    ~SigpipeGuard() {
-        if (!was_pending_) {
-            const timespec zero{0, 0};
-            while (sigtimedwait(&pipe_, nullptr, &zero) > 0) {
-            }
-        }
-        pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-    }
-    SigpipeGuard(const SigpipeGuard &) = delete;
-    SigpipeGuard &operator=(const SigpipeGuard &) = delete;
-
-private:
-    sigset_t pipe_{}, old_{};
-    bool was_pending_ = false;
-};
-
-timeval to_timeval(std::chrono::milliseconds ms) {
-    timeval tv{};
-    tv.tv_sec = static_cast<time_t>(ms.count() / 1000);
-    tv.tv_usec = static_cast<suseconds_t>((ms.count() % 1000) * 1000);
-    return tv;
-}
 
 int parse_int(const std::string &text, const std::string &url, const char *what) {
     int value = -1;
@@ -148,7 +101,7 @@ struct RemoteCache::Impl {
     std::optional<trust::PrivateKey> signer;
 
     mutable std::mutex mutex; // everything below
-    mutable Context context;
+    mutable std::optional<resp::Connection> connection;
     mutable Clock::time_point down_until{};
     mutable RemoteCacheCounters counters;
 
@@ -162,7 +115,7 @@ struct RemoteCache::Impl {
     /// A fault: counted, the connection dropped, the remote left alone for the back-off.
     void fault(const std::string &what) const {
         ++counters.errors;
-        context.reset();
+        connection.reset();
         down_until = Clock::now() + options.backoff;
         const std::string message = "remote cache " + options.url + " is unavailable (" + what +
                                     "); loads compile locally, and it is not tried again for " +
@@ -180,24 +133,23 @@ struct RemoteCache::Impl {
         return false;
     }
 
+    /// What a reply may hold: an artifact, or an entry's metadata with its
+    /// generated source, and never more than the configured limit allows.
+    resp::Limits limits() const {
+        resp::Limits l;
+        l.max_bulk = options.max_artifact_bytes;
+        l.max_total = options.max_artifact_bytes + (1 << 20);
+        return l;
+    }
+
     bool connect() const {
-        if (context) return true;
-        const timeval tv = to_timeval(options.timeout);
-        Context c(address.socket.empty() ? redisConnectWithTimeout(address.host.c_str(), address.port, tv)
-                                         : redisConnectUnixWithTimeout(address.socket.c_str(), tv));
-        if (!c) {
-            fault("cannot allocate a connection");
+        if (connection) return true;
+        std::string error;
+        connection = resp::Connection::open(address.host, address.port, address.socket, options.timeout, error);
+        if (!connection) {
+            fault(error);
             return false;
         }
-        if (c->err) {
-            fault(std::string("cannot connect: ") + c->errstr);
-            return false;
-        }
-        if (redisSetTimeout(c.get(), tv) != REDIS_OK) {
-            fault("cannot set the command timeout");
-            return false;
-        }
-        context = std::move(c);
         if (!options.password_env.empty()) {
             const char *password = std::getenv(options.password_env.c_str());
             if (!password) {
@@ -210,28 +162,19 @@ struct RemoteCache::Impl {
         return true;
     }
 
-    /// Runs one command; nullptr after a fault (already reported).
-    Reply command(const std::vector<std::string> &args) const {
-        if (!connect()) return nullptr;
-        std::vector<const char *> argv;
-        std::vector<std::size_t> lengths;
-        for (const std::string &a : args) {
-            argv.push_back(a.data());
-            lengths.push_back(a.size());
-        }
-        Reply reply;
-        {
-            SigpipeGuard guard;
-            reply.reset(static_cast<redisReply *>(
-                redisCommandArgv(context.get(), static_cast<int>(argv.size()), argv.data(), lengths.data())));
-        }
+    /// Runs one command within the timeout (the whole command, not each
+    /// read); nullopt after a fault (already reported).
+    std::optional<resp::Value> command(const std::vector<std::string> &args) const {
+        if (!connect()) return std::nullopt;
+        std::string error;
+        std::optional<resp::Value> reply = connection->command(args, options.timeout, limits(), error);
         if (!reply) {
-            fault(context->err ? std::string(context->errstr) : std::string("no reply"));
-            return nullptr;
+            fault(args[0] + ": " + error);
+            return std::nullopt;
         }
-        if (reply->type == REDIS_REPLY_ERROR) {
-            fault("the server refused " + args[0] + ": " + std::string(reply->str, reply->len));
-            return nullptr;
+        if (reply->kind == resp::Value::Kind::Error) {
+            fault("the server refused " + args[0] + ": " + reply->text.substr(0, 200));
+            return std::nullopt;
         }
         return reply;
     }
@@ -247,18 +190,18 @@ struct RemoteCache::Impl {
         if (!available()) return std::nullopt;
         std::vector<std::string> args{"HMGET", key(hash, target)};
         for (const char *f : fields) args.emplace_back(f);
-        Reply reply = command(args);
+        const std::optional<resp::Value> reply = command(args);
         if (!reply) return std::nullopt;
-        if (reply->type != REDIS_REPLY_ARRAY || reply->elements != field_count) {
+        if (reply->kind != resp::Value::Kind::Array || reply->items.size() != field_count) {
             fault("unexpected reply to HMGET");
             return std::nullopt;
         }
         std::string value[field_count];
         bool present[field_count] = {};
         for (std::size_t i = 0; i < field_count; ++i) {
-            const redisReply *r = reply->element[i];
-            if (r->type == REDIS_REPLY_STRING) {
-                value[i].assign(r->str, r->len);
+            const resp::Value &r = reply->items[i];
+            if (r.kind == resp::Value::Kind::Bulk) {
+                value[i] = r.text;
                 present[i] = true;
             }
         }
@@ -299,12 +242,12 @@ struct RemoteCache::Impl {
                 a.signed_by = k->name();
         }
         if (problem.empty()) {
-            Reply bytes = command({"HGET", key(hash, target), "artifact"});
+            std::optional<resp::Value> bytes = command({"HGET", key(hash, target), "artifact"});
             if (!bytes) return std::nullopt;
-            if (bytes->type != REDIS_REPLY_STRING) {
+            if (bytes->kind != resp::Value::Kind::Bulk) {
                 problem = "the entry has no artifact";
             } else {
-                a.artifact.assign(bytes->str, bytes->len);
+                a.artifact = std::move(bytes->text);
                 if (std::to_string(a.artifact.size()) != size)
                     problem = "the artifact is " + std::to_string(a.artifact.size()) + " bytes, the entry records " + size;
                 else if (const std::string actual = sha256_hex(a.artifact); actual != sha)
@@ -385,18 +328,18 @@ std::vector<std::pair<std::string, std::string>> RemoteCache::list() const {
     const std::string prefix = impl_->options.key_prefix + "v1:";
     std::string cursor = "0";
     do {
-        Reply reply = impl_->command({"SCAN", cursor, "MATCH", prefix + "*", "COUNT", "1000"});
+        const std::optional<resp::Value> reply = impl_->command({"SCAN", cursor, "MATCH", prefix + "*", "COUNT", "1000"});
         if (!reply) return {};
-        if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2 || reply->element[0]->type != REDIS_REPLY_STRING ||
-            reply->element[1]->type != REDIS_REPLY_ARRAY) {
+        using Kind = resp::Value::Kind;
+        if (reply->kind != Kind::Array || reply->items.size() != 2 || reply->items[0].kind != Kind::Bulk ||
+            reply->items[1].kind != Kind::Array) {
             impl_->fault("unexpected reply to SCAN");
             return {};
         }
-        cursor.assign(reply->element[0]->str, reply->element[0]->len);
-        const redisReply *keys = reply->element[1];
-        for (std::size_t i = 0; i < keys->elements; ++i) {
-            const std::string k(keys->element[i]->str, keys->element[i]->len);
-            const std::string rest = k.substr(prefix.size());
+        cursor = reply->items[0].text;
+        for (const resp::Value &key : reply->items[1].items) {
+            if (key.kind != Kind::Bulk || key.text.rfind(prefix, 0) != 0) continue;
+            const std::string rest = key.text.substr(prefix.size());
             const auto colon = rest.find(':');
             if (colon == 64) out.emplace_back(rest.substr(0, colon), rest.substr(colon + 1));
         }

@@ -1,5 +1,6 @@
 // The shared artifact cache: a second tier behind the local ArtifactCache, on
-// a Redis server (hiredis), in the order ccache's remote storage uses:
+// a Redis server (weft speaks its protocol itself, build/resp.cpp), in the
+// order ccache's remote storage uses:
 //
 //   local hit -> remote hit (fetched, verified, stored locally) -> compile
 //   (stored locally and, unless read-only, remotely)
