@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -299,6 +300,64 @@ std::string report_token() {
     return token;
 }
 
+/// What a process wrote to a pipe until it exited, and how it ended.
+struct Collected {
+    std::string text;
+    int status = 0;
+    bool timed_out = false;
+};
+
+/// Reads `fd` until process `pid` exits (not until end-of-file: a process
+/// a plugin forked may hold the pipe open) or the deadline passes; then kills
+/// the process group `pid` leads (a process run out of time, and whatever a
+/// plugin started there and left behind) when `kill_group`, and reaps `pid`.
+Collected collect(int fd, pid_t pid, std::chrono::steady_clock::time_point deadline, bool kill_group) {
+    Collected c;
+    char buffer[4096];
+    bool exited = false;
+    auto drain = [&] {
+        for (;;) {
+            const ssize_t n = read(fd, buffer, sizeof buffer);
+            if (n > 0) c.text.append(buffer, static_cast<std::size_t>(n));
+            else if (n < 0 && errno == EINTR) continue;
+            else return n == 0; // end of file, or nothing more to read now
+        }
+    };
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    bool eof = false;
+    while (!exited) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= deadline) {
+            c.timed_out = true;
+            break;
+        }
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+        pollfd p{fd, POLLIN, 0};
+        if (!eof && poll(&p, 1, static_cast<int>(std::min<long long>(left, 50))) > 0) eof = drain();
+        else if (eof) std::this_thread::sleep_for(std::chrono::milliseconds(std::min<long long>(left, 10)));
+        // Not reaped yet (WNOWAIT): while the process is a zombie its pid, and
+        // so its process group's id, cannot be reused by another process.
+        siginfo_t info{};
+        exited = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+    }
+    if (!c.timed_out) drain(); // what it wrote before it exited
+    if (kill_group) kill(-pid, SIGKILL);
+    while (waitpid(pid, &c.status, 0) < 0 && errno == EINTR) {
+    }
+    return c;
+}
+
+/// How a process that loaded plugins ended, as a failure message ("crashed
+/// with signal 11 (...)"), or "" when it exited with status 0.
+std::string abnormal_end(int status) {
+    if (WIFSIGNALED(status)) {
+        const int sig = WTERMSIG(status);
+        return "crashed with signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "exited with status " + std::to_string(WEXITSTATUS(status));
+    return {};
+}
+
 /// Runs attempt() in the helper. A crash, a non-zero exit, an exit without
 /// a complete report or a helper still running at the deadline becomes a
 /// failure of `request.who`. posix_spawn, not fork(): a forked copy of a
@@ -353,44 +412,10 @@ Attempt attempt_isolated(const Request &request, const HostOptions &host, const 
     [[maybe_unused]] const ssize_t written = write(secret[1], token_line.data(), token_line.size());
     close(secret[1]);
 
-    // Read until the helper exits (not until end-of-file: a process the plugin
-    // forked may hold the pipe open) or the deadline passes.
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    std::string text;
-    char buffer[4096];
-    int status = 0;
-    bool exited = false, timed_out = false;
-    auto drain = [&] {
-        for (;;) {
-            const ssize_t n = read(fds[0], buffer, sizeof buffer);
-            if (n > 0) text.append(buffer, static_cast<std::size_t>(n));
-            else if (n < 0 && errno == EINTR) continue;
-            else return n == 0; // end of file, or nothing more to read now
-        }
-    };
-    fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
-    bool eof = false;
-    while (!exited) {
-        const auto now = std::chrono::steady_clock::now();
-        if (now >= deadline) {
-            timed_out = true;
-            break;
-        }
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
-        pollfd p{fds[0], POLLIN, 0};
-        if (!eof && poll(&p, 1, static_cast<int>(std::min<long long>(left, 50))) > 0) eof = drain();
-        else if (eof) std::this_thread::sleep_for(std::chrono::milliseconds(std::min<long long>(left, 10)));
-        // Not reaped yet (WNOWAIT): while the helper is a zombie its pid, and
-        // so its process group's id, cannot be reused by another process.
-        siginfo_t info{};
-        exited = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
-    }
-    if (!timed_out) drain(); // what the helper wrote before it exited
-    // The helper's process group: the helper itself when it ran out of time,
-    // and whatever a plugin started there and left behind.
-    kill(-pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    const Collected c = collect(fds[0], pid, std::chrono::steady_clock::now() + timeout, true);
+    const std::string &text = c.text;
+    const int status = c.status;
+    const bool timed_out = c.timed_out;
     close(fds[0]);
     const fs::path where = request.paths.size() == 1 ? request.paths.front() : fs::path();
     auto failed = [&](const std::string &why) {
@@ -401,12 +426,7 @@ Attempt attempt_isolated(const Request &request, const HostOptions &host, const 
         return failed("timed out after " + (ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms") +
                       " (it was killed; --isolate-timeout sets the limit)");
     }
-    if (WIFSIGNALED(status)) {
-        const int sig = WTERMSIG(status);
-        return failed("crashed with signal " + std::to_string(sig) + " (" + strsignal(sig) + ")");
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return failed("exited with status " + std::to_string(WEXITSTATUS(status)));
+    if (const std::string why = abnormal_end(status); !why.empty()) return failed(why);
     Attempt a;
     if (!deserialize(text, token, a))
         return failed("exited with status 0 without reporting a result (did the plugin end the process?)");
@@ -614,32 +634,34 @@ CheckReport check_plugins(const std::vector<fs::path> &paths, const CheckOptions
 
 // --- The helper ------------------------------------------------------------
 
-int plugin_probe_main(int argc, char **argv) {
-    // The run's token arrives on stdin, read before any plugin is opened;
-    // stdin is then /dev/null, so no plugin code can read it there.
-    std::string token;
-    for (char c; token.size() < 128;) {
-        const ssize_t n = read(0, &c, 1);
+namespace {
+
+/// The probe's loader: a child of the helper, and the only process that maps
+/// plugin code. It writes what it found, unauthenticated, to `results`; the
+/// helper judges it by how this process ended.
+[[noreturn]] void run_loader(const Request &request, const HostOptions &host, int results) {
+    Attempt a;
+    try {
+        a = attempt(request, host);
+    } catch (const std::exception &e) {
+        a = Attempt{{{request.who, {}, label(request.who) + ": " + e.what()}}, {}};
+    }
+    const std::string out = serialize(a, "loader");
+    for (std::size_t done = 0; done < out.size();) {
+        const ssize_t n = write(results, out.data() + done, out.size() - done);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0 || c == '\n') break;
-        token += c;
+        if (n <= 0) std::_Exit(3);
+        done += static_cast<std::size_t>(n);
     }
-    const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (token.empty() || null < 0 || dup2(null, 0) < 0) {
-        std::fprintf(stderr, "weft-plugin-probe: no report token on stdin (it is run by `weft plugin check --isolate`)\n");
-        return 2;
-    }
-    close(null);
-    // The report goes to the stdout we were given; anything else written to
-    // stdout (a chatty plugin) goes to stderr instead.
-    const int report = fcntl(1, F_DUPFD_CLOEXEC, 3);
-    if (report < 0 || dup2(2, 1) < 0) {
-        std::fprintf(stderr, "weft-plugin-probe: cannot set up its report: %s\n", std::strerror(errno));
-        return 2;
-    }
-    // Descriptors the caller leaked into this process are none of a plugin's business.
-    for (int fd = 3; fd < 1024; ++fd)
-        if (fd != report) close(fd);
+    close(results);
+    // exit(), not _Exit(): a plugin's destructors and atexit handlers run, as
+    // they would in an application, and a crash there is the plugin's.
+    std::exit(0);
+}
+
+} // namespace
+
+int plugin_probe_main(int argc, char **argv) {
     Request request;
     HostOptions host;
     bool paths = false;
@@ -673,12 +695,71 @@ int plugin_probe_main(int argc, char **argv) {
             return 2;
         }
     }
-    Attempt a;
-    try {
-        a = attempt(request, host);
-    } catch (const std::exception &e) {
-        a = Attempt{{{request.who, {}, label(request.who) + ": " + e.what()}}, {}};
+    // This process never maps a plugin: its loader child does. It is not
+    // dumpable, so a plugin running in the child (the same user) can neither
+    // read its memory (the token, once read) nor open its descriptors (the
+    // report) through /proc: the verdict is this process's view of how the
+    // loader ended (its exit status, from the kernel), which no plugin code
+    // can write. A forged report the plugin writes and then exits on reaches
+    // only this process, as data it does not believe without a clean exit.
+    prctl(PR_SET_DUMPABLE, 0);
+    int results[2];
+    const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null < 0 || pipe2(results, O_CLOEXEC) != 0) {
+        std::fprintf(stderr, "weft-plugin-probe: cannot set up its loader: %s\n", std::strerror(errno));
+        return 2;
     }
+    // Single-threaded here (nothing started yet): fork() is safe.
+    const pid_t loader = fork();
+    if (loader < 0) {
+        std::fprintf(stderr, "weft-plugin-probe: cannot start its loader: %s\n", std::strerror(errno));
+        return 2;
+    }
+    if (loader == 0) {
+        // Neither the token (on stdin, not read yet) nor the report (stdout)
+        // is the loader's: stdin is /dev/null, stdout goes to stderr (a
+        // chatty plugin), every other descriptor is closed.
+        if (dup2(null, 0) < 0 || dup2(2, 1) < 0) std::_Exit(2);
+        for (int fd = 3; fd < 1024; ++fd)
+            if (fd != results[1]) close(fd);
+        run_loader(request, host, results[1]);
+    }
+    close(results[1]);
+    // The run's token arrives on stdin; stdin is then /dev/null.
+    std::string token;
+    for (char c; token.size() < 128;) {
+        const ssize_t n = read(0, &c, 1);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0 || c == '\n') break;
+        token += c;
+    }
+    if (token.empty() || dup2(null, 0) < 0) {
+        std::fprintf(stderr, "weft-plugin-probe: no report token on stdin (it is run by `weft plugin check --isolate`)\n");
+        kill(loader, SIGKILL);
+        return 2;
+    }
+    close(null);
+    const int report = fcntl(1, F_DUPFD_CLOEXEC, 3);
+    if (report < 0 || dup2(2, 1) < 0) {
+        std::fprintf(stderr, "weft-plugin-probe: cannot set up its report: %s\n", std::strerror(errno));
+        kill(loader, SIGKILL);
+        return 2;
+    }
+    // Descriptors the caller leaked into this process are none of a plugin's business.
+    for (int fd = 3; fd < 1024; ++fd)
+        if (fd != report && fd != results[0]) close(fd);
+
+    // No deadline here: the caller's (--isolate-timeout) ends this process group.
+    const Collected c = collect(results[0], loader, std::chrono::steady_clock::time_point::max(), false);
+    close(results[0]);
+    Attempt a;
+    const fs::path where = request.paths.size() == 1 ? request.paths.front() : fs::path();
+    auto failed = [&](const std::string &why) {
+        return Attempt{{{request.who, where, label(request.who) + ": the process loading it " + why}}, {}};
+    };
+    if (const std::string why = abnormal_end(c.status); !why.empty()) a = failed(why);
+    else if (!deserialize(c.text, "loader", a))
+        a = failed("exited with status 0 without reporting a result (did the plugin end the process?)");
     const std::string out = serialize(a, token);
     for (std::size_t done = 0; done < out.size();) {
         const ssize_t n = write(report, out.data() + done, out.size() - done);
