@@ -427,7 +427,7 @@ void Emitter::adjoint_function(std::ostringstream &o, const ir::Function &f) {
     o << state.decls.str();
     o << "    // forward (replayed)\n" << fwd.str();
     o << "    // reverse\n" << rev.str();
-    if (state.uses_tape && backend_ == Backend::Cuda)
+    if (state.uses_tape)
         o << "    weft::rt::adj_tape_overflow(weft_tape_, " << c_string(f.name) << ", " << c_string(logical_file_) << ", "
           << f.location.line << ");\n";
     o << "}\n";

@@ -288,12 +288,11 @@ void throw_failed_checks(const std::string &who, int failed, int bounds, const F
     }
     if (bounds > kept && kept > 0)
         logger.log(LogLevel::Error, "kernel",
-                   "... and " + std::to_string(bounds - kept) + " more out-of-bounds access" +
-                       (bounds - kept == 1 ? "" : "es") + " in this launch (the first " + std::to_string(kept) +
-                       " are above)");
+                   "... and " + std::to_string(bounds - kept) + " more failure" + (bounds - kept == 1 ? "" : "s") +
+                       " in this launch (the first " + std::to_string(kept) + " are above)");
     const std::string checks = std::to_string(failed) + (failed == 1 ? " check" : " checks") + " failed";
     if (!first.empty())
-        throw LaunchError(who + ": " + first + " (" + checks + ", " + std::to_string(bounds) + " of them bounds checks" +
+        throw LaunchError(who + ": " + first + " (" + checks +
                           (bounds > 1 ? "; the log gives the first " + std::to_string(kept) : "") + ")");
     throw LaunchError(who + ": " + std::to_string(failed) + " expect_* check" + (failed == 1 ? "" : "s") +
                       " failed (the messages above give kernel, line and values)");

@@ -482,7 +482,10 @@ WEFT_RT_FN void copy_bytes(void *dst, const void *src, unsigned long n) {
 /// Values a backward pass saves while it replays the forward statements (those
 /// overwritten later, branch decisions, loop trip counts), restored in reverse.
 /// On the CPU it starts on the stack and grows on the heap; under CUDA it is a
-/// fixed per-thread buffer, and overflowing it fails the launch with a message.
+/// fixed per-thread buffer. Overflowing it (CUDA) or failing to grow it (the
+/// CPU: malloc returned NULL, or the size would wrap) stops saving, and
+/// adj_tape_overflow fails the launch with a message instead of writing
+/// through a null pointer.
 struct adj_tape {
 #if defined(WEFT_RT_CUDA)
     static constexpr unsigned long inline_bytes = 512; // per-thread local memory: kept small
@@ -492,6 +495,7 @@ struct adj_tape {
     alignas(16) unsigned char local[inline_bytes];
     unsigned char *data = local;
     unsigned long top = 0, cap = inline_bytes;
+    unsigned long wanted = 0; // the size it could not get
     bool overflowed = false;
     WEFT_RT_FN adj_tape() {}
     adj_tape(const adj_tape &) = delete;
@@ -502,15 +506,22 @@ struct adj_tape {
     }
 #endif
     template <typename T> WEFT_RT_FN void push(const T &v) {
+        if (overflowed) return;
         const unsigned long need = top + sizeof(T);
         if (need > cap) {
+            wanted = need;
 #if defined(WEFT_RT_CUDA)
             overflowed = true;
             return;
 #else
-            unsigned long grown = cap * 2;
-            while (grown < need) grown *= 2;
-            unsigned char *next = static_cast<unsigned char *>(__builtin_malloc(grown));
+            unsigned long grown = cap;
+            while (grown < need && grown <= (~0ul >> 2)) grown *= 2;
+            unsigned char *next = grown >= need ? static_cast<unsigned char *>(__builtin_malloc(grown)) : nullptr;
+            if (!next) {
+                wanted = grown;
+                overflowed = true;
+                return;
+            }
             copy_bytes(next, data, top);
             if (data != local) __builtin_free(data);
             data = next;
@@ -531,13 +542,25 @@ struct adj_tape {
         return v;
     }
 };
-/// Reports a CUDA backward pass whose saved values outgrew its per-thread buffer.
+/// Reports a backward pass whose saved values outgrew its per-thread buffer
+/// (CUDA) or the memory it could allocate (the CPU): the launch fails.
 WEFT_RT_FN void adj_tape_overflow(const adj_tape &t, const char *kernel, const char *file, int32 line) {
     if (!t.overflowed) return;
+#if defined(WEFT_RT_CUDA)
     printf("backward pass of '%s' (%s:%d) saved more than %lu bytes per thread (a long dynamic loop?); its "
            "gradients are incomplete\n",
            kernel, file, line, adj_tape::inline_bytes);
     count_failure();
+#else
+    // Logged for the host, which fails the launch with it: no stdout here.
+    count_failure();
+    if (char *slot = failure_slot()) {
+        Message m{slot, WEFT_RT_FAILURE_MESSAGE};
+        m.text("backward pass of '").text(kernel).text("' (").text(file).text(":").number(line);
+        m.text(") could not allocate ").number(int64(t.wanted));
+        m.text(" bytes for the values it saves (a long dynamic loop?); its gradients are incomplete");
+    }
+#endif
 }
 } // namespace rt
 

@@ -10,40 +10,6 @@
 namespace weft {
 namespace rt {
 
-/// Appends to a fixed buffer (device code has no snprintf).
-struct Message {
-    char *out;
-    int size;
-    int used = 0;
-    WEFT_RT_FN Message &text(const char *s) {
-        while (*s && used + 1 < size) out[used++] = *s++;
-        out[used] = 0;
-        return *this;
-    }
-    WEFT_RT_FN Message &number(int64 v) {
-        char digits[24];
-        int n = 0;
-        const bool negative = v < 0;
-        uint64 u = negative ? uint64(0) - uint64(v) : uint64(v);
-        do {
-            digits[n++] = char('0' + int(u % 10));
-            u /= 10;
-        } while (u);
-        if (negative) text("-");
-        while (n > 0 && used + 1 < size) out[used++] = digits[--n];
-        out[used] = 0;
-        return *this;
-    }
-    WEFT_RT_FN Message &list(const int32 *values, int n) {
-        text("[");
-        for (int i = 0; i < n; ++i) {
-            if (i) text(", ");
-            number(values[i]);
-        }
-        return text("]");
-    }
-};
-
 /// A failed bounds check: counted (the launch fails), and for the launch's
 /// first WEFT_RT_FAILURE_LOG failures a message naming the array, the index,
 /// the shape, the kernel, the line and the thread (its linear index, tid_t::idx:
@@ -53,17 +19,10 @@ struct Message {
 WEFT_RT_FN void bounds_failure(const char *array, const char *kernel, const char *file, int32 line, int64 thread,
                                const int32 *index, int n, const int32 *shape, int32 ndim) {
     count_failure();
-#if defined(__CUDA_ARCH__)
-    const int slot = atomicAdd(&weft_bounds_failures, 1);
-#elif !defined(WEFT_RT_CUDA)
-    const int slot = __atomic_fetch_add(&weft_bounds_failures, 1, __ATOMIC_SEQ_CST);
-#else
-    const int slot = WEFT_RT_FAILURE_LOG;
-#endif
-    // Negative: the counter wrapped (2^31 failures before the host read it).
-    if (slot < 0 || slot >= WEFT_RT_FAILURE_LOG) return;
+    char *slot = failure_slot();
+    if (!slot) return;
 #if defined(__CUDA_ARCH__) || !defined(WEFT_RT_CUDA)
-    Message m{weft_failure_log[slot], WEFT_RT_FAILURE_MESSAGE};
+    Message m{slot, WEFT_RT_FAILURE_MESSAGE};
     m.text("array '").text(array).text("' index ").list(index, n).text(" is out of bounds for shape ").list(shape, ndim);
     m.text(" in kernel '").text(kernel).text("' at ").text(file).text(":").number(line);
     m.text(", thread ").number(thread);

@@ -127,6 +127,60 @@ template <int R, int C, typename T> WEFT_RT_FN void pv(const mat_t<R, C, T> &m, 
     printf("]");
 }
 
+/// Appends to a fixed buffer (device code has no snprintf).
+struct Message {
+    char *out;
+    int size;
+    int used = 0;
+    WEFT_RT_FN Message &text(const char *s) {
+        while (*s && used + 1 < size) out[used++] = *s++;
+        out[used] = 0;
+        return *this;
+    }
+    WEFT_RT_FN Message &number(int64 v) {
+        char digits[24];
+        int n = 0;
+        const bool negative = v < 0;
+        uint64 u = negative ? uint64(0) - uint64(v) : uint64(v);
+        do {
+            digits[n++] = char('0' + int(u % 10));
+            u /= 10;
+        } while (u);
+        if (negative) text("-");
+        while (n > 0 && used + 1 < size) out[used++] = digits[--n];
+        out[used] = 0;
+        return *this;
+    }
+    WEFT_RT_FN Message &list(const int32 *values, int n) {
+        text("[");
+        for (int i = 0; i < n; ++i) {
+            if (i) text(", ");
+            number(values[i]);
+        }
+        return text("]");
+    }
+};
+
+/// A message slot in the failure log for a failure the host should report
+/// (the launch's first WEFT_RT_FAILURE_LOG), or nullptr; counted in
+/// weft_bounds_failures, the number of logged failures.
+WEFT_RT_FN char *failure_slot() {
+#if defined(__CUDA_ARCH__)
+    const int slot = atomicAdd(&weft_bounds_failures, 1);
+#elif !defined(WEFT_RT_CUDA)
+    const int slot = __atomic_fetch_add(&weft_bounds_failures, 1, __ATOMIC_SEQ_CST);
+#else
+    const int slot = WEFT_RT_FAILURE_LOG;
+#endif
+    // Negative: the counter wrapped (2^31 failures before the host read it).
+    if (slot < 0 || slot >= WEFT_RT_FAILURE_LOG) return nullptr;
+#if defined(__CUDA_ARCH__) || !defined(WEFT_RT_CUDA)
+    return weft_failure_log[slot];
+#else
+    return nullptr;
+#endif
+}
+
 WEFT_RT_FN void count_failure() {
 #if defined(__CUDA_ARCH__)
     atomicAdd(&weft_expect_failures, 1);
