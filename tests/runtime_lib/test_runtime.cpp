@@ -600,3 +600,30 @@ TEST_CASE("an exception thrown in a chunk reaches the caller") {
     // Ranges that miss the throwing index run normally afterwards.
     CHECK_NOTHROW(w::launch_cpu(weft_test_boom, {54321}, none, pool));
 }
+
+TEST_CASE("null and moved-from arrays are refused at launch, not read through a null pointer") {
+    const w::Array x = w::Array::from_vector(f32, std::vector<float>{1, 2, 3, 4});
+    const w::Array null = w::null_array_like(x);
+    CHECK(null.is_null());
+    CHECK_FALSE(x.is_null());
+    CHECK_THROWS_WITH(w::pack_args("saxpy", saxpy_params(), {x, null, 2.0f, x}),
+                      "kernel 'saxpy', parameter 'y': the array is a null array (null_array_like): shape [4] and no "
+                      "elements for the kernel to read");
+    // A backward kernel's gradient of an array without one is a null array, which its code skips.
+    const std::vector<w::KernelParam> backward = {{"x", arr(f32)}, {"adj_x", arr(f32)}};
+    CHECK(w::pack_args("k_backward", backward, {x, null}).size() == 2);
+    CHECK_THROWS_WITH(w::pack_args("k_backward", backward, {null, x}),
+                      Catch::StartsWith("kernel 'k_backward', parameter 'x': the array is a null array"));
+
+    w::Array moved = w::Array::from_vector(f32, std::vector<float>{5, 6});
+    const w::Array taken = std::move(moved);
+    CHECK(taken.to_vector<float>() == std::vector<float>{5, 6});
+    CHECK(moved.is_moved_from()); // NOLINT(bugprone-use-after-move): what the test is about
+    CHECK(moved.size() == 0);
+    CHECK(moved.to_vector<float>().empty()); // was a read through a null pointer
+    CHECK_THROWS_WITH(w::pack_args("saxpy", saxpy_params(), {x, x, 2.0f, moved}),
+                      "kernel 'saxpy', parameter 'out': the array was moved from (it has no shape and no elements)");
+    w::Array assigned = w::Array::zeros(f32, {1});
+    assigned = std::move(moved); // moving a moved-from array stays well defined
+    CHECK(assigned.is_moved_from());
+}

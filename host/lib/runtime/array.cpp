@@ -1,4 +1,5 @@
 #include "weft/runtime/array.hpp"
+
 #include "weft/runtime/stream.hpp"
 
 #include "weft/support/error.hpp"
@@ -7,6 +8,7 @@
 #include <limits>
 #include <new>
 #include <string>
+#include <utility>
 
 namespace weft {
 namespace {
@@ -287,6 +289,30 @@ void Array::zero_grad() const {
     if (!grad_ || grad_->nbytes() == 0) return;
     const std::vector<std::byte> zero(grad_->nbytes());
     const_cast<Array &>(*grad_).copy_from_host(zero.data(), zero.size());
+}
+
+Array::Array(Array &&o) noexcept
+    : dtype_(o.dtype_), shape_(std::move(o.shape_)), strides_(std::move(o.strides_)), size_(std::exchange(o.size_, 0)),
+      storage_(std::move(o.storage_)), storage_bytes_(std::exchange(o.storage_bytes_, 0)),
+      offset_(std::exchange(o.offset_, 0)), device_(o.device_), grad_(std::move(o.grad_)) {
+    o.shape_.clear();
+    o.strides_.clear();
+}
+
+Array &Array::operator=(Array &&o) noexcept {
+    if (this == &o) return *this;
+    dtype_ = o.dtype_;
+    shape_ = std::move(o.shape_);
+    strides_ = std::move(o.strides_);
+    size_ = std::exchange(o.size_, 0);
+    storage_ = std::move(o.storage_);
+    storage_bytes_ = std::exchange(o.storage_bytes_, 0);
+    offset_ = std::exchange(o.offset_, 0);
+    device_ = o.device_;
+    grad_ = std::move(o.grad_);
+    o.shape_.clear();
+    o.strides_.clear();
+    return *this;
 }
 
 Array null_array_like(const Array &a) {

@@ -182,6 +182,18 @@ bool convert_integer(const KernelArg &a, Scalar to, std::vector<std::byte> &out)
 
 } // namespace
 
+namespace {
+/// Whether parameter i is a backward kernel's gradient of parameter i - n/2
+/// (generated backward kernels take (x..., adj_x...)): there a null array
+/// means "no gradient", which the generated code skips.
+bool gradient_param(const std::vector<KernelParam> &params, std::size_t i) {
+    const std::size_t n = params.size();
+    if (n % 2 != 0 || i < n / 2) return false;
+    const KernelParam &forward = params[i - n / 2];
+    return params[i].name == "adj_" + forward.name && params[i].type == forward.type;
+}
+} // namespace
+
 PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &params,
                      const std::vector<KernelArg> &args, Device device) {
     if (args.size() != params.size()) {
@@ -199,12 +211,19 @@ PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &pa
         const KernelParam &p = params[i];
         const KernelArg &a = args[i];
         if (p.type.kind() == Type::Kind::Array) {
+            if (a.is_array() && a.array().is_moved_from())
+                throw LaunchError(parameter_prefix(kernel, p) + "the array was moved from (it has no shape and no elements)");
             if ((!a.is_array() && !a.is_indexed_array()) || a.type() != p.type)
                 throw UserError(parameter_prefix(kernel, p) + "expected " + p.type.name() + ", got " + a.type().name() +
                                 (p.type.is_indexed_array() && a.is_array() && a.array().type() == Type::array(p.type.element(), p.type.ndim())
                                      ? " (pass weft::IndexedArray{array, {index arrays}})"
                                      : ""));
             const Array &storage = a.is_array() ? a.array() : a.indexed_array().base;
+            // Refused here, on every device and in every mode: generated code
+            // reads an array's elements without asking whether it has any.
+            if (storage.is_null() && !gradient_param(params, i))
+                throw LaunchError(parameter_prefix(kernel, p) + "the array is a null array (null_array_like): shape " +
+                                  shape_text(storage.shape()) + " and no elements for the kernel to read");
             if (storage.device() != device)
                 throw UserError(parameter_prefix(kernel, p) + "the array is on " + storage.device().name() +
                                 ", the kernel runs on " + device.name() + " (copy it with Array::to)");

@@ -37,6 +37,14 @@ std::int64_t checked_element_count(const Type &dtype, const std::vector<std::int
 
 class Array {
 public:
+    Array(const Array &) = default;
+    Array &operator=(const Array &) = default;
+    /// The moved-from array is left empty: no elements and no shape (reading it
+    /// reads nothing; a launch refuses it by name), never a shape without storage.
+    Array(Array &&other) noexcept;
+    Array &operator=(Array &&other) noexcept;
+    ~Array() = default;
+
     /// A contiguous array of zero bytes on `device`; with `requires_grad`, with
     /// a zeroed gradient (see grad()).
     static Array zeros(Type dtype, std::vector<std::int64_t> shape, Device device = Device::cpu(),
@@ -122,6 +130,11 @@ public:
     Type type() const { return Type::array(dtype_, ndim()); }
     /// The bytes of the storage this array (and its views) share.
     std::size_t storage_bytes() const { return storage_bytes_; }
+    /// A shape with no elements behind it: null_array_like's result. A
+    /// launch refuses one where the kernel could read it.
+    bool is_null() const { return !storage_ && size_ > 0; }
+    /// Moved from: no shape (ndim() == 0) and no elements.
+    bool is_moved_from() const { return shape_.empty(); }
 
     /// What a host element type says of itself, for the dtype checks of from_vector and to_vector.
     struct HostElement {
