@@ -59,7 +59,8 @@ struct Log {
     std::vector<std::string> warnings;
     LogSink sink() {
         return [this](LogLevel level, std::string_view, std::string_view message) {
-            if (level >= LogLevel::Warning) warnings.emplace_back(message);
+            if (level >= LogLevel::Warning && message.find("accepts unsigned entries") == std::string_view::npos)
+                warnings.emplace_back(message);
         };
     }
     std::size_t count(const std::string &fragment) const {
@@ -76,6 +77,9 @@ HostOptions options(const fs::path &cache, const std::string &url, Log *log = nu
     o.quiet = true;
     o.remote_cache.url = url;
     o.remote_cache.timeout = std::chrono::milliseconds(300);
+    // What these tests check is not signatures (one test below is): unsigned
+    // entries accepted, and the warning that says so is not counted.
+    o.remote_cache.require_signature = false;
     if (log) o.log_sink = log->sink();
     return o;
 }
@@ -186,6 +190,7 @@ TEST_CASE("remote cache: a server that accepts but never answers costs one timeo
     socklen_t length = sizeof address;
     REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr *>(&address), &length) == 0);
     RemoteCacheOptions o;
+    o.require_signature = false;
     o.url = "redis://127.0.0.1:" + std::to_string(ntohs(address.sin_port));
     o.timeout = std::chrono::milliseconds(200);
     Logger quiet([](LogLevel, std::string_view, std::string_view) {}, "");
@@ -343,6 +348,7 @@ TEST_CASE("remote cache: list and fetch_listed see what was stored") {
         load_and_run(writer);
     }
     RemoteCacheOptions o;
+    o.require_signature = false;
     o.url = redis.url();
     RemoteCache remote(o);
     const auto listed = remote.list();
@@ -357,6 +363,15 @@ TEST_CASE("remote cache: list and fetch_listed see what was stored") {
 }
 
 namespace {
+
+std::string message_of_construction(const RemoteCacheOptions &o) {
+    try {
+        RemoteCache remote(o);
+    } catch (const UserError &e) {
+        return e.what();
+    }
+    return "(no error)";
+}
 
 /// A server on loopback that answers one command with what `reply` writes:
 /// what a hostile or broken remote does, which no real redis-server will.
@@ -409,10 +424,15 @@ TEST_CASE("remote cache: a server trickling its reply costs the command's deadli
         }
     });
     RemoteCacheOptions o;
+    o.require_signature = false;
     o.url = server.url();
     o.timeout = std::chrono::milliseconds(300);
     std::vector<std::string> messages;
-    Logger logger([&](LogLevel, std::string_view, std::string_view m) { messages.emplace_back(m); }, "cache");
+    Logger logger(
+        [&](LogLevel, std::string_view, std::string_view m) {
+            if (m.find("accepts unsigned entries") == std::string_view::npos) messages.emplace_back(m);
+        },
+        "cache");
     RemoteCache remote(o, &logger);
     const auto start = std::chrono::steady_clock::now();
     CHECK_FALSE(remote.fetch("m", std::string(64, 'a'), Target::cpu()));
@@ -433,10 +453,15 @@ TEST_CASE("remote cache: a 2 GB field is refused from its header, without readin
             if (::send(fd, junk.data(), junk.size(), MSG_NOSIGNAL) < 0) return;
     });
     RemoteCacheOptions o;
+    o.require_signature = false;
     o.url = server.url();
     o.timeout = std::chrono::milliseconds(2000);
     std::vector<std::string> messages;
-    Logger logger([&](LogLevel, std::string_view, std::string_view m) { messages.emplace_back(m); }, "cache");
+    Logger logger(
+        [&](LogLevel, std::string_view, std::string_view m) {
+            if (m.find("accepts unsigned entries") == std::string_view::npos) messages.emplace_back(m);
+        },
+        "cache");
     RemoteCache remote(o, &logger);
     const auto start = std::chrono::steady_clock::now();
     CHECK_FALSE(remote.fetch("m", std::string(64, 'a'), Target::cpu()));
@@ -444,4 +469,22 @@ TEST_CASE("remote cache: a 2 GB field is refused from its header, without readin
     REQUIRE(messages.size() == 1);
     CHECK_THAT(messages[0], Catch::Contains("HMGET: the server announced a field of 2147483648 bytes, more than the "
                                             "limit of 67108864"));
+}
+
+TEST_CASE("remote cache: signatures are required by default, and accepting unsigned entries is a warning") {
+    RemoteCacheOptions o;
+    o.url = "redis://127.0.0.1:1";
+    CHECK_THAT(message_of_construction(o), Catch::StartsWith("remote cache redis://127.0.0.1:1: its entries must be "
+                                                             "signed by a trusted key, and no trusted keys directory "
+                                                             "is named"));
+    o.require_signature = false;
+    std::vector<std::string> warnings;
+    Logger logger([&](LogLevel level, std::string_view, std::string_view m) {
+        if (level >= LogLevel::Warning) warnings.emplace_back(m);
+    });
+    RemoteCache remote(o, &logger);
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0] == "remote cache redis://127.0.0.1:1 accepts unsigned entries (require_signature is false): "
+                         "anyone who can write to the server can choose code this host runs; require signatures by "
+                         "trusted keys for a cache that others write to");
 }

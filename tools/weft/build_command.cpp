@@ -64,9 +64,9 @@ int kernel_build(const KernelBuildOptions &o) {
         // Module by module (a module="unique" kernel is one of its own), each with every target in order.
         for (std::size_t i = 0; i < paths.size(); ++i)
             artifacts.push_back({{"target", targets[i % targets.size()].str()}, {"path", paths[i].string()}});
-        fmt::print("{}\n", nlohmann::json{{"artifacts", artifacts}}.dump(2, ' ', false, json_invalid_utf8));
+        print_out("{}\n", nlohmann::json{{"artifacts", artifacts}}.dump(2, ' ', false, json_invalid_utf8));
     } else {
-        for (const std::filesystem::path &p : paths) fmt::print("{}\n", p.string());
+        for (const std::filesystem::path &p : paths) print_out("{}\n", p.string());
     }
     return 0;
 }

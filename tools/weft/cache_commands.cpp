@@ -45,7 +45,7 @@ std::unique_ptr<RemoteCache> open_remote(const HostOptions &h, const Logger &log
 int remote_status(const RemoteCache &remote) {
     const RemoteCacheCounters c = remote.counters();
     if (c.errors || c.skipped) {
-        fmt::print(stderr, "weft: error: the remote cache {} had {} errors; not everything was copied\n",
+        print_to(stderr, "weft: error: the remote cache {} had {} errors; not everything was copied\n",
                    remote.options().url, c.errors + c.skipped);
         return 1;
     }
@@ -93,7 +93,7 @@ void flush_stdout() { std::fflush(stdout); }
 } // namespace
 
 int cache_path(const CacheOptions &o) {
-    fmt::print("{}\n", open_cache(o).root().string());
+    print_out("{}\n", open_cache(o).root().string());
     return 0;
 }
 
@@ -108,21 +108,21 @@ int cache_list(const CacheOptions &o) {
         for (const CacheEntryInfo &e : report.entries) out["entries"].push_back(entry_json(e));
         for (const CacheFinding &f : report.findings) out["damaged"].push_back(finding_json(f));
         for (const CacheTemporary &t : report.temporaries) out["temporaries"].push_back(temporary_json(t));
-        fmt::print("{}\n", out.dump(2, ' ', false, json_invalid_utf8));
+        print_out("{}\n", out.dump(2, ' ', false, json_invalid_utf8));
         return 0;
     }
     for (const CacheEntryInfo &e : report.entries) {
         std::string targets;
         for (const std::string &t : e.targets) targets += (targets.empty() ? "" : ",") + t;
-        fmt::print("{}  {}  {:>10} B  {}\n", e.module, e.hash, e.bytes, targets.empty() ? "(no artifacts)" : targets);
+        print_out("{}  {}  {:>10} B  {}\n", e.module, e.hash, e.bytes, targets.empty() ? "(no artifacts)" : targets);
     }
-    fmt::print("{} entr{}\n", report.entries.size(), report.entries.size() == 1 ? "y" : "ies");
+    print_out("{} entr{}\n", report.entries.size(), report.entries.size() == 1 ? "y" : "ies");
     if (!report.temporaries.empty())
-        fmt::print("{} temporar{} ({} stale)\n", report.temporaries.size(), report.temporaries.size() == 1 ? "y" : "ies",
+        print_out("{} temporar{} ({} stale)\n", report.temporaries.size(), report.temporaries.size() == 1 ? "y" : "ies",
                    stale_count(report));
     flush_stdout();
     for (const CacheFinding &f : report.findings)
-        fmt::print(stderr, "weft: warning: {}: {} (`weft cache verify` removes it)\n", f.path.string(), f.problem);
+        print_to(stderr, "weft: warning: {}: {} (`weft cache verify` removes it)\n", f.path.string(), f.problem);
     return 0;
 }
 
@@ -130,7 +130,7 @@ int cache_stats(const CacheOptions &o) {
     const ArtifactCache cache = open_cache(o);
     const CacheStats s = cache.stats();
     if (o.json) {
-        fmt::print("{}\n", nlohmann::json{{"root", cache.root().string()},
+        print_out("{}\n", nlohmann::json{{"root", cache.root().string()},
                                           {"entries", s.entries},
                                           {"artifacts", s.artifacts},
                                           {"bytes", s.bytes},
@@ -141,24 +141,24 @@ int cache_stats(const CacheOptions &o) {
                                .dump(2, ' ', false, json_invalid_utf8));
         return 0;
     }
-    fmt::print("root:              {}\n", cache.root().string());
-    fmt::print("entries:           {}\n", s.entries);
-    fmt::print("artifacts:         {}\n", s.artifacts);
-    fmt::print("bytes:             {}\n", s.bytes);
-    fmt::print("damaged:           {}\n", s.damaged);
-    fmt::print("temporaries:       {}\n", s.temporaries);
-    fmt::print("stale temporaries: {}\n", s.stale_temporaries);
+    print_out("root:              {}\n", cache.root().string());
+    print_out("entries:           {}\n", s.entries);
+    print_out("artifacts:         {}\n", s.artifacts);
+    print_out("bytes:             {}\n", s.bytes);
+    print_out("damaged:           {}\n", s.damaged);
+    print_out("temporaries:       {}\n", s.temporaries);
+    print_out("stale temporaries: {}\n", s.stale_temporaries);
     const CacheCounters c = read_cache_counters(cache);
-    fmt::print("local hits:        {}\n", c.local_hits);
-    fmt::print("local misses:      {}\n", c.local_misses);
-    fmt::print("compiles:          {}\n", c.compiles);
-    fmt::print("remote hits:       {}\n", c.remote.hits);
-    fmt::print("remote misses:     {}\n", c.remote.misses);
-    fmt::print("remote errors:     {}\n", c.remote.errors);
-    fmt::print("remote rejected:   {}\n", c.remote.rejected);
-    fmt::print("remote stores:     {}\n", c.remote.stores);
-    fmt::print("remote skipped:    {}\n", c.remote.skipped);
-    fmt::print("remote too large:  {}\n", c.remote.too_large);
+    print_out("local hits:        {}\n", c.local_hits);
+    print_out("local misses:      {}\n", c.local_misses);
+    print_out("compiles:          {}\n", c.compiles);
+    print_out("remote hits:       {}\n", c.remote.hits);
+    print_out("remote misses:     {}\n", c.remote.misses);
+    print_out("remote errors:     {}\n", c.remote.errors);
+    print_out("remote rejected:   {}\n", c.remote.rejected);
+    print_out("remote stores:     {}\n", c.remote.stores);
+    print_out("remote skipped:    {}\n", c.remote.skipped);
+    print_out("remote too large:  {}\n", c.remote.too_large);
     return 0;
 }
 
@@ -167,17 +167,17 @@ int cache_clear(const CacheOptions &o) {
     if (o.json) {
         nlohmann::json failures = nlohmann::json::array();
         for (const CacheFinding &f : r.failures) failures.push_back(finding_json(f));
-        fmt::print("{}\n", nlohmann::json{{"entries_removed", r.entries_removed},
+        print_out("{}\n", nlohmann::json{{"entries_removed", r.entries_removed},
                                           {"other_removed", r.other_removed},
                                           {"failures", failures}}
                                .dump(2, ' ', false, json_invalid_utf8));
     } else {
-        fmt::print("removed {} entr{}", r.entries_removed, r.entries_removed == 1 ? "y" : "ies");
-        if (r.other_removed) fmt::print(" and {} other item{}", r.other_removed, r.other_removed == 1 ? "" : "s");
-        fmt::print("\n");
+        print_out("removed {} entr{}", r.entries_removed, r.entries_removed == 1 ? "y" : "ies");
+        if (r.other_removed) print_out(" and {} other item{}", r.other_removed, r.other_removed == 1 ? "" : "s");
+        print_out("\n");
     }
     flush_stdout();
-    for (const CacheFinding &f : r.failures) fmt::print(stderr, "weft: error: {}: {}\n", f.path.string(), f.problem);
+    for (const CacheFinding &f : r.failures) print_to(stderr, "weft: error: {}: {}\n", f.path.string(), f.problem);
     return r.failures.empty() ? 0 : 1;
 }
 
@@ -202,16 +202,16 @@ int cache_verify(const CacheOptions &o) {
                            {"exit_code", rc}};
         for (const CacheFinding &f : r.findings) out["findings"].push_back(finding_json(f));
         for (const CacheTemporary &t : r.temporaries) out["temporaries"].push_back(temporary_json(t));
-        fmt::print("{}\n", out.dump(2, ' ', false, json_invalid_utf8));
+        print_out("{}\n", out.dump(2, ' ', false, json_invalid_utf8));
         return rc;
     }
     for (const CacheFinding &f : r.findings)
-        fmt::print("{:<8}  {}: {}\n", action_name(f.action), f.path.string(), f.problem);
+        print_out("{:<8}  {}: {}\n", action_name(f.action), f.path.string(), f.problem);
     for (const CacheTemporary &t : r.temporaries)
         if (t.stale)
-            fmt::print("{:<8}  {}: stale temporary\n", t.removed ? "removed" : o.dry_run ? "reported" : "failed",
+            print_out("{:<8}  {}: stale temporary\n", t.removed ? "removed" : o.dry_run ? "reported" : "failed",
                        t.path.string());
-    fmt::print("verified {} entr{}, {} artifact{}: {} problem{}, {} stale temporar{}{}\n", r.entries.size(),
+    print_out("verified {} entr{}, {} artifact{}: {} problem{}, {} stale temporar{}{}\n", r.entries.size(),
                r.entries.size() == 1 ? "y" : "ies", r.artifacts_checked, r.artifacts_checked == 1 ? "" : "s",
                r.findings.size(), r.findings.size() == 1 ? "" : "s", stale, stale == 1 ? "y" : "ies",
                rc == 0 ? "" : rc == 1 ? " (repaired)" : o.dry_run ? " (dry run: nothing changed)" : " (some not repaired)");
@@ -236,7 +236,7 @@ int cache_push(const CacheOptions &o) {
                 ++failed;
         }
     }
-    fmt::print("pushed {} artifacts to {} ({} not pushed)\n", pushed, h.remote_cache.url, failed);
+    print_out("pushed {} artifacts to {} ({} not pushed)\n", pushed, h.remote_cache.url, failed);
     return remote_status(*remote) ? 1 : failed ? 1 : 0;
 }
 
@@ -266,7 +266,7 @@ int cache_pull(const CacheOptions &o) {
         cache.store(a->module, hash, target, a->source, a->artifact);
         ++pulled;
     }
-    fmt::print("pulled {} artifacts from {} ({} already here, {} rejected)\n", pulled, h.remote_cache.url, present,
+    print_out("pulled {} artifacts from {} ({} already here, {} rejected)\n", pulled, h.remote_cache.url, present,
                rejected);
     return remote_status(*remote) ? 1 : 0;
 }
@@ -278,8 +278,8 @@ int cache_prebuild(const CacheOptions &o) {
     load.fast_math = o.prebuild_fast_math;
     load.native_cpu = o.prebuild_native_cpu;
     const std::filesystem::path pch = pipeline::prebuild_runtime_pch(o.prebuild_dir, load, logger);
-    if (o.json) fmt::print("{}\n", nlohmann::json{{"pch", pch.string()}}.dump());
-    else fmt::print("{}\n", pch.string());
+    if (o.json) print_out("{}\n", nlohmann::json{{"pch", pch.string()}}.dump());
+    else print_out("{}\n", pch.string());
     return 0;
 }
 

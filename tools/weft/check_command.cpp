@@ -108,16 +108,16 @@ int kernel_check(const KernelCheckOptions &o) {
     // reaches stderr, so a reader of both streams never sees them interleaved.
     auto finish = [&](int status) {
         std::fflush(stdout);
-        fmt::print(stderr, "{}", r.formatted);
+        print_to(stderr, "{}", r.formatted);
         if (errors && !o.json)
-            fmt::print(stderr, "{}: {}, {}\n", o.file, plural(errors + r.dropped_errors, "error"),
+            print_to(stderr, "{}: {}, {}\n", o.file, plural(errors + r.dropped_errors, "error"),
                        plural(warnings, "warning"));
         return status;
     };
 
     if (o.json) {
         // Replace, not throw, on bytes that are not UTF-8 (a path, an echoed name).
-        fmt::print("{}\n", report_json(o, r, errors, warnings).dump(2, ' ', false, json_invalid_utf8));
+        print_out("{}\n", report_json(o, r, errors, warnings).dump(2, ' ', false, json_invalid_utf8));
         return finish(errors ? 1 : 0);
     }
     if (errors) return finish(1);
@@ -125,7 +125,7 @@ int kernel_check(const KernelCheckOptions &o) {
         ModuleSettings &m = host.module(r.module.name);
         host.set_module_plugins(m, loaded_names(host));
         kernel::lower(r.module);
-        fmt::print("{}", codegen::generate_cpp(r.module, m.resolved_options(),
+        print_out("{}", codegen::generate_cpp(r.module, m.resolved_options(),
                                                o.emit_cuda ? codegen::Backend::Cuda : codegen::Backend::Cpu)
                              .text);
         return finish(0);
@@ -134,16 +134,16 @@ int kernel_check(const KernelCheckOptions &o) {
         if (o.dump_ir == "lowered") {
             kernel::lower(r.module);
             if (const auto problems = kernel::verify_lowered(r.module); !problems.empty()) {
-                for (const std::string &p : problems) fmt::print(stderr, "internal error: {}\n", p);
+                for (const std::string &p : problems) print_to(stderr, "internal error: {}\n", p);
                 return 2;
             }
         }
-        fmt::print("{}", kernel::print_ir(r.module));
+        print_out("{}", kernel::print_ir(r.module));
         return finish(0);
     }
     std::size_t kernels = 0, functions = 0;
     for (const kernel::ir::Function &f : r.module.functions) (f.is_kernel ? kernels : functions)++;
-    fmt::print("{}: ok: {}, {}, {}, {}, {} and {} referenced\n", o.file, plural(kernels, "kernel"),
+    print_out("{}: ok: {}, {}, {}, {}, {} and {} referenced\n", o.file, plural(kernels, "kernel"),
                plural(functions, "function instance"), plural(r.module.structs.size(), "struct"),
                plural(r.module.constants.size(), "constant"), plural(r.module.references.builtins.size(), "builtin"),
                plural(r.module.references.native_types.size(), "native type"));

@@ -1,7 +1,11 @@
 #pragma once
 
+#include "weft/support/text.hpp"
+
+#include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -12,6 +16,17 @@ struct LoadedPlugin;
 } // namespace weft
 
 namespace weft::cli {
+
+/// fmt::print for everything the tool prints: the text goes through
+/// escape_for_terminal, since any line may quote a manifest, a signature or
+/// allow-list line, a cache entry or a server's reply.
+template <class... Args> void print_to(std::FILE *to, fmt::format_string<Args...> format, Args &&...args) {
+    const std::string text = escape_for_terminal(fmt::format(format, std::forward<Args>(args)...));
+    std::fwrite(text.data(), 1, text.size(), to);
+}
+template <class... Args> void print_out(fmt::format_string<Args...> format, Args &&...args) {
+    print_to(stdout, format, std::forward<Args>(args)...);
+}
 
 /// Loads a plugin named on the command line (`--plugin`, `plugin inspect`): a
 /// bare plugin name (an identifier) that names nothing in the current directory
@@ -35,6 +50,9 @@ struct HostSettings {
     std::string remote_prefix;
     std::string remote_password_env;
     int remote_timeout_ms = -1; // -1: as configured
+    std::string remote_trusted_keys; // --remote-trusted-keys DIR
+    std::string remote_signing_key;  // --remote-signing-key FILE
+    bool remote_allow_unsigned = false;
 };
 HostSettings &host_settings();
 /// Applies host_settings() to `options` (reading the configuration file).

@@ -28,6 +28,9 @@ void apply_host_settings(HostOptions &options) {
     if (!s.remote_prefix.empty()) r.key_prefix = s.remote_prefix;
     if (!s.remote_password_env.empty()) r.password_env = s.remote_password_env;
     if (s.remote_timeout_ms >= 0) r.timeout = std::chrono::milliseconds(s.remote_timeout_ms);
+    if (!s.remote_trusted_keys.empty()) r.trusted_keys_dir = s.remote_trusted_keys;
+    if (!s.remote_signing_key.empty()) r.signing_key = s.remote_signing_key;
+    if (s.remote_allow_unsigned) r.require_signature = false;
 }
 
 } // namespace weft::cli

@@ -30,6 +30,12 @@ int main(int argc, char **argv) {
         cmd->add_option("--remote-password-env", settings.remote_password_env,
                         "Environment variable that holds the remote cache's password");
         cmd->add_option("--remote-timeout-ms", settings.remote_timeout_ms, "Remote connect and command timeout (default 300)");
+        cmd->add_option("--remote-trusted-keys", settings.remote_trusted_keys,
+                        "Directory of public keys whose signed entries the remote cache accepts (required unless "
+                        "--remote-allow-unsigned)");
+        cmd->add_option("--remote-signing-key", settings.remote_signing_key, "Sign the entries this run writes with this private key");
+        cmd->add_flag("--remote-allow-unsigned", settings.remote_allow_unsigned,
+                      "Accept unsigned remote entries (anyone who can write to the server can choose code this run executes)");
     };
 
     weft::cli::PluginOptions plugin_opts;
@@ -172,13 +178,13 @@ int main(int argc, char **argv) {
     } catch (const weft::kernel::KernelSourceError &e) {
         // Already "file:line:col: error: ..." lines with their source lines:
         // a "weft: error: " in front would say it twice (issue 15).
-        fmt::print(stderr, "{}", e.what());
+        weft::cli::print_to(stderr, "{}", e.what());
         return 1;
     } catch (const weft::UserError &e) {
-        fmt::print(stderr, "weft: error: {}\n", e.what());
+        weft::cli::print_to(stderr, "weft: error: {}\n", e.what());
         return 1;
     } catch (const std::exception &e) {
-        fmt::print(stderr, "weft: internal error: {}\n", e.what());
+        weft::cli::print_to(stderr, "weft: internal error: {}\n", e.what());
         return 2;
     }
     return 0;

@@ -154,22 +154,22 @@ int plugin_list(const PluginOptions &o) {
             const std::filesystem::path manifest = manifest_of_error(host.search_path(), e);
             errors.push_back({{"manifest", manifest.empty() ? json(nullptr) : json(manifest.string())}, {"error", e}});
         }
-        fmt::print("{}\n", json{{"plugins", plugins}, {"errors", errors}}.dump(2, ' ', false, json_invalid_utf8));
+        print_out("{}\n", json{{"plugins", plugins}, {"errors", errors}}.dump(2, ' ', false, json_invalid_utf8));
     } else {
         std::size_t w = 4;
         for (const PluginManifest &m : d.plugins) w = std::max(w, m.name.size());
-        fmt::print("{:<{}}  {:<9}  {:>3}  {}\n", "NAME", w, "VERSION", "ABI", "DESCRIPTION");
+        print_out("{:<{}}  {:<9}  {:>3}  {}\n", "NAME", w, "VERSION", "ABI", "DESCRIPTION");
         for (const PluginManifest &m : d.plugins)
-            fmt::print("{:<{}}  {:<9}  {:>3}  {}\n", m.name, w, m.version.str(), m.abi,
+            print_out("{:<{}}  {:<9}  {:>3}  {}\n", m.name, w, m.version.str(), m.abi,
                        escape_for_display(m.description));
-        fmt::print("{} plugin{} on the search path\n", d.plugins.size(), d.plugins.size() == 1 ? "" : "s");
+        print_out("{} plugin{} on the search path\n", d.plugins.size(), d.plugins.size() == 1 ? "" : "s");
     }
     // Diagnostics after the report is flushed, so a terminal shows them last.
     std::fflush(stdout);
-    for (const std::string &e : d.errors) fmt::print(stderr, "weft: error: {}\n", e);
-    for (const std::string &n : d.notes) fmt::print(stderr, "weft: note: {}\n", n);
+    for (const std::string &e : d.errors) print_to(stderr, "weft: error: {}\n", e);
+    for (const std::string &n : d.notes) print_to(stderr, "weft: note: {}\n", n);
     for (const PluginManifest &m : d.plugins)
-        for (const std::string &w : m.warnings) fmt::print(stderr, "weft: warning: {}\n", w);
+        for (const std::string &w : m.warnings) print_to(stderr, "weft: warning: {}\n", w);
     return d.errors.empty() ? 0 : 1;
 }
 
@@ -177,7 +177,7 @@ int plugin_inspect(const PluginOptions &o) {
     Host host(host_options(o));
     // Warnings first: a misspelled key is often why the load below fails.
     if (const std::filesystem::path manifest = manifest_of_argument(host, o.paths.at(0)); !manifest.empty())
-        for (const std::string &w : read_manifest(manifest).warnings) fmt::print(stderr, "weft: warning: {}\n", w);
+        for (const std::string &w : read_manifest(manifest).warnings) print_to(stderr, "weft: warning: {}\n", w);
     const LoadedPlugin &p = load_plugin_argument(host, o.paths.at(0));
     const PluginManifest &m = p.manifest;
 
@@ -194,50 +194,50 @@ int plugin_inspect(const PluginOptions &o) {
         out["builtins"] = builtins;
         out["native_types"] = types;
         out["build_options"] = options;
-        fmt::print("{}\n", out.dump(2, ' ', false, json_invalid_utf8));
+        print_out("{}\n", out.dump(2, ' ', false, json_invalid_utf8));
         return 0;
     }
 
-    fmt::print("plugin {} {}\n", m.name, m.version.str());
-    if (!m.description.empty()) fmt::print("  description: {}\n", escape_for_display(m.description));
-    fmt::print("  manifest:    {}\n", m.path.string());
-    fmt::print("  library:     {}\n", m.library_path.string());
-    fmt::print("  abi:         {} (built with SDK {}; host speaks {}..{})\n", p.abi_version, p.sdk_version,
+    print_out("plugin {} {}\n", m.name, m.version.str());
+    if (!m.description.empty()) print_out("  description: {}\n", escape_for_display(m.description));
+    print_out("  manifest:    {}\n", m.path.string());
+    print_out("  library:     {}\n", m.library_path.string());
+    print_out("  abi:         {} (built with SDK {}; host speaks {}..{})\n", p.abi_version, p.sdk_version,
                min_abi_version, max_abi_version);
-    fmt::print("  prefixes:    builtins [{}], native [{}]\n", join(m.prefixes.builtin_prefixes),
+    print_out("  prefixes:    builtins [{}], native [{}]\n", join(m.prefixes.builtin_prefixes),
                join(m.prefixes.native_prefixes));
     std::vector<std::string> reqs;
     for (const Requirement &r : m.requires_) reqs.push_back(r.name + " " + r.constraint.text());
     if (m.requires_host) reqs.push_back(std::string(host_requirement_name) + " " + m.requires_host->text());
-    fmt::print("  requires:    {}\n", reqs.empty() ? "(none)" : join(reqs));
+    print_out("  requires:    {}\n", reqs.empty() ? "(none)" : join(reqs));
 
-    fmt::print("builtins ({}):\n", p.builtins.size());
+    print_out("builtins ({}):\n", p.builtins.size());
     for (const BuiltinOverload &b : p.builtins) {
-        fmt::print("  {}\n      native {}  (namespace '{}', function '{}')", b.signature(), b.native_name,
+        print_out("  {}\n      native {}  (namespace '{}', function '{}')", b.signature(), b.native_name,
                    b.native_namespace, b.native_function);
-        if (b.owners.size() > 1) fmt::print("  shared with {}", join(b.owners));
-        fmt::print("\n");
+        if (b.owners.size() > 1) print_out("  shared with {}", join(b.owners));
+        print_out("\n");
     }
-    fmt::print("native types ({}):\n", p.native_types.size());
+    print_out("native types ({}):\n", p.native_types.size());
     for (const NativeTypeInfo &t : p.native_types) {
-        fmt::print("  {}  code {}  size {}  align {}  {}{}\n", t.native_name, t.code, t.size, t.alignment,
+        print_out("  {}  code {}  size {}  align {}  {}{}\n", t.native_name, t.code, t.size, t.alignment,
                    t.initializer == Initializer::Aggregate ? "aggregate" : "default-construct only",
                    t.opaque() ? "  opaque" : "");
         for (const DeclaredField &f : t.fields) {
             auto e = std::find_if(t.exposed.begin(), t.exposed.end(),
                                   [&](const ExposedField &x) { return x.name == f.name; });
-            fmt::print("      {:<12} offset {:<4} size {:<4} {}\n", f.name, f.offset, f.size,
+            print_out("      {:<12} offset {:<4} size {:<4} {}\n", f.name, f.offset, f.size,
                        e != t.exposed.end() ? "exposed as " + e->type.name() : "hidden");
         }
     }
-    fmt::print("build options ({}):\n", p.build_options.size());
+    print_out("build options ({}):\n", p.build_options.size());
     for (const ModuleBuildOptions &b : p.build_options) {
         auto dirs = [](const std::vector<std::string> &v) { return v.empty() ? std::string("(none)") : join(v); };
-        fmt::print("  cpu include dirs:   {}\n", dirs(b.extra_cpu_include_dirs));
-        fmt::print("  cuda include dirs:  {}\n", dirs(b.extra_cuda_include_dirs));
-        fmt::print("  cpu preamble:       {}\n", line_count(b.extra_cpu_preamble));
-        fmt::print("  cuda preamble:      {}\n", line_count(b.extra_cuda_preamble));
-        fmt::print("  dependencies:       {}\n", dirs(b.extra_build_dependencies));
+        print_out("  cpu include dirs:   {}\n", dirs(b.extra_cpu_include_dirs));
+        print_out("  cuda include dirs:  {}\n", dirs(b.extra_cuda_include_dirs));
+        print_out("  cpu preamble:       {}\n", line_count(b.extra_cpu_preamble));
+        print_out("  cuda preamble:      {}\n", line_count(b.extra_cuda_preamble));
+        print_out("  dependencies:       {}\n", dirs(b.extra_build_dependencies));
     }
     return 0;
 }
@@ -255,13 +255,13 @@ int plugin_check(const PluginOptions &o) {
         if (host.search_path().empty())
             throw UserError("nothing to check: name plugins, or set WEFT_PLUGIN_PATH or --plugin-path DIR");
         const Discovery d = host.discover();
-        for (const std::string &e : d.errors) fmt::print(stderr, "weft: error: {}\n", e);
+        for (const std::string &e : d.errors) print_to(stderr, "weft: error: {}\n", e);
         for (const PluginManifest &m : d.plugins) paths.push_back(m.path);
         if (paths.empty()) throw UserError("no plugins on the search path");
     }
     const CheckReport r = check_plugins(paths, options);
 
-    for (const std::string &w : r.warnings) fmt::print(stderr, "weft: warning: {}\n", w);
+    for (const std::string &w : r.warnings) print_to(stderr, "weft: warning: {}\n", w);
     const auto failed = std::count_if(r.plugins.begin(), r.plugins.end(), [](const PluginCheck &p) { return !p.ok; });
 
     // Two plugins of one name (two versions, two vendors) are told apart by path.
@@ -282,7 +282,7 @@ int plugin_check(const PluginOptions &o) {
         json combined = json::array();
         for (const PluginFailure &f : r.combined_failures)
             combined.push_back({{"plugin", f.plugin}, {"path", f.where.string()}, {"error", f.message}});
-        fmt::print("{}\n", json{{"ok", r.ok()},
+        print_out("{}\n", json{{"ok", r.ok()},
                                 {"plugins", plugins},
                                 {"conflicts", conflicts},
                                 {"combined_failures", combined}}
@@ -290,27 +290,27 @@ int plugin_check(const PluginOptions &o) {
     } else {
         for (const PluginCheck &p : r.plugins) {
             if (p.ok)
-                fmt::print("ok      {} {}\n", shown(p), p.version);
+                print_out("ok      {} {}\n", shown(p), p.version);
             else
-                fmt::print("FAILED  {}: {}\n", shown(p), p.message);
+                print_out("FAILED  {}: {}\n", shown(p), p.message);
         }
-        for (const Conflict &c : r.conflicts) fmt::print("CONFLICT {}\n", c.message);
-        for (const PluginFailure &f : r.combined_failures) fmt::print("FAILED (together)  {}\n", f.message);
+        for (const Conflict &c : r.conflicts) print_out("CONFLICT {}\n", c.message);
+        for (const PluginFailure &f : r.combined_failures) print_out("FAILED (together)  {}\n", f.message);
         // Every count that makes the exit status 1 is on this line.
-        fmt::print("{} plugin{}: {} ok, {} failed, {} conflict{}", r.plugins.size(), r.plugins.size() == 1 ? "" : "s",
+        print_out("{} plugin{}: {} ok, {} failed, {} conflict{}", r.plugins.size(), r.plugins.size() == 1 ? "" : "s",
                    r.plugins.size() - static_cast<std::size_t>(failed), failed, r.conflicts.size(),
                    r.conflicts.size() == 1 ? "" : "s");
         if (!r.combined_failures.empty())
-            fmt::print(", {} failed when loaded together", r.combined_failures.size());
-        fmt::print("\n");
+            print_out(", {} failed when loaded together", r.combined_failures.size());
+        print_out("\n");
     }
     std::fflush(stdout);
     // Loading checks the declared layouts against each other, not against the
     // plugins' headers: say so, since only --compile does (issue 19).
     if (!o.compile)
-        fmt::print(stderr, "weft: note: native type layouts and native functions were not compiled against the "
+        print_to(stderr, "weft: note: native type layouts and native functions were not compiled against the "
                            "plugins' headers; `weft plugin check --compile` verifies them\n");
-    if (!r.ok()) fmt::print(stderr, "weft: plugin check failed\n");
+    if (!r.ok()) print_to(stderr, "weft: plugin check failed\n");
     return r.ok() ? 0 : 1;
 }
 

@@ -46,7 +46,7 @@ int plugin_sign(const PluginTrustOptions &o) {
         const PluginFiles f = read_plugin(p);
         const fs::path sig = trust::signature_path(f.bytes.manifest_path);
         write_file_atomically(sig, trust::make_signature_file(key, f.bytes));
-        fmt::print("signed {} {}: {} (key {}; manifest, library and {} other file{})\n", f.manifest.name,
+        print_out("signed {} {}: {} (key {}; manifest, library and {} other file{})\n", f.manifest.name,
                    f.manifest.version.str(), sig.string(), key.id(), f.bytes.files.size(),
                    f.bytes.files.size() == 1 ? "" : "s");
     }
@@ -66,18 +66,18 @@ int plugin_verify(const PluginTrustOptions &o) {
             const PluginFiles f = read_plugin(p);
             const trust::TrustVerdict v = checker.check(f.bytes);
             if (v.accepted())
-                fmt::print("ok       {} {}{}\n", f.manifest.name, f.manifest.version.str(),
+                print_out("ok       {} {}{}\n", f.manifest.name, f.manifest.version.str(),
                            v.key.empty() ? std::string() : " (signed by " + v.key + ")");
             else {
                 ++refused;
-                fmt::print("REFUSED  {}: {}\n", f.manifest.name, v.message(policy.mode));
+                print_out("REFUSED  {}: {}\n", f.manifest.name, v.message(policy.mode));
             }
         } catch (const UserError &e) {
             ++refused;
-            fmt::print("REFUSED  {}: {}\n", p, e.what());
+            print_out("REFUSED  {}: {}\n", p, e.what());
         }
     }
-    fmt::print("{} plugin{}: {} ok, {} refused (policy '{}')\n", o.paths.size(), o.paths.size() == 1 ? "" : "s",
+    print_out("{} plugin{}: {} ok, {} refused (policy '{}')\n", o.paths.size(), o.paths.size() == 1 ? "" : "s",
                o.paths.size() - static_cast<std::size_t>(refused), refused, trust::trust_mode_name(policy.mode));
     return refused ? 1 : 0;
 }
@@ -86,7 +86,7 @@ int plugin_digest(const PluginTrustOptions &o) {
     // One allow-list line per plugin: the digest first, then a comment.
     for (const std::string &p : o.paths) {
         const PluginFiles f = read_plugin(p);
-        fmt::print("{}  # {} {} {}\n", trust::plugin_digest(f.bytes), f.manifest.name,
+        print_out("{}  # {} {} {}\n", trust::plugin_digest(f.bytes), f.manifest.name,
                    f.manifest.version.str(), f.bytes.manifest_path.string());
     }
     return 0;

@@ -2,6 +2,7 @@
 
 #include "weft/support/error.hpp"
 #include "weft/support/sha256.hpp"
+#include "weft/support/text.hpp"
 #include "weft/support/version.hpp"
 #include "weft/trust/ed25519.hpp"
 
@@ -219,11 +220,12 @@ struct RemoteCache::Impl {
         if (!present[0] || !present[1] || !present[2] || !present[3] || !present[4] || !present[5] || !present[6])
             problem = "the entry lacks module, hash, target, size, sha256, source or source_sha256";
         else if ((!module.empty() && e_module != module) || e_hash != hash || e_target != target)
-            problem = "the entry is for module '" + e_module + "' " + e_hash.substr(0, 16) + " " + e_target +
+            problem = "the entry is for module '" + escape_for_display(e_module) + "' " +
+                      escape_for_display(e_hash.substr(0, 16)) + " " + escape_for_display(e_target) +
                       ", not '" + (module.empty() ? e_module : module) + "' " + hash.substr(0, 16) + " " + target;
         else if (size.empty() || size.find_first_not_of("0123456789") != std::string::npos || size.size() > 19 ||
                  std::stoull(size) > options.max_artifact_bytes)
-            problem = "the entry records size '" + size + "', more than the limit of " +
+            problem = "the entry records size '" + escape_for_display(size.substr(0, 40)) + "', more than the limit of " +
                       std::to_string(options.max_artifact_bytes) + " or not a size";
         else if (sha256_hex(source) != source_sha)
             problem = "the source's sha256 " + sha256_hex(source) + " is not the recorded " + source_sha;
@@ -234,7 +236,7 @@ struct RemoteCache::Impl {
             if (!present[8] || !present[9])
                 problem = "the entry is not signed, and this cache requires signatures";
             else if (!k)
-                problem = "the entry is signed by key " + key_id + ", which is not among the trusted keys in " +
+                problem = "the entry is signed by key " + escape_for_display(key_id.substr(0, 64)) + ", which is not among the trusted keys in " +
                           keys->directory().string();
             else if (!k->verify(statement(e_module, e_hash, e_target, size, sha, source_sha), trust::from_hex(signature)))
                 problem = "the entry's signature is not valid for key " + k->name();
@@ -271,8 +273,18 @@ RemoteCache::RemoteCache(RemoteCacheOptions options, const Logger *logger) : imp
     impl_->logger = logger;
     if (impl_->options.require_signature) {
         if (impl_->options.trusted_keys_dir.empty())
-            throw UserError("remote cache " + impl_->options.url + " requires signatures but names no trusted keys directory");
+            throw UserError("remote cache " + impl_->options.url +
+                            ": its entries must be signed by a trusted key, and no trusted keys directory is named; "
+                            "name one (remote_trusted_keys = DIR, --remote-trusted-keys DIR, "
+                            "RemoteCacheOptions::trusted_keys_dir), or accept unsigned entries "
+                            "(remote_require_signature = false, --remote-allow-unsigned), which lets anyone who can "
+                            "write to the server choose code this host runs");
         impl_->keys = trust::TrustedKeys::load_directory(impl_->options.trusted_keys_dir);
+    } else {
+        impl_->log(LogLevel::Warning, "remote cache " + impl_->options.url +
+                                          " accepts unsigned entries (require_signature is false): anyone who can "
+                                          "write to the server can choose code this host runs; require signatures "
+                                          "by trusted keys for a cache that others write to");
     }
     if (!impl_->options.signing_key.empty()) impl_->signer = trust::PrivateKey::load_pem(impl_->options.signing_key);
 }

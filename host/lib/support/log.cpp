@@ -1,4 +1,6 @@
 #include "weft/support/log.hpp"
+
+#include "weft/support/text.hpp"
 #include "weft/support/environment.hpp"
 
 #include <cstdlib>
@@ -40,9 +42,11 @@ void Logger::log(LogLevel level, std::string_view category, std::string_view mes
         sink_(level, category, message);
         return;
     }
+    // Messages quote files, manifests and servers: nothing of theirs drives the terminal.
+    const std::string shown = escape_for_terminal(message);
     std::fprintf(stderr, "weft %.*s [%.*s]: %.*s\n", static_cast<int>(log_level_name(level).size()),
                  log_level_name(level).data(), static_cast<int>(category.size()), category.data(),
-                 static_cast<int>(message.size()), message.data());
+                 static_cast<int>(shown.size()), shown.data());
 }
 
 } // namespace weft

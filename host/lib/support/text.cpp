@@ -81,13 +81,14 @@ std::size_t find_invalid_utf8(std::string_view text) {
     return std::string_view::npos;
 }
 
-std::string escape_for_display(std::string_view text) {
+namespace {
+std::string escape(std::string_view text, bool keep_newlines) {
     std::string out;
     out.reserve(text.size());
     for (std::size_t i = 0; i < text.size();) {
         std::uint32_t cp = 0;
         const std::size_t n = utf8_sequence_length(text, i, &cp);
-        if (n == 0 || (n == 1 && ((cp < 0x20 && cp != '\t') || cp == 0x7F))) {
+        if (n == 0 || (n == 1 && ((cp < 0x20 && cp != '\t' && !(keep_newlines && cp == '\n')) || cp == 0x7F))) {
             append_hex_byte(out, static_cast<unsigned char>(text[i]));
             ++i;
             continue;
@@ -102,6 +103,11 @@ std::string escape_for_display(std::string_view text) {
     }
     return out;
 }
+} // namespace
+
+std::string escape_for_display(std::string_view text) { return escape(text, false); }
+
+std::string escape_for_terminal(std::string_view text) { return escape(text, true); }
 
 std::string format_compiler_diagnostic(std::string_view file, unsigned line, unsigned column,
                                        std::string_view severity, std::string_view message) {

@@ -131,7 +131,7 @@ PluginTrust::PluginTrust(TrustPolicy policy) : policy_(std::move(policy)) {
                         " named: set the policy to '" + (policy_.names_keys() ? "signed" : "allow-list") +
                         "' to check them, or name none");
     for (const std::string &d : policy_.allowed_digests)
-        if (!is_digest(d)) throw UserError("allow-list entry '" + d + "' is not a SHA-256 digest (64 lowercase hex digits)");
+        if (!is_digest(d)) throw UserError("allow-list entry '" + escape_for_display(d) + "' is not a SHA-256 digest (64 lowercase hex digits)");
     if (policy_.mode == TrustMode::AllowList && !policy_.allow_list_file.empty()) {
         const std::string text = read_input_file(policy_.allow_list_file, max_allow_list, "plugin allow-list");
         std::istringstream in(text);
@@ -142,7 +142,7 @@ PluginTrust::PluginTrust(TrustPolicy policy) : policy_(std::move(policy)) {
             std::string digest;
             if (!(words >> digest)) continue;
             if (!is_digest(digest))
-                throw UserError(policy_.allow_list_file.string() + ":" + std::to_string(number) + ": '" + digest +
+                throw UserError(policy_.allow_list_file.string() + ":" + std::to_string(number) + ": '" + escape_for_display(digest) +
                                 "' is not a plugin digest (64 lowercase hex digits; `weft plugin digest` prints them)");
             policy_.allowed_digests.insert(digest);
         }
@@ -207,7 +207,7 @@ TrustVerdict PluginTrust::check(const PluginBytes &plugin, const std::optional<s
         const PublicKey *key = keys_.find(f.key);
         if (!key)
             return {"signature", sig,
-                    "signed by key " + f.key + ", which is not among the " + std::to_string(keys_.size()) +
+                    "signed by key " + escape_for_display(f.key) + ", which is not among the " + std::to_string(keys_.size()) +
                         " trusted keys in " + keys_.directory().string(),
                     {}};
         if (!key->verify(statement(plugin), from_hex(f.signature)))

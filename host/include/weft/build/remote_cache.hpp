@@ -10,8 +10,11 @@
 //     module, hash, target, size, sha256, source, source_sha256, weft
 //     [key, signature]   Ed25519 over the fields above (remote_signing_key)
 // and a fetched entry whose digest, size or metadata does not match what was
-// asked for, or (with require_signature) is not signed by a trusted key, is
-// discarded with a warning: the caller compiles locally.
+// asked for, or is not signed by a trusted key, is discarded with a warning:
+// the caller compiles locally. Signatures are required unless the options say
+// otherwise (require_signature = false), and then a warning names the risk: an
+// entry is code this host runs, and anyone who can write to the server could
+// otherwise choose it.
 //
 // Faults never fail a load: a remote that is down, slow (commands time out
 // after `timeout`) or refuses is an error counted, reported once per process
@@ -48,8 +51,10 @@ struct RemoteCacheOptions {
     std::chrono::milliseconds backoff{std::chrono::seconds(60)};
     /// Artifacts larger than this are kept in the local cache only (a warning says so).
     std::uint64_t max_artifact_bytes = 64ull << 20;
-    /// Accept only entries signed by a key in `trusted_keys_dir`.
-    bool require_signature = false;
+    /// Accept only entries signed by a key in `trusted_keys_dir` (the
+    /// default: constructing a RemoteCache without trusted keys is then an
+    /// error). False accepts unsigned entries, with a warning at construction.
+    bool require_signature = true;
     std::filesystem::path trusted_keys_dir;
     /// Writers sign their entries with this PEM Ed25519 private key.
     std::filesystem::path signing_key;

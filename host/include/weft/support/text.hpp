@@ -26,6 +26,13 @@ std::size_t find_invalid_utf8(std::string_view text);
 /// and bytes that are not valid UTF-8. A backslash stays as it is.
 std::string escape_for_display(std::string_view text);
 
+/// escape_for_display, except that line breaks stay: for whole messages and
+/// reports (several lines) on their way to a terminal. Every message that may
+/// echo external text (manifests, signatures, allow-lists, cache entries,
+/// servers) reaches stdout or stderr through it: the weft tool's output and
+/// the default log sink.
+std::string escape_for_terminal(std::string_view text);
+
 /// A compiler diagnostic as both backends print it: "file:line:col: severity:
 /// message" ("file:line: ..." without a column, "severity: message" without a
 /// file).
