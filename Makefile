@@ -34,13 +34,15 @@ test: build
 sanitize:
 	@ASAN_OPTIONS=use_sigaltstack=0$${ASAN_OPTIONS:+:$$ASAN_OPTIONS} $(MAKE) test BUILD=build-asan BUILD_TYPE=Debug CMAKE_ARGS="$(CMAKE_ARGS) -DWEFT_SANITIZE=ON"
 
-# The front-end fuzzer, built with clang, run for WEFT_FUZZ_SECONDS (default 60).
+# The fuzzers (front end, registry, remote replies, trust files) and the
+# accepted-mutants build, built with clang (target weft_fuzzers) and run
+# bounded: WEFT_FUZZ_SECONDS each (default 60).
 fuzz:
 	@./scripts/install-deps.sh fuzz
 	@CC=clang-19 CXX=clang++-19 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_FUZZ=ON \
 	  -DWEFT_BUILD_BENCH=OFF $(CMAKE_ARGS) >/dev/null
-	@cmake --build build-fuzz -j $(JOBS) --target frontend_fuzzer
-	@cd build-fuzz && ctest --output-on-failure -R fuzz
+	@cmake --build build-fuzz -j $(JOBS) --target weft_fuzzers
+	@cd build-fuzz && ctest --output-on-failure -R '^fuzz\.'
 
 clean:
 	@rm -rf build build-asan build-fuzz

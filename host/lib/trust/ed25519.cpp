@@ -53,9 +53,10 @@ std::string raw_public(EVP_PKEY *key) {
 std::string key_id(EVP_PKEY *key) { return sha256_hex(raw_public(key)).substr(0, 16); }
 
 /// Reads a PEM key; `private_key` selects the reader.
-detail::PkeyPtr read_pem(const fs::path &path, bool private_key) {
+/// Parses PEM text; `name` (the file) prefixes messages.
+detail::PkeyPtr parse_pem_text(std::string_view text, const std::string &name, bool private_key) {
     const std::string what = private_key ? "Ed25519 private key" : "Ed25519 public key";
-    const std::string text = read_input_file(path, max_key_file, what);
+    if (text.size() > max_key_file) throw UserError(name + ": not a PEM " + what + " (larger than a key file)");
     std::unique_ptr<BIO, BioDeleter> bio(BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
     if (!bio) throw InternalError("BIO_new_mem_buf failed");
     // No passphrase callback: an encrypted key fails here instead of prompting.
@@ -63,17 +64,31 @@ detail::PkeyPtr read_pem(const fs::path &path, bool private_key) {
     EVP_PKEY *key = private_key ? PEM_read_bio_PrivateKey(bio.get(), nullptr, no_password, nullptr)
                                 : PEM_read_bio_PUBKEY(bio.get(), nullptr, no_password, nullptr);
     if (!key)
-        throw UserError(path.string() + ": not a PEM " + what + " (" + openssl_error() + ")" +
+        throw UserError(name + ": not a PEM " + what + " (" + openssl_error() + ")" +
                         (private_key ? "; make one with `openssl genpkey -algorithm ed25519 -out KEY.pem`"
                                      : "; make one with `openssl pkey -in KEY.pem -pubout -out KEY.pub.pem`"));
     detail::PkeyPtr owned(key);
     if (EVP_PKEY_get_base_id(key) != EVP_PKEY_ED25519)
-        throw UserError(path.string() + ": is a " + std::string(EVP_PKEY_get0_type_name(key) ? EVP_PKEY_get0_type_name(key) : "?") +
+        throw UserError(name + ": is a " + std::string(EVP_PKEY_get0_type_name(key) ? EVP_PKEY_get0_type_name(key) : "?") +
                         " key, not an Ed25519 key");
     return owned;
 }
 
+detail::PkeyPtr read_pem(const fs::path &path, bool private_key) {
+    const std::string text =
+        read_input_file(path, max_key_file, private_key ? "Ed25519 private key" : "Ed25519 public key");
+    return parse_pem_text(text, path.string(), private_key);
+}
+
 } // namespace
+
+PublicKey PublicKey::parse_pem(std::string_view text, const std::string &name) {
+    PublicKey k;
+    k.key_ = parse_pem_text(text, name, false);
+    k.id_ = key_id(pkey(k.key_));
+    k.name_ = name;
+    return k;
+}
 
 PublicKey PublicKey::load_pem(const fs::path &path) {
     PublicKey k;

@@ -90,6 +90,23 @@ std::string_view trust_mode_name(TrustMode mode) {
     return "?";
 }
 
+std::vector<std::string> parse_allow_list(std::string_view text, const std::string &name) {
+    std::vector<std::string> digests;
+    std::istringstream in{std::string(text)};
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+        if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+        std::istringstream words(line);
+        std::string digest;
+        if (!(words >> digest)) continue;
+        if (!is_digest(digest))
+            throw UserError(name + ":" + std::to_string(number) + ": '" + escape_for_display(digest.substr(0, 80)) +
+                            "' is not a plugin digest (64 lowercase hex digits; `weft plugin digest` prints them)");
+        digests.push_back(std::move(digest));
+    }
+    return digests;
+}
+
 void imply_trust_mode(TrustPolicy &policy) {
     if (policy.mode != TrustMode::Any) return;
     if (policy.names_keys() && policy.names_allow_list())
@@ -134,18 +151,8 @@ PluginTrust::PluginTrust(TrustPolicy policy) : policy_(std::move(policy)) {
         if (!is_digest(d)) throw UserError("allow-list entry '" + escape_for_display(d) + "' is not a SHA-256 digest (64 lowercase hex digits)");
     if (policy_.mode == TrustMode::AllowList && !policy_.allow_list_file.empty()) {
         const std::string text = read_input_file(policy_.allow_list_file, max_allow_list, "plugin allow-list");
-        std::istringstream in(text);
-        std::string line;
-        for (int number = 1; std::getline(in, line); ++number) {
-            if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
-            std::istringstream words(line);
-            std::string digest;
-            if (!(words >> digest)) continue;
-            if (!is_digest(digest))
-                throw UserError(policy_.allow_list_file.string() + ":" + std::to_string(number) + ": '" + escape_for_display(digest) +
-                                "' is not a plugin digest (64 lowercase hex digits; `weft plugin digest` prints them)");
-            policy_.allowed_digests.insert(digest);
-        }
+        for (std::string &d : parse_allow_list(text, policy_.allow_list_file.string()))
+            policy_.allowed_digests.insert(std::move(d));
     }
     if (policy_.mode == TrustMode::AllowList && policy_.allowed_digests.empty())
         throw UserError("plugin trust policy 'allow-list' has an empty allow-list" +

@@ -28,6 +28,8 @@ public:
     /// Reads a PEM public key ("-----BEGIN PUBLIC KEY-----"); throws UserError
     /// naming the file when it is unreadable or not an Ed25519 key.
     static PublicKey load_pem(const std::filesystem::path &path);
+    /// The same from the file's text; `name` stands for the file in messages.
+    static PublicKey parse_pem(std::string_view text, const std::string &name);
 
     /// Whether `signature` (64 bytes) is this key's Ed25519 signature of `message`.
     bool verify(std::string_view message, std::string_view signature) const;

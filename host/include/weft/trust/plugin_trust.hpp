@@ -48,6 +48,9 @@ struct PluginBytes {
 /// The other files of a plugin: scan_plugin_files over the manifest's
 /// directory, without the manifest, the library and the signature.
 std::vector<PluginFile> scan_other_files(const PluginBytes &plugin);
+/// The digests of an allow-list file's text (the first word of each line;
+/// '#' starts a comment). UserError "NAME:LINE: '...' is not a plugin digest".
+std::vector<std::string> parse_allow_list(std::string_view text, const std::string &name);
 /// The digest the allow-list holds for a plugin.
 std::string plugin_digest(const PluginBytes &plugin);
 /// Where a plugin's detached signature is: <manifest path>.sig.
