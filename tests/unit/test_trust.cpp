@@ -2,12 +2,15 @@
 // bytes that are loaded, before any plugin code runs.
 #include "test_support.hpp"
 
+#include "host/loader_internal.hpp"
+
 #include "weft/support/error.hpp"
 #include "weft/support/file.hpp"
 #include "weft/trust/plugin_trust.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -410,4 +413,43 @@ TEST_CASE("trust: trusted keys or an allow-list with the policy 'any' are refuse
     HostOptions c;
     apply_config_file(c, f.root / "weft.toml");
     CHECK(c.plugin_trust.mode == trust::TrustMode::Signed);
+}
+
+TEST_CASE("trust: a library that needs one outside the system directories is refused before anything is mapped") {
+    TrustFixture f("needs_dep");
+    const fs::path dir = f.copy("needs_dep", "needs_dep");
+    f.sign(dir, "trusted");
+    // The dependency's constructor marks whether it ran: swapped for a hostile
+    // copy after signing, it would run at load. It never is loaded.
+    Marker marker(f.root / "dep_ran");
+    {
+        Host host(f.signed_options());
+        CHECK_THAT(message_of<PluginError>([&] { host.load(dir); }),
+                   Catch::StartsWith("plugin 'needs_dep': refused by trust policy 'signed': its library needs "
+                                     "libneeds_dep_lib.so") &&
+                       Catch::Contains("and searches '" + test::plugin_dir("needs_dep_lib").string() +
+                                       "' for them (RUNPATH or RPATH), outside the system library directories"));
+        CHECK(host.plugins().empty());
+    }
+    CHECK_FALSE(marker.written());
+    // Under `any` nothing is checked: the control, which loads it and runs the constructor.
+    Host open(test::test_host_options());
+    CHECK(open.load(dir).name() == "needs_dep");
+    CHECK(marker.written());
+}
+
+TEST_CASE("trust: library dependencies are read from the ELF dynamic section") {
+    const auto bytes = [](const fs::path &p) { return slurp(p); };
+    const LibraryDependencies color = read_library_dependencies(bytes(TrustFixture::bytes(test::plugin_dir("wt_color")).library_path));
+    CHECK(std::find(color.needed.begin(), color.needed.end(), "libc.so.6") != color.needed.end());
+    CHECK(color.search_dirs.empty());
+    CHECK(untrusted_dependency(color).empty());
+    const LibraryDependencies dep = read_library_dependencies(bytes(read_manifest(test::plugin_dir("needs_dep") / "plugin.toml").library_path));
+    CHECK(std::find(dep.needed.begin(), dep.needed.end(), "libneeds_dep_lib.so") != dep.needed.end());
+    CHECK(dep.search_dirs == std::vector<std::string>{test::plugin_dir("needs_dep_lib").string()});
+    CHECK(untrusted_dependency({{"libc.so.6"}, {"/usr/lib/x86_64-linux-gnu"}}).empty());
+    CHECK_THAT(untrusted_dependency({{"/opt/x/libx.so"}, {}}), Catch::Contains("by path"));
+    CHECK_THAT(untrusted_dependency({{"libnot-anywhere-weft.so"}, {}}), Catch::Contains("not in a system library directory"));
+    CHECK_THAT(message_of<UserError>([] { read_library_dependencies("not an ELF file"); }),
+               Catch::Contains("not a valid shared library"));
 }

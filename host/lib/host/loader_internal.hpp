@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace weft {
@@ -28,6 +29,21 @@ PluginManifest read_plugin_manifest(const std::filesystem::path &path);
 /// whose header tables and loadable segments lie inside the file. Run before
 /// dlopen, which would fault (SIGBUS) on a truncated file.
 void check_shared_library_file(const std::filesystem::path &path);
+
+/// What a shared library asks of the dynamic loader: the libraries it needs
+/// (DT_NEEDED) and the directories it searches first (DT_RUNPATH, DT_RPATH).
+struct LibraryDependencies {
+    std::vector<std::string> needed;
+    std::vector<std::string> search_dirs;
+};
+/// Read from the library's bytes (already checked as an ELF shared object);
+/// UserError "not a valid shared library: ..." for tables outside the bytes.
+LibraryDependencies read_library_dependencies(std::string_view bytes);
+/// Under a trust policy, why the dependencies are refused, or "": every
+/// library the loader would map beside a checked plugin must come from the
+/// system library directories, found there by name, with no RUNPATH or RPATH
+/// naming another directory.
+std::string untrusted_dependency(const LibraryDependencies &deps);
 
 /// A string a plugin passed across the ABI, copied after checking that it is
 /// UTF-8 (it reaches JSON output, generated source and terminals). Throws

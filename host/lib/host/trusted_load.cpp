@@ -1,5 +1,7 @@
 #include "trusted_load.hpp"
 
+#include "loader_internal.hpp"
+
 #include "weft/support/error.hpp"
 
 #include <dlfcn.h>
@@ -111,6 +113,17 @@ VerifiedPlugin verify_plugin(const PluginManifest &m, const trust::PluginTrust &
     }
     const trust::TrustVerdict verdict = trust.check(bytes);
     if (!verdict.accepted()) throw fail(verdict.message(trust.mode()));
+    // The checked bytes say which other libraries the loader would map with
+    // them: those must not be files nobody checked.
+    try {
+        if (const std::string why = untrusted_dependency(read_library_dependencies(bytes.library)); !why.empty())
+            throw fail("refused by trust policy '" + std::string(trust::trust_mode_name(trust.mode())) + "': " + why +
+                       " (" + bytes.library_path.string() + ")");
+    } catch (const PluginError &) {
+        throw;
+    } catch (const UserError &e) {
+        throw fail("library " + bytes.library_path.string() + ": " + e.what());
+    }
     v.signed_by = verdict.key;
     v.files = std::move(bytes.files);
     if (hook) hook("plugin-verified");
