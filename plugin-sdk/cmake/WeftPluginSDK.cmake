@@ -1,7 +1,8 @@
 # weft_add_plugin(<name> SOURCES <src>... MANIFEST <plugin.toml>
 #                 [OUTPUT_DIRECTORY <dir>] [OUTPUT_NAME <base>]
 #                 [INCLUDE_DIR <dir>]
-#                 [INSTALL_DESTINATION <dir>] [COMPONENT <component>] [NO_INSTALL])
+#                 [INSTALL_DESTINATION <dir>] [COMPONENT <component>] [NO_INSTALL]
+#                 [SIGN_KEY <private key .pem>])
 #
 # Builds lib<base>.so (<base> defaults to <name>) exporting only the two weft
 # entry points and puts the manifest beside it as plugin.toml, in <dir>
@@ -13,18 +14,25 @@
 # <dir>/include when the plugin is built, and again whenever one changes, so the
 # built plugin directory is always complete and current.
 #
-# Unless NO_INSTALL is given, `cmake --install` puts the library, plugin.toml
-# and include/ into INSTALL_DESTINATION (default
+# SIGN_KEY: after every build of the plugin, `weft plugin sign --key <key>
+# <dir>` signs the built directory (plugin.toml.sig covers the manifest, the
+# library and include/). The weft tool is WEFT_EXECUTABLE (a cache variable;
+# found on PATH by default). Hosts with the `signed` trust policy load it.
+#
+# Unless NO_INSTALL is given, `cmake --install` puts the library, plugin.toml,
+# include/ and plugin.toml.sig (when there is one: SIGN_KEY, or a
+# `weft plugin sign` of the built directory) into INSTALL_DESTINATION (default
 # ${CMAKE_INSTALL_LIBDIR}/weft/plugins/<name>, which a weft host installed under
 # the same prefix searches by default), in COMPONENT (default: CMake's default
-# component).
+# component). The library is installed as built, byte for byte (no RPATH
+# rewrite), so a signature of the built directory holds for the installed one.
 include_guard(GLOBAL)
 include(GNUInstallDirs)
 
 set(_WEFT_SDK_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 function(weft_add_plugin name)
-  cmake_parse_arguments(ARG "NO_INSTALL" "MANIFEST;OUTPUT_DIRECTORY;OUTPUT_NAME;INCLUDE_DIR;INSTALL_DESTINATION;COMPONENT"
+  cmake_parse_arguments(ARG "NO_INSTALL" "MANIFEST;OUTPUT_DIRECTORY;OUTPUT_NAME;INCLUDE_DIR;INSTALL_DESTINATION;COMPONENT;SIGN_KEY"
     "SOURCES" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "weft_add_plugin(${name}): unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
@@ -85,15 +93,30 @@ function(weft_add_plugin name)
     target_sources(${name} PRIVATE ${copies})
   endif()
 
+  if(ARG_SIGN_KEY)
+    get_filename_component(key ${ARG_SIGN_KEY} ABSOLUTE)
+    find_program(WEFT_EXECUTABLE weft DOC "The weft tool, which signs plugins built with SIGN_KEY")
+    if(NOT WEFT_EXECUTABLE)
+      message(FATAL_ERROR "weft_add_plugin(${name}): SIGN_KEY needs the weft tool; set WEFT_EXECUTABLE")
+    endif()
+    # After the link, when the include/ copies (sources of the target) are in place.
+    add_custom_command(TARGET ${name} POST_BUILD
+      COMMAND ${WEFT_EXECUTABLE} plugin sign --key ${key} ${ARG_OUTPUT_DIRECTORY}
+      COMMENT "weft plugin ${name}: signing ${ARG_OUTPUT_DIRECTORY}" VERBATIM)
+  endif()
+
   if(NOT ARG_NO_INSTALL)
     set(component)
     if(ARG_COMPONENT)
       set(component COMPONENT ${ARG_COMPONENT})
     endif()
-    install(TARGETS ${name} LIBRARY DESTINATION ${ARG_INSTALL_DESTINATION} ${component})
+    # install(FILES), not install(TARGETS): the bytes that were built (and signed).
+    install(FILES $<TARGET_FILE:${name}> DESTINATION ${ARG_INSTALL_DESTINATION} ${component}
+      PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
     install(FILES ${ARG_OUTPUT_DIRECTORY}/plugin.toml DESTINATION ${ARG_INSTALL_DESTINATION} ${component})
+    install(FILES ${ARG_OUTPUT_DIRECTORY}/plugin.toml.sig DESTINATION ${ARG_INSTALL_DESTINATION} ${component} OPTIONAL)
     if(ARG_INCLUDE_DIR)
-      install(DIRECTORY ${include_dir}/ DESTINATION ${ARG_INSTALL_DESTINATION}/include ${component})
+      install(DIRECTORY ${ARG_OUTPUT_DIRECTORY}/include/ DESTINATION ${ARG_INSTALL_DESTINATION}/include ${component})
     endif()
   endif()
 endfunction()

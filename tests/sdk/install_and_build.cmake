@@ -29,3 +29,25 @@ if(NOT last_output MATCHES "plugin vendor_gain 2\\.1\\.0" OR NOT last_output MAT
   message(FATAL_ERROR "unexpected inspect output:\n${last_output}")
 endif()
 message(STATUS "out-of-tree plugin built against the installed SDK and loaded")
+
+# A vendor signs at build time (SIGN_KEY) and installs: the installed copy
+# carries its signature, and a host with the signed policy loads it.
+run(openssl genpkey -algorithm ed25519 -out ${WORK_DIR}/vendor.pem)
+file(MAKE_DIRECTORY ${WORK_DIR}/keys)
+run(openssl pkey -in ${WORK_DIR}/vendor.pem -pubout -out ${WORK_DIR}/keys/vendor.pem)
+run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/signed -G ${GENERATOR}
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+    -DVENDOR_SIGN_KEY=${WORK_DIR}/vendor.pem -DWEFT_EXECUTABLE=${WEFT})
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/signed)
+run(${CMAKE_COMMAND} --install ${WORK_DIR}/signed --prefix ${WORK_DIR}/vendor_prefix)
+file(GLOB_RECURSE installed_sig ${WORK_DIR}/vendor_prefix/*/plugin.toml.sig)
+if(NOT installed_sig)
+  message(FATAL_ERROR "cmake --install did not install plugin.toml.sig")
+endif()
+get_filename_component(installed_dir ${installed_sig} DIRECTORY)
+run(${WEFT} plugin verify --trusted-keys ${WORK_DIR}/keys ${installed_dir})
+if(NOT last_output MATCHES "ok +vendor_gain 2\\.1\\.0 \\(signed by vendor\\.pem\\)")
+  message(FATAL_ERROR "the installed, signed plugin does not verify:\n${last_output}")
+endif()
+run(${WEFT} plugin inspect --trusted-keys ${WORK_DIR}/keys ${installed_dir})
+message(STATUS "signed at build time, installed with its signature, loaded under the signed policy")

@@ -359,6 +359,22 @@ public:
         add_typed(static_cast<Signature *>(nullptr), name, param_names, native_name, doc, adjoint.native_name);
     }
 
+    /// Register a builtin from the native function itself: its kernel
+    /// signature is the function's own C++ type, checked when the plugin
+    /// compiles (by-value parameters, each a type with a kernel_type), so a
+    /// C++ int cannot be registered as int64. `native_name` must name this
+    /// function as kernel code reaches it; WEFT_BUILTIN spells it from the
+    /// function's own name. Prefer this form wherever the plugin's sources
+    /// can see the native function.
+    template <auto Function> void builtin_function(const std::string &name, std::initializer_list<const char *> param_names,
+                                                   const std::string &native_name, const std::string &doc = {},
+                                                   const Adjoint &adjoint = {}) {
+        static_assert(std::is_pointer_v<decltype(Function)> &&
+                          std::is_function_v<std::remove_pointer_t<decltype(Function)>>,
+                      "builtin_function<&f>: f must be a function (an overload set needs a static_cast to one)");
+        add_typed(Function, name, param_names, native_name, doc, adjoint.native_name);
+    }
+
     /// Register a builtin from kernel type names; result "" means void. The
     /// host cannot check the C++ types' sizes here: prefer the typed form.
     void builtin(const std::string &name, const std::vector<std::pair<std::string, std::string>> &params,
@@ -478,6 +494,13 @@ inline weft_status run_init(const weft_host_api *api, void (*init)(Registrar &))
 /// for nested native-type fields. Use at global scope. When the kernel type is
 /// a built-in one ("vec3", "mat33", "float64", ...), sizeof(T) must equal its
 /// size: a mismatch is a compile error here, not wrong bytes in a kernel.
+/// r.builtin_function<&ns::fn>("name", {params...}, "ns::fn"): the builtin
+/// `name` whose native function is `function`, signature and native name both
+/// taken from the function itself (nothing to keep in step by hand):
+///   WEFT_BUILTIN(r, "colors_scale", colors::scale, "value", "factor");
+#define WEFT_BUILTIN(registrar, name, function, ...)                                               \
+    (registrar).builtin_function<&function>(name, {__VA_ARGS__}, #function)
+
 #define WEFT_KERNEL_TYPE(T, kernel_name)                                                           \
     template <> struct weft::plugin::kernel_type<T> {                                              \
         static_assert(::weft::plugin::detail::builtin_kernel_type_size(kernel_name) == 0 ||        \
