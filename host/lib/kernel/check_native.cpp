@@ -7,10 +7,144 @@
 #include "checker.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace weft::kernel::detail {
 
 using ast::Expr;
+
+namespace {
+
+struct Forbidden {
+    std::string what;    // the directive ("include") or operator ("_Pragma")
+    std::uint32_t line;  // 0-based within the snippet
+    std::uint32_t column; // 1-based
+};
+
+bool identifier_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+bool directive_space(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r'; }
+
+/// The first directive or operator in C++ `text` that reads another file or
+/// changes what the compiler reports (#include, #include_next, #import,
+/// #embed, #line, #pragma, _Pragma, __has_include, __has_embed), as the
+/// preprocessor sees the text: backslash-newlines spliced away, comments one
+/// space, literals opaque, `%:` as `#`, form feeds and vertical tabs as spaces.
+std::optional<Forbidden> forbidden_preprocessing(const std::string &text) {
+    // Phases 1-3 into `clean`, each character remembering where it came from.
+    std::string clean;
+    std::vector<std::size_t> origin;
+    std::string spliced;
+    std::vector<std::size_t> spliced_origin;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '\\') {
+            std::size_t j = i + 1;
+            while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r')) ++j;
+            if (j < text.size() && text[j] == '\n') {
+                i = j;
+                continue;
+            }
+        }
+        spliced += text[i];
+        spliced_origin.push_back(i);
+    }
+    for (std::size_t i = 0; i < spliced.size();) {
+        const char c = spliced[i];
+        if (c == '/' && i + 1 < spliced.size() && spliced[i + 1] == '/') {
+            while (i < spliced.size() && spliced[i] != '\n') ++i;
+            clean += ' ';
+            origin.push_back(spliced_origin[i - 1]);
+        } else if (c == '/' && i + 1 < spliced.size() && spliced[i + 1] == '*') {
+            const std::size_t close = spliced.find("*/", i + 2);
+            clean += ' ';
+            origin.push_back(spliced_origin[i]);
+            i = close == std::string::npos ? spliced.size() : close + 2;
+        } else if (c == '"' || c == '\'') {
+            // A raw string R"delim( ... )delim" ends at its delimiter only.
+            const bool raw = c == '"' && i > 0 && spliced[i - 1] == 'R' && (i < 2 || !identifier_char(spliced[i - 2]) ||
+                                                                           spliced[i - 2] == 'u' || spliced[i - 2] == 'U' ||
+                                                                           spliced[i - 2] == 'L' || spliced[i - 2] == '8');
+            std::size_t end = i + 1;
+            if (raw) {
+                const std::size_t paren = spliced.find('(', i + 1);
+                const std::string close = ")" + spliced.substr(i + 1, paren == std::string::npos ? 0 : paren - i - 1) + "\"";
+                const std::size_t at = paren == std::string::npos ? std::string::npos : spliced.find(close, paren);
+                end = at == std::string::npos ? spliced.size() : at + close.size();
+            } else {
+                while (end < spliced.size() && spliced[end] != c && spliced[end] != '\n')
+                    end += spliced[end] == '\\' ? 2 : 1;
+                end = std::min(end + 1, spliced.size());
+            }
+            for (std::size_t k = i; k < end; ++k) {
+                // The literal's quotes stay, its contents become spaces (newlines kept).
+                clean += (k == i || k + 1 == end || spliced[k] == '\n') ? spliced[k] : ' ';
+                origin.push_back(spliced_origin[k]);
+            }
+            i = end;
+        } else {
+            clean += c;
+            origin.push_back(spliced_origin[i]);
+            ++i;
+        }
+    }
+    auto position = [&](std::size_t at) {
+        const std::size_t where = at < origin.size() ? origin[at] : text.size();
+        const std::size_t line_start = where == 0 ? 0 : text.rfind('\n', where - 1);
+        Forbidden f;
+        f.line = static_cast<std::uint32_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(where), '\n'));
+        f.column = static_cast<std::uint32_t>(line_start == std::string::npos ? where + 1 : where - line_start);
+        return f;
+    };
+    // Phase 4: directives at the start of a line.
+    static const char *const directives[] = {"include", "include_next", "import", "embed", "line", "pragma"};
+    for (std::size_t start = 0; start <= clean.size();) {
+        const std::size_t end = std::min(clean.find('\n', start), clean.size());
+        std::size_t k = start;
+        while (k < end && directive_space(clean[k])) ++k;
+        std::size_t hash = k;
+        if (k < end && clean[k] == '#') ++k;
+        else if (k + 1 < end && clean[k] == '%' && clean[k + 1] == ':') k += 2;
+        else hash = std::string::npos;
+        if (hash != std::string::npos) {
+            while (k < end && directive_space(clean[k])) ++k;
+            std::size_t name_end = k;
+            while (name_end < end && identifier_char(clean[name_end])) ++name_end;
+            const std::string name = clean.substr(k, name_end - k);
+            for (const char *d : directives)
+                if (name == d) {
+                    Forbidden f = position(hash);
+                    f.what = name;
+                    return f;
+                }
+        }
+        if (end == clean.size()) break;
+        start = end + 1;
+    }
+    // Operators that do the same from inside an expression or an #if.
+    for (std::size_t i = 0; i < clean.size();) {
+        if (!identifier_char(clean[i])) {
+            ++i;
+            continue;
+        }
+        std::size_t end = i;
+        while (end < clean.size() && identifier_char(clean[end])) ++end;
+        const std::string word = clean.substr(i, end - i);
+        for (const char *op : {"_Pragma", "__has_include", "__has_include_next", "__has_embed"})
+            if (word == op) {
+                Forbidden f = position(i);
+                f.what = word;
+                return f;
+            }
+        i = end;
+    }
+    return std::nullopt;
+}
+
+} // namespace
 
 std::optional<ir::Function::Snippet> Checker::snippet_text(const Expr &e, const std::string &what) {
     const Expr *value = &e;
@@ -28,34 +162,21 @@ std::optional<ir::Function::Snippet> Checker::snippet_text(const Expr &e, const 
         return std::nullopt;
     }
     // Directives that would pull in text the module hash does not cover, or
-    // move diagnostics away from this file.
-    std::size_t line_start = 0;
-    std::uint32_t line = 0;
-    while (line_start <= value->text.size()) {
-        const std::size_t end = std::min(value->text.find('\n', line_start), value->text.size());
-        const std::string_view l(value->text.data() + line_start, end - line_start);
-        const std::size_t hash = l.find_first_not_of(" \t");
-        if (hash != std::string_view::npos && l[hash] == '#') {
-            const std::string_view directive = l.substr(l.find_first_not_of(" \t", hash + 1) == std::string_view::npos
-                                                            ? l.size()
-                                                            : l.find_first_not_of(" \t", hash + 1));
-            for (const char *banned : {"include", "line", "pragma", "import"})
-                if (directive.rfind(banned, 0) == 0) {
-                    SourceLocation at = value->location;
-                    at.line += line;
-                    if (line) at.column = static_cast<std::uint32_t>(hash + 1);
-                    diags_.error(at, what + ": #" + std::string(banned) + " is not allowed in a native snippet (" +
-                                         (std::string(banned) == "include" || std::string(banned) == "import"
-                                              ? "a plugin's preamble or native types bring in headers, where the "
-                                                "module hash covers them"
-                                              : "weft marks the snippet's lines itself") +
-                                         ")");
-                    return std::nullopt;
-                }
-        }
-        if (end == value->text.size()) break;
-        line_start = end + 1;
-        ++line;
+    // move diagnostics away from this file, found as the preprocessor finds
+    // them (phases 1-4): after line splices, with comments as spaces, in
+    // string literals never, with %: for # and any whitespace.
+    if (const auto bad = forbidden_preprocessing(value->text)) {
+        SourceLocation at = value->location;
+        at.line += bad->line;
+        if (bad->line) at.column = bad->column;
+        const bool include = bad->what != "line" && bad->what != "pragma" && bad->what != "_Pragma";
+        diags_.error(at, what + ": " + (bad->what[0] == '_' ? "" : "#") + bad->what +
+                             " is not allowed in a native snippet (" +
+                             (include ? "a plugin's preamble or native types bring in headers, where the module hash "
+                                        "covers them"
+                                      : "weft marks the snippet's lines itself") +
+                             ")");
+        return std::nullopt;
     }
     return ir::Function::Snippet{value->text, value->location};
 }

@@ -66,3 +66,18 @@ def natives(x: wp.array(dtype=float), y: wp.array(dtype=float), grid: wp.array2d
         counts[i] = count_row(grid, i, 1.0)
     v[i] = rotate_components(v[i])
     hashes[i] = pcg_hash(i)
+
+
+# "#include" inside a string literal or a comment is text, not a directive (issue 39): it builds.
+@wp.func_native("""
+    const char *text = "#include <stdio.h>"; // #include "x.h" is a comment here
+    return text[1] == 'i' ? x + 1 : 0;
+""")
+def literal_include(x: int) -> int:
+    ...
+
+
+@wp.kernel
+def literal_text(a: wp.array(dtype=int)):
+    i = wp.tid()
+    a[i] = literal_include(a[i])
