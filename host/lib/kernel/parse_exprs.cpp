@@ -62,6 +62,14 @@ bool Parser::grow(Node &parent, std::uint32_t child_height) {
     return false;
 }
 
+bool Parser::count_bool_operand(SourceLocation at) {
+    if (++bool_operands_ <= max_bool_operands) return true;
+    fail(at, "too many 'and' / 'or' operands in one function: more than " + std::to_string(max_bool_operands) +
+                 " (the C++ optimizer's time and memory grow faster than their number; split the conditions "
+                 "across functions)");
+    return false;
+}
+
 bool Parser::add(Node &parent, Node child) {
     const std::uint32_t h = child.height;
     parent.expr->children.push_back(std::move(child.expr));
@@ -129,7 +137,7 @@ Node Parser::parse_or() {
     n.expr->text = "or";
     if (!add(n, std::move(first))) return {};
     while (check_kw("or")) {
-        advance();
+        if (!count_bool_operand(advance().location)) return {};
         Node v = parse_and();
         if (!v || !add(n, std::move(v))) return {};
     }
@@ -143,7 +151,7 @@ Node Parser::parse_and() {
     n.expr->text = "and";
     if (!add(n, std::move(first))) return {};
     while (check_kw("and")) {
-        advance();
+        if (!count_bool_operand(advance().location)) return {};
         Node v = parse_not();
         if (!v || !add(n, std::move(v))) return {};
     }

@@ -296,6 +296,7 @@ bool Parser::make_decorator(ExprPtr e, SourceLocation at, ast::Decorator &d) {
 
 void Parser::parse_function(std::vector<ast::Decorator> decorators) {
     const Token kw = advance();
+    bool_operands_ = 0;
     ast::FunctionDef f;
     f.location = kw.location;
     f.decorators = std::move(decorators);
