@@ -11,7 +11,8 @@ packages=(
   libboost-dev libboost-filesystem-dev
   libtomlplusplus-dev
   libssl-dev openssl
-  # The shared artifact cache: the Redis client library, and the server its tests start.
+  # The shared artifact cache: the Redis server its tests start, and hiredis, the independent client
+  # the tests check weft's own protocol code against (libweft links neither).
   libhiredis-dev redis-server
   catch2
   libfmt-dev
