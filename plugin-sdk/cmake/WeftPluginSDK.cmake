@@ -14,8 +14,8 @@
 # <dir>/include when the plugin is built, and again whenever one changes, so the
 # built plugin directory is always complete and current.
 #
-# SIGN_KEY: after every build of the plugin, `weft plugin sign --key <key>
-# <dir>` signs the built directory (plugin.toml.sig covers the manifest, the
+# SIGN_KEY: whenever the library, the manifest or a header changes, `weft plugin
+# sign --key <key> <dir>` signs the built directory (target <name>_signature) (plugin.toml.sig covers the manifest, the
 # library and include/). The weft tool is WEFT_EXECUTABLE (a cache variable;
 # found on PATH by default). Hosts with the `signed` trust policy load it.
 #
@@ -74,6 +74,7 @@ function(weft_add_plugin name)
   get_filename_component(manifest ${ARG_MANIFEST} ABSOLUTE)
   configure_file(${manifest} ${ARG_OUTPUT_DIRECTORY}/plugin.toml @ONLY)
 
+  set(copies)
   if(ARG_INCLUDE_DIR)
     get_filename_component(include_dir ${ARG_INCLUDE_DIR} ABSOLUTE)
     target_include_directories(${name} PRIVATE ${include_dir})
@@ -81,7 +82,6 @@ function(weft_add_plugin name)
     # copied again by the next build (file(COPY) would run only at configure
     # time); CONFIGURE_DEPENDS re-globs when a header is added.
     file(GLOB_RECURSE headers RELATIVE ${include_dir} CONFIGURE_DEPENDS ${include_dir}/*)
-    set(copies)
     foreach(rel ${headers})
       set(out ${ARG_OUTPUT_DIRECTORY}/include/${rel})
       add_custom_command(OUTPUT ${out}
@@ -99,10 +99,13 @@ function(weft_add_plugin name)
     if(NOT WEFT_EXECUTABLE)
       message(FATAL_ERROR "weft_add_plugin(${name}): SIGN_KEY needs the weft tool; set WEFT_EXECUTABLE")
     endif()
-    # After the link, when the include/ copies (sources of the target) are in place.
-    add_custom_command(TARGET ${name} POST_BUILD
+    # Signed again whenever the library, the manifest, a header copy or the
+    # key changes (a POST_BUILD step would miss a header edit: no relink).
+    add_custom_command(OUTPUT ${ARG_OUTPUT_DIRECTORY}/plugin.toml.sig
       COMMAND ${WEFT_EXECUTABLE} plugin sign --key ${key} ${ARG_OUTPUT_DIRECTORY}
+      DEPENDS ${name} ${ARG_OUTPUT_DIRECTORY}/plugin.toml ${copies} ${key}
       COMMENT "weft plugin ${name}: signing ${ARG_OUTPUT_DIRECTORY}" VERBATIM)
+    add_custom_target(${name}_signature ALL DEPENDS ${ARG_OUTPUT_DIRECTORY}/plugin.toml.sig)
   endif()
 
   if(NOT ARG_NO_INSTALL)

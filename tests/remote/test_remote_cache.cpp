@@ -488,3 +488,25 @@ TEST_CASE("remote cache: signatures are required by default, and accepting unsig
                          "anyone who can write to the server can choose code this host runs; require signatures by "
                          "trusted keys for a cache that others write to");
 }
+
+TEST_CASE("remote cache: a field announced large and then trickled gets no more time than a small one") {
+    HostileServer server([&server](int fd) {
+        const std::string header = "*10\r\n$60000000\r\n"; // under the 64 MiB limit: accepted, then awaited
+        if (::send(fd, header.data(), header.size(), MSG_NOSIGNAL) < 0) return;
+        for (int i = 0; !server.stop && i < 600; ++i) {
+            if (::send(fd, "x", 1, MSG_NOSIGNAL) != 1) return;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+    });
+    RemoteCacheOptions o;
+    o.require_signature = false;
+    o.url = server.url();
+    o.timeout = std::chrono::milliseconds(300);
+    Logger quiet([](LogLevel, std::string_view, std::string_view) {}, "");
+    RemoteCache remote(o, &quiet);
+    const auto start = std::chrono::steady_clock::now();
+    CHECK_FALSE(remote.fetch("m", std::string(64, 'a'), Target::cpu()));
+    // Announcing 60 MB once bought the reader 1.8 s more; now only bytes that arrive count.
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(1200));
+    CHECK(remote.counters().errors == 1);
+}

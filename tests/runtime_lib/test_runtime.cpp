@@ -626,4 +626,12 @@ TEST_CASE("null and moved-from arrays are refused at launch, not read through a 
     w::Array assigned = w::Array::zeros(f32, {1});
     assigned = std::move(moved); // moving a moved-from array stays well defined
     CHECK(assigned.is_moved_from());
+
+    // An indexed array's index arrays are read too.
+    const w::Array index = w::Array::from_vector(w::Type::scalar(w::Scalar::Int32), std::vector<std::int32_t>{0, 2});
+    const std::vector<w::KernelParam> gather = {{"a", w::Type::indexed_array(f32, 1)}};
+    CHECK(w::pack_args("gather", gather, {w::IndexedArray{x, {index}}}).size() == 1);
+    CHECK_THROWS_WITH(w::pack_args("gather", gather, {w::IndexedArray{x, {w::null_array_like(index)}}}),
+                      "kernel 'gather', parameter 'a': the index array of dimension 0 is a null array "
+                      "(null_array_like): no elements for the kernel to read");
 }

@@ -27,7 +27,9 @@ struct PluginFiles {
 
 PluginFiles read_plugin(const std::string &argument) {
     PluginFiles f;
-    const fs::path manifest = locate_manifest(argument);
+    // Absolute: the plugin's directory is the manifest's parent, which a bare
+    // "plugin.toml" would not have.
+    const fs::path manifest = fs::absolute(locate_manifest(argument)).lexically_normal();
     f.bytes.manifest = read_input_file(manifest, 1 << 20, "plugin manifest");
     f.manifest = parse_manifest(f.bytes.manifest, manifest);
     f.bytes.name = f.manifest.name;

@@ -68,6 +68,22 @@ const ResolvedBuildOptions &ModuleSettings::resolved_options() {
         } catch (const UserError &e) {
             throw UserError("module '" + name_ + "': " + e.what());
         }
+        return *resolved_;
+    }
+    // Resolved before: a verified plugin's files are compared again on every
+    // use all the same, so a header edited after the last build is not
+    // compiled into the next (a scan of a few files).
+    for (const PluginBuildOptions &p : plugins_) {
+        if (!p.verified) continue;
+        trust::FileDifference d;
+        try {
+            d = p.verified->changes();
+        } catch (const UserError &e) {
+            d = {e.what(), {}};
+        }
+        if (!d.empty())
+            throw UserError("module '" + name_ + "': invalid module build options:\n  plugin '" + p.plugin + "': " +
+                            d.reason + (d.file.empty() ? std::string() : " (" + d.file.string() + ")"));
     }
     return *resolved_;
 }

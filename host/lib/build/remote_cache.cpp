@@ -139,7 +139,9 @@ struct RemoteCache::Impl {
     resp::Limits limits() const {
         resp::Limits l;
         l.max_bulk = options.max_artifact_bytes;
-        l.max_total = options.max_artifact_bytes + (1 << 20);
+        // Saturating: a configured limit near 2^64 must not wrap to a small one.
+        const std::uint64_t room = 1 << 20;
+        l.max_total = options.max_artifact_bytes > UINT64_MAX - room ? UINT64_MAX : options.max_artifact_bytes + room;
         return l;
     }
 

@@ -270,7 +270,7 @@ std::optional<Value> Connection::command(const std::vector<std::string> &args, s
     };
     const std::string request = encode(args);
     const Clock::time_point send_deadline =
-        start + timeout + std::chrono::milliseconds(request.size() * 1000 / bytes_per_second);
+        start + timeout + std::chrono::milliseconds(request.size() / (bytes_per_second / 1000));
     for (std::size_t sent = 0; sent < request.size();) {
         // MSG_NOSIGNAL: a server that closed the socket must not end the process with SIGPIPE.
         const ssize_t n = ::send(fd_, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
@@ -287,11 +287,13 @@ std::optional<Value> Connection::command(const std::vector<std::string> &args, s
     }
     Parser parser(limits);
     std::string chunk(256 << 10, '\0');
+    std::uint64_t received = 0;
     for (;;) {
-        // One deadline for the whole reply, grown only by what the reply's
-        // headers announce (bounded by the limits).
+        // One deadline for the whole reply, grown only by the bytes that did
+        // arrive (a second per bytes_per_second): a large artifact gets its
+        // transfer time, a server that announces much and trickles gets none.
         const Clock::time_point deadline =
-            start + timeout + std::chrono::milliseconds(parser.announced_bytes() * 1000 / bytes_per_second);
+            start + timeout + std::chrono::milliseconds(received / (bytes_per_second / 1000));
         if (const int err = wait_for(fd_, POLLIN, deadline))
             return broken(err == ETIMEDOUT ? "no complete reply within the command's deadline of " +
                                                  std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -305,6 +307,7 @@ std::optional<Value> Connection::command(const std::vector<std::string> &args, s
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) continue;
             return broken("cannot read: " + errno_message(errno));
         }
+        received += static_cast<std::uint64_t>(n);
         switch (parser.feed(std::string_view(chunk.data(), static_cast<std::size_t>(n)))) {
         case Parser::State::NeedMore: continue;
         case Parser::State::Failed: return broken(parser.error());

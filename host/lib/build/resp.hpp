@@ -87,8 +87,9 @@ public:
                                           std::chrono::milliseconds timeout, std::string &error);
 
     /// Sends the command and reads its reply, all within `timeout` plus one
-    /// second per `bytes_per_second` bytes the reply announces (a large
-    /// artifact takes its transfer time, a trickle does not get forever).
+    /// second per `bytes_per_second` bytes sent or received (a large artifact
+    /// takes its transfer time; a trickle, or a header announcing much, gets
+    /// none).
     /// nullopt and `error` set on a timeout, a closed connection or a
     /// reply the limits refuse; the connection is then unusable.
     std::optional<Value> command(const std::vector<std::string> &args, std::chrono::milliseconds timeout,

@@ -720,6 +720,8 @@ int plugin_probe_main(int argc, char **argv) {
         // is the loader's: stdin is /dev/null, stdout goes to stderr (a
         // chatty plugin), every other descriptor is closed.
         if (dup2(null, 0) < 0 || dup2(2, 1) < 0) std::_Exit(2);
+        // Dumpable again (cores, /proc as before): this process holds no secret.
+        prctl(PR_SET_DUMPABLE, 1);
         for (int fd = 3; fd < 1024; ++fd)
             if (fd != results[1]) close(fd);
         run_loader(request, host, results[1]);

@@ -7,6 +7,7 @@
 #include "checker.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,27 @@ struct Forbidden {
 
 bool identifier_char(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/// Whether the quote at `at` opens a raw string: R, LR, uR, UR or u8R right
+/// before it, as a whole token (xuR"( is the identifier xuR and a string).
+bool raw_prefix(const std::string &s, std::size_t at) {
+    for (const char *prefix : {"u8R", "LR", "uR", "UR", "R"}) {
+        const std::size_t n = std::char_traits<char>::length(prefix);
+        if (at >= n && s.compare(at - n, n, prefix) == 0 && (at == n || !identifier_char(s[at - n - 1]))) return true;
+    }
+    return false;
+}
+
+/// Whether the ' at `at` continues a preprocessing number (a digit separator,
+/// 1'000 or 0x1'F): a pp-number starts with a digit (or .digit) and runs over
+/// identifier characters, dots and separators.
+bool in_pp_number(const std::string &s, std::size_t at) {
+    if (at + 1 >= s.size() || !identifier_char(s[at + 1])) return false;
+    std::size_t k = at;
+    while (k > 0 && (identifier_char(s[k - 1]) || s[k - 1] == '.' || s[k - 1] == '\'')) --k;
+    return k < at && (std::isdigit(static_cast<unsigned char>(s[k])) ||
+                      (s[k] == '.' && k + 1 < at && std::isdigit(static_cast<unsigned char>(s[k + 1]))));
 }
 
 bool directive_space(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r'; }
@@ -63,11 +85,13 @@ std::optional<Forbidden> forbidden_preprocessing(const std::string &text) {
             clean += ' ';
             origin.push_back(spliced_origin[i]);
             i = close == std::string::npos ? spliced.size() : close + 2;
+        } else if (c == '\'' && i > 0 && in_pp_number(spliced, i)) {
+            clean += c; // a digit separator (1'000), not a character literal
+            origin.push_back(spliced_origin[i]);
+            ++i;
         } else if (c == '"' || c == '\'') {
             // A raw string R"delim( ... )delim" ends at its delimiter only.
-            const bool raw = c == '"' && i > 0 && spliced[i - 1] == 'R' && (i < 2 || !identifier_char(spliced[i - 2]) ||
-                                                                           spliced[i - 2] == 'u' || spliced[i - 2] == 'U' ||
-                                                                           spliced[i - 2] == 'L' || spliced[i - 2] == '8');
+            const bool raw = c == '"' && raw_prefix(spliced, i);
             std::size_t end = i + 1;
             if (raw) {
                 const std::size_t paren = spliced.find('(', i + 1);
@@ -114,6 +138,12 @@ std::optional<Forbidden> forbidden_preprocessing(const std::string &text) {
             std::size_t name_end = k;
             while (name_end < end && identifier_char(clean[name_end])) ++name_end;
             const std::string name = clean.substr(k, name_end - k);
+            // A GNU line marker (# 12 "file") moves diagnostics as #line does.
+            if (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0]))) {
+                Forbidden f = position(hash);
+                f.what = "line";
+                return f;
+            }
             for (const char *d : directives)
                 if (name == d) {
                     Forbidden f = position(hash);
@@ -123,6 +153,17 @@ std::optional<Forbidden> forbidden_preprocessing(const std::string &text) {
         }
         if (end == clean.size()) break;
         start = end + 1;
+    }
+    // Token pasting could build any of the words below after this scan.
+    if (const std::size_t paste = clean.find("##"); paste != std::string::npos) {
+        Forbidden f = position(paste);
+        f.what = "##";
+        return f;
+    }
+    if (const std::size_t paste = clean.find("%:%:"); paste != std::string::npos) {
+        Forbidden f = position(paste);
+        f.what = "##";
+        return f;
     }
     // Operators that do the same from inside an expression or an #if.
     for (std::size_t i = 0; i < clean.size();) {
@@ -170,12 +211,16 @@ std::optional<ir::Function::Snippet> Checker::snippet_text(const Expr &e, const 
         at.line += bad->line;
         if (bad->line) at.column = bad->column;
         const bool include = bad->what != "line" && bad->what != "pragma" && bad->what != "_Pragma";
-        diags_.error(at, what + ": " + (bad->what[0] == '_' ? "" : "#") + bad->what +
-                             " is not allowed in a native snippet (" +
-                             (include ? "a plugin's preamble or native types bring in headers, where the module hash "
-                                        "covers them"
-                                      : "weft marks the snippet's lines itself") +
-                             ")");
+        if (bad->what == "##")
+            diags_.error(at, what + ": token pasting (##) is not allowed in a native snippet (it could build a "
+                                    "directive or operator weft refuses, such as _Pragma, after weft has looked)");
+        else
+            diags_.error(at, what + ": " + (bad->what[0] == '_' ? "" : "#") + bad->what +
+                                 " is not allowed in a native snippet (" +
+                                 (include ? "a plugin's preamble or native types bring in headers, where the module "
+                                            "hash covers them"
+                                          : "weft marks the snippet's lines itself") +
+                                 ")");
         return std::nullopt;
     }
     return ir::Function::Snippet{value->text, value->location};

@@ -64,7 +64,8 @@ bool Parser::grow(Node &parent, std::uint32_t child_height) {
 
 bool Parser::count_bool_operand(SourceLocation at) {
     if (++bool_operands_ <= max_bool_operands) return true;
-    fail(at, "too many 'and' / 'or' operands in one function: more than " + std::to_string(max_bool_operands) +
+    fail(at, "too many 'and' / 'or' operands and chained comparisons in one function: more than " +
+                 std::to_string(max_bool_operands) +
                  " (the C++ optimizer's time and memory grow faster than their number; split the conditions "
                  "across functions)");
     return false;
@@ -196,7 +197,8 @@ Node Parser::parse_comparison() {
     Node n = leaf(Expr::Kind::Compare, first.expr->location);
     if (!add(n, std::move(first))) return {};
     for (; !op.empty(); op = comparison_op()) {
-        advance();
+        // Each link lowers to one more short-circuit condition, as `and` does.
+        if (!count_bool_operand(advance().location)) return {};
         if (op == "not in" || op == "is not") advance();
             n.expr->ops.push_back(op);
         if (n.expr->ops.size() >= max_tree_height) {

@@ -94,6 +94,9 @@ void check_index_arrays(std::string_view kernel, const KernelParam &p, const Ind
         if (!a.indices[d]) continue;
         const Array &x = *a.indices[d];
         const std::string which = where + "the index array of dimension " + std::to_string(d);
+        if (x.is_null() || x.is_moved_from())
+            throw LaunchError(which + (x.is_null() ? " is a null array (null_array_like)" : " was moved from") +
+                              ": no elements for the kernel to read");
         if (x.dtype() != Type::scalar(Scalar::Int32))
             throw LaunchError(which + " has dtype " + x.dtype().name() +
                               "; index arrays are int32 (convert it, e.g. Array::from_vector(Type::scalar(Scalar::Int32), ...))");
@@ -240,11 +243,16 @@ PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &pa
                 throw UserError(parameter_prefix(kernel, p) + "type " + p.type.name() + " cannot be a kernel parameter");
             if (a.is_array() || a.is_indexed_array())
                 throw UserError(parameter_prefix(kernel, p) + "expected " + p.type.name() + ", got " + a.type().name());
-            for (const Array &field : a.referenced_arrays())
+            for (const Array &field : a.referenced_arrays()) {
+                if (field.is_null() || field.is_moved_from())
+                    throw LaunchError(parameter_prefix(kernel, p) + "an array the struct refers to " +
+                                      (field.is_null() ? "is a null array (null_array_like)" : "was moved from") +
+                                      ": no elements for the kernel to read");
                 if (field.device() != device)
                     throw UserError(parameter_prefix(kernel, p) + "an array the struct refers to is on " +
                                     field.device().name() + ", the kernel runs on " + device.name() +
                                     " (copy it with Array::to)");
+            }
             if (a.type() != p.type) {
                 const bool integers = a.type().is_integer() && p.type.is_integer();
                 std::vector<std::byte> bytes;

@@ -1,4 +1,4 @@
-# expect: 6:12010: too many 'and' / 'or' operands in one function: more than 2000
+# expect: 6:12010: too many 'and' / 'or' operands and chained comparisons in one function: more than 2000
 import warp as wp
 
 @wp.kernel
