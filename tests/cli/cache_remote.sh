@@ -33,13 +33,11 @@ expect() { # expect PATTERN OUTPUT
   if ! printf '%s\n' "$2" | grep -Eq "$1"; then printf 'FAILED: expected /%s/ in:\n%s\n' "$1" "$2"; exit 1; fi
 }
 
-# Entries are signed by default (issue 39): a remote cache without trusted keys is an error,
-# and accepting unsigned entries must be asked for, and is warned about.
-if "$weft" build "$kernel" --target cpu --cache-dir "$work/x" --remote-cache "$url" >"$work/out" 2>"$work/err"; then
-  echo "FAILED: a remote cache without trusted keys was used"; exit 1
-fi
-expect "remote cache $url: its entries must be signed by a trusted key, and no trusted keys directory is named" "$(cat "$work/err")"
-"$weft" build "$kernel" --target cpu --cache-dir "$work/x" --remote-cache "$url" --remote-allow-unsigned --remote-read-only \
+# Entries are signed by default (issue 39): with no trusted keys nothing is fetched (a warning
+# says how to name them), and accepting unsigned entries must be asked for, and is warned about.
+"$weft" build "$kernel" --target cpu --cache-dir "$work/x" --remote-cache "$url" --remote-read-only >/dev/null 2>"$work/err"
+expect "remote cache $url: its entries must be signed by a trusted key, and no trusted keys directory is named, so nothing is fetched from it" "$(cat "$work/err")"
+"$weft" build "$kernel" --target cpu --cache-dir "$work/y" --remote-cache "$url" --remote-allow-unsigned --remote-read-only \
   >/dev/null 2>"$work/err"
 expect "remote cache $url accepts unsigned entries \(require_signature is false\): anyone who can write to the server can choose code this host runs" "$(cat "$work/err")"
 

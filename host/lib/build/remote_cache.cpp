@@ -190,6 +190,10 @@ struct RemoteCache::Impl {
     std::optional<RemoteArtifact> fetch(const std::string &module, const std::string &hash, const std::string &target,
                                         const std::string *expected_source) const {
         std::lock_guard<std::mutex> lock(mutex);
+        if (options.require_signature && !keys) { // nothing could be accepted (warned at construction)
+            ++counters.skipped;
+            return std::nullopt;
+        }
         if (!available()) return std::nullopt;
         std::vector<std::string> args{"HMGET", key(hash, target)};
         for (const char *f : fields) args.emplace_back(f);
@@ -274,14 +278,19 @@ RemoteCache::RemoteCache(RemoteCacheOptions options, const Logger *logger) : imp
     impl_->address = RemoteAddress::parse(impl_->options.url);
     impl_->logger = logger;
     if (impl_->options.require_signature) {
+        // No keys: nothing can be accepted. Not an error (a remote never fails
+        // a load, and `cache push` only writes): fetches are skipped, with a
+        // warning that says how to name keys or accept unsigned entries.
         if (impl_->options.trusted_keys_dir.empty())
-            throw UserError("remote cache " + impl_->options.url +
-                            ": its entries must be signed by a trusted key, and no trusted keys directory is named; "
-                            "name one (remote_trusted_keys = DIR, --remote-trusted-keys DIR, "
-                            "RemoteCacheOptions::trusted_keys_dir), or accept unsigned entries "
-                            "(remote_require_signature = false, --remote-allow-unsigned), which lets anyone who can "
-                            "write to the server choose code this host runs");
-        impl_->keys = trust::TrustedKeys::load_directory(impl_->options.trusted_keys_dir);
+            impl_->log(LogLevel::Warning,
+                       "remote cache " + impl_->options.url +
+                           ": its entries must be signed by a trusted key, and no trusted keys directory is named, so "
+                           "nothing is fetched from it; name one (remote_trusted_keys = DIR, --remote-trusted-keys DIR, "
+                           "RemoteCacheOptions::trusted_keys_dir), or accept unsigned entries "
+                           "(remote_require_signature = false, --remote-allow-unsigned), which lets anyone who can "
+                           "write to the server choose code this host runs");
+        else
+            impl_->keys = trust::TrustedKeys::load_directory(impl_->options.trusted_keys_dir);
     } else {
         impl_->log(LogLevel::Warning, "remote cache " + impl_->options.url +
                                           " accepts unsigned entries (require_signature is false): anyone who can "

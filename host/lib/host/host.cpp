@@ -16,6 +16,8 @@
 
 #include <boost/dll/shared_library.hpp>
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
@@ -214,6 +216,18 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
         throw fail("library " + m.library_path.string() + ": " + e.what());
     }
 
+    // Under a trust policy its dependencies are loaded from the system
+    // directories first, by path: the dynamic loader then finds them by
+    // soname instead of searching /usr/local/lib or LD_LIBRARY_PATH.
+    if (verified)
+        for (const std::string &dependency : verified->system_dependencies) {
+            void *handle = ::dlopen(dependency.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+            if (!handle) {
+                const char *why = ::dlerror();
+                throw fail("cannot load its dependency " + dependency + ": " + (why ? why : "unknown error"));
+            }
+            ::dlclose(handle); // RTLD_NODELETE: it stays mapped
+        }
     debug([&] { return "opening " + m.library_path.string() + " for " + who; });
     boost::dll::shared_library library;
     try {

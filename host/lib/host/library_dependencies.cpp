@@ -53,12 +53,14 @@ bool is_system_dir(const std::string &dir) {
     return std::find(dirs.begin(), dirs.end(), d) != dirs.end();
 }
 
-bool in_system_dir(const std::string &name) {
+/// Where the first system library directory holds `name`, or "".
+std::string system_path(const std::string &name) {
     for (const std::string &dir : system_library_dirs()) {
         struct stat st {};
-        if (::stat((dir + "/" + name).c_str(), &st) == 0 && S_ISREG(st.st_mode)) return true;
+        const std::string path = dir + "/" + name;
+        if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return path;
     }
-    return false;
+    return {};
 }
 
 std::vector<std::string> split_path_list(const std::string &list) {
@@ -135,13 +137,20 @@ std::string untrusted_dependency(const LibraryDependencies &deps) {
         if (name.find('/') != std::string::npos)
             return "its library needs '" + escape_for_display(name) +
                    "' by path: only libraries from the system library directories are loaded beside a checked plugin";
-        if (!in_system_dir(name))
+        if (system_path(name).empty())
             return "its library needs " + escape_for_display(name) +
                    ", which is not in a system library directory (/lib, /usr/lib and their multiarch and lib64 forms): "
                    "what the dynamic loader would find elsewhere is not covered by the trust check (link it "
                    "statically, or install it in a system library directory)";
     }
     return {};
+}
+
+std::vector<std::string> system_dependency_paths(const LibraryDependencies &deps) {
+    std::vector<std::string> paths;
+    for (const std::string &name : deps.needed)
+        if (std::string path = system_path(name); !path.empty()) paths.push_back(std::move(path));
+    return paths;
 }
 
 } // namespace weft

@@ -44,6 +44,11 @@ LibraryDependencies read_library_dependencies(std::string_view bytes);
 /// system library directories, found there by name, with no RUNPATH or RPATH
 /// naming another directory.
 std::string untrusted_dependency(const LibraryDependencies &deps);
+/// Each needed library's path in the system library directories (those
+/// untrusted_dependency accepted): loaded by these paths before the plugin, so
+/// that the dynamic loader's own search (its cache lists /usr/local/lib first,
+/// LD_LIBRARY_PATH before both) finds them loaded already, by soname.
+std::vector<std::string> system_dependency_paths(const LibraryDependencies &deps);
 
 /// A string a plugin passed across the ABI, copied after checking that it is
 /// UTF-8 (it reaches JSON output, generated source and terminals). Throws

@@ -116,9 +116,11 @@ VerifiedPlugin verify_plugin(const PluginManifest &m, const trust::PluginTrust &
     // The checked bytes say which other libraries the loader would map with
     // them: those must not be files nobody checked.
     try {
-        if (const std::string why = untrusted_dependency(read_library_dependencies(bytes.library)); !why.empty())
+        const LibraryDependencies deps = read_library_dependencies(bytes.library);
+        if (const std::string why = untrusted_dependency(deps); !why.empty())
             throw fail("refused by trust policy '" + std::string(trust::trust_mode_name(trust.mode())) + "': " + why +
                        " (" + bytes.library_path.string() + ")");
+        v.system_dependencies = system_dependency_paths(deps);
     } catch (const PluginError &) {
         throw;
     } catch (const UserError &e) {

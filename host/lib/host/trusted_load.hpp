@@ -40,6 +40,7 @@ struct VerifiedPlugin {
     UniqueFd image;          // sealed memfd with the checked library bytes
     std::string signed_by;   // signed: the trusted key's file name
     std::vector<trust::PluginFile> files; // the other files of its directory, as checked
+    std::vector<std::string> system_dependencies; // its needed libraries' system paths, loaded first
     /// /proc/self/fd/N of `image`, a name no loaded library has (the dynamic
     /// loader matches libraries by name first).
     std::string load_path() const;

@@ -52,8 +52,9 @@ struct RemoteCacheOptions {
     /// Artifacts larger than this are kept in the local cache only (a warning says so).
     std::uint64_t max_artifact_bytes = 64ull << 20;
     /// Accept only entries signed by a key in `trusted_keys_dir` (the
-    /// default: constructing a RemoteCache without trusted keys is then an
-    /// error). False accepts unsigned entries, with a warning at construction.
+    /// default; with no keys named nothing is fetched, and a warning at
+    /// construction says so). False accepts unsigned entries, with a warning
+    /// at construction that names the risk.
     bool require_signature = true;
     std::filesystem::path trusted_keys_dir;
     /// Writers sign their entries with this PEM Ed25519 private key.
