@@ -22,6 +22,7 @@
 #include <tuple>
 #include <variant>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <signal.h>
@@ -244,12 +245,47 @@ void publish_file(const fs::path &final_path, const std::string &content) {
     }
 }
 
+/// Removes `name` in the open directory `dir`: a file, a link (never its
+/// target) or a tree, every level reached through a descriptor opened with
+/// O_NOFOLLOW, so a folder swapped for a link while this runs is not followed
+/// (a path-based remove_all would follow it into the link's target). 0 or errno.
+int remove_at(int dir, const char *name) {
+    if (::unlinkat(dir, name, 0) == 0 || errno == ENOENT) return 0;
+    if (errno != EISDIR && errno != EPERM) return errno;
+    const int fd = ::openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? 0 : errno;
+    DIR *d = ::fdopendir(fd);
+    if (!d) {
+        const int err = errno;
+        ::close(fd);
+        return err;
+    }
+    std::vector<std::string> names;
+    while (const dirent *e = ::readdir(d))
+        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) names.emplace_back(e->d_name);
+    int failure = 0;
+    for (const std::string &n : names)
+        if (const int err = remove_at(::dirfd(d), n.c_str()); err && !failure) failure = err;
+    ::closedir(d);
+    if (::unlinkat(dir, name, AT_REMOVEDIR) != 0 && errno != ENOENT && !failure) failure = errno;
+    return failure;
+}
+
 /// Removes a file, link (not its target) or tree; "" or why it is still there.
+/// Its parent folder is opened without following a link: a cache folder
+/// (entries/, tmp/) swapped for a link after it was listed is not deleted through.
 std::string remove_tree(const fs::path &p) {
-    std::error_code ec;
-    fs::remove_all(p, ec);
-    if (type_of(p) == fs::file_type::not_found) return {};
-    return ec ? ec.message() : "still present";
+    const int parent = ::open(p.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (parent < 0) {
+        const int err = errno;
+        if (err == ENOENT) return {};
+        if (err == ELOOP || err == ENOTDIR) return p.parent_path().string() + " is not a folder (a link?): not followed";
+        return errno_text(err);
+    }
+    const int err = remove_at(parent, p.filename().c_str());
+    ::close(parent);
+    if (err == 0 && type_of(p) == fs::file_type::not_found) return {};
+    return err ? errno_text(err) : "still present";
 }
 
 /// What is in `dir`, when it is a directory itself and not a link to one: a
