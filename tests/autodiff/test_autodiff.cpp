@@ -411,6 +411,59 @@ def lying(x: wp.array(dtype=float), out: wp.array(dtype=float)):
     CHECK(out.to_vector<float>()[4] == Approx(f(0.9)).epsilon(1e-5));
 }
 
+TEST_CASE("a gradient into a native value is an error, never silently zero") {
+    TempCache cache;
+    Host host(host_options(cache.path));
+    host.load(fs::path(WEFT_TEST_PLUGIN_DIR) / "wt_adjoint");
+    // One module each: a backward pass is built per module, and one kernel's error fails it.
+    const auto module = [&](const char *name, const char *kernel) {
+        return host.load_module_source(name, std::string("import warp as wp\n\n@wp.kernel\n") + kernel);
+    };
+    CompiledModule magnitude = module("native_grads", R"(def magnitude(re: wp.array(dtype=float), im: wp.array(dtype=float), loss: wp.array(dtype=float)):
+    i = wp.tid()
+    loss[i] = wp._adj_cabs(wt_adjoint.Complex(re[i], im[i]))
+)");
+    CompiledModule field = module("native_field", R"(def field(re: wp.array(dtype=float), im: wp.array(dtype=float), loss: wp.array(dtype=float)):
+    i = wp.tid()
+    z = wt_adjoint.Complex(re[i], im[i])
+    loss[i] = z.re * 2.0
+)");
+    CompiledModule constant = module("native_constant", R"(def constant(re: wp.array(dtype=float), loss: wp.array(dtype=float)):
+    i = wp.tid()
+    loss[i] = wp._adj_cabs(wt_adjoint.Complex(3.0, 4.0)) * re[i]
+)");
+    Array re = Array::from_vector(f32, std::vector<float>{3.0f}, Device::cpu(), true);
+    Array im = Array::from_vector(f32, std::vector<float>{4.0f}, Device::cpu(), true);
+    Array loss = Array::zeros(f32, {1}, Device::cpu(), true);
+    auto backward_error = [&](const CompiledModule &m, const char *kernel, std::vector<KernelArg> args) {
+        loss.zero_grad(); // backward() seeds by adding 1: a failed pass leaves its seed behind
+        re.zero_grad();
+        Tape tape;
+        {
+            Tape::Scope scope(tape);
+            m.kernel(kernel).launch({1}, args);
+        }
+        try {
+            tape.backward(loss);
+        } catch (const UserError &e) {
+            return std::string(e.what());
+        }
+        return std::string("(no error)");
+    };
+    // The issue's case: d|z|/d re = 0.6 at z = 3 + 4i was silently 0.
+    CHECK_THAT(backward_error(magnitude, "magnitude", {re, im, loss}),
+               Catch::Contains("native_grads.py:6:15: kernel 'magnitude': the gradient contract of builtin "
+                               "_adj_cabs(z: wt_adjoint::Complex) -> float32 writes the adjoint of its argument 1 of "
+                               "native type wt_adjoint::Complex, whose value depends on differentiable inputs") &&
+                   Catch::Contains("Pass the float parts to a builtin that takes them"));
+    CHECK_THAT(backward_error(field, "field", {re, im, loss}),
+               Catch::Contains("kernel 'field': reading field 're' passes a gradient to a value of native type "
+                               "wt_adjoint::Complex, whose value depends on differentiable inputs"));
+    // A native value that depends on no differentiable input is a constant: its gradient goes nowhere, rightly.
+    CHECK(backward_error(constant, "constant", {re, loss}) == "(no error)");
+    CHECK(re.grad().to_vector<float>() == std::vector<float>{5.0f});
+}
+
 TEST_CASE("@wp.func_grad replaces a function's adjoint and @wp.func_replay its backward replay") {
     Fixture &f = fixture();
     const std::vector<double> xs{0.0, 0.25, 1.0, 4.0};

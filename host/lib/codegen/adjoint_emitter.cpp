@@ -33,6 +33,8 @@ struct Emitter::AdState {
     /// Kernel array parameters every access of which is indexed by the thread's
     /// own tid(): each thread owns its elements, so their gradients need no atomics.
     std::set<int> owned_params;
+    /// Locals whose value depends on a differentiable input (depends_on_input).
+    std::vector<bool> input_locals;
 };
 
 namespace {
@@ -354,12 +356,79 @@ std::string Emitter::struct_adjoint_helpers() {
 
 // --- the adjoint function ------------------------------------------------------------
 
+bool Emitter::depends_on_input(const Expr &e) const {
+    switch (e.kind) {
+    case K::Param: return active(e.type) && f_->params[static_cast<std::size_t>(e.index)].type.kind() != Type::Kind::Array;
+    case K::Local: return ad_->input_locals[static_cast<std::size_t>(e.index)];
+    case K::Index:
+        if (!e.args.empty() && e.args[0]->type.kind() == Type::Kind::Array && active(e.type)) return true;
+        break;
+    default: break;
+    }
+    for (const ir::ExprPtr &a : e.args)
+        if (a && depends_on_input(*a)) return true;
+    return false;
+}
+
+void Emitter::refuse_native_adjoint(const Expr &e, const Expr &native, const std::string &what) const {
+    if (native.type.kind() != Type::Kind::Native || !depends_on_input(native)) return;
+    throw UserError(py_file_ + ":" + std::to_string(e.location.line) + ":" + std::to_string(e.location.column) + ": " +
+                    (f_->is_kernel ? "kernel '" : "function '") + f_->name + "': " + what + " of native type " +
+                    native.type.name() +
+                    ", whose value depends on differentiable inputs; a native type is not differentiable, so the "
+                    "gradient would be lost and the backward pass would compute wrong gradients without a word. "
+                    "Pass the float parts to a builtin that takes them, or keep the native value out of what is "
+                    "differentiated");
+}
+
+namespace {
+/// Marks the locals assigned (anywhere in `body`, to a fixpoint over loops) a
+/// value that `depends` says depends on a differentiable input.
+template <class Depends>
+bool mark_input_locals(const std::vector<ir::StmtPtr> &body, std::vector<bool> &marked, const Depends &depends) {
+    bool changed = false;
+    auto mark = [&](int local) {
+        if (local >= 0 && !marked[static_cast<std::size_t>(local)]) {
+            marked[static_cast<std::size_t>(local)] = true;
+            changed = true;
+        }
+    };
+    for (const ir::StmtPtr &s : body) {
+        switch (s->kind) {
+        case S::Declare:
+        case S::Assign:
+            if (s->value && depends(*s->value)) mark(s->index);
+            break;
+        case S::Unpack:
+            if (s->value && depends(*s->value))
+                for (int t : s->targets) mark(t);
+            break;
+        case S::Store:
+        case S::AugAssign:
+            if (s->target && s->value && depends(*s->value)) {
+                const ir::Expr *root = s->target.get();
+                while ((root->kind == K::Field || root->kind == K::Index) && !root->args.empty()) root = root->args[0].get();
+                if (root->kind == K::Local) mark(root->index);
+            }
+            break;
+        default: break;
+        }
+        changed = mark_input_locals(s->body, marked, depends) || changed;
+        changed = mark_input_locals(s->orelse, marked, depends) || changed;
+    }
+    return changed;
+}
+} // namespace
+
 void Emitter::adjoint_function(std::ostringstream &o, const ir::Function &f) {
     f_ = &f;
     find_nonneg_locals(f);
     loop_counter_ = 0;
     AdState state;
     ad_ = &state;
+    state.input_locals.assign(f.locals.size(), false);
+    while (mark_input_locals(f.body, state.input_locals, [&](const Expr &e) { return depends_on_input(e); })) {
+    }
     {
         std::vector<int> count(f.locals.size(), 0);
         std::vector<bool> in_loops(f.locals.size(), false), params_written(f.params.size(), false);
@@ -736,6 +805,11 @@ void Emitter::ad_value(std::ostringstream &o, const Expr &e, const std::string &
         if (!b.external && b.differentiable) fn = "weft::adj_" + b.native_function;
         else if (!b.adjoint_native.empty()) fn = b.adjoint_native;
         else return; // not differentiable: a constant to the backward pass
+        // The contract writes an adjoint for every argument: one of a native
+        // type would be written into a dummy and thrown away.
+        for (std::size_t i = 0; i < e.args.size(); ++i)
+            refuse_native_adjoint(e, *e.args[i], "the gradient contract of builtin " + b.signature() +
+                                                     " writes the adjoint of its argument " + std::to_string(i + 1));
         const std::string adjs = adj_args(o, e, in);
         o << in << fn << "(" << args(e) << (e.args.empty() ? "" : ", ") << adjs << ", " << r << ");\n";
         return;
@@ -820,7 +894,11 @@ void Emitter::ad_value(std::ostringstream &o, const Expr &e, const std::string &
     }
     case K::Field: {
         const Expr &base = *e.args[0];
-        if (base.type.kind() == Type::Kind::Native || !active(e.type)) return;
+        if (!active(e.type)) return;
+        if (base.type.kind() == Type::Kind::Native) {
+            refuse_native_adjoint(e, base, "reading field '" + e.name + "' passes a gradient to a value");
+            return;
+        }
         const std::string a = adj_ref(base);
         if (!a.empty()) o << in << "adj_acc(" << a << component(e) << ", " << r << ");\n";
         return;

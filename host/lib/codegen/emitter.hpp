@@ -266,6 +266,13 @@ private:
     std::string adj_local(int index) const { return "adj_" + local(index); }
     bool saved(int local) const;
     std::string adj_args(std::ostringstream &o, const Expr &e, const std::string &in, std::size_t from = 0);
+    /// Whether e's value depends on a differentiable input of the function
+    /// being differentiated (a float parameter, a float array element, a local
+    /// assigned from either): a gradient flowing into it has somewhere to go.
+    bool depends_on_input(const Expr &e) const;
+    /// Refuses to drop a gradient silently: a native value that depends on a
+    /// differentiable input has no adjoint to take it (UserError at `e`).
+    void refuse_native_adjoint(const Expr &e, const Expr &native, const std::string &what) const;
     std::string adj_lvalue(const Expr &path);
     std::string adj_mirror(const Expr &array_value);
 
