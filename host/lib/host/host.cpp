@@ -321,8 +321,7 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
     if (verified) {
         const std::string outside = outside_plugin_directory(m, ctx.build_options);
         if (!outside.empty())
-            throw fail("refused by trust policy '" + std::string(trust::trust_mode_name(trust.mode())) + "': " +
-                       outside + "; nothing of the plugin was registered");
+            throw fail(trust::refused_by(trust.mode()) + outside + "; nothing of the plugin was registered");
     }
 
     auto entry = std::make_unique<Entry>();

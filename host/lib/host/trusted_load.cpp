@@ -108,8 +108,7 @@ VerifiedPlugin verify_plugin(const PluginManifest &m, const trust::PluginTrust &
     try {
         bytes.files = trust::scan_other_files(bytes);
     } catch (const UserError &e) {
-        throw fail(std::string("refused by trust policy '") + std::string(trust::trust_mode_name(trust.mode())) +
-                   "': " + e.what());
+        throw fail(trust::refused_by(trust.mode()) + e.what());
     }
     const trust::TrustVerdict verdict = trust.check(bytes);
     if (!verdict.accepted()) throw fail(verdict.message(trust.mode()));
@@ -118,8 +117,7 @@ VerifiedPlugin verify_plugin(const PluginManifest &m, const trust::PluginTrust &
     try {
         const LibraryDependencies deps = read_library_dependencies(bytes.library);
         if (const std::string why = untrusted_dependency(deps); !why.empty())
-            throw fail("refused by trust policy '" + std::string(trust::trust_mode_name(trust.mode())) + "': " + why +
-                       " (" + bytes.library_path.string() + ")");
+            throw fail(trust::TrustVerdict{"dependency", bytes.library_path, why, {}}.message(trust.mode()));
         v.system_dependencies = system_dependency_paths(deps);
     } catch (const PluginError &) {
         throw;

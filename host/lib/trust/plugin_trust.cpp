@@ -107,6 +107,10 @@ std::vector<std::string> parse_allow_list(std::string_view text, const std::stri
     return digests;
 }
 
+std::string refused_by(TrustMode mode) {
+    return "refused by trust policy '" + std::string(trust_mode_name(mode)) + "': ";
+}
+
 void imply_trust_mode(TrustPolicy &policy) {
     if (policy.mode != TrustMode::Any) return;
     if (policy.names_keys() && policy.names_allow_list())
@@ -136,7 +140,7 @@ std::string make_signature_file(const PrivateKey &key, const PluginBytes &plugin
 }
 
 std::string TrustVerdict::message(TrustMode mode) const {
-    return "refused by trust policy '" + std::string(trust_mode_name(mode)) + "': " + reason + " (" + file.string() + ")";
+    return refused_by(mode) + reason + " (" + file.string() + ")";
 }
 
 PluginTrust::PluginTrust(TrustPolicy policy) : policy_(std::move(policy)) {

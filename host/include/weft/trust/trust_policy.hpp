@@ -19,6 +19,8 @@ enum class TrustMode { Any, AllowList, Signed };
 /// "any", "allow-list", "signed"; throws UserError listing them otherwise.
 TrustMode parse_trust_mode(std::string_view text);
 std::string_view trust_mode_name(TrustMode mode);
+/// "refused by trust policy 'MODE': ", the start of every refusal message.
+std::string refused_by(TrustMode mode);
 
 struct TrustPolicy {
     TrustMode mode = TrustMode::Any;
