@@ -4,7 +4,11 @@
 //   cold_forward_ms      load with an empty cache (forward pass only: the
 //                        backward pass is built when first needed)
 //   cold_backward_ms     building the backward pass afterwards, cache empty
-//   <kernel>_forward_ms / <kernel>_backward_ms   one launch / one Tape::backward
+//   <kernel>_forward_ms / <kernel>_backward_ms   one launch / one Tape::backward,
+//                        on all cores
+//   <kernel>_forward_1t_ms / <kernel>_backward_1t_ms   the same on one thread
+//                        (Warp's CPU launches run on one)
+//   <kernel>_forward_debug_ms / <kernel>_backward_debug_ms   all cores, debug mode
 #include "weft/host/host.hpp"
 #include "weft/host/tape.hpp"
 
@@ -43,11 +47,12 @@ Array random(const Type &t, std::vector<std::int64_t> shape, std::mt19937 &rng) 
     return a;
 }
 
-HostOptions options(const fs::path &cache) {
+HostOptions options(const fs::path &cache, unsigned threads = 0) {
     HostOptions o;
     o.use_environment = false;
     o.cache_dir = cache;
     o.quiet = true;
+    o.threads = threads;
     return o;
 }
 
@@ -76,42 +81,50 @@ int main(int argc, char **argv) {
     std::printf("weft cold_backward_ms %.3f\n", median(cold_bwd));
     std::printf("weft cold_forward_and_backward_ms %.3f\n", median(cold_fwd) + median(cold_bwd));
 
-    Host host(options(cache));
-    CompiledModule m = host.load_module(file);
-    const Type f32 = Type::scalar(Scalar::Float32);
-    const Type v3 = host.registry().parse_type("vec3");
-    std::mt19937 rng(1);
-    auto measure = [&](const char *name, const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args,
-                       const Array &out) {
-        const Kernel k = m.kernel(name);
-        std::vector<double> fwd, bwd;
-        for (int rep = 0; rep < 12; ++rep) {
-            Tape tape;
-            fwd.push_back(ms([&] {
-                Tape::Scope scope(tape);
-                k.launch(dim, args);
-            }));
-            bwd.push_back(ms([&] { tape.backward(out); }));
-            tape.zero();
+    // All cores, one thread, then all cores in debug mode (every array access of
+    // both passes bounds-checked: a check, and what it costs).
+    for (const int pass : {0, 1, 2}) {
+        Host host(options(cache, pass == 1 ? 1 : 0));
+        ModuleLoadOptions load;
+        load.debug = pass == 2;
+        CompiledModule m = host.load_module(file, load);
+        const std::string suffix = pass == 1 ? "_1t" : pass == 2 ? "_debug" : "";
+        const Type f32 = Type::scalar(Scalar::Float32);
+        const Type v3 = host.registry().parse_type("vec3");
+        std::mt19937 rng(1);
+        auto measure = [&](const char *name, const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args,
+                           const Array &out) {
+            const Kernel k = m.kernel(name);
+            std::vector<double> fwd, bwd;
+            for (int rep = 0; rep < 12; ++rep) {
+                Tape tape;
+                fwd.push_back(ms([&] {
+                    Tape::Scope scope(tape);
+                    k.launch(dim, args);
+                }));
+                bwd.push_back(ms([&] { tape.backward(out); }));
+                tape.zero();
+            }
+            fwd.erase(fwd.begin(), fwd.begin() + 2); // warm-up
+            bwd.erase(bwd.begin(), bwd.begin() + 2);
+            std::printf("weft %s_forward%s_ms %.3f\nweft %s_backward%s_ms %.3f\n", name, suffix.c_str(), median(fwd), name,
+                        suffix.c_str(), median(bwd));
+        };
+        {
+            const std::int64_t n = 1 << 20;
+            Array x = random(f32, {n}, rng), y = random(f32, {n}, rng), out = random(f32, {n}, rng);
+            measure("saxpy", {n}, {2.0f, x, y, out}, out);
         }
-        fwd.erase(fwd.begin(), fwd.begin() + 2); // warm-up
-        bwd.erase(bwd.begin(), bwd.begin() + 2);
-        std::printf("weft %s_forward_ms %.3f\nweft %s_backward_ms %.3f\n", name, median(fwd), name, median(bwd));
-    };
-    {
-        const std::int64_t n = 1 << 20;
-        Array x = random(f32, {n}, rng), y = random(f32, {n}, rng), out = random(f32, {n}, rng);
-        measure("saxpy", {n}, {2.0f, x, y, out}, out);
-    }
-    {
-        const int n = 1024;
-        Array pos = random(v3, {n}, rng), vel = random(v3, {n}, rng), out = random(v3, {n}, rng);
-        measure("nbody", {n}, {pos, vel, n, 0.01f, out}, out);
-    }
-    {
-        Array w = random(f32, {64, 64}, rng), b = random(f32, {64}, rng), x = random(f32, {256, 64}, rng),
-              y = random(f32, {256, 64}, rng);
-        measure("mlp", {256, 64}, {w, b, x, y}, y);
+        {
+            const int n = 1024;
+            Array pos = random(v3, {n}, rng), vel = random(v3, {n}, rng), out = random(v3, {n}, rng);
+            measure("nbody", {n}, {pos, vel, n, 0.01f, out}, out);
+        }
+        {
+            Array w = random(f32, {64, 64}, rng), b = random(f32, {64}, rng), x = random(f32, {256, 64}, rng),
+                  y = random(f32, {256, 64}, rng);
+            measure("mlp", {256, 64}, {w, b, x, y}, y);
+        }
     }
     return 0;
 }

@@ -101,6 +101,9 @@ def main():
             tape.zero()
         print(f"warp {name}_forward_ms {statistics.median(fwd[2:]):.3f}")
         print(f"warp {name}_backward_ms {statistics.median(bwd[2:]):.3f}")
+        # Warp's CPU launches run on one thread: the same figures for weft's 1-thread keys.
+        print(f"warp {name}_forward_1t_ms {statistics.median(fwd[2:]):.3f}")
+        print(f"warp {name}_backward_1t_ms {statistics.median(bwd[2:]):.3f}")
 
     n = 1 << 20
     x, y, out = arr((n,)), arr((n,)), arr((n,))

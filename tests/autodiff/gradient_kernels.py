@@ -201,3 +201,62 @@ def tuples(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64), out: wp
     i = wp.tid()
     r, a = polar(x[i], y[i])
     out[i] = r * wp.cos(a) + r * r * a
+
+
+# Shared gradients: every thread reads every pos[j] (an n-body), so on the CPU
+# the backward pass adds into private copies of pos.grad, one per range of
+# threads, reduced in range order (CpuLaunchPlan::private_gradients).
+@wp.kernel
+def pairwise(pos: wp.array(dtype=wp.vec3d), n: int, out: wp.array(dtype=wp.vec3d)):
+    i = wp.tid()
+    p = pos[i]
+    f = wp.vec3d(wp.float64(0.0), wp.float64(0.0), wp.float64(0.0))
+    for j in range(n):
+        d = pos[j] - p
+        r2 = wp.dot(d, d) + wp.float64(0.01)
+        f = f + d * (wp.float64(1.0) / (r2 * wp.sqrt(r2)))
+    out[i] = f
+
+
+@wp.kernel
+def pairwise32(pos: wp.array(dtype=wp.vec3), n: int, out: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    p = pos[i]
+    f = wp.vec3(0.0, 0.0, 0.0)
+    for j in range(n):
+        d = pos[j] - p
+        r2 = wp.dot(d, d) + 0.01
+        f = f + d * (1.0 / (r2 * wp.sqrt(r2)))
+    out[i] = f
+
+
+# A 2-D launch whose weights every row reads: w's gradient is shared, x's too.
+@wp.kernel
+def dense_layer32(w: wp.array2d(dtype=float), x: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
+    s, o = wp.tid()
+    acc = float(0.0)
+    for k in range(16):
+        acc = acc + w[o, k] * x[s, k]
+    y[s, o] = wp.tanh(acc)
+
+
+@wp.struct
+class Particles:
+    pos: wp.array(dtype=wp.float64)
+    mass: wp.array(dtype=wp.float64)
+    scale: wp.float64
+
+
+@wp.struct
+class World:
+    particles: Particles
+    offset: wp.array(dtype=wp.float64)
+
+
+# Gradients into arrays that are fields of struct arguments, nested ones too.
+@wp.kernel
+def struct_arrays(world: World, out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    p = world.particles
+    j = (i + 1) % p.pos.shape[0]
+    out[i] = p.pos[i] * p.mass[j] * p.scale + wp.sin(world.offset[i])

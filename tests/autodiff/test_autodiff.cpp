@@ -7,10 +7,12 @@
 #include "weft/host/tape.hpp"
 #include "weft/runtime/array.hpp"
 #include "weft/runtime/kernel_arg.hpp"
+#include "weft/runtime/struct_value.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
@@ -51,10 +53,24 @@ HostOptions host_options(const fs::path &cache) {
     return o;
 }
 
+/// CTest runs these tests twice: as they are, and with WEFT_AUTODIFF_DEBUG=1,
+/// where the shared module is loaded in debug mode (every array access of the
+/// forward and backward passes bounds-checked).
+bool debug_run() {
+    const char *d = std::getenv("WEFT_AUTODIFF_DEBUG");
+    return d && std::string(d) == "1";
+}
+
+ModuleLoadOptions fixture_options() {
+    ModuleLoadOptions o;
+    o.debug = debug_run();
+    return o;
+}
+
 struct Fixture {
     TempCache cache;
     Host host{host_options(cache.path)};
-    CompiledModule module = host.load_module(fs::path(WEFT_AUTODIFF_DIR) / "gradient_kernels.py");
+    CompiledModule module = host.load_module(fs::path(WEFT_AUTODIFF_DIR) / "gradient_kernels.py", fixture_options());
 };
 
 Fixture &fixture() {
@@ -455,7 +471,8 @@ TEST_CASE("a gradient into a native value is an error, never silently zero") {
                Catch::Contains("native_grads.py:6:15: kernel 'magnitude': the gradient contract of builtin "
                                "_adj_cabs(z: wt_adjoint::Complex) -> float32 writes the adjoint of its argument 1 of "
                                "native type wt_adjoint::Complex, whose value depends on differentiable inputs") &&
-                   Catch::Contains("Pass the float parts to a builtin that takes them"));
+                   Catch::Contains("Declare the type differentiable in its plugin") &&
+                   Catch::Contains("pass the float parts to a builtin that takes them"));
     CHECK_THAT(backward_error(field, "field", {re, im, loss}),
                Catch::Contains("kernel 'field': reading field 're' passes a gradient to a value of native type "
                                "wt_adjoint::Complex, whose value depends on differentiable inputs"));
@@ -521,4 +538,362 @@ TEST_CASE("a refused launch is not recorded on the tape") {
         CHECK_THROWS_AS(f.module.kernel("early_return").launch({1}, {x, 2.0f}), LaunchError);
     }
     CHECK(tape.size() == 0);
+}
+
+namespace {
+/// The gradient kernels on a host of `threads` threads, from the fixture's cache.
+struct ThreadedModule {
+    Host host;
+    CompiledModule module;
+    explicit ThreadedModule(unsigned threads)
+        : host([&] {
+              HostOptions o = host_options(fixture().cache.path);
+              o.threads = threads;
+              return o;
+          }()),
+          module(host.load_module(fs::path(WEFT_AUTODIFF_DIR) / "gradient_kernels.py", fixture_options())) {}
+};
+
+/// pos.grad of one forward and backward launch of `kernel` (an n-body over
+/// `pos`), seeded with ones: the bytes, for bitwise comparison.
+std::vector<std::byte> shared_gradient(const CompiledModule &m, const char *kernel, const Array &pos, const Array &out,
+                                       int n) {
+    pos.zero_grad();
+    out.zero_grad();
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        m.kernel(kernel).launch({n}, {pos, n, out});
+    }
+    // Seeded unevenly: with ones, an n-body's position gradients cancel to about 0.
+    std::vector<float> seed(static_cast<std::size_t>(n) * 3);
+    for (std::size_t i = 0; i < seed.size(); ++i) seed[i] = static_cast<float>(i % 7) + 1.0f;
+    Array s = Array::zeros(out.dtype(), out.shape());
+    s.copy_from_host(seed.data(), s.nbytes());
+    tape.backward({{out, s}});
+    std::vector<std::byte> bytes(pos.grad().nbytes());
+    pos.grad().copy_to_host(bytes.data(), bytes.size());
+    return bytes;
+}
+} // namespace
+
+TEST_CASE("gradients many threads add to (an n-body's pos[j]) match finite differences on several threads") {
+    ThreadedModule t(4);
+    std::mt19937 rng(21);
+    const Type v3d = t.host.registry().parse_type("vec3d");
+    const int n = 96; // a looping kernel: split across threads from 64 threads of grid on
+    Array pos = random_array(v3d, {n}, rng, -1.0, 1.0);
+    Array out = Array::zeros(v3d, {n}, Device::cpu(), true);
+    check_gradients(t.module.kernel("pairwise"), {n}, {pos, n, out}, {0}, 2, 1e-5);
+}
+
+TEST_CASE("shared gradients are the same bits on every run with the same thread count, and agree across thread counts") {
+    ThreadedModule four(4), one(1);
+    std::mt19937 rng(22);
+    const Type v3 = four.host.registry().parse_type("vec3");
+    const int n = 300;
+    Array pos = Array::zeros(v3, {n}, Device::cpu(), true);
+    {
+        std::vector<float> v(static_cast<std::size_t>(n) * 3);
+        std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+        for (float &x : v) x = u(rng);
+        pos.copy_from_host(v.data(), pos.nbytes());
+    }
+    Array out = Array::zeros(v3, {n}, Device::cpu(), true);
+    const std::vector<std::byte> first = shared_gradient(four.module, "pairwise32", pos, out, n);
+    for (int run = 1; run < 5; ++run) {
+        INFO("run " << run);
+        CHECK(shared_gradient(four.module, "pairwise32", pos, out, n) == first);
+    }
+    // One thread adds in thread order; four ranges sum apart and are added in
+    // range order: the same sum, associated differently (float32 rounding).
+    const std::vector<std::byte> serial = shared_gradient(one.module, "pairwise32", pos, out, n);
+    std::vector<float> a(first.size() / 4), b(serial.size() / 4);
+    std::memcpy(a.data(), first.data(), first.size());
+    std::memcpy(b.data(), serial.data(), serial.size());
+    float largest = 0;
+    for (float x : b) largest = std::max(largest, std::abs(x));
+    REQUIRE(largest > 1.0f);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        INFO("component " << i << ": 4 threads " << a[i] << ", 1 thread " << b[i]);
+        CHECK(std::abs(a[i] - b[i]) <= 1e-4f * largest);
+    }
+
+    // A 2-D launch: every row reads all of w, every column all of its x row.
+    Array w = Array::zeros(f32, {16, 16}, Device::cpu(), true), x = Array::zeros(f32, {64, 16}, Device::cpu(), true);
+    Array y = Array::zeros(f32, {64, 16}, Device::cpu(), true);
+    {
+        std::uniform_real_distribution<float> u(-0.5f, 0.5f);
+        std::vector<float> v(16 * 16);
+        for (float &e : v) e = u(rng);
+        w.copy_from_host(v.data(), w.nbytes());
+        v.resize(64 * 16);
+        for (float &e : v) e = u(rng);
+        x.copy_from_host(v.data(), x.nbytes());
+    }
+    auto layer = [&](const CompiledModule &m) {
+        w.zero_grad();
+        x.zero_grad();
+        y.zero_grad();
+        Tape tape;
+        {
+            Tape::Scope scope(tape);
+            m.kernel("dense_layer32").launch({64, 16}, {w, x, y});
+        }
+        tape.backward(y);
+        std::vector<float> g(16 * 16 + 64 * 16);
+        w.grad().copy_to_host(g.data(), w.nbytes());
+        x.grad().copy_to_host(g.data() + 16 * 16, x.nbytes());
+        return g;
+    };
+    const std::vector<float> g4 = layer(four.module);
+    for (int run = 1; run < 5; ++run) CHECK(std::memcmp(layer(four.module).data(), g4.data(), g4.size() * 4) == 0);
+    const std::vector<float> g1 = layer(one.module);
+    for (std::size_t i = 0; i < g4.size(); ++i) {
+        INFO("gradient component " << i);
+        CHECK(g4[i] == Approx(g1[i]).margin(1e-5).epsilon(1e-5));
+    }
+}
+
+TEST_CASE("gradients flow into arrays held by struct arguments, nested structs and struct locals included") {
+    Fixture &f = fixture();
+    const Kernel k = f.module.kernel("struct_arrays");
+    const Type world_t = k.params()[0].type;
+    const Type particles_t = world_t.layout().field("particles")->type;
+    const std::int64_t n = 5;
+    std::mt19937 rng(23);
+    Array pos = random_array(f64, {n}, rng), mass = random_array(f64, {n}, rng), offset = random_array(f64, {n}, rng);
+    Array out = Array::zeros(f64, {n}, Device::cpu(), true);
+    StructValue particles(particles_t);
+    particles.set("pos", pos).set("mass", mass).set("scale", 1.5);
+    StructValue world(world_t);
+    world.set("particles", particles).set("offset", offset);
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        k.launch({n}, {world, out});
+    }
+    tape.backward(out);
+    const std::vector<double> p = read(pos), m = read(mass), o = read(offset);
+    const std::vector<double> gp = read(pos.grad()), gm = read(mass.grad()), go = read(offset.grad());
+    for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
+        const std::size_t j = (i + 1) % static_cast<std::size_t>(n), before = (i + static_cast<std::size_t>(n) - 1) % static_cast<std::size_t>(n);
+        INFO("element " << i);
+        CHECK(gp[i] == Approx(m[j] * 1.5).epsilon(1e-12));
+        CHECK(gm[i] == Approx(p[before] * 1.5).epsilon(1e-12)); // mass[i] is read by thread i - 1
+        CHECK(go[i] == Approx(std::cos(o[i])).epsilon(1e-12));
+    }
+    // Tape::zero clears the struct's arrays' gradients too.
+    tape.zero();
+    CHECK(read(pos.grad()) == std::vector<double>(static_cast<std::size_t>(n), 0.0));
+}
+
+TEST_CASE("debug mode checks the gradient arrays' bounds in the backward pass") {
+    Fixture &f = fixture();
+    ModuleLoadOptions debug;
+    debug.debug = true;
+    debug.name = "gradient_kernels_debug";
+    CompiledModule m = f.host.load_module(fs::path(WEFT_AUTODIFF_DIR) / "gradient_kernels.py", debug);
+    Array x = Array::from_vector(f64, std::vector<double>{0.5, 0.8, 0.3, 0.1});
+    Array out = Array::zeros(f64, {4});
+    Array gx = Array::zeros(f64, {2}); // shorter than x: threads 2 and 3 add out of its bounds
+    Array gout = Array::from_vector(f64, std::vector<double>{1.0, 1.0, 1.0, 1.0});
+    const Kernel k = m.kernel("early_return");
+    k.launch({4}, {x, out});
+    CHECK_THROWS_WITH(k.launch_adjoint({4}, {x, out}, {gx, gout}), Catch::Contains("out of bounds"));
+    // The module still launches.
+    gx.zero_grad();
+    write(gx, {0.0, 0.0});
+    k.launch_adjoint({2}, {x, out}, {gx, gout});
+    CHECK(read(gx)[0] == Approx(3.0));
+}
+
+namespace {
+/// A module over the differentiable wt_dcomplex types.
+CompiledModule dcomplex_module(Host &host, const char *name, const std::string &kernels) {
+    return host.load_module_source(name, "import warp as wp\n\n" + kernels, fixture_options());
+}
+
+struct ComplexValue {
+    float re, im;
+};
+} // namespace
+
+TEST_CASE("differentiable native types: gradients through construction, builtins, field reads and arrays") {
+    TempCache cache;
+    Host host(host_options(cache.path));
+    host.load(fs::path(WEFT_TEST_PLUGIN_DIR) / "wt_dcomplex");
+    const NativeTypeInfo *complex_info = host.registry().native_type("wt_dcomplex::Complex");
+    REQUIRE(complex_info);
+    CHECK(complex_info->differentiable);
+    CHECK(complex_info->code.rfind("nd", 0) == 0);
+    CHECK_THAT(complex_info->describe(), Catch::Contains("differentiable (adjoints added field by field)"));
+    CHECK_THAT(host.registry().native_type("wt_dcomplex::Polar")->describe(),
+               Catch::Contains("differentiable (adjoints added by wt_dcomplex::polar_accumulate)"));
+    const Type complex_t = host.registry().parse_type("wt_dcomplex::Complex");
+    CHECK(complex_t.is_differentiable_native());
+
+    CompiledModule m = dcomplex_module(host, "dcomplex_grads", R"(
+@wp.kernel
+def magnitude(re: wp.array(dtype=float), im: wp.array(dtype=float), loss: wp.array(dtype=float)):
+    i = wp.tid()
+    loss[i] = wp.dc_abs(wt_dcomplex.Complex(re[i], im[i]))
+
+
+@wp.kernel
+def product(re: wp.array(dtype=float), im: wp.array(dtype=float), out_re: wp.array(dtype=float),
+            out_im: wp.array(dtype=float)):
+    i = wp.tid()
+    a = wt_dcomplex.Complex(re[i], im[i])
+    b = wt_dcomplex.Complex(im[i], 2.0)
+    p = wp.dc_mul(a, b)
+    out_re[i] = p.re
+    out_im[i] = p.im * 3.0
+
+
+@wp.kernel
+def fields(z: wp.array(dtype=wt_dcomplex.Complex), loss: wp.array(dtype=float)):
+    i = wp.tid()
+    v = z[i]
+    loss[i] = v.re * v.re + 3.0 * v.im + wp.dc_abs(v)
+
+
+@wp.kernel
+def shared(z: wp.array(dtype=wt_dcomplex.Complex), loss: wp.array(dtype=float)):
+    i = wp.tid()
+    loss[i] = wp.dc_abs(z[0]) * float(i)
+
+
+@wp.kernel
+def polar(z: wp.array(dtype=wt_dcomplex.Complex), loss: wp.array(dtype=float)):
+    i = wp.tid()
+    p = wp.dc_polar(z[i])
+    q = p
+    loss[i] = wp.dc_radius(q) + p.theta
+
+
+@wp.kernel
+def scale(z: wp.array(dtype=wt_dcomplex.Complex), out: wp.array(dtype=wt_dcomplex.Complex)):
+    i = wp.tid()
+    out[i] = wp.dc_mul(z[i], wt_dcomplex.Complex(2.0, 1.0))
+)");
+    const auto backward = [](const Kernel &k, std::int64_t n, std::vector<KernelArg> args,
+                             const std::vector<Array> &losses) {
+        Tape tape;
+        {
+            Tape::Scope scope(tape);
+            k.launch({n}, args);
+        }
+        std::vector<std::pair<Array, Array>> seeds;
+        for (const Array &l : losses)
+            seeds.emplace_back(l, Array::from_vector(f32, std::vector<float>(static_cast<std::size_t>(n), 1.0f)));
+        tape.backward(seeds);
+    };
+
+    SECTION("the issue's case: d|z|/d re at z = 3 + 4i is 0.6, not 0") {
+        Array re = Array::from_vector(f32, std::vector<float>{3.0f, -1.0f}, Device::cpu(), true);
+        Array im = Array::from_vector(f32, std::vector<float>{4.0f, 2.0f}, Device::cpu(), true);
+        Array loss = Array::zeros(f32, {2}, Device::cpu(), true);
+        backward(m.kernel("magnitude"), 2, {re, im, loss}, {loss});
+        const std::vector<float> gre = re.grad().to_vector<float>(), gim = im.grad().to_vector<float>();
+        CHECK(gre[0] == Approx(0.6f).epsilon(1e-6));
+        CHECK(gim[0] == Approx(0.8f).epsilon(1e-6));
+        CHECK(gre[1] == Approx(-1.0 / std::sqrt(5.0)).epsilon(1e-6));
+        CHECK(gim[1] == Approx(2.0 / std::sqrt(5.0)).epsilon(1e-6));
+    }
+    SECTION("multiplication, through the constructor's arguments and the result's fields") {
+        const std::vector<float> res{0.5f, -1.5f, 2.0f}, ims{1.0f, 0.25f, -0.5f};
+        Array re = Array::from_vector(f32, res, Device::cpu(), true), im = Array::from_vector(f32, ims, Device::cpu(), true);
+        Array out_re = Array::zeros(f32, {3}, Device::cpu(), true), out_im = Array::zeros(f32, {3}, Device::cpu(), true);
+        backward(m.kernel("product"), 3, {re, im, out_re, out_im}, {out_re, out_im});
+        // p = (re im - 2 im, 2 re + im^2); loss = p.re + 3 p.im.
+        const std::vector<float> gre = re.grad().to_vector<float>(), gim = im.grad().to_vector<float>();
+        for (std::size_t i = 0; i < 3; ++i) {
+            INFO("element " << i);
+            CHECK(gre[i] == Approx(ims[i] + 6.0f).epsilon(1e-6));
+            CHECK(gim[i] == Approx(res[i] - 2.0f + 6.0f * ims[i]).epsilon(1e-6));
+        }
+    }
+    SECTION("arrays of the type carry gradients: element reads, field reads, shared elements, a stored result") {
+        const std::vector<ComplexValue> zs{{3.0f, 4.0f}, {-1.0f, 2.0f}, {0.5f, -0.5f}, {2.0f, 1.0f}};
+        Array z = Array::zeros(complex_t, {4}, Device::cpu(), true);
+        z.copy_from_host(zs.data(), z.nbytes());
+        Array loss = Array::zeros(f32, {4}, Device::cpu(), true);
+        backward(m.kernel("fields"), 4, {z, loss}, {loss});
+        std::vector<ComplexValue> g(4);
+        z.grad().copy_to_host(g.data(), z.nbytes());
+        for (std::size_t i = 0; i < 4; ++i) {
+            const double n = std::hypot(zs[i].re, zs[i].im);
+            INFO("element " << i);
+            CHECK(g[i].re == Approx(2.0 * zs[i].re + zs[i].re / n).epsilon(1e-6));
+            CHECK(g[i].im == Approx(3.0 + zs[i].im / n).epsilon(1e-6));
+        }
+        // Every thread reads z[0]: its gradient is the sum of theirs, 0 + 1 + ... + 7 times d|z|.
+        Array z8 = Array::zeros(complex_t, {8}, Device::cpu(), true);
+        z8.copy_from_host(std::vector<ComplexValue>(8, ComplexValue{3.0f, 4.0f}).data(), z8.nbytes());
+        Array loss8 = Array::zeros(f32, {8}, Device::cpu(), true);
+        backward(m.kernel("shared"), 8, {z8, loss8}, {loss8});
+        std::vector<ComplexValue> g8(8);
+        z8.grad().copy_to_host(g8.data(), z8.nbytes());
+        CHECK(g8[0].re == Approx(28 * 0.6).epsilon(1e-6));
+        CHECK(g8[0].im == Approx(28 * 0.8).epsilon(1e-6));
+        CHECK(g8[1].re == 0.0f);
+        // A Complex result written to an array: launch_adjoint with its gradient.
+        Array out = Array::zeros(complex_t, {4});
+        Array adj_out = Array::zeros(complex_t, {4});
+        adj_out.copy_from_host(std::vector<ComplexValue>(4, ComplexValue{1.0f, 0.0f}).data(), adj_out.nbytes());
+        Array adj_z = Array::zeros(complex_t, {4});
+        m.kernel("scale").launch({4}, {z, out});
+        m.kernel("scale").launch_adjoint({4}, {z, out}, {adj_z, adj_out});
+        std::vector<ComplexValue> gz(4);
+        adj_z.copy_to_host(gz.data(), adj_z.nbytes());
+        // adj_z = adj_out * conj(2 + i) = (1, 0) * (2, -1).
+        CHECK(gz[2].re == Approx(2.0f));
+        CHECK(gz[2].im == Approx(-1.0f));
+    }
+    SECTION("a type with its own accumulate function, its value used twice") {
+        const std::vector<ComplexValue> zs{{3.0f, 4.0f}, {-1.0f, 2.0f}};
+        Array z = Array::zeros(complex_t, {2}, Device::cpu(), true);
+        z.copy_from_host(zs.data(), z.nbytes());
+        Array loss = Array::zeros(f32, {2}, Device::cpu(), true);
+        backward(m.kernel("polar"), 2, {z, loss}, {loss});
+        std::vector<ComplexValue> g(2);
+        z.grad().copy_to_host(g.data(), z.nbytes());
+        for (std::size_t i = 0; i < 2; ++i) {
+            const double n2 = zs[i].re * zs[i].re + zs[i].im * zs[i].im, n = std::sqrt(n2);
+            INFO("element " << i);
+            CHECK(g[i].re == Approx(zs[i].re / n - zs[i].im / n2).epsilon(1e-5));
+            CHECK(g[i].im == Approx(zs[i].im / n + zs[i].re / n2).epsilon(1e-5));
+        }
+    }
+}
+
+TEST_CASE("a differentiable native type's declaration is checked at registration") {
+    Registry r;
+    NativeTypeSpec spec;
+    spec.native_name = "acme::Mixed";
+    spec.size = 8;
+    spec.alignment = 4;
+    spec.fields = {{"x", 0, 4, 0}, {"n", 4, 4, 0}};
+    spec.exposed = {{"x", "float32"}, {"n", "int32"}};
+    spec.differentiable = true;
+    {
+        auto t = r.begin("acme");
+        CHECK_THROWS_WITH(t.add_native_type(spec),
+                          Catch::Contains("native type 'acme::Mixed': differentiable, but exposed field 'n' is int32"));
+        spec.exposed = {};
+        CHECK_THROWS_WITH(t.add_native_type(spec), Catch::Contains("a differentiable native type needs exposed fields"));
+        spec.exposed = {{"x", "float32"}};
+        spec.differentiable = false;
+        spec.adjoint_accumulate = "acme::acc";
+        CHECK_THROWS_WITH(t.add_native_type(spec),
+                          Catch::Contains("adjoint_accumulate is given but the type is not differentiable"));
+        spec.adjoint_accumulate.clear();
+        CHECK(t.add_native_type(spec).code.rfind("nt", 0) == 0);
+        t.commit();
+    }
+    // The same type declared differentiable is another schema: a conflict.
+    spec.differentiable = true;
+    auto t = r.begin("acme2");
+    CHECK_THROWS_WITH(t.add_native_type(spec), Catch::Contains("has a different definition"));
 }

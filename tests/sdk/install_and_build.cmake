@@ -28,6 +28,16 @@ run(${WEFT} plugin inspect ${WORK_DIR}/build/vendor_gain)
 if(NOT last_output MATCHES "plugin vendor_gain 2\\.1\\.0" OR NOT last_output MATCHES "vendor_gain_apply\\(x: float32, gain: float32\\) -> float32")
   message(FATAL_ERROR "unexpected inspect output:\n${last_output}")
 endif()
+if(NOT last_output MATCHES "vendor_gain::Phasor  code nd[0-9a-f]+ [^\n]*\n[^\n]*gradient differentiable, adjoints added field by field"
+   OR NOT last_output MATCHES "vendor_gain_power\\(p: vendor_gain::Phasor\\) -> float32[^\n]*\n[^\n]*\n[^\n]*gradient contract vendor_gain::adj_power")
+  message(FATAL_ERROR "inspect does not show the differentiable type and its contract:\n${last_output}")
+endif()
+# Its smoke module (every builtin called, the type built from its fields)
+# compiles forward and backward: the gradient flows through the vendor's type.
+run(${WEFT} plugin check --compile --no-cuda ${WORK_DIR}/build/vendor_gain)
+if(NOT last_output MATCHES "ok +vendor_gain 2\\.1\\.0")
+  message(FATAL_ERROR "plugin check --compile of the out-of-tree plugin:\n${last_output}")
+endif()
 message(STATUS "out-of-tree plugin built against the installed SDK and loaded")
 
 # A vendor signs at build time (SIGN_KEY) and installs: the installed copy

@@ -153,7 +153,7 @@ TEST_CASE("overloads on an existing name, a core builtin included, are allowed")
     REQUIRE(core_adds > 4);
     auto tx = r.begin("vendor", policy({"vendor_"}, {"vendor::"}));
     tx.add_native_type(NativeTypeSpec{"vendor::Money", 8, 8, {{"cents", 0, 8, 0}}, {{"cents", "int64"}},
-                                      Initializer::Aggregate, ""});
+                                      Initializer::Aggregate, "", false, ""});
     tx.add_builtin(spec("add", {{"a", "vendor::Money"}, {"b", "vendor::Money"}}, "vendor::Money", "vendor::add"));
     tx.commit();
     CHECK(r.overloads("add").size() == core_adds + 1);

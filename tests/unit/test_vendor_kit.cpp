@@ -68,7 +68,7 @@ private:
 TEST_CASE("builtin parameters may be arrays of any dtype and ndim, vectors and matrices") {
     Registry r;
     auto tx = r.begin("vk");
-    NativeTypeSpec color{"vk::Color", 12, 4, {{"r", 0, 4, 0}, {"g", 4, 4, 0}, {"b", 8, 4, 0}}, {}, Initializer::None, ""};
+    NativeTypeSpec color{"vk::Color", 12, 4, {{"r", 0, 4, 0}, {"g", 4, 4, 0}, {"b", 8, 4, 0}}, {}, Initializer::None, "", false, ""};
     tx.add_native_type(color);
     const BuiltinOverload o = tx.add_builtin(spec("vk_f",
                                                   {{"a", "array(float32)"},

@@ -64,7 +64,10 @@ json builtin_json(const BuiltinOverload &o) {
             {"namespace", o.native_namespace},
             {"function", o.native_function},
             {"owners", o.owners},
-            {"doc", o.doc}};
+            {"doc", o.doc},
+            // The gradient contract: core builtins' own, a plugin's adjoint, or none.
+            {"differentiable", o.differentiable},
+            {"adjoint", o.adjoint_native}};
 }
 
 json native_type_json(const NativeTypeInfo &t) {
@@ -83,7 +86,9 @@ json native_type_json(const NativeTypeInfo &t) {
             {"fields", declared},
             {"exposed", exposed},
             {"owners", t.owners},
-            {"doc", t.doc}};
+            {"doc", t.doc},
+            {"differentiable", t.differentiable},
+            {"adjoint_accumulate", t.adjoint_accumulate}};
 }
 
 json options_json(const ModuleBuildOptions &o) {
@@ -216,13 +221,18 @@ int plugin_inspect(const PluginOptions &o) {
         print_out("  {}\n      native {}  (namespace '{}', function '{}')", b.signature(), b.native_name,
                    b.native_namespace, b.native_function);
         if (b.owners.size() > 1) print_out("  shared with {}", join(b.owners));
-        print_out("\n");
+        print_out("\n      gradient {}\n", b.adjoint_native.empty() ? std::string("none (a constant to backward passes)")
+                                                                     : "contract " + b.adjoint_native);
     }
     print_out("native types ({}):\n", p.native_types.size());
     for (const NativeTypeInfo &t : p.native_types) {
         print_out("  {}  code {}  size {}  align {}  {}{}\n", t.native_name, t.code, t.size, t.alignment,
                    t.initializer == Initializer::Aggregate ? "aggregate" : "default-construct only",
                    t.opaque() ? "  opaque" : "");
+        print_out("      gradient {}\n", !t.differentiable ? std::string("none (a constant to backward passes)")
+                                        : t.adjoint_accumulate.empty()
+                                            ? std::string("differentiable, adjoints added field by field")
+                                            : "differentiable, adjoints added by " + t.adjoint_accumulate);
         for (const DeclaredField &f : t.fields) {
             auto e = std::find_if(t.exposed.begin(), t.exposed.end(),
                                   [&](const ExposedField &x) { return x.name == f.name; });

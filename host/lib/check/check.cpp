@@ -129,6 +129,21 @@ std::vector<std::string> verify(Host &host, const LoadedPlugin &plugin, const Re
     for (const LoadedPlugin *p : host.plugins()) options.plugins->push_back(p->name());
 
     std::vector<std::string> problems;
+    // A contract writes an adjoint for every argument: one of a native type
+    // that is not differentiable has nowhere to go, and any kernel that passes
+    // the builtin a value depending on differentiable inputs fails its
+    // backward build (never a silent zero). Reported here, before a user meets it.
+    for (const BuiltinOverload &b : plugin.builtins) {
+        if (b.adjoint_native.empty()) continue;
+        for (const Parameter &p : b.params)
+            if (p.type.kind() == Type::Kind::Native && !p.type.is_differentiable_native())
+                problems.push_back(label(plugin.name()) + ": builtin " + b.signature() + ": its gradient contract " +
+                                   b.adjoint_native + " writes the adjoint of parameter '" + p.name +
+                                   "' of native type " + p.type.name() +
+                                   ", which is not differentiable: the backward pass of any kernel that passes it a "
+                                   "value depending on differentiable inputs fails to build. Declare the type "
+                                   "differentiable (weft_native_type_desc::differentiable) or take its float parts");
+    }
     const std::string what = label(plugin.name()) + ": its smoke module " + file.string() +
                              " (every builtin called, every native type constructed) ";
     // Gradient contracts: the backward pass calls every declared adjoint.

@@ -33,6 +33,9 @@ struct Emitter::AdState {
     /// Kernel array parameters every access of which is indexed by the thread's
     /// own tid(): each thread owns its elements, so their gradients need no atomics.
     std::set<int> owned_params;
+    /// Kernel array parameters whose gradients several threads add to, with
+    /// plain adds into the private copies a CPU launch gives each range of threads.
+    std::set<int> private_params;
     /// Locals whose value depends on a differentiable input (depends_on_input).
     std::vector<bool> input_locals;
 };
@@ -49,9 +52,13 @@ bool active(const Type &t) {
     case Type::Kind::Transform: return Type::scalar(t.scalar_type()).is_float();
     case Type::Kind::Struct:
     case Type::Kind::Tuple: return true;
+    case Type::Kind::Native: return t.is_differentiable_native();
     default: return false;
     }
 }
+
+/// A struct's or tuple's member the adjoint helpers add: natives only when differentiable.
+bool summed_member(const Type &t) { return t.kind() != Type::Kind::Native || t.is_differentiable_native(); }
 
 /// Types that get an adj_ twin: active ones and arrays (whose twin is the gradient array).
 bool has_adjoint(const Type &t) {
@@ -167,6 +174,68 @@ private:
 
     void visit(const std::vector<ir::StmtPtr> &body) {
         for (const ir::StmtPtr &s : body) {
+            for (const ir::Expr *e : {s->value.get(), s->target.get(), s->cond.get()})
+                if (e) expr(*e);
+            for (const ir::ExprPtr &a : s->args) expr(*a);
+            visit(s->body);
+            visit(s->orelse);
+        }
+    }
+};
+
+/// The array parameters of a kernel whose gradients several threads add to
+/// (an n-body's pos[j], an MLP's w[o, k]) and that the kernel only reads,
+/// element by element: every use is a full-rank element read, len or shape.
+/// Their backward adds are plain (the launch gives each range of threads a
+/// private copy, KernelEntry::private_gradients). An array written, passed
+/// to a function or viewed may have its gradient read during the launch,
+/// which a private copy would hide: those keep atomics.
+class SharedGradients {
+public:
+    SharedGradients(const ir::Function &k, const std::set<int> &owned) : k_(k) {
+        for (std::size_t i = 0; i < k.params.size(); ++i) {
+            const Type &t = k.params[i].type;
+            if (t.kind() != Type::Kind::Array || t.is_indexed_array()) continue;
+            // Float32 and float64 elements (scalars or composites of them): the
+            // launch adds the copies up as such.
+            const bool floats = active(t.element()) && t.element().kind() != Type::Kind::Struct &&
+                                t.element().kind() != Type::Kind::Tuple && t.element().kind() != Type::Kind::Native &&
+                                (t.element().scalar_type() == Scalar::Float32 || t.element().scalar_type() == Scalar::Float64);
+            if (t.kind() == Type::Kind::Array && !t.is_indexed_array() && floats && !owned.count(static_cast<int>(i)))
+                candidates_.insert(static_cast<int>(i));
+        }
+    }
+
+    std::set<int> run() {
+        visit(k_.body);
+        return candidates_;
+    }
+
+private:
+    const ir::Function &k_;
+    std::set<int> candidates_;
+
+    void expr(const Expr &e) {
+        const bool array_param = !e.args.empty() && e.args[0]->kind == K::Param &&
+                                 e.args[0]->type.kind() == Type::Kind::Array;
+        if (array_param && e.kind == K::Index) {
+            if (e.args.size() != static_cast<std::size_t>(e.args[0]->type.ndim()) + 1) candidates_.erase(e.args[0]->index);
+            for (std::size_t i = 1; i < e.args.size(); ++i) expr(*e.args[i]);
+            return;
+        }
+        if (array_param && (e.kind == K::Shape || (e.kind == K::Intrinsic && e.intrinsic == ir::Intrinsic::Len))) return;
+        if (e.kind == K::Param && e.type.kind() == Type::Kind::Array) candidates_.erase(e.index);
+        for (const ir::ExprPtr &a : e.args) expr(*a);
+    }
+
+    void visit(const std::vector<ir::StmtPtr> &body) {
+        for (const ir::StmtPtr &s : body) {
+            if (s->target) {
+                // A write: its value's adjoint reads the gradient.
+                const Expr *root = s->target.get();
+                while ((root->kind == K::Field || root->kind == K::Index) && !root->args.empty()) root = root->args[0].get();
+                if (root->kind == K::Param) candidates_.erase(root->index);
+            }
             for (const ir::Expr *e : {s->value.get(), s->target.get(), s->cond.get()})
                 if (e) expr(*e);
             for (const ir::ExprPtr &a : s->args) expr(*a);
@@ -292,10 +361,57 @@ std::string Emitter::adj_mirror(const Expr &e) {
         if (base != "{}") return view(e, base);
     }
     if (e.kind == K::Field && e.args[0]->type.kind() == Type::Kind::Struct) {
-        const std::string base = adj_ref(*e.args[0]);
+        const std::string base = adj_struct_path(*e.args[0]);
         if (!base.empty()) return base + ".m_" + e.name;
     }
     return "{}"; // no gradient reaches this array
+}
+
+/// The adjoint twin of a struct value read from a local or parameter, through
+/// struct fields; "" for any other value.
+std::string Emitter::adj_struct_path(const Expr &e) const {
+    if (e.kind == K::Local || e.kind == K::Param) return adj_ref(e);
+    if (e.kind == K::Field && e.args[0]->type.kind() == Type::Kind::Struct) {
+        const std::string base = adj_struct_path(*e.args[0]);
+        if (!base.empty()) return base + ".m_" + e.name;
+    }
+    return {};
+}
+
+/// Field `f` of the native value `value` as an lvalue of the field's kernel type.
+std::string Emitter::native_field(const std::string &value, const ExposedField &f, bool is_const) {
+    const std::string c = is_const ? "const " : "";
+    return "(*reinterpret_cast<" + c + type(f.type) + " *>(reinterpret_cast<" + c + "char *>(&" + value + ") + " +
+           std::to_string(f.offset) + "))";
+}
+
+/// The gradient element `adj_array`[indices of `access` from position 1 to
+/// `end`] as an lvalue: in debug mode checked against the gradient array's
+/// shape (a failure names the array's gradient, the kernel and the line), as
+/// the forward pass checks the array. Only where the gradient array has data
+/// (gradient_data): an array without a gradient has a null one.
+std::string Emitter::grad_element(const std::string &adj_array, const Expr &array, const Expr &access, std::size_t end) {
+    std::string out;
+    if (codegen_.bounds_checks)
+        out = "weft::index_checked<false>(" + adj_array + ", " + c_string(array_name(array) + ".grad") + ", " +
+              c_string(f_->name) + ", " + c_string(logical_file_) + ", " + std::to_string(access.location.line) +
+              ", weft_t_.idx";
+    else
+        out = "weft::index(" + adj_array;
+    for (std::size_t i = 1; i < end; ++i) out += ", " + expr(*access.args[i]);
+    return out + ")";
+}
+
+/// Whether the gradient array `adj_array` (of `array`'s type) has data.
+std::string Emitter::gradient_data(const std::string &adj_array, const Expr &array) {
+    return adj_array + (array.type.is_indexed_array() ? ".arr.data" : ".data");
+}
+
+/// The registry's record of a native type the module references.
+const NativeTypeInfo &Emitter::native_info(const Type &t) const {
+    for (const NativeTypeInfo &n : m_.references.native_types)
+        if (n.native_name == t.native_name()) return n;
+    throw InternalError("generate_cpp: native type " + t.name() + " is not among the module's references");
 }
 
 /// The adjoint of an lvalue path rooted at a local or parameter: the same path on its twin.
@@ -339,17 +455,42 @@ std::string Emitter::struct_adjoint_helpers() {
                       " (the arguments, references to their adjoints, the result's adjoint)")
           << ");\n";
     }
+    // Differentiable native types: their adjoint is a T whose exposed fields
+    // hold gradients, added field by field (each field's kernel type, at its
+    // offset: the C++ member may be the plugin's own type of that layout),
+    // or by the plugin's accumulate function.
+    for (const NativeTypeInfo &n : m_.references.native_types) {
+        if (!n.differentiable) continue;
+        o << "WEFT_FN void adj_acc(" << n.native_name << " &a, const " << n.native_name << " &v) {";
+        if (!n.adjoint_accumulate.empty()) o << " " << n.adjoint_accumulate << "(a, v);";
+        else
+            for (const ExposedField &f : n.exposed) o << " adj_acc(" << native_field("a", f, false) << ", " << native_field("v", f, true) << ");";
+        o << " }\n";
+        o << "WEFT_FN void adj_atomic_acc(" << n.native_name << " *p, const " << n.native_name << " &v) {";
+        for (const ExposedField &f : n.exposed)
+            o << " adj_atomic_acc(&" << native_field("(*p)", f, false) << ", " << native_field("v", f, true) << ");";
+        o << " }\n";
+    }
     for (const ir::Struct &s : m_.structs) {
         const StructLayout &l = s.type.layout();
         const std::string name = cpp_type(s.type);
         o << "WEFT_FN void adj_acc(" << name << " &a, const " << name << " &v) {";
         for (const auto &f : l.fields)
-            if (f.type.kind() != Type::Kind::Native) o << " adj_acc(a.m_" << f.name << ", v.m_" << f.name << ");";
+            if (summed_member(f.type)) o << " adj_acc(a.m_" << f.name << ", v.m_" << f.name << ");";
         o << " (void)a; (void)v; }\n";
         o << "WEFT_FN void adj_atomic_acc(" << name << " *p, const " << name << " &v) {";
         for (const auto &f : l.fields)
-            if (f.type.kind() != Type::Kind::Native) o << " adj_atomic_acc(&p->m_" << f.name << ", v.m_" << f.name << ");";
+            if (summed_member(f.type)) o << " adj_atomic_acc(&p->m_" << f.name << ", v.m_" << f.name << ");";
         o << " (void)p; (void)v; }\n";
+        if (nests_array(s.type)) {
+            // A struct copied to a local holds the same arrays; its adjoint
+            // twin holds their gradients (gradients flow into a struct's arrays).
+            o << "WEFT_FN void adj_share_arrays(" << name << " &a, const " << name << " &v) {";
+            for (const auto &f : l.fields)
+                if (f.type.kind() == Type::Kind::Array) o << " a.m_" << f.name << " = v.m_" << f.name << ";";
+                else if (nests_array(f.type)) o << " adj_share_arrays(a.m_" << f.name << ", v.m_" << f.name << ");";
+            o << " }\n";
+        }
     }
     return o.str();
 }
@@ -371,14 +512,15 @@ bool Emitter::depends_on_input(const Expr &e) const {
 }
 
 void Emitter::refuse_native_adjoint(const Expr &e, const Expr &native, const std::string &what) const {
-    if (native.type.kind() != Type::Kind::Native || !depends_on_input(native)) return;
+    if (native.type.kind() != Type::Kind::Native || native.type.is_differentiable_native() || !depends_on_input(native))
+        return;
     throw UserError(py_file_ + ":" + std::to_string(e.location.line) + ":" + std::to_string(e.location.column) + ": " +
                     (f_->is_kernel ? "kernel '" : "function '") + f_->name + "': " + what + " of native type " +
                     native.type.name() +
                     ", whose value depends on differentiable inputs; a native type is not differentiable, so the "
                     "gradient would be lost and the backward pass would compute wrong gradients without a word. "
-                    "Pass the float parts to a builtin that takes them, or keep the native value out of what is "
-                    "differentiated");
+                    "Declare the type differentiable in its plugin (weft_native_type_desc::differentiable), pass the "
+                    "float parts to a builtin that takes them, or keep the native value out of what is differentiated");
 }
 
 namespace {
@@ -437,6 +579,10 @@ void Emitter::adjoint_function(std::ostringstream &o, const ir::Function &f) {
         for (std::size_t i = 0; i < f.locals.size(); ++i) state.saved_locals[i] = count[i] > 1 || in_loops[i];
         state.saved_params = params_written;
         if (f.is_kernel) state.owned_params = OwnedArrays(f, count).run();
+        // On the CPU, a launch keeps shared gradients in private copies
+        // (launch_cpu); CUDA threads add to them atomically.
+        if (f.is_kernel && backend_ == Backend::Cpu) state.private_params = SharedGradients(f, state.owned_params).run();
+        private_gradients_.assign(state.private_params.begin(), state.private_params.end());
     }
     if (!f.custom_adjoint.empty()) {
         // @wp.func_grad: the adjoint is the user's, given the inputs, the result's adjoint and the inputs' adjoints.
@@ -610,6 +756,9 @@ void Emitter::ad_forward_plain(std::ostringstream &o, const Stmt &s, int depth) 
         statement(o, s, depth);
         if (f_->locals[static_cast<std::size_t>(s.index)].type.kind() == Type::Kind::Array)
             o << in << adj_local(s.index) << " = " << adj_mirror(*s.value) << ";\n";
+        if (const Type &t = f_->locals[static_cast<std::size_t>(s.index)].type; t.kind() == Type::Kind::Struct && nests_array(t))
+            if (const std::string source = adj_struct_path(*s.value); !source.empty())
+                o << in << "adj_share_arrays(" << adj_local(s.index) << ", " << source << ");\n";
         return;
     case S::Unpack:
         for (int t : s.targets) save_local(t);
@@ -735,6 +884,9 @@ void Emitter::ad_reverse_plain(std::ostringstream &o, const Stmt &s, int depth) 
             std::string path = "weft::adj_array_load(" + adj_array;
             for (std::size_t i = 1; i < e->args.size(); ++i) path += ", " + expr(*e->args[i]);
             path += ")";
+            if (codegen_.bounds_checks)
+                path = "(" + gradient_data(adj_array, *e->args[0]) + " ? " + grad_element(adj_array, *e->args[0], *e, e->args.size()) +
+                       " : " + type(e->type) + "{})";
             for (auto c = chain.rbegin(); c != chain.rend(); ++c) {
                 const Expr &step = **c;
                 if (step.kind == K::Field) path += component(step);
@@ -840,6 +992,17 @@ void Emitter::ad_value(std::ostringstream &o, const Expr &e, const std::string &
             }
             return;
         }
+        if (t.kind() == Type::Kind::Native) {
+            // Aggregate construction: argument i is exposed field i.
+            if (!t.is_differentiable_native()) return;
+            const NativeTypeInfo &n = native_info(t);
+            for (std::size_t i = 0; i < e.args.size() && i < n.exposed.size(); ++i) {
+                const std::string a = adj_ref(*e.args[i]);
+                if (!a.empty() && active(e.args[i]->type))
+                    o << in << "adj_acc(" << a << ", " << native_field(r, n.exposed[i], true) << ");\n";
+            }
+            return;
+        }
         if (!active(t)) return;
         if (t.kind() == Type::Kind::Scalar) {
             const std::string a = adj_ref(*e.args[0]);
@@ -896,6 +1059,13 @@ void Emitter::ad_value(std::ostringstream &o, const Expr &e, const std::string &
         const Expr &base = *e.args[0];
         if (!active(e.type)) return;
         if (base.type.kind() == Type::Kind::Native) {
+            if (base.type.is_differentiable_native()) {
+                const std::string a = adj_ref(base);
+                const NativeTypeInfo &n = native_info(base.type);
+                for (const ExposedField &f : n.exposed)
+                    if (!a.empty() && f.name == e.name) o << in << "adj_acc(" << native_field(a, f, false) << ", " << r << ");\n";
+                return;
+            }
             refuse_native_adjoint(e, base, "reading field '" + e.name + "' passes a gradient to a value");
             return;
         }
@@ -909,7 +1079,18 @@ void Emitter::ad_value(std::ostringstream &o, const Expr &e, const std::string &
         if (base.type.kind() == Type::Kind::Array) {
             const std::string a = adj_mirror(base);
             if (a == "{}") return;
-            const bool owned = base.kind == K::Param && ad_->owned_params.count(base.index);
+            const bool owned = base.kind == K::Param &&
+                               (ad_->owned_params.count(base.index) || ad_->private_params.count(base.index));
+            if (codegen_.bounds_checks || base.type.element().kind() == Type::Kind::Native) {
+                // Spelled out: checked in debug mode; and a native element's
+                // adjoint functions, generated at global scope, are not found
+                // from the runtime's templates (argument-dependent lookup
+                // looks in the type's own namespace).
+                const std::string element = grad_element(a, base, e, e.args.size());
+                o << in << "if (" << gradient_data(a, base) << ") "
+                  << (owned ? "adj_acc(" + element : "adj_atomic_acc(&" + element) << ", " << r << ");\n";
+                return;
+            }
             o << in << (owned ? "weft::adj_array_read_owned(" : "weft::adj_array_read(") << a << ", " << r;
             for (std::size_t i = 1; i < e.args.size(); ++i) o << ", " << expr(*e.args[i]);
             o << ");\n";
@@ -951,7 +1132,10 @@ void Emitter::ad_value(std::ostringstream &o, const Expr &e, const std::string &
             if (v.empty() || g == "{}" || !active(value.type)) return;
             std::string idx;
             for (std::size_t i = 1; i + 1 < e.args.size(); ++i) idx += ", " + expr(*e.args[i]);
-            const std::string load = "weft::adj_array_load(" + g + idx + ")";
+            std::string load = "weft::adj_array_load(" + g + idx + ")";
+            if (codegen_.bounds_checks)
+                load = "(" + gradient_data(g, *e.args[0]) + " ? " + grad_element(g, *e.args[0], e, e.args.size() - 1) + " : " +
+                       type(value.type) + "{})";
             if (e.intrinsic == I::AtomicAdd) o << in << "adj_acc(" << v << ", " << load << ");\n";
             else if (e.intrinsic == I::AtomicSub) o << in << "weft::adj_sub_from(" << v << ", " << load << ");\n";
             else

@@ -29,9 +29,13 @@ std::string c_string_literal(const std::string &s) {
 
 std::string kernel_signature_digest(const std::vector<KernelEntry> &kernels) {
     Sha256 h;
-    h.field("weft.kernel-signatures.v1").field(std::to_string(kernels.size()));
+    h.field("weft.kernel-signatures.v2").field(std::to_string(kernels.size()));
     for (const KernelEntry &k : kernels) {
         h.field(k.name).field(k.key).field(k.symbol).field(std::to_string(k.tid_dims));
+        // What a launch must do for the code to be right (plain adds into private copies).
+        std::string privates = k.loops ? "loops" : "";
+        for (int p : k.private_gradients) privates += " " + std::to_string(p);
+        h.field(privates);
         h.field(std::to_string(static_cast<int>(k.abi))).field(std::to_string(k.params.size()));
         // Layouts too, beside the types' codes.
         for (const auto &[name, type] : k.params)

@@ -247,6 +247,28 @@ private:
     std::vector<int> deferred_; // the kernel being emitted: parameters whose atomic adds are deferred (deferred_atomics.hpp)
     std::vector<bool> varying_;  // ... its locals that may change along a row (detail::varying_locals)
     std::vector<int> scattered_; // ... the deferred parameters with a scattered atomic (detail::scattered)
+    std::vector<int> private_gradients_; // the backward kernel being emitted: KernelEntry::private_gradients, by parameter
+
+    /// Whether `f`, or a function it calls, has a loop (KernelEntry::loops).
+    bool has_loop(const ir::Function &f, std::vector<bool> &seen) const {
+        bool found = false;
+        ir::for_each_stmt(f.body, [&](const ir::Stmt &s) {
+            if (s.kind == ir::Stmt::Kind::For || s.kind == ir::Stmt::Kind::While) found = true;
+            if (found) return;
+            ir::for_each_expr(s, [&](const ir::Expr &e) {
+                if (found || e.kind != K::Call || e.index < 0 || static_cast<std::size_t>(e.index) >= m_.functions.size())
+                    return;
+                if (seen[static_cast<std::size_t>(e.index)]) return;
+                seen[static_cast<std::size_t>(e.index)] = true;
+                found = has_loop(m_.functions[static_cast<std::size_t>(e.index)], seen);
+            });
+        });
+        return found;
+    }
+    bool has_loop(const ir::Function &f) const {
+        std::vector<bool> seen(m_.functions.size(), false);
+        return has_loop(f, seen);
+    }
 
 public:
     struct AdNode; // a statement of the adjoint's structured form
@@ -255,6 +277,11 @@ private:
     struct AdState;
     AdState *ad_ = nullptr;
     std::string struct_adjoint_helpers();
+    std::string adj_struct_path(const Expr &e) const;
+    std::string native_field(const std::string &value, const ExposedField &f, bool is_const);
+    const NativeTypeInfo &native_info(const Type &t) const;
+    std::string grad_element(const std::string &adj_array, const Expr &array, const Expr &access, std::size_t end);
+    std::string gradient_data(const std::string &adj_array, const Expr &array);
     void adjoint_function(std::ostringstream &o, const ir::Function &f);
     std::vector<AdNode> ad_build(const std::vector<ir::StmtPtr> &stmts, std::size_t from, bool in_loop);
     void ad_forward(std::ostringstream &o, const std::vector<AdNode> &nodes, int depth);
@@ -404,7 +431,8 @@ private:
             if (codegen_.adjoint) {
                 o << "WEFT_FN void adj_acc(" << cpp_type(t) << " &a, const " << cpp_type(t) << " &v) {";
                 for (std::size_t i = 0; i < t.elements().size(); ++i)
-                    if (t.elements()[i].kind() != Type::Kind::Native) o << " adj_acc(a.e" << i << ", v.e" << i << ");";
+                    if (t.elements()[i].kind() != Type::Kind::Native || t.elements()[i].is_differentiable_native())
+                        o << " adj_acc(a.e" << i << ", v.e" << i << ");";
                 o << " (void)a; (void)v; }\n";
             }
         }
@@ -564,6 +592,7 @@ private:
         loop_counter_ = 0;
         const std::string name = f.is_kernel ? f.mangled_name + "_body" : f.mangled_name + (replay_ ? "_rep" : "");
         deferred_.clear();
+        private_gradients_.clear();
         if (f.is_kernel && backend_ == Backend::Cpu && !codegen_.adjoint && !codegen_.bounds_checks && !replay_)
             deferred_ = detail::deferred_atomic_params(m_, f);
         scattered_.clear();
@@ -865,6 +894,9 @@ private:
         k.tid_dims = f.tid_dims;
         k.abi = f.abi;
         k.params = entry_params(f);
+        k.loops = has_loop(f);
+        if (codegen_.adjoint)
+            for (int p : private_gradients_) k.private_gradients.push_back(static_cast<int>(f.params.size()) + p);
         std::string params_decl, params_pass, dense = "true";
         bool specializable = true;
         for (std::size_t i = 0; i < k.params.size(); ++i) {

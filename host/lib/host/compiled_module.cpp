@@ -48,6 +48,7 @@ struct Kernel::Impl {
     mutable std::atomic<CpuEntry> strided{nullptr};
     std::vector<KernelParam> params;
     int tid_dims = 0;
+    CpuLaunchPlan plan; // what the CPU code asks of a launch beyond its arguments
     bool external = false; // entry_point_abi='external_constant_params': never launched by weft
     bool overloaded = false; // an instance of a generic kernel with siblings of the same name
     const CompiledModule::Impl *owner = nullptr; // alive as long as the Kernel handle (aliasing shared_ptr)
@@ -164,7 +165,7 @@ void run(const Kernel::Impl &k, const std::vector<std::int64_t> &dim, const Pack
     // means a clean log: no 2 KiB memset per launch.
     if (m.bounds_failures && __atomic_exchange_n(m.bounds_failures, 0, __ATOMIC_SEQ_CST) != 0 && m.failure_log)
         std::memset(m.failure_log, 0, sizeof(FailureLog));
-    launch_cpu(entry_for(k, packed), dim, packed, pool);
+    launch_cpu(entry_for(k, packed), dim, packed, pool, k.plan);
     const int failed = counter->exchange(0);
     if (!failed) return;
     const int bounds = m.bounds_failures ? __atomic_exchange_n(m.bounds_failures, 0, __ATOMIC_SEQ_CST) : 0;
@@ -730,6 +731,15 @@ std::shared_ptr<CompiledModule::Impl> cpu_module(Host &host, const pipeline::Art
             }
             for (const auto &[pname, ptype] : e.params) k->params.push_back({pname, ptype});
             k->tid_dims = e.tid_dims;
+            k->plan.loops = e.loops;
+            for (int g : e.private_gradients) {
+                const Type &t = e.params.at(static_cast<std::size_t>(g)).second;
+                if (t.kind() != Type::Kind::Array || t.is_indexed_array() ||
+                    (t.element().scalar_type() != Scalar::Float32 && t.element().scalar_type() != Scalar::Float64))
+                    throw InternalError("kernel '" + e.name + "': private gradient " + std::to_string(g) +
+                                        " is not an array of float32 or float64 values");
+                k->plan.private_gradients.push_back({static_cast<std::size_t>(g), t.element().scalar_type() == Scalar::Float64});
+            }
             k->external = e.abi == kernel::ir::EntryPointAbi::ExternalConstantParams;
             k->owner = impl.get();
             k->pool = pool;

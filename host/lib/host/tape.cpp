@@ -1,10 +1,14 @@
 // Recording launches and running their backward passes (weft::Tape).
 #include "weft/host/tape.hpp"
 
+#include "weft/runtime/launch.hpp"
+#include "weft/runtime/struct_value.hpp"
 #include "weft/support/error.hpp"
 
+#include <array>
 #include <cstring>
 #include <span>
+#include <string>
 
 namespace weft {
 
@@ -38,7 +42,44 @@ void Tape::zero() {
         for (const KernelArg &a : l.args)
             if (a.is_array()) a.array().zero_grad();
             else if (a.is_indexed_array()) a.indexed_array().base.zero_grad();
+            else
+                for (const Array &r : a.referenced_arrays()) r.zero_grad(); // a struct's arrays
 }
+
+namespace {
+/// Sets, in `adj`, each array field of the struct `layout` at `offset` of
+/// `value` (nested structs included) to the gradient of the array it holds,
+/// found among the argument's arrays by its view.
+void set_gradient_fields(StructValue &adj, const StructLayout &layout, const std::string &prefix, std::size_t offset,
+                         const KernelArg &value) {
+    for (const StructLayout::Field &f : layout.fields) {
+        const std::string path = prefix + f.name;
+        const std::size_t at = offset + static_cast<std::size_t>(f.offset);
+        if (f.type.kind() == Type::Kind::Struct) {
+            set_gradient_fields(adj, f.type.layout(), path + ".", at, value);
+            continue;
+        }
+        if (f.type.kind() != Type::Kind::Array || f.type.is_indexed_array()) continue;
+        const std::byte *view = value.bytes().data() + at;
+        for (const Array &a : value.referenced_arrays()) {
+            if (!a.requires_grad() || a.is_null()) continue;
+            std::array<std::byte, ArrayViewLayout::size> mine{};
+            write_array_view(mine.data(), reinterpret_cast<std::uintptr_t>(a.data()), a.shape(), a.strides());
+            if (std::memcmp(mine.data(), view, mine.size()) != 0) continue;
+            adj.set(path, a.grad());
+            break;
+        }
+    }
+}
+
+/// The adjoint argument of a struct: zero, but for its arrays' gradients
+/// (Warp's rule: a gradient flows into an array a struct argument holds).
+KernelArg struct_adjoint(const KernelArg &a) {
+    StructValue adj(a.type());
+    set_gradient_fields(adj, a.type().layout(), "", 0, a);
+    return KernelArg(adj);
+}
+} // namespace
 
 namespace {
 float float_from_half(std::uint16_t h) {
@@ -206,6 +247,8 @@ void Tape::run_backward() {
             } else if (a.is_indexed_array()) {
                 const IndexedArray &x = a.indexed_array();
                 all.push_back(x.over(x.base.requires_grad() ? x.base.grad() : null_array_like(x.base)));
+            } else if (a.type().kind() == Type::Kind::Struct && !a.referenced_arrays().empty()) {
+                all.push_back(struct_adjoint(a));
             } else {
                 const std::vector<std::byte> zero(a.bytes().size());
                 all.push_back(KernelArg::value(a.type(), zero.data(), zero.size()));

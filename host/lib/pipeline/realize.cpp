@@ -61,11 +61,17 @@ std::string pch_problem(const fs::path &pch) {
     return {};
 }
 
+/// What the PCH holds: the runtime, and the adjoints that backward modules
+/// include (parsed again in each backward compile, they made it 4x a forward's).
+/// Forward code, which does not include them, is unaffected: a PCH is read lazily.
+constexpr const char *pch_text = "#include <weft/rt/runtime.h>\n#include <weft/rt/adjoint.h>\n";
+
 /// Where the PCH for these headers, toolchain and flags lives under `root`.
 /// v2: templates are instantiated in the PCH (-fpch-instantiate-templates).
+/// v3: the PCH holds the adjoints too (pch_text).
 fs::path runtime_pch_path(const fs::path &root, const backend::CpuCompileOptions &options) {
     Sha256 key;
-    key.field("weft.pch.v2").field(codegen::runtime_header_digest()).field(backend::toolchain_identity(options));
+    key.field("weft.pch.v3").field(codegen::runtime_header_digest()).field(backend::toolchain_identity(options));
     for (const fs::path &d : options.weft_include_dirs) key.field(d.string());
     return root / "pch" / (key.hex().substr(0, 24) + ".pch");
 }
@@ -119,7 +125,7 @@ fs::path runtime_pch(const fs::path &root, const backend::CpuCompileOptions &opt
         const fs::path staging = pch.parent_path() / (".tmp." + std::to_string(::getpid()) + "." +
                                                       std::to_string(counter++) + "." + pch.filename().string());
         try {
-            backend::build_pch("#include <weft/rt/runtime.h>\n", o, staging);
+            backend::build_pch(pch_text, o, staging);
             write_file_atomically(digest_file, sha256_hex(read_input_file(staging, max_pch_bytes, "precompiled header")) + "\n");
         } catch (...) {
             fs::remove(staging, ec);

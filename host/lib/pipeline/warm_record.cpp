@@ -14,9 +14,11 @@
 //   type 4:a1f4 64 a 1 s float32        code, size, then the type's tokens
 //   type 2:f4 4 s float32
 //   compiled 11:ten_kernels <hash> 1    module, full hash, kernel count
-//   kernel 5:saxpy 0: 12:wk5saxpy_cpu 1 1 0 3
+//   kernel 5:saxpy 0: 12:wk5saxpy_cpu 1 1 0 0 0 3
 //                                       name, key, symbol, tid_dims,
-//                                       strided_section, external, params
+//                                       strided_section, external, loops,
+//                                       private gradient count and indices,
+//                                       params
 //   param 1:x 0                         name, index into the types
 //   end
 //
@@ -41,7 +43,7 @@ namespace weft::pipeline {
 namespace {
 
 constexpr std::string_view record_magic = "weft-warm-record";
-constexpr int record_format = 4; // 2: the modules of unique kernels; 3: strided copies; 4: this text form
+constexpr int record_format = 5; // 2: the modules of unique kernels; 3: strided copies; 4: this text form; 5: loops, private gradients
 constexpr int max_type_depth = 32;
 constexpr std::size_t max_count = 1 << 20;
 
@@ -268,8 +270,10 @@ std::string WarmRecord::serialize() const {
             out += ' ';
             put_string(out, k.symbol);
             out += ' ' + std::to_string(k.tid_dims) + ' ' + std::to_string(k.strided_section) + ' ' +
-                   (k.abi == kernel::ir::EntryPointAbi::ExternalConstantParams ? "1" : "0") + ' ' +
-                   std::to_string(k.params.size()) + '\n';
+                   (k.abi == kernel::ir::EntryPointAbi::ExternalConstantParams ? "1" : "0") + ' ' + (k.loops ? "1" : "0") +
+                   ' ' + std::to_string(k.private_gradients.size());
+            for (int p : k.private_gradients) out += ' ' + std::to_string(p);
+            out += ' ' + std::to_string(k.params.size()) + '\n';
             for (const auto &[name, type] : k.params) {
                 out += "param ";
                 put_string(out, name);
@@ -338,6 +342,9 @@ WarmRecord WarmRecord::parse(const std::string &text) {
             e.strided_section = in.number("strided_section", 0, 1 << 20);
             e.abi = in.number("external", 0, 1) == 1 ? kernel::ir::EntryPointAbi::ExternalConstantParams
                                                     : kernel::ir::EntryPointAbi::Warp;
+            e.loops = in.number("loops", 0, 1) == 1;
+            const std::size_t private_count = in.number<std::size_t>("the private gradient count", 0, 4096);
+            for (std::size_t i = 0; i < private_count; ++i) e.private_gradients.push_back(in.number("a private gradient", 0, 8191));
             const std::size_t param_count = in.number<std::size_t>("the parameter count", 0, 4096);
             in.end_of_line("a kernel");
             e.params.reserve(param_count);
@@ -350,6 +357,10 @@ WarmRecord WarmRecord::parse(const std::string &text) {
                                               std::to_string(types.size()));
                 e.params.emplace_back(std::move(name), types[type]);
             }
+            for (int g : e.private_gradients)
+                if (static_cast<std::size_t>(g) >= e.params.size() ||
+                    e.params[static_cast<std::size_t>(g)].second.kind() != Type::Kind::Array)
+                    bad("kernel '" + e.name + "': private gradient " + std::to_string(g) + " is not an array parameter");
             m.kernels.push_back(std::move(e));
         }
         r.modules.push_back(std::move(m));

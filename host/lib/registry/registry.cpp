@@ -173,6 +173,8 @@ std::string schema_digest(const NativeTypeInfo &t) {
         h.field(f.type.code());
         h.field(std::to_string(f.offset));
     }
+    // Appended only for differentiable types: every other type keeps its digest.
+    if (t.differentiable) h.field("differentiable").field(t.adjoint_accumulate);
     return h.hex();
 }
 
@@ -288,7 +290,11 @@ std::string NativeTypeInfo::describe() const {
     if (exposed.empty()) return out + ", opaque";
     std::vector<std::string> fs;
     for (const ExposedField &f : exposed) fs.push_back(f.name + ": " + f.type.name() + " @" + std::to_string(f.offset));
-    return out + ", fields " + join(fs);
+    out += ", fields " + join(fs);
+    if (differentiable)
+        out += ", differentiable (" + (adjoint_accumulate.empty() ? std::string("adjoints added field by field")
+                                                                  : "adjoints added by " + adjoint_accumulate) + ")";
+    return out;
 }
 
 // ---------------------------------------------------------------------------
@@ -910,8 +916,40 @@ NativeTypeInfo Registry::Transaction::add_native_type(const NativeTypeSpec &spec
         if (spec.fields.empty()) throw invalid(rule + "; no fields are declared");
     }
 
+    if (spec.differentiable) {
+        // The adjoint is a T whose exposed fields hold gradients: each must be
+        // a float value the backward pass can add (and add atomically).
+        if (spec.exposed.empty())
+            throw invalid(what + ": a differentiable native type needs exposed fields (its gradient's parts); it is opaque");
+        for (const ExposedField &f : t.exposed) {
+            const Type &ft = f.type;
+            const bool floats = (ft.kind() == Type::Kind::Scalar || ft.kind() == Type::Kind::Vector ||
+                                 ft.kind() == Type::Kind::Matrix || ft.kind() == Type::Kind::Quaternion ||
+                                 ft.kind() == Type::Kind::Transform) &&
+                                Type::scalar(ft.scalar_type()).is_float();
+            if (!floats)
+                throw invalid(what + ": differentiable, but exposed field '" + f.name + "' is " + ft.name() +
+                              "; every exposed field of a differentiable native type is a float scalar, vector, "
+                              "matrix, quaternion or transform");
+        }
+        if (!spec.adjoint_accumulate.empty()) {
+            if (!is_qualified_name(spec.adjoint_accumulate))
+                throw invalid(what + ": adjoint_accumulate '" + spec.adjoint_accumulate +
+                              "' is not a valid qualified C++ identifier");
+            if (policy_ && !starts_with_any(spec.adjoint_accumulate, policy_->native_prefixes))
+                throw RegistrationError(RegistrationError::Kind::Namespace,
+                                        what + ": adjoint_accumulate '" + spec.adjoint_accumulate +
+                                            "' is outside the native prefixes " + owner_label(owner_) + " owns (" +
+                                            prefixes_label(policy_->native_prefixes) + ")");
+        }
+    } else if (!spec.adjoint_accumulate.empty()) {
+        throw invalid(what + ": adjoint_accumulate is given but the type is not differentiable");
+    }
+    t.differentiable = spec.differentiable;
+    t.adjoint_accumulate = spec.adjoint_accumulate;
+
     t.digest = schema_digest(t);
-    t.code = "nt" + t.digest.substr(0, 16);
+    t.code = (t.differentiable ? "nd" : "nt") + t.digest.substr(0, 16);
 
     auto settle = [&](const NativeTypeInfo &e, bool committed) {
         if (e.digest != t.digest)

@@ -110,6 +110,12 @@ Type Type::native(std::string native_name, std::string code, std::uint64_t size,
 // parameter of every builtin): one word of header and one shared pointer.
 static_assert(sizeof(void *) != 8 || sizeof(Type) == 32, "Type grew: see the comment on Type::detail_");
 
+bool Type::is_differentiable_native() const {
+    if (kind_ != Kind::Native) return false;
+    const std::string &c = static_cast<const NativeInfo *>(detail_.get())->code;
+    return c.size() > 2 && c[0] == 'n' && c[1] == 'd';
+}
+
 const std::string &Type::native_name() const {
     static const std::string none;
     return kind_ == Kind::Native ? native_info().name : none;

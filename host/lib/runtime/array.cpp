@@ -274,9 +274,10 @@ const Array &Array::grad() const {
 
 Array Array::with_grad() const {
     if (grad_) return *this;
-    if (dtype_.kind() == Type::Kind::Native)
+    if (dtype_.kind() == Type::Kind::Native && !dtype_.is_differentiable_native())
         throw UserError("an array of native type " + dtype_.name() +
-                        " cannot carry gradients: automatic differentiation treats native values as constants");
+                        " cannot carry gradients: its plugin does not declare it differentiable, so automatic "
+                        "differentiation treats its values as constants");
     // Contiguous and of this array's shape: for a whole array it mirrors the
     // storage (views of the array take views of it); a strided view's
     // gradient is packed, and views of that view get none (see view()).

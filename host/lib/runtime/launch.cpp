@@ -4,7 +4,9 @@
 #include "weft/rt/debug.h"
 #include "weft/support/error.hpp"
 
+#include <array>
 #include <cstddef>
+#include <cstdlib>
 #include <algorithm>
 #include <cstring>
 #include <string.h> // strnlen (POSIX)
@@ -357,6 +359,58 @@ void fill_launch_grid(launch_t &grid, const std::vector<std::int64_t> &dim, cons
 }
 
 void launch_cpu(CpuEntry entry, const std::vector<std::int64_t> &dim, const PackedArgs &args, ThreadPool &pool) {
+    launch_cpu(entry, dim, args, pool, CpuLaunchPlan{});
+}
+
+namespace {
+
+/// Below this many threads of a grid, a kernel that loops still runs inline.
+constexpr std::int64_t looping_inline_below = 64;
+
+/// A gradient array a launch keeps in private copies: its view, and where its
+/// elements are (dense, row-major), as `scalars` floats or doubles.
+struct SharedGradient {
+    std::size_t param;
+    const std::byte *view;
+    void *data;
+    std::uint64_t scalars;
+    bool float64;
+};
+
+/// The array at `view` if it is dense and row-major with elements of
+/// `scalar_size`-byte scalars (element size from the innermost stride).
+std::optional<SharedGradient> dense_gradient(const CpuLaunchPlan::PrivateGradient &g, const void *at) {
+    const auto *view = static_cast<const std::byte *>(at);
+    void *data = nullptr;
+    std::int32_t ndim = 0;
+    std::memcpy(&data, view + ArrayViewLayout::data_offset, sizeof data);
+    std::memcpy(&ndim, view + ArrayViewLayout::ndim_offset, sizeof ndim);
+    if (ndim < 1 || ndim > ArrayViewLayout::max_dims) return std::nullopt;
+    std::int32_t shape[ArrayViewLayout::max_dims];
+    std::int64_t strides[ArrayViewLayout::max_dims];
+    std::memcpy(shape, view + ArrayViewLayout::shape_offset, sizeof shape);
+    std::memcpy(strides, view + ArrayViewLayout::strides_offset, sizeof strides);
+    const std::uint64_t scalar = g.float64 ? 8 : 4;
+    const std::int64_t element = strides[ndim - 1];
+    if (element <= 0 || static_cast<std::uint64_t>(element) % scalar != 0) return std::nullopt;
+    std::int64_t expect = element;
+    for (int d = ndim - 1; d >= 0; --d) {
+        if (shape[d] < 0 || strides[d] != expect) return std::nullopt;
+        if (__builtin_mul_overflow(expect, static_cast<std::int64_t>(shape[d]), &expect)) return std::nullopt;
+    }
+    const std::uint64_t bytes = static_cast<std::uint64_t>(expect);
+    if (reinterpret_cast<std::uintptr_t>(data) % scalar != 0) return std::nullopt;
+    return SharedGradient{g.param, view, data, bytes / scalar, g.float64};
+}
+
+struct FreeDeleter {
+    void operator()(void *p) const { std::free(p); }
+};
+
+} // namespace
+
+void launch_cpu(CpuEntry entry, const std::vector<std::int64_t> &dim, const PackedArgs &args, ThreadPool &pool,
+                const CpuLaunchPlan &plan) {
     if (entry == nullptr) throw UserError("launch_cpu: the entry point is null");
     launch_t launch{};
     fill_launch_grid(launch, dim, "launch_cpu: ");
@@ -364,9 +418,84 @@ void launch_cpu(CpuEntry entry, const std::vector<std::int64_t> &dim, const Pack
     if (size == 0) return;
     void *const *ptrs = args.pointers();
     const launch_t *l = &launch;
-    pool.parallel_for(size, [entry, l, ptrs](std::int64_t begin, std::int64_t end) {
-        entry(l, ptrs, static_cast<long long>(begin), static_cast<long long>(end));
+    const std::int64_t inline_below =
+        plan.loops ? std::min(pool.inline_threshold(), looping_inline_below) : pool.inline_threshold();
+    const bool parallel = pool.threads() > 1 && size >= inline_below && size > 1;
+    if (plan.private_gradients.empty() || !parallel) {
+        // One thread adds plainly into the gradients (as Warp's serial CPU launch does).
+        pool.parallel_for(size, inline_below, [entry, l, ptrs](std::int64_t begin, std::int64_t end) {
+            entry(l, ptrs, static_cast<long long>(begin), static_cast<long long>(end));
+        });
+        return;
+    }
+    std::vector<SharedGradient> shared;
+    std::uint64_t bytes = 0;
+    bool serial = false;
+    for (const CpuLaunchPlan::PrivateGradient &g : plan.private_gradients) {
+        if (g.param >= args.size()) throw InternalError("launch_cpu: a private gradient names no parameter");
+        std::optional<SharedGradient> s = dense_gradient(g, ptrs[g.param]);
+        if (!s) {
+            serial = true; // a strided gradient: no private copy of the same shape
+            break;
+        }
+        if (!s->data || s->scalars == 0) continue; // no gradient wanted
+        bytes += s->scalars * (s->float64 ? 8 : 4);
+        shared.push_back(*s);
+    }
+    // Ranges: the pool's threads, fewer where their copies would pass the budget.
+    std::int64_t ranges = serial ? 1 : std::min<std::int64_t>(pool.threads(), size);
+    if (bytes > 0) ranges = std::min<std::int64_t>(ranges, static_cast<std::int64_t>(private_gradient_budget / bytes));
+    if (ranges <= 1 || shared.empty()) {
+        if (ranges <= 1) {
+            entry(l, ptrs, 0, static_cast<long long>(size));
+            return;
+        }
+        pool.parallel_for(size, inline_below, [entry, l, ptrs](std::int64_t begin, std::int64_t end) {
+            entry(l, ptrs, static_cast<long long>(begin), static_cast<long long>(end));
+        });
+        return;
+    }
+    const std::size_t count = static_cast<std::size_t>(ranges);
+    // Per range: its argument pointers, its copies' views and their storage.
+    std::vector<std::vector<void *>> range_ptrs(count, std::vector<void *>(ptrs, ptrs + args.size()));
+    std::vector<std::vector<std::array<std::byte, ArrayViewLayout::size>>> views(
+        count, std::vector<std::array<std::byte, ArrayViewLayout::size>>(shared.size()));
+    std::vector<std::unique_ptr<void, FreeDeleter>> copies;
+    copies.reserve(count * shared.size());
+    for (std::size_t r = 0; r < count; ++r)
+        for (std::size_t k = 0; k < shared.size(); ++k) {
+            const std::size_t scalar = shared[k].float64 ? 8 : 4;
+            void *copy = std::calloc(shared[k].scalars, scalar); // zero: +0.0 in both float formats
+            if (!copy) throw std::bad_alloc();
+            copies.emplace_back(copy);
+            std::memcpy(views[r][k].data(), shared[k].view, ArrayViewLayout::size);
+            std::memcpy(views[r][k].data() + ArrayViewLayout::data_offset, &copy, sizeof copy);
+            range_ptrs[r][shared[k].param] = views[r][k].data();
+        }
+    pool.parallel_for(ranges, 1, [&](std::int64_t first, std::int64_t last) {
+        for (std::int64_t r = first; r < last; ++r) {
+            const std::int64_t begin = size / ranges * r + std::min(r, size % ranges);
+            const std::int64_t end = size / ranges * (r + 1) + std::min(r + 1, size % ranges);
+            entry(l, range_ptrs[static_cast<std::size_t>(r)].data(), static_cast<long long>(begin),
+                  static_cast<long long>(end));
+        }
     });
+    // Each element: the array's value, then each range's sum, in range order.
+    for (std::size_t k = 0; k < shared.size(); ++k) {
+        const SharedGradient &g = shared[k];
+        const auto add = [&](auto *out, auto zero) {
+            using T = decltype(zero);
+            pool.parallel_for(static_cast<std::int64_t>(g.scalars), [&](std::int64_t begin, std::int64_t end) {
+                for (std::int64_t i = begin; i < end; ++i) {
+                    T v = out[i];
+                    for (std::size_t r = 0; r < count; ++r) v += static_cast<const T *>(copies[r * shared.size() + k].get())[i];
+                    out[i] = v;
+                }
+            });
+        };
+        if (g.float64) add(static_cast<double *>(g.data), 0.0);
+        else add(static_cast<float *>(g.data), 0.0f);
+    }
 }
 
 } // namespace weft

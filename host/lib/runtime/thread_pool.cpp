@@ -95,9 +95,14 @@ void ThreadPool::worker_loop() {
 
 void ThreadPool::parallel_for(std::int64_t total,
                               const std::function<void(std::int64_t begin, std::int64_t end)> &body) {
+    parallel_for(total, inline_threshold_, body);
+}
+
+void ThreadPool::parallel_for(std::int64_t total, std::int64_t inline_below,
+                              const std::function<void(std::int64_t begin, std::int64_t end)> &body) {
     if (total <= 0) return;
     const std::int64_t chunks = std::min<std::int64_t>(total, 4 * static_cast<std::int64_t>(threads_));
-    if (threads_ == 1 || total < inline_threshold_ || chunks <= 1) {
+    if (threads_ == 1 || total < inline_below || chunks <= 1) {
         body(0, total);
         return;
     }

@@ -168,6 +168,20 @@ typedef struct weft_native_type_desc {
     uint32_t exposed_count;
     weft_initializer initializer;
     const char *doc; /* may be NULL */
+    /* Gradients (appended without an ABI bump: an older plugin's struct_size
+     * reads as 0 and NULL). Nonzero: values of this type carry a gradient.
+     * Its adjoint is a value of the same C type whose exposed fields, each a
+     * float scalar, vector, matrix, quaternion or transform, hold those
+     * fields' gradients; the zero adjoint is the value-initialized T{}. 0: a
+     * constant to backward passes (a gradient that would flow into one is a
+     * build error). */
+    uint32_t differentiable;
+    /* With differentiable: the qualified C++ name, under the plugin's native
+     * prefixes, of void f(T &adjoint, const T &value), adding value into
+     * adjoint; NULL / "": field by field over the exposed fields. Gradient
+     * arrays of T, which threads share, are added to field by field
+     * atomically either way, so f must compute that same sum. */
+    const char *adjoint_accumulate;
 } weft_native_type_desc;
 
 typedef struct weft_string_list {

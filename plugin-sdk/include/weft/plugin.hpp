@@ -278,12 +278,22 @@ public:
         doc_ = std::move(text);
         return *this;
     }
+    /// Values carry a gradient (weft_native_type_desc::differentiable): every
+    /// exposed field is a float value, and the adjoint is a T holding their
+    /// gradients. `accumulate`, when given, names void f(T &adjoint, const T &v).
+    NativeType &differentiable(std::string accumulate = {}) {
+        differentiable_ = true;
+        accumulate_ = std::move(accumulate);
+        return *this;
+    }
 
     const std::string &native_name() const { return native_name_; }
     const std::vector<Field> &declared() const { return declared_; }
     const std::vector<std::pair<std::string, std::string>> &exposed() const { return exposed_; }
     weft_initializer initializer() const { return initializer_; }
     const std::string &doc_text() const { return doc_; }
+    bool is_differentiable() const { return differentiable_; }
+    const std::string &adjoint_accumulate() const { return accumulate_; }
     static constexpr std::uint64_t size() { return sizeof(T); }
     static constexpr std::uint64_t alignment() { return alignof(T); }
 
@@ -293,6 +303,8 @@ private:
     std::vector<std::pair<std::string, std::string>> exposed_;
     weft_initializer initializer_ = WEFT_INITIALIZER_NONE;
     std::string doc_;
+    bool differentiable_ = false;
+    std::string accumulate_;
 };
 
 /// Build options for every module that uses the plugin.
@@ -348,6 +360,8 @@ public:
         desc.exposed_count = static_cast<std::uint32_t>(exposed.size());
         desc.initializer = type.initializer();
         desc.doc = type.doc_text().c_str();
+        desc.differentiable = type.is_differentiable() ? 1u : 0u;
+        desc.adjoint_accumulate = type.adjoint_accumulate().empty() ? nullptr : type.adjoint_accumulate().c_str();
         check(api_->register_native_type(api_->ctx, &desc));
     }
 

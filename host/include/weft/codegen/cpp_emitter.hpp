@@ -27,6 +27,16 @@ struct KernelEntry {
     /// compiles this kernel's strided instantiation alone (0: the kernel has
     /// one instantiation, launched through `symbol`). See strided_variant.
     int strided_section = 0;
+    /// CPU backward entries: the entry parameters (gradient arrays) whose
+    /// elements several threads of a launch add to, which generated code adds
+    /// to with plain adds. A launch runs such an entry on one thread, or gives
+    /// each concurrently running range a zeroed private copy of those arrays
+    /// and adds the copies into them afterwards, in range order
+    /// (weft/runtime/launch.hpp launch_cpu).
+    std::vector<int> private_gradients;
+    /// The kernel's body has a loop: one thread's work may be long, so a
+    /// launch splits short grids across threads too (CPU).
+    bool loops = false;
 };
 
 /// The WEFT_STRIDED define of a CPU compile (cpp text guards on it). A kernel

@@ -67,6 +67,10 @@ struct NativeTypeSpec {
     std::vector<ParameterSpec> exposed; // {field name, kernel type}
     Initializer initializer = Initializer::None;
     std::string doc;
+    /// Values carry a gradient (weft_native_type_desc::differentiable).
+    bool differentiable = false;
+    /// Qualified name of void(T &adjoint, const T &value), or "": field by field.
+    std::string adjoint_accumulate;
 };
 
 // --------------------------------------------------------------------------
@@ -123,8 +127,12 @@ struct NativeTypeInfo {
     std::vector<ExposedField> exposed;
     Initializer initializer = Initializer::None;
     std::string doc;
+    /// Differentiable: values carry a gradient, an adjoint of the same C type
+    /// whose exposed (float) fields hold the fields' gradients.
+    bool differentiable = false;
+    std::string adjoint_accumulate; // void(T &, const T &), or "": field by field
     std::string digest; // full SHA-256 of the schema, hex
-    std::string code;   // short type code: "nt" + first 16 hex digits of the digest
+    std::string code;   // short type code: "nt" (or "nd": differentiable) + first 16 hex digits of the digest
     std::vector<std::string> owners;
 
     bool opaque() const { return exposed.empty(); }

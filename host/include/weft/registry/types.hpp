@@ -78,6 +78,9 @@ public:
     bool is_bool() const { return kind_ == Kind::Scalar && scalar_ == Scalar::Bool; }
     bool is_void() const { return kind_ == Kind::Void; }
     bool is_indexed_array() const { return kind_ == Kind::Array && indexed_; }
+    /// A native type whose plugin declared it differentiable: its values carry
+    /// a gradient (its schema code, "nd..." rather than "nt...", says so).
+    bool is_differentiable_native() const;
     /// Array dtype; tuple elements. InternalError for another kind.
     const Type &element() const { return elements().front(); }
     const std::vector<Type> &elements() const {

@@ -129,4 +129,35 @@ PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &pa
 /// A grid with a 0 dimension calls nothing. Exceptions from the entry are rethrown.
 void launch_cpu(CpuEntry entry, const std::vector<std::int64_t> &dim, const PackedArgs &args, ThreadPool &pool);
 
+/// What generated code asks of a CPU launch beyond its arguments
+/// (codegen::KernelEntry::loops and private_gradients).
+struct CpuLaunchPlan {
+    /// Each thread may do much work (the kernel loops): grids shorter than
+    /// the pool's inline threshold are split across threads too.
+    bool loops = false;
+    /// Gradient arrays the entry adds to with plain adds although several of
+    /// its threads add to one element: parameter index and the element's
+    /// scalar (float32 or float64; an element is a whole number of them).
+    struct PrivateGradient {
+        std::size_t param = 0;
+        bool float64 = false;
+    };
+    std::vector<PrivateGradient> private_gradients;
+};
+
+/// The bytes of private gradient copies one launch may hold, all ranges
+/// together; beyond it a launch runs on fewer threads, down to one.
+inline constexpr std::uint64_t private_gradient_budget = std::uint64_t(512) << 20;
+
+/// launch_cpu under `plan`. Private gradients: a launch on one thread adds
+/// into the arrays directly; on P > 1 threads, P fixed ranges of the grid
+/// (each a contiguous run of thread indices) each add into a zeroed private
+/// copy, and each element of the array then gets the copies added in range
+/// order. So a gradient is the same, bit for bit, on every run with the same
+/// thread count; across thread counts it differs by the reassociation of its
+/// float sum (docs/kernel-language.md, automatic differentiation, states the bound). A gradient array that is
+/// not dense, row-major, has the launch run on one thread.
+void launch_cpu(CpuEntry entry, const std::vector<std::int64_t> &dim, const PackedArgs &args, ThreadPool &pool,
+                const CpuLaunchPlan &plan);
+
 } // namespace weft

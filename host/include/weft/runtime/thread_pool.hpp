@@ -44,6 +44,10 @@ public:
     /// skipped, and the first exception is rethrown here after the running
     /// ones finish. total <= 0 calls nothing.
     void parallel_for(std::int64_t total, const std::function<void(std::int64_t begin, std::int64_t end)> &body);
+    /// The same with ranges shorter than `inline_below` (not inline_threshold())
+    /// run inline: a launch whose threads each do much work splits short grids.
+    void parallel_for(std::int64_t total, std::int64_t inline_below,
+                      const std::function<void(std::int64_t begin, std::int64_t end)> &body);
 
 private:
     struct Job;
