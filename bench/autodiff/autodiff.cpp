@@ -126,5 +126,37 @@ int main(int argc, char **argv) {
             measure("mlp", {256, 64}, {w, b, x, y}, y);
         }
     }
+    {
+        // A differentiable native type (bench_complex::Complex) against the same
+        // math written on its float parts: weft only (Warp has no such types).
+        Host host(options(cache));
+        host.load(fs::path(WEFT_BENCH_COMPLEX_PLUGIN));
+        CompiledModule m = host.load_module(fs::path(WEFT_BENCH_COMPLEX_KERNELS));
+        const Type f32 = Type::scalar(Scalar::Float32);
+        std::mt19937 rng(2);
+        const std::int64_t n = 1 << 20;
+        Array re = random(f32, {n}, rng), im = random(f32, {n}, rng), loss = random(f32, {n}, rng);
+        std::vector<double> fwd[2], bwd[2];
+        const char *names[2] = {"native_complex", "float_parts"};
+        for (int rep = 0; rep < 12; ++rep)
+            for (int k = 0; k < 2; ++k) { // interleaved: both see the same machine state
+                Tape tape;
+                fwd[k].push_back(ms([&] {
+                    Tape::Scope scope(tape);
+                    m.kernel(names[k]).launch({n}, {re, im, loss});
+                }));
+                bwd[k].push_back(ms([&] { tape.backward(loss); }));
+                tape.zero();
+            }
+        for (int k = 0; k < 2; ++k) {
+            fwd[k].erase(fwd[k].begin(), fwd[k].begin() + 2);
+            bwd[k].erase(bwd[k].begin(), bwd[k].begin() + 2);
+            std::printf("weft %s_forward_ms %.3f\nweft %s_backward_ms %.3f\n", names[k], median(fwd[k]), names[k],
+                        median(bwd[k]));
+        }
+        // Speed of the native type relative to float parts (>= 1: as fast or faster).
+        std::printf("ratio native_complex_speed_vs_float_parts_forward %.4f\n", median(fwd[1]) / median(fwd[0]));
+        std::printf("ratio native_complex_speed_vs_float_parts_backward %.4f\n", median(bwd[1]) / median(bwd[0]));
+    }
     return 0;
 }
