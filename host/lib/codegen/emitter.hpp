@@ -275,7 +275,9 @@ public:
 
 private:
     struct AdState;
+    struct Checkpoint;
     AdState *ad_ = nullptr;
+    std::optional<Checkpoint> checkpoint(const Stmt &loop) const;
     std::string struct_adjoint_helpers();
     std::string adj_struct_path(const Expr &e) const;
     std::string native_field(const std::string &value, const ExposedField &f, bool is_const);

@@ -200,13 +200,33 @@ void add_into_grad(const Array &target, const std::vector<std::byte> &seed) {
     }
     if (!in_place) const_cast<Array &>(g).copy_from_host(copy.data(), copy.size());
 }
+
+/// grad += 1 in place for a contiguous float32 or float64 CPU gradient (the
+/// common loss); false for any other, which takes add_into_grad. Element by
+/// element through a byte buffer, seeding a 1M-element loss cost 6 ms, more
+/// than its saxpy's whole backward launch.
+bool add_one_in_place(const Array &target) {
+    const Array &g = target.grad();
+    if (!g.device().is_cpu() || !g.is_contiguous()) return false;
+    const Type::Kind k = g.dtype().kind();
+    const bool components = k == Type::Kind::Scalar || k == Type::Kind::Vector || k == Type::Kind::Matrix ||
+                            k == Type::Kind::Quaternion || k == Type::Kind::Transform;
+    const Scalar s = components ? g.dtype().scalar_type() : Scalar::Bool;
+    if (s != Scalar::Float32 && s != Scalar::Float64) return false;
+    const std::size_t n = g.nbytes() / (s == Scalar::Float32 ? 4 : 8); // every component
+    if (s == Scalar::Float32)
+        for (float *p = static_cast<float *>(g.data()), *e = p + n; p != e; ++p) *p += 1.0f;
+    else
+        for (double *p = static_cast<double *>(g.data()), *e = p + n; p != e; ++p) *p += 1.0;
+    return true;
+}
 } // namespace
 
 void Tape::backward(const Array &loss) {
     if (!loss.requires_grad())
         throw UserError("Tape::backward: the loss array (" + loss.dtype().name() + " " + shape_text(loss.shape()) +
                         ") has no gradient: create it with requires_grad");
-    add_into_grad(loss, ones_like(loss));
+    if (!add_one_in_place(loss)) add_into_grad(loss, ones_like(loss));
     run_backward();
 }
 

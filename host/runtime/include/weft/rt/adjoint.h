@@ -486,6 +486,12 @@ WEFT_RT_FN void copy_bytes(void *dst, const void *src, unsigned long n) {
 /// CPU: malloc returned NULL, or the size would wrap) stops saving, and
 /// adj_tape_overflow fails the launch with a message instead of writing
 /// through a null pointer.
+#if !defined(WEFT_RT_CUDA)
+// The host keeps one spare heap block per worker thread (host_calls.cpp):
+// a block of at least `need` bytes (its size in *cap), or null; and back.
+extern "C" void *weft_rt_tape_take(unsigned long need, unsigned long *cap);
+extern "C" void weft_rt_tape_give(void *block, unsigned long cap);
+#endif
 struct adj_tape {
 #if defined(WEFT_RT_CUDA)
     static constexpr unsigned long inline_bytes = 512; // per-thread local memory: kept small
@@ -502,7 +508,7 @@ struct adj_tape {
     adj_tape &operator=(const adj_tape &) = delete;
 #if !defined(WEFT_RT_CUDA)
     WEFT_RT_FN ~adj_tape() {
-        if (data != local) __builtin_free(data);
+        if (data != local) weft_rt_tape_give(data, cap);
     }
 #endif
     template <typename T> WEFT_RT_FN void push(const T &v) {
@@ -514,18 +520,18 @@ struct adj_tape {
             overflowed = true;
             return;
 #else
-            unsigned long grown = cap;
+            unsigned long grown = cap, got = 0;
             while (grown < need && grown <= (~0ul >> 2)) grown *= 2;
-            unsigned char *next = grown >= need ? static_cast<unsigned char *>(__builtin_malloc(grown)) : nullptr;
+            unsigned char *next = grown >= need ? static_cast<unsigned char *>(weft_rt_tape_take(grown, &got)) : nullptr;
             if (!next) {
                 wanted = grown;
                 overflowed = true;
                 return;
             }
             copy_bytes(next, data, top);
-            if (data != local) __builtin_free(data);
+            if (data != local) weft_rt_tape_give(data, cap);
             data = next;
-            cap = grown;
+            cap = got;
 #endif
         }
         copy_bytes(data + top, &v, sizeof(T));
