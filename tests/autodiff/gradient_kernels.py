@@ -260,3 +260,29 @@ def struct_arrays(world: World, out: wp.array(dtype=wp.float64)):
     p = world.particles
     j = (i + 1) % p.pos.shape[0]
     out[i] = p.pos[i] * p.mass[j] * p.scale + wp.sin(world.offset[i])
+
+
+# Loops the backward pass replays per iteration (checkpointed), with every
+# kind of carried value: sums (not restored), products and values used as
+# indices, in conditions, before the loop and derived in it (restored).
+@wp.kernel
+def checkpoints(x: wp.array(dtype=wp.float64), n: int, out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    acc = x[i]
+    sq = acc * acc
+    total = wp.float64(0.0)
+    prod = wp.float64(1.0)
+    idx = i
+    for k in range(n):
+        total = total + x[k]
+        prod = prod * (x[k] + wp.float64(0.5))
+        idx = idx + 1
+        acc = acc + x[idx % n] * wp.float64(0.25)
+        twice = acc * wp.float64(2.0)
+        if total > wp.float64(1.0):
+            prod = prod + twice * wp.float64(0.125)
+    s = wp.float64(0.0)
+    if i % 2 == 0:
+        for k in range(n):
+            s = s + wp.sin(x[k]) * x[i]
+    out[i] = total * total + prod + sq * acc + s

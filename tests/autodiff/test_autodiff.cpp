@@ -176,6 +176,14 @@ TEST_CASE("loop-carried values of a dynamic loop with continue keep their per-it
     check_gradients(f.module.kernel("carried"), {8}, {x, 7, out}, {0}, 2);
 }
 
+TEST_CASE("loops replayed per iteration restore exactly the values their adjoints need") {
+    Fixture &f = fixture();
+    std::mt19937 rng(31);
+    Array x = random_array(f64, {6}, rng, 0.1, 0.6);
+    Array out = Array::zeros(f64, {6}, Device::cpu(), true);
+    check_gradients(f.module.kernel("checkpoints"), {6}, {x, 6, out}, {0}, 2);
+}
+
 TEST_CASE("early returns in kernels and functions") {
     Fixture &f = fixture();
     std::mt19937 rng(3);

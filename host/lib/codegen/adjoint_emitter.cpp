@@ -425,6 +425,53 @@ void outside_refs(const std::vector<ir::StmtPtr> &body, const Stmt *skip, std::s
         outside_refs(s->orelse, skip, out);
     }
 }
+/// Whether `e` is a linear operation whose adjoint needs no operand's value:
+/// a sum or difference of atoms, or a copy of one.
+bool value_free(const Expr &e) {
+    if (e.kind == K::Local || e.kind == K::Param || e.kind == K::Literal || e.kind == K::Constant) return true;
+    if (e.kind != K::Builtin || !e.overload || e.overload->external) return false;
+    const std::string &f = e.overload->native_name;
+    if (f != "weft::add" && f != "weft::sub" && f != "weft::neg") return false;
+    for (const ir::ExprPtr &a : e.args)
+        if (a->kind != K::Local && a->kind != K::Param && a->kind != K::Literal && a->kind != K::Constant) return false;
+    return true;
+}
+
+/// Whether a local of `set` is used in `body` where its value matters to
+/// the backward pass: anywhere but as an operand of a value_free assignment
+/// or as the value of an array store.
+bool value_needed(const std::vector<ir::StmtPtr> &body, const std::set<int> &set) {
+    const auto reads = [&](const Expr &e) {
+        bool found = false;
+        ir::for_each_expr(e, [&](const Expr &x) { found = found || (x.kind == K::Local && set.count(x.index)); });
+        return found;
+    };
+    for (const ir::StmtPtr &s : body) {
+        switch (s->kind) {
+        case S::Declare:
+        case S::Assign:
+            if (!value_free(*s->value) && reads(*s->value)) return true;
+            break;
+        case S::Store: {
+            // The stored value's adjoint is the element's gradient; the path's indices matter.
+            const bool array = s->target->kind == K::Index && s->target->args[0]->type.kind() == Type::Kind::Array &&
+                               s->target->args[0]->kind == K::Param;
+            if (!array || reads(*s->target) || (s->value->kind != K::Local && reads(*s->value))) return true;
+            break;
+        }
+        default: {
+            bool found = false;
+            for (const Expr *e : {s->value.get(), s->target.get(), s->cond.get()})
+                if (e) found = found || reads(*e);
+            for (const ir::ExprPtr &a : s->args) found = found || reads(*a);
+            if (found) return true;
+        }
+        }
+        if (value_needed(s->body, set) || value_needed(s->orelse, set)) return true;
+    }
+    return false;
+}
+
 } // namespace
 
 std::optional<Emitter::Checkpoint> Emitter::checkpoint(const Stmt &loop) const {
@@ -444,11 +491,38 @@ std::optional<Emitter::Checkpoint> Emitter::checkpoint(const Stmt &loop) const {
     }
     std::set<int> outside;
     outside_refs(f_->body, &loop, outside);
+    // A value carried only through sums (an accumulator: acc = acc + w[k] * x[k])
+    // need not be restored: no adjoint in the loop needs it, nor anything
+    // computed from it. Only for loops at the function's top level, whose
+    // earlier statements do not read it (their adjoints run after the loop's,
+    // when it holds what the replays left); later ones run before.
+    std::size_t at = 0;
+    while (at < f_->body.size() && f_->body[at].get() != &loop) ++at;
+    const bool top_level = at < f_->body.size();
+    std::set<int> before;
+    if (top_level)
+        for (std::size_t i = 0; i < at; ++i) stmt_reads(*f_->body[i], before);
+    const auto droppable = [&](int x) {
+        if (!top_level || before.count(x)) return false;
+        std::set<int> from{x}; // x and what the body computes from it
+        for (bool grew = true; grew;) {
+            grew = false;
+            ir::for_each_stmt(loop.body, [&](const Stmt &s) {
+                if ((s.kind != S::Declare && s.kind != S::Assign) || from.count(s.index)) return;
+                bool uses = false;
+                ir::for_each_expr(*s.value, [&](const Expr &e) { uses = uses || (e.kind == K::Local && from.count(e.index)); });
+                if (uses) grew = from.insert(s.index).second || grew;
+            });
+        }
+        for (int y : from)
+            if (y != x && before.count(y)) return false;
+        return !value_needed(loop.body, from);
+    };
     Checkpoint c;
     c.state.push_back(loop.index);
     for (const auto &[x, n] : assigned) {
         (void)n;
-        if (x != loop.index && (carried.count(x) || outside.count(x))) c.state.push_back(x);
+        if (x != loop.index && (carried.count(x) || outside.count(x)) && !droppable(x)) c.state.push_back(x);
     }
     c.iteration_saved.insert(c.state.begin(), c.state.end());
     for (const auto &[x, n] : assigned)
@@ -525,8 +599,20 @@ std::string Emitter::grad_element(const std::string &adj_array, const Expr &arra
         out = "weft::index_checked<false>(" + adj_array + ", " + c_string(array_name(array) + ".grad") + ", " +
               c_string(f_->name) + ", " + c_string(logical_file_) + ", " + std::to_string(access.location.line) +
               ", weft_t_.idx";
-    else
+    else if (array.type.is_indexed_array())
         out = "weft::index(" + adj_array;
+    else {
+        // As the forward pass reads the array (array_element): dense copies use
+        // constant inner strides, and only indices that may be negative wrap.
+        out = "weft::index_nn_c<weft_contig_>(" + adj_array;
+        for (std::size_t i = 1; i < end; ++i) {
+            const std::string x = expr(*access.args[i]);
+            out += nonneg_index(*access.args[i]) ? ", " + x
+                                                 : ", weft::rt::wrap(" + x + ", " + adj_array + ".shape[" +
+                                                       std::to_string(i - 1) + "])";
+        }
+        return out + ")";
+    }
     for (std::size_t i = 1; i < end; ++i) out += ", " + expr(*access.args[i]);
     return out + ")";
 }
@@ -1246,11 +1332,12 @@ void Emitter::ad_value(std::ostringstream &o, const Expr &e, const std::string &
             if (a == "{}") return;
             const bool owned = base.kind == K::Param &&
                                (ad_->owned_params.count(base.index) || ad_->private_params.count(base.index));
-            if (codegen_.bounds_checks || base.type.element().kind() == Type::Kind::Native) {
-                // Spelled out: checked in debug mode; and a native element's
-                // adjoint functions, generated at global scope, are not found
-                // from the runtime's templates (argument-dependent lookup
-                // looks in the type's own namespace).
+            if (!base.type.is_indexed_array() || codegen_.bounds_checks) {
+                // Spelled out: indexed as the forward pass indexes (checked in
+                // debug mode); and a native element's adjoint functions,
+                // generated at global scope, are not found from the runtime's
+                // templates (argument-dependent lookup looks in the type's own
+                // namespace).
                 const std::string element = grad_element(a, base, e, e.args.size());
                 o << in << "if (" << gradient_data(a, base) << ") "
                   << (owned ? "adj_acc(" + element : "adj_atomic_acc(&" + element) << ", " << r << ");\n";
