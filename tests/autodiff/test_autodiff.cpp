@@ -2,6 +2,7 @@
 // kernels with control flow, functions, structs, atomics and the ported
 // Warp gradient tests, each checked against central finite differences in
 // float64; the seed's tape test with a native value; lazy backward builds.
+#include "weft/backend/cuda.hpp"
 #include "weft/host/compiled_module.hpp"
 #include "weft/host/host.hpp"
 #include "weft/host/tape.hpp"
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -798,6 +800,23 @@ def scale(z: wp.array(dtype=wt_dcomplex.Complex), out: wp.array(dtype=wt_dcomple
         tape.backward(seeds);
     };
 
+    SECTION("the same module's forward and backward passes compile for CUDA (NVRTC, no device needed)") {
+        if (!backend::nvrtc_available()) {
+            WARN("NVRTC is not available: the CUDA compile of differentiable native types is not checked");
+            return;
+        }
+        const fs::path file = cache.path / "dcomplex_cuda.py";
+        std::ofstream(file) << "import warp as wp\n\n" << R"(
+@wp.kernel
+def fields(z: wp.array(dtype=wt_dcomplex.Complex), loss: wp.array(dtype=float)):
+    i = wp.tid()
+    v = z[i]
+    p = wp.dc_polar(wp.dc_mul(v, wt_dcomplex.Complex(v.im, 2.0)))
+    loss[i] = v.re * v.re + wp.dc_abs(z[0]) + wp.dc_radius(p) + p.theta
+)";
+        for (const Pass pass : {Pass::Forward, Pass::Backward})
+            CHECK(host.compile_aot(file, {Target::cuda_ptx(90)}, {}, {}, pass).size() == 1);
+    }
     SECTION("the issue's case: d|z|/d re at z = 3 + 4i is 0.6, not 0") {
         Array re = Array::from_vector(f32, std::vector<float>{3.0f, -1.0f}, Device::cpu(), true);
         Array im = Array::from_vector(f32, std::vector<float>{4.0f, 2.0f}, Device::cpu(), true);

@@ -27,9 +27,11 @@
     X(7, weft_rt_deferred_miss_f32)                                                                                    \
     X(8, weft_rt_deferred_flush_f32)                                                                                   \
     X(9, weft_rt_deferred_miss_f64)                                                                                    \
-    X(10, weft_rt_deferred_flush_f64)
-#define WEFT_SO_ATEXIT 11
-#define WEFT_SO_SLOTS 12
+    X(10, weft_rt_deferred_flush_f64)                                                                                  \
+    X(11, weft_rt_tape_take)                                                                                           \
+    X(12, weft_rt_tape_give)
+#define WEFT_SO_ATEXIT 13
+#define WEFT_SO_SLOTS 14
 
 __attribute__((visibility("hidden"))) void *weft_so_host_table[WEFT_SO_SLOTS];
 
@@ -52,7 +54,7 @@ __asm__(".text\n"
         ".type __cxa_atexit,@function\n"
         "__cxa_atexit:\n"
         "    leaq weft_so_host_table(%rip), %rdx\n"
-        "    jmp *weft_so_host_table+8*11(%rip)\n"
+        "    jmp *weft_so_host_table+8*13(%rip)\n"
         ".size __cxa_atexit,.-__cxa_atexit\n");
 
 /* The one symbol the host looks up: the table to fill, and the names of its
