@@ -226,8 +226,10 @@ void Tape::backward(const Array &loss) {
     if (!loss.requires_grad())
         throw UserError("Tape::backward: the loss array (" + loss.dtype().name() + " " + shape_text(loss.shape()) +
                         ") has no gradient: create it with requires_grad");
+    // Built first: a backward pass that fails to build leaves no seed behind.
+    const std::vector<Kernel> passes = backward_passes();
     if (!add_one_in_place(loss)) add_into_grad(loss, ones_like(loss));
-    run_backward();
+    run_backward(passes);
 }
 
 void Tape::backward(const std::vector<std::pair<Array, Array>> &seeds) {
@@ -239,25 +241,31 @@ void Tape::backward(const std::vector<std::pair<Array, Array>> &seeds) {
             throw UserError("Tape::backward: a seed is " + seed.dtype().name() + " " + shape_text(seed.shape()) +
                             ", its array " + target.dtype().name() + " " + shape_text(target.shape()));
     }
+    const std::vector<Kernel> passes = backward_passes();
     for (const auto &[target, seed] : seeds) {
         std::vector<std::byte> bytes(seed.nbytes());
         seed.copy_to_host(bytes.data(), bytes.size());
         add_into_grad(target, bytes);
     }
-    run_backward();
+    run_backward(passes);
 }
 
-void Tape::run_backward() {
+std::vector<Kernel> Tape::backward_passes() const {
+    // Every kernel's first: a tape with one kernel lacking a backward pass
+    // (or whose backward pass does not build) changes no gradient.
+    std::vector<Kernel> backward;
+    backward.reserve(launches_.size());
+    for (const Launch &l : launches_) backward.push_back(l.kernel.backward());
+    return backward;
+}
+
+void Tape::run_backward(const std::vector<Kernel> &backward) {
     // Backward launches are never recorded, on this tape or an enclosing one.
     struct Pause {
         Tape *saved = recording;
         Pause() { recording = nullptr; }
         ~Pause() { recording = saved; }
     } pause;
-    // Check every kernel first: a tape with one kernel lacking a backward pass changes no gradient.
-    std::vector<Kernel> backward;
-    backward.reserve(launches_.size());
-    for (const Launch &l : launches_) backward.push_back(l.kernel.backward());
     for (std::size_t i = launches_.size(); i-- > 0;) {
         const Launch &l = launches_[i];
         std::vector<KernelArg> all = l.args;

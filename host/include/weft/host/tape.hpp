@@ -63,7 +63,8 @@ public:
 private:
     friend struct TapeRecorder;
     std::vector<Launch> launches_;
-    void run_backward();
+    std::vector<Kernel> backward_passes() const; // built before any gradient is seeded
+    void run_backward(const std::vector<Kernel> &backward);
 };
 
 namespace detail {
