@@ -286,3 +286,51 @@ def checkpoints(x: wp.array(dtype=wp.float64), n: int, out: wp.array(dtype=wp.fl
         for k in range(n):
             s = s + wp.sin(x[k]) * x[i]
     out[i] = total * total + prod + sq * acc + s
+
+
+# A loop that reuses the name of a value read before it (the variable holds
+# the thread's index again for the adjoints that precede the loop).
+@wp.kernel
+def loop_reuse(x: wp.array(dtype=wp.float64), w: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    t = wp.tid()
+    i = t
+    v = x[i] * x[i]
+    s = wp.float64(0.0)
+    for i in range(4):
+        s = s + w[i] * v
+    out[t] = s
+
+
+# A loop drawing random numbers: its state advances in place, so the loop is
+# not replayed per iteration (it would draw other numbers).
+@wp.kernel
+def random_weights(w: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    state = wp.rand_init(7, i)
+    acc = wp.float64(0.0)
+    for k in range(8):
+        r = wp.float64(wp.randf(state))
+        acc = acc + r * w[k] * w[k]
+    out[i] = acc
+
+
+@wp.struct
+class Holder:
+    a: wp.array(dtype=wp.float64)
+    scale: wp.float64
+
+
+# Struct locals holding arrays: copied in a while loop, reassigned.
+@wp.kernel
+def struct_locals(p: Holder, p2: Holder, x: wp.array(dtype=wp.float64), n: int, out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    s = wp.float64(0.0)
+    j = int(0)
+    while j < n:
+        q = p
+        s = s + q.a[j] * q.a[j]
+        j = j + 1
+    q = p2
+    s = s + q.a[i] * wp.float64(3.0)
+    s = s + x[i] * p.scale * wp.float64(2.0)
+    out[i] = s

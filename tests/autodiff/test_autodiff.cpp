@@ -186,6 +186,17 @@ TEST_CASE("loops replayed per iteration restore exactly the values their adjoint
     check_gradients(f.module.kernel("checkpoints"), {6}, {x, 6, out}, {0}, 2);
 }
 
+TEST_CASE("a loop reusing a name, and a loop drawing random numbers, differentiate exactly") {
+    Fixture &f = fixture();
+    std::mt19937 rng(32);
+    Array x = random_array(f64, {5}, rng), w = random_array(f64, {4}, rng);
+    Array out = Array::zeros(f64, {5}, Device::cpu(), true);
+    check_gradients(f.module.kernel("loop_reuse"), {5}, {x, w, out}, {0, 1}, 2);
+    Array w8 = random_array(f64, {8}, rng);
+    Array out3 = Array::zeros(f64, {3}, Device::cpu(), true);
+    check_gradients(f.module.kernel("random_weights"), {3}, {w8, out3}, {0}, 1);
+}
+
 TEST_CASE("early returns in kernels and functions") {
     Fixture &f = fixture();
     std::mt19937 rng(3);
@@ -697,6 +708,32 @@ TEST_CASE("gradients flow into arrays held by struct arguments, nested structs a
     // Tape::zero clears the struct's arrays' gradients too.
     tape.zero();
     CHECK(read(pos.grad()) == std::vector<double>(static_cast<std::size_t>(n), 0.0));
+}
+
+TEST_CASE("struct locals holding arrays pass gradients on: copied in a loop, reassigned") {
+    Fixture &f = fixture();
+    const Kernel k = f.module.kernel("struct_locals");
+    const Type holder = k.params()[0].type;
+    std::mt19937 rng(33);
+    const std::int64_t n = 4;
+    Array a = random_array(f64, {n}, rng), a2 = random_array(f64, {n}, rng), x = random_array(f64, {n}, rng);
+    Array out = Array::zeros(f64, {n}, Device::cpu(), true);
+    StructValue p(holder), p2(holder);
+    p.set("a", a).set("scale", 1.0);
+    p2.set("a", a2).set("scale", 1.0);
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        k.launch({n}, {p, p2, x, static_cast<int>(n), out});
+    }
+    tape.backward(out);
+    const std::vector<double> av = read(a), ga = read(a.grad()), ga2 = read(a2.grad()), gx = read(x.grad());
+    for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
+        INFO("element " << i);
+        CHECK(ga[i] == Approx(static_cast<double>(n) * 2.0 * av[i]).epsilon(1e-12)); // every thread's loop reads a[i]
+        CHECK(ga2[i] == Approx(3.0).epsilon(1e-12));
+        CHECK(gx[i] == Approx(2.0).epsilon(1e-12));
+    }
 }
 
 TEST_CASE("debug mode checks the gradient arrays' bounds in the backward pass") {

@@ -405,6 +405,16 @@ bool checkpointable(const std::vector<ir::StmtPtr> &body) {
         }
         default: break;
         }
+        // A builtin that advances a state it takes by reference (randf(state), ...):
+        // the replays would draw other numbers unless the state were restored.
+        bool mutates = false;
+        ir::for_each_expr(*s, [&](const Expr &e) {
+            if (e.kind != K::Builtin || !e.overload) return;
+            const ParameterList &ps = e.overload->params;
+            for (std::size_t i = 0; i < ps.size() && i < e.args.size(); ++i)
+                if (ps[i].name == "state" && e.args[i]->kind != K::Literal) mutates = true;
+        });
+        if (mutates) return false;
         if (!checkpointable(s->body) || !checkpointable(s->orelse)) return false;
     }
     return true;
@@ -524,6 +534,9 @@ std::optional<Emitter::Checkpoint> Emitter::checkpoint(const Stmt &loop) const {
         (void)n;
         if (x != loop.index && (carried.count(x) || outside.count(x)) && !droppable(x)) c.state.push_back(x);
     }
+    for (int x : c.state)
+        if (const Type &t = f_->locals[static_cast<std::size_t>(x)].type; t.kind() == Type::Kind::Struct && nests_array(t))
+            return std::nullopt; // its twin's arrays would need restoring apart from its gradients
     c.iteration_saved.insert(c.state.begin(), c.state.end());
     for (const auto &[x, n] : assigned)
         if (n > 1) c.iteration_saved.insert(x);
@@ -923,11 +936,16 @@ void Emitter::ad_forward(std::ostringstream &o, const std::vector<AdNode> &nodes
             const std::string t = type(f_->locals[static_cast<std::size_t>(s.index)].type);
             const std::string start = expr(*s.args[0]), stop = "(long long)(" + expr(*s.args[1]) + ")",
                               step = "(long long)(" + expr(*s.args[2]) + ")";
+            const std::optional<Checkpoint> cp = ad_->saving == AdState::Saving::Function ? checkpoint(s) : std::nullopt;
             o << in << "{\n" << in << "    long long " << count << " = 0;\n";
+            if (cp) {
+                // The loop variable's value before the loop, for what precedes it (a reused name).
+                ad_->uses_tape = true;
+                o << in << "    weft_tape_.push(" << local(s.index) << ");\n";
+            }
             o << in << "    for (long long " << it << " = " << start << "; (" << step << " > 0) ? (" << it << " < " << stop
               << ") : (" << it << " > " << stop << "); " << it << " += " << step << ") {\n";
             o << in << "        ++" << count << ";\n";
-            const std::optional<Checkpoint> cp = ad_->saving == AdState::Saving::Function ? checkpoint(s) : std::nullopt;
             if (cp) {
                 // The iteration's starting state only; the body saves nothing.
                 o << in << "        " << local(s.index) << " = static_cast<" << t << ">(" << it << ");\n";
@@ -978,7 +996,9 @@ void Emitter::ad_forward_plain(std::ostringstream &o, const Stmt &s, int depth) 
         if (!saved(index)) return;
         ad_->uses_tape = true;
         o << in << "weft_tape_.push(" << local(index) << ");\n";
-        if (f_->locals[static_cast<std::size_t>(index)].type.kind() == Type::Kind::Array)
+        // An array's twin is its gradient view, a struct's holds its arrays' (adj_share_arrays).
+        if (const Type &t = f_->locals[static_cast<std::size_t>(index)].type;
+            t.kind() == Type::Kind::Array || (t.kind() == Type::Kind::Struct && nests_array(t)))
             o << in << "weft_tape_.push(" << adj_local(index) << ");\n";
     };
     switch (s.kind) {
@@ -988,9 +1008,13 @@ void Emitter::ad_forward_plain(std::ostringstream &o, const Stmt &s, int depth) 
         statement(o, s, depth);
         if (f_->locals[static_cast<std::size_t>(s.index)].type.kind() == Type::Kind::Array)
             o << in << adj_local(s.index) << " = " << adj_mirror(*s.value) << ";\n";
-        if (const Type &t = f_->locals[static_cast<std::size_t>(s.index)].type; t.kind() == Type::Kind::Struct && nests_array(t))
+        if (const Type &t = f_->locals[static_cast<std::size_t>(s.index)].type; t.kind() == Type::Kind::Struct && nests_array(t)) {
+            // Kernels build no struct from arrays (struct construction with
+            // arguments and field stores into empty structs are issue 43's);
+            // a struct local holding arrays is a copy of a parameter's, or of one's field.
             if (const std::string source = adj_struct_path(*s.value); !source.empty())
                 o << in << "adj_share_arrays(" << adj_local(s.index) << ", " << source << ");\n";
+        }
         return;
     case S::Unpack:
         for (int t : s.targets) save_local(t);
@@ -1065,6 +1089,7 @@ void Emitter::ad_reverse(std::ostringstream &o, const std::vector<AdNode> &nodes
                 ad_->iteration_saved = outer;
                 ad_->saving = AdState::Saving::Function;
                 o << in << "}\n";
+                o << in << "weft_tape_.pop(" << local(n.s->index) << ");\n"; // its value before the loop
                 break;
             }
             ad_reverse(o, n.body, depth + 1);
@@ -1081,8 +1106,12 @@ void Emitter::ad_reverse_plain(std::ostringstream &o, const Stmt &s, int depth) 
     const std::string in = indent(depth);
     auto restore_local = [&](int index, const std::string &at) {
         if (!saved(index)) return;
-        if (f_->locals[static_cast<std::size_t>(index)].type.kind() == Type::Kind::Array)
-            o << at << "weft_tape_.pop(" << adj_local(index) << ");\n";
+        const Type &t = f_->locals[static_cast<std::size_t>(index)].type;
+        if (t.kind() == Type::Kind::Array) o << at << "weft_tape_.pop(" << adj_local(index) << ");\n";
+        if (t.kind() == Type::Kind::Struct && nests_array(t))
+            // Its arrays' gradient views as they were; its gradients stay.
+            o << at << "{ " << type(t) << " weft_s_{}; weft_tape_.pop(weft_s_); adj_share_arrays(" << adj_local(index)
+              << ", weft_s_); }\n";
         o << at << "weft_tape_.pop(" << local(index) << ");\n";
     };
     switch (s.kind) {
@@ -1095,6 +1124,8 @@ void Emitter::ad_reverse_plain(std::ostringstream &o, const Stmt &s, int depth) 
         if (grad)
             o << in << "    " << type(t) << " weft_a_ = " << adj_local(s.index) << ";\n"
               << in << "    " << adj_local(s.index) << " = " << type(t) << "{};\n";
+        if (grad && t.kind() == Type::Kind::Struct && nests_array(t))
+            o << in << "    adj_share_arrays(" << adj_local(s.index) << ", weft_a_);\n"; // zeroed, but its arrays' views stay
         restore_local(s.index, in + "    ");
         if (grad) ad_value(o, *s.value, "weft_a_", depth + 1);
         o << in << "}\n";

@@ -738,7 +738,8 @@ std::shared_ptr<CompiledModule::Impl> cpu_module(Host &host, const pipeline::Art
                     (t.element().scalar_type() != Scalar::Float32 && t.element().scalar_type() != Scalar::Float64))
                     throw InternalError("kernel '" + e.name + "': private gradient " + std::to_string(g) +
                                         " is not an array of float32 or float64 values");
-                k->plan.private_gradients.push_back({static_cast<std::size_t>(g), t.element().scalar_type() == Scalar::Float64});
+                k->plan.private_gradients.push_back(
+                    {static_cast<std::size_t>(g), t.element().scalar_type() == Scalar::Float64, t.element().size()});
             }
             k->external = e.abi == kernel::ir::EntryPointAbi::ExternalConstantParams;
             k->owner = impl.get();

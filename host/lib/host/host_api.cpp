@@ -231,6 +231,9 @@ static weft_status api_register_native_type(weft_host_context *ctx, const weft_n
                                     what + ": unknown initializer policy " + std::to_string(desc.initializer));
         spec.initializer = desc.initializer == WEFT_INITIALIZER_AGGREGATE ? Initializer::Aggregate : Initializer::None;
         spec.doc = str(desc.doc, what + ": doc");
+        if (desc.reserved != 0)
+            throw RegistrationError(RegistrationError::Kind::Invalid, what + ": reserved is " +
+                                                                          std::to_string(desc.reserved) + "; it must be 0");
         if (desc.differentiable > 1)
             throw RegistrationError(RegistrationError::Kind::Invalid,
                                     what + ": differentiable is " + std::to_string(desc.differentiable) + "; 0 or 1");

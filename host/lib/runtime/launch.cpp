@@ -392,7 +392,9 @@ std::optional<SharedGradient> dense_gradient(const CpuLaunchPlan::PrivateGradien
     std::memcpy(strides, view + ArrayViewLayout::strides_offset, sizeof strides);
     const std::uint64_t scalar = g.float64 ? 8 : 4;
     const std::int64_t element = strides[ndim - 1];
-    if (element <= 0 || static_cast<std::uint64_t>(element) % scalar != 0) return std::nullopt;
+    // Dense: elements exactly their size apart (a stepped view's gaps must not be added to).
+    if (element <= 0 || static_cast<std::uint64_t>(element) != g.element_size || g.element_size % scalar != 0)
+        return std::nullopt;
     std::int64_t expect = element;
     for (int d = ndim - 1; d >= 0; --d) {
         if (shape[d] < 0 || strides[d] != expect) return std::nullopt;
@@ -433,6 +435,9 @@ void launch_cpu(CpuEntry entry, const std::vector<std::int64_t> &dim, const Pack
     bool serial = false;
     for (const CpuLaunchPlan::PrivateGradient &g : plan.private_gradients) {
         if (g.param >= args.size()) throw InternalError("launch_cpu: a private gradient names no parameter");
+        void *data = nullptr;
+        std::memcpy(&data, static_cast<const std::byte *>(ptrs[g.param]) + ArrayViewLayout::data_offset, sizeof data);
+        if (!data) continue; // no gradient wanted: whatever its view's layout
         std::optional<SharedGradient> s = dense_gradient(g, ptrs[g.param]);
         if (!s) {
             serial = true; // a strided gradient: no private copy of the same shape

@@ -176,6 +176,7 @@ typedef struct weft_native_type_desc {
      * constant to backward passes (a gradient that would flow into one is a
      * build error). */
     uint32_t differentiable;
+    uint32_t reserved; /* zero: keeps the layout free of padding */
     /* With differentiable: the qualified C++ name, under the plugin's native
      * prefixes, of void f(T &adjoint, const T &value), adding value into
      * adjoint; NULL / "": field by field over the exposed fields. Gradient

@@ -141,6 +141,7 @@ struct CpuLaunchPlan {
     struct PrivateGradient {
         std::size_t param = 0;
         bool float64 = false;
+        std::uint64_t element_size = 0; // bytes of one element (a whole number of scalars)
     };
     std::vector<PrivateGradient> private_gradients;
 };
