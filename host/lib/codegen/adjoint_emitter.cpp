@@ -54,6 +54,9 @@ struct Emitter::AdState {
 struct Emitter::Checkpoint {
     std::vector<int> state;
     std::set<int> iteration_saved;
+    /// The loop variable is computed from the reverse counter (constant start
+    /// and step: range(64), range(n)), not saved per iteration.
+    bool counted = false;
 };
 
 namespace {
@@ -529,7 +532,9 @@ std::optional<Emitter::Checkpoint> Emitter::checkpoint(const Stmt &loop) const {
         return !value_needed(loop.body, from);
     };
     Checkpoint c;
-    c.state.push_back(loop.index);
+    const auto constant = [](const Expr &e) { return e.kind == K::Literal || e.kind == K::Constant; };
+    c.counted = constant(*loop.args[0]) && constant(*loop.args[2]);
+    if (!c.counted) c.state.push_back(loop.index);
     for (const auto &[x, n] : assigned) {
         (void)n;
         if (x != loop.index && (carried.count(x) || outside.count(x)) && !droppable(x)) c.state.push_back(x);
@@ -1076,6 +1081,12 @@ void Emitter::ad_reverse(std::ostringstream &o, const std::vector<AdNode> &nodes
                 n.kind == NK::For && ad_->saving == AdState::Saving::Function ? checkpoint(*n.s) : std::nullopt;
             if (cp) {
                 // Back to the iteration's start, the body replayed, then walked backwards.
+                if (cp->counted) {
+                    const Stmt &s = *n.s;
+                    o << in << "    " << local(s.index) << " = static_cast<" << type(f_->locals[static_cast<std::size_t>(s.index)].type)
+                      << ">((long long)(" << expr(*s.args[0]) << ") + (" << count << " - 1) * (long long)(" << expr(*s.args[2])
+                      << "));\n";
+                }
                 for (auto x = cp->state.rbegin(); x != cp->state.rend(); ++x) {
                     if (f_->locals[static_cast<std::size_t>(*x)].type.kind() == Type::Kind::Array)
                         o << in << "    weft_tape_.pop(" << adj_local(*x) << ");\n";
