@@ -197,6 +197,18 @@ TEST_CASE("a loop reusing a name, and a loop drawing random numbers, differentia
     check_gradients(f.module.kernel("random_weights"), {3}, {w8, out3}, {0}, 1);
 }
 
+TEST_CASE("every gradient kernel's backward pass compiles for CUDA (NVRTC, no device needed)") {
+    if (!backend::nvrtc_available()) {
+        WARN("NVRTC is not available: the CUDA compile of the backward passes is not checked");
+        return;
+    }
+    // Checkpointed loops, shared gradients (atomic under CUDA), struct arrays, tapes.
+    Fixture &f = fixture();
+    CHECK(f.host.compile_aot(fs::path(WEFT_AUTODIFF_DIR) / "gradient_kernels.py", {Target::cuda_ptx(90)}, {}, {},
+                             Pass::Backward)
+              .size() == 1);
+}
+
 TEST_CASE("early returns in kernels and functions") {
     Fixture &f = fixture();
     std::mt19937 rng(3);
