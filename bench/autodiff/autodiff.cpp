@@ -56,16 +56,47 @@ HostOptions options(const fs::path &cache, unsigned threads = 0) {
     return o;
 }
 
+/// A kernel of `n` dependent statements (each overwrites one of two values),
+/// for how compile time grows with kernel size.
+std::string straight_line_kernel(int n) {
+    std::string out = "import warp as wp\n\n@wp.kernel\ndef big(x: wp.array(dtype=float), y: wp.array(dtype=float)):\n"
+                      "    i = wp.tid()\n    a = x[i]\n    b = a * 0.5\n";
+    for (int k = 0; k < n; ++k)
+        out += k % 2 == 0 ? "    a = a * 1.001 + wp.sin(b) * 0.00" + std::to_string(k % 7 + 1) + "\n"
+                          : "    b = b * 0.999 + a * 0.00" + std::to_string(k % 5 + 1) + "\n";
+    return out + "    y[i] = a + b\n";
+}
+
+/// --scaling: cold forward and backward compile of straight_line_kernel(n).
+int scaling(const fs::path &cache) {
+    for (const int n : {100, 200, 400, 800}) {
+        fs::remove_all(cache);
+        Host host(options(cache));
+        const auto t0 = std::chrono::steady_clock::now();
+        const CompiledModule m = host.load_module_source("big" + std::to_string(n), straight_line_kernel(n));
+        const double fwd = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        const double bwd = ms([&] { (void)m.kernel("big").backward(); });
+        std::printf("weft statements_%d_forward_compile_ms %.1f\nweft statements_%d_backward_compile_ms %.1f\n", n, fwd, n,
+                    bwd);
+        std::printf("ratio backward_vs_forward_compile_%d_statements %.3f\n", n, bwd / fwd);
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
     fs::path file, cache;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!std::strcmp(argv[i], "--kernels")) file = argv[i + 1];
-        else if (!std::strcmp(argv[i], "--cache-dir")) cache = argv[i + 1];
+    bool scale = false;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--scaling")) scale = true;
+        else if (i + 1 < argc && !std::strcmp(argv[i], "--kernels")) file = argv[++i];
+        else if (i + 1 < argc && !std::strcmp(argv[i], "--cache-dir")) cache = argv[++i];
     }
+    if (scale && !cache.empty()) return scaling(cache);
     if (file.empty() || cache.empty()) {
-        std::fprintf(stderr, "usage: bench_autodiff --kernels FILE --cache-dir DIR\n");
+        std::fprintf(stderr, "usage: bench_autodiff --kernels FILE --cache-dir DIR\n"
+                             "       bench_autodiff --scaling --cache-dir DIR   (compile time against kernel size)\n");
         return 2;
     }
     // Cold compiles: a fresh cache and host each time; the backward pass of all three kernels.
