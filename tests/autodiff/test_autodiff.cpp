@@ -944,33 +944,3 @@ def fields(z: wp.array(dtype=wt_dcomplex.Complex), loss: wp.array(dtype=float)):
         }
     }
 }
-
-TEST_CASE("a differentiable native type's declaration is checked at registration") {
-    Registry r;
-    NativeTypeSpec spec;
-    spec.native_name = "acme::Mixed";
-    spec.size = 8;
-    spec.alignment = 4;
-    spec.fields = {{"x", 0, 4, 0}, {"n", 4, 4, 0}};
-    spec.exposed = {{"x", "float32"}, {"n", "int32"}};
-    spec.differentiable = true;
-    {
-        auto t = r.begin("acme");
-        CHECK_THROWS_WITH(t.add_native_type(spec),
-                          Catch::Contains("native type 'acme::Mixed': differentiable, but exposed field 'n' is int32"));
-        spec.exposed = {};
-        CHECK_THROWS_WITH(t.add_native_type(spec), Catch::Contains("a differentiable native type needs exposed fields"));
-        spec.exposed = {{"x", "float32"}};
-        spec.differentiable = false;
-        spec.adjoint_accumulate = "acme::acc";
-        CHECK_THROWS_WITH(t.add_native_type(spec),
-                          Catch::Contains("adjoint_accumulate is given but the type is not differentiable"));
-        spec.adjoint_accumulate.clear();
-        CHECK(t.add_native_type(spec).code.rfind("nt", 0) == 0);
-        t.commit();
-    }
-    // The same type declared differentiable is another schema: a conflict.
-    spec.differentiable = true;
-    auto t = r.begin("acme2");
-    CHECK_THROWS_WITH(t.add_native_type(spec), Catch::Contains("has a different definition"));
-}

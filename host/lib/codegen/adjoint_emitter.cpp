@@ -23,6 +23,21 @@ struct Emitter::AdNode {
     int id = 0;
 };
 
+/// A `for` loop whose body the backward pass replays per iteration instead of
+/// saving every value each iteration overwrites: the forward pass saves only
+/// the locals an iteration starts from (`state`: the loop variable, values
+/// carried from the previous iteration, values used after the loop); each
+/// reverse iteration restores them, replays the body (saving, within the
+/// iteration, only what the body overwrites twice or carries) and walks it
+/// backwards. An n-body's loop saved 76 bytes per iteration; now nothing.
+struct Emitter::Checkpoint {
+    std::vector<int> state;
+    std::set<int> iteration_saved;
+    /// The loop variable is computed from the reverse counter (constant start
+    /// and step: range(64), range(n)), not saved per iteration.
+    bool counted = false;
+};
+
 struct Emitter::AdState {
     std::vector<bool> saved_locals;
     std::vector<bool> saved_params;
@@ -33,9 +48,6 @@ struct Emitter::AdState {
     /// Kernel array parameters every access of which is indexed by the thread's
     /// own tid(): each thread owns its elements, so their gradients need no atomics.
     std::set<int> owned_params;
-    /// Kernel array parameters whose gradients several threads add to, with
-    /// plain adds into the private copies a CPU launch gives each range of threads.
-    std::set<int> private_params;
     /// Locals whose value depends on a differentiable input (depends_on_input).
     std::vector<bool> input_locals;
     /// Inside a checkpointed loop (Checkpoint): the first pass saves nothing;
@@ -49,22 +61,10 @@ struct Emitter::AdState {
     /// kernel's backward pass took 134x its forward's compile (the optimizer
     /// follows every tape write through memory); in variables, SSA values.
     std::map<std::pair<const Stmt *, int>, std::string> saved_vars;
+    /// Emitter::checkpoint's answer per loop (asked by the forward and the reverse walk).
+    std::map<const Stmt *, std::optional<Checkpoint>> checkpoints;
 };
 
-/// A `for` loop whose body the backward pass replays per iteration instead of
-/// saving every value each iteration overwrites: the forward pass saves only
-/// the locals an iteration starts from (`state`: the loop variable, values
-/// carried from the previous iteration, values used after the loop); each
-/// reverse iteration restores them, replays the body (saving, within the
-/// iteration, only what the body overwrites twice or carries) and walks it
-/// backwards. An n-body's loop saved 76 bytes per iteration, now 16.
-struct Emitter::Checkpoint {
-    std::vector<int> state;
-    std::set<int> iteration_saved;
-    /// The loop variable is computed from the reverse counter (constant start
-    /// and step: range(64), range(n)), not saved per iteration.
-    bool counted = false;
-};
 
 namespace {
 
@@ -495,6 +495,12 @@ bool value_needed(const std::vector<ir::StmtPtr> &body, const std::set<int> &set
 } // namespace
 
 std::optional<Emitter::Checkpoint> Emitter::checkpoint(const Stmt &loop) const {
+    const auto known = ad_->checkpoints.find(&loop);
+    if (known != ad_->checkpoints.end()) return known->second;
+    return ad_->checkpoints[&loop] = analyze_checkpoint(loop);
+}
+
+std::optional<Emitter::Checkpoint> Emitter::analyze_checkpoint(const Stmt &loop) const {
     if (loop.kind != S::For || !checkpointable(loop.body)) return std::nullopt;
     std::map<int, int> assigned;
     for (const ir::StmtPtr &s : loop.body) stmt_assigns(*s, assigned);
@@ -821,8 +827,9 @@ void Emitter::adjoint_function(std::ostringstream &o, const ir::Function &f) {
         if (f.is_kernel) state.owned_params = OwnedArrays(f, count).run();
         // On the CPU, a launch keeps shared gradients in private copies
         // (launch_cpu); CUDA threads add to them atomically.
-        if (f.is_kernel && backend_ == Backend::Cpu) state.private_params = SharedGradients(f, state.owned_params).run();
-        private_gradients_.assign(state.private_params.begin(), state.private_params.end());
+        private_gradients_.clear();
+        if (f.is_kernel && backend_ == Backend::Cpu)
+            for (int p : SharedGradients(f, state.owned_params).run()) private_gradients_.push_back(p);
     }
     if (!f.custom_adjoint.empty()) {
         // @wp.func_grad: the adjoint is the user's, given the inputs, the result's adjoint and the inputs' adjoints.
@@ -1404,7 +1411,9 @@ void Emitter::ad_value(std::ostringstream &o, const Expr &e, const std::string &
             const std::string a = adj_mirror(base);
             if (a == "{}") return;
             const bool owned = base.kind == K::Param &&
-                               (ad_->owned_params.count(base.index) || ad_->private_params.count(base.index));
+                               (ad_->owned_params.count(base.index) ||
+                                std::find(private_gradients_.begin(), private_gradients_.end(), base.index) !=
+                                    private_gradients_.end());
             if (!base.type.is_indexed_array() || codegen_.bounds_checks) {
                 // Spelled out: indexed as the forward pass indexes (checked in
                 // debug mode); and a native element's adjoint functions,

@@ -253,16 +253,17 @@ private:
     bool has_loop(const ir::Function &f, std::vector<bool> &seen) const {
         bool found = false;
         ir::for_each_stmt(f.body, [&](const ir::Stmt &s) {
-            if (s.kind == ir::Stmt::Kind::For || s.kind == ir::Stmt::Kind::While) found = true;
-            if (found) return;
-            ir::for_each_expr(s, [&](const ir::Expr &e) {
+            found = found || s.kind == ir::Stmt::Kind::For || s.kind == ir::Stmt::Kind::While;
+        });
+        // for_each_expr on a statement covers the statements it nests: the top level covers all.
+        for (const ir::StmtPtr &s : f.body)
+            ir::for_each_expr(*s, [&](const ir::Expr &e) {
                 if (found || e.kind != K::Call || e.index < 0 || static_cast<std::size_t>(e.index) >= m_.functions.size())
                     return;
                 if (seen[static_cast<std::size_t>(e.index)]) return;
                 seen[static_cast<std::size_t>(e.index)] = true;
                 found = has_loop(m_.functions[static_cast<std::size_t>(e.index)], seen);
             });
-        });
         return found;
     }
     bool has_loop(const ir::Function &f) const {
@@ -277,7 +278,8 @@ private:
     struct AdState;
     struct Checkpoint;
     AdState *ad_ = nullptr;
-    std::optional<Checkpoint> checkpoint(const Stmt &loop) const;
+    std::optional<Checkpoint> checkpoint(const Stmt &loop) const; // analyze_checkpoint, once per loop
+    std::optional<Checkpoint> analyze_checkpoint(const Stmt &loop) const;
     std::string struct_adjoint_helpers();
     std::string adj_struct_path(const Expr &e) const;
     std::string native_field(const std::string &value, const ExposedField &f, bool is_const);

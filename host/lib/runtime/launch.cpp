@@ -377,14 +377,15 @@ struct SharedGradient {
     bool float64;
 };
 
-/// The array at `view` if it is dense and row-major with elements of
-/// `scalar_size`-byte scalars (element size from the innermost stride).
+/// The gradient array at `at` if it is dense and row-major with elements of
+/// g.element_size bytes (or has no data); nullopt for any other layout.
 std::optional<SharedGradient> dense_gradient(const CpuLaunchPlan::PrivateGradient &g, const void *at) {
     const auto *view = static_cast<const std::byte *>(at);
     void *data = nullptr;
     std::int32_t ndim = 0;
     std::memcpy(&data, view + ArrayViewLayout::data_offset, sizeof data);
     std::memcpy(&ndim, view + ArrayViewLayout::ndim_offset, sizeof ndim);
+    if (!data) return SharedGradient{g.param, view, nullptr, 0, g.float64}; // no gradient: its layout does not matter
     if (ndim < 1 || ndim > ArrayViewLayout::max_dims) return std::nullopt;
     std::int32_t shape[ArrayViewLayout::max_dims];
     std::int64_t strides[ArrayViewLayout::max_dims];
@@ -422,22 +423,19 @@ void launch_cpu(CpuEntry entry, const std::vector<std::int64_t> &dim, const Pack
     const launch_t *l = &launch;
     const std::int64_t inline_below =
         plan.loops ? std::min(pool.inline_threshold(), looping_inline_below) : pool.inline_threshold();
-    const bool parallel = pool.threads() > 1 && size >= inline_below && size > 1;
-    if (plan.private_gradients.empty() || !parallel) {
-        // One thread adds plainly into the gradients (as Warp's serial CPU launch does).
+    const auto whole_grid = [&] {
         pool.parallel_for(size, inline_below, [entry, l, ptrs](std::int64_t begin, std::int64_t end) {
             entry(l, ptrs, static_cast<long long>(begin), static_cast<long long>(end));
         });
-        return;
-    }
+    };
+    const bool parallel = pool.threads() > 1 && size >= inline_below && size > 1;
+    // On one thread the gradients take plain adds directly (as Warp's serial CPU launch does).
+    if (plan.private_gradients.empty() || !parallel) return whole_grid();
     std::vector<SharedGradient> shared;
     std::uint64_t bytes = 0;
     bool serial = false;
     for (const CpuLaunchPlan::PrivateGradient &g : plan.private_gradients) {
         if (g.param >= args.size()) throw InternalError("launch_cpu: a private gradient names no parameter");
-        void *data = nullptr;
-        std::memcpy(&data, static_cast<const std::byte *>(ptrs[g.param]) + ArrayViewLayout::data_offset, sizeof data);
-        if (!data) continue; // no gradient wanted: whatever its view's layout
         std::optional<SharedGradient> s = dense_gradient(g, ptrs[g.param]);
         if (!s) {
             serial = true; // a strided gradient: no private copy of the same shape
@@ -450,16 +448,8 @@ void launch_cpu(CpuEntry entry, const std::vector<std::int64_t> &dim, const Pack
     // Ranges: the pool's threads, fewer where their copies would pass the budget.
     std::int64_t ranges = serial ? 1 : std::min<std::int64_t>(pool.threads(), size);
     if (bytes > 0) ranges = std::min<std::int64_t>(ranges, static_cast<std::int64_t>(private_gradient_budget / bytes));
-    if (ranges <= 1 || shared.empty()) {
-        if (ranges <= 1) {
-            entry(l, ptrs, 0, static_cast<long long>(size));
-            return;
-        }
-        pool.parallel_for(size, inline_below, [entry, l, ptrs](std::int64_t begin, std::int64_t end) {
-            entry(l, ptrs, static_cast<long long>(begin), static_cast<long long>(end));
-        });
-        return;
-    }
+    if (ranges <= 1) return entry(l, ptrs, 0, static_cast<long long>(size));
+    if (shared.empty()) return whole_grid(); // no gradient wanted
     const std::size_t count = static_cast<std::size_t>(ranges);
     // Per range: its argument pointers, its copies' views and their storage.
     std::vector<std::vector<void *>> range_ptrs(count, std::vector<void *>(ptrs, ptrs + args.size()));
