@@ -1,11 +1,17 @@
-// On a CUDA device, side by side in one process:
-//   - launch overhead: N back-to-back launches of an empty kernel on one
-//     stream, then a synchronize; weft (CudaKernel::launch: argument checks,
-//     packing, the grid from the dimension) vs cuLaunchKernel of a
-//     hand-written empty kernel. Microseconds per launch, host wall clock.
-//   - bandwidth: weft's generated saxpy (out = a*x + y, 12 bytes per element)
-//     vs a hand-written saxpy and a hand-written copy kernel (8 bytes per
-//     element) on the same buffers, timed with events; GB/s.
+// On a CUDA device, side by side in one process, everything on one
+// weft::Stream of the device (the raw launches on its CUstream,
+// Stream::native_handle()):
+//   - launch overhead: N back-to-back launches of an empty kernel on the
+//     stream, then Stream::synchronize(); weft (Kernel::launch with
+//     LaunchOptions{&stream, 32}: argument checks, packing, the grid from the
+//     dimension; the synchronize also runs the expect_* check each launch
+//     left) vs cuLaunchKernel of a hand-written empty kernel (then the same
+//     synchronize). Microseconds per launch, host wall clock.
+//   - bandwidth: weft's generated saxpy (out = a*x + y, 12 bytes per element;
+//     loaded with Host::load_module on the device, launched with
+//     LaunchOptions{&stream, 256}) vs a hand-written saxpy and a hand-written
+//     copy kernel (8 bytes per element) on the same buffers, timed with CUDA
+//     events recorded on the stream's CUstream; GB/s.
 // Without a device it prints "skipped: <why>" and exits 0.
 //
 // Printed lines:
@@ -17,8 +23,11 @@
 //
 //   build/bin/bench_cuda_launch [--launches 20000] [--elements 67108864] [--repeat 20] [--device 0]
 #include "weft/backend/cuda.hpp"
-#include "host/cuda_loading.hpp"
+#include "cuda/stream_event.hpp"
 #include "weft/host/host.hpp"
+#include "weft/modules/compiled_module.hpp"
+#include "weft/runtime/cuda.hpp"
+#include "weft/runtime/stream.hpp"
 
 #include <unistd.h>
 
@@ -95,19 +104,32 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-/// Median of `repeat` event-timed runs of `body` on `stream`, in ms.
-template <class F> double timed_ms(CudaStream &stream, int repeat, F &&body) {
-    CudaEvent start(stream.device()), end(stream.device());
+/// The CUstream of a weft::Stream of a CUDA device.
+backend::CudaStream cu_stream(const Stream &stream) { return static_cast<backend::CudaStream>(stream.native_handle()); }
+
+/// "cubin" or "ptx": the image kind of a module loaded on a CUDA device, from its artifact's extension.
+std::string image_kind(const CompiledModule &m) {
+    const std::string ext = m.artifact_path().extension().string();
+    return ext.empty() ? ext : ext.substr(1);
+}
+
+/// Median of `repeat` event-timed runs of `body` on `stream`, in ms. The
+/// events are recorded on the stream's CUstream with the driver (the caller
+/// holds a context of the stream's device current).
+template <class F> double timed_ms(Stream &stream, int repeat, F &&body) {
+    backend::CudaDriver &d = backend::CudaDriver::instance();
+    CudaEvent start(stream.device().ordinal), end(stream.device().ordinal);
     std::vector<double> times;
     body(); // warm-up
     stream.synchronize();
     for (int r = 0; r < repeat; ++r) {
-        start.record(&stream);
+        d.event_record(start.handle(), cu_stream(stream));
         body();
-        end.record(&stream);
+        d.event_record(end.handle(), cu_stream(stream));
         end.synchronize();
         times.push_back(CudaEvent::elapsed_ms(start, end));
     }
+    stream.synchronize(); // weft's launches: their expect_* checks (a failure throws here)
     std::sort(times.begin(), times.end());
     return times[times.size() / 2];
 }
@@ -128,11 +150,14 @@ int run(const Args &args) {
     ho.quiet = true;
     ho.cache_dir = dir / "cache";
     Host host(ho);
-    CudaModule &m = load_cuda_module(host, file, args.device);
+    const Device device = Device::cuda(args.device);
+    ModuleLoadOptions lo;
+    lo.device = device;
+    const CompiledModule m = host.load_module(file, lo);
     backend::CudaDriver &d = backend::CudaDriver::instance();
     const int cc = cuda_compute_capability(args.device);
     std::printf("device cuda:%d sm_%d, module %s (%s), weft load %.1f ms\n", args.device, cc, m.name().c_str(),
-                m.image_kind().c_str(), m.load_ms());
+                image_kind(m).c_str(), m.load_ms());
 
     // The raw module, compiled the same way (NVRTC CUBIN when it knows the arch, else PTX).
     backend::CudaCompileOptions co;
@@ -150,18 +175,21 @@ int run(const Args &args) {
     backend::CudaFunction raw_saxpy = d.module_get_function(raw, "raw_saxpy");
     backend::CudaFunction raw_copy = d.module_get_function(raw, "raw_copy");
 
-    CudaStream stream(args.device);
+    // weft's launches and the raw ones share the stream (the raw ones on its CUstream).
+    Stream stream(device);
+    const backend::CudaStream raw_stream = cu_stream(stream);
     const int sms = d.device_attribute(16 /* CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT */, d.device(args.device));
 
     // --- launch overhead
     const Type f32 = Type::scalar(Scalar::Float32);
-    Array one = Array::zeros(f32, {1}, Device::cuda(args.device));
-    CudaKernel empty = m.kernel("empty");
+    Array one = Array::zeros(f32, {1}, device);
+    const Kernel empty = m.kernel("empty");
+    const LaunchOptions empty_options{&stream, 32};
     auto weft_launches = [&] {
-        for (int i = 0; i < args.launches; ++i) empty.launch({1}, {one}, 32, &stream);
+        for (int i = 0; i < args.launches; ++i) empty.launch({1}, {one}, empty_options);
     };
     auto raw_launches = [&] {
-        for (int i = 0; i < args.launches; ++i) d.launch_kernel(raw_empty, 1, 1, 1, 32, 1, 1, 0, stream.handle(), nullptr);
+        for (int i = 0; i < args.launches; ++i) d.launch_kernel(raw_empty, 1, 1, 1, 32, 1, 1, 0, raw_stream, nullptr);
     };
     auto per_launch_us = [&](auto &&launches) {
         launches(); // warm-up
@@ -188,26 +216,27 @@ int run(const Args &args) {
         hx[static_cast<std::size_t>(i)] = static_cast<float>(i % 1024);
         hy[static_cast<std::size_t>(i)] = 1.0f;
     }
-    Array x = (Array::from_vector(f32, hx)).to(Device::cuda(args.device));
-    Array y = (Array::from_vector(f32, hy)).to(Device::cuda(args.device));
-    Array out = Array::zeros(f32, {n}, Device::cuda(args.device));
-    CudaKernel saxpy = m.kernel("saxpy");
+    Array x = (Array::from_vector(f32, hx)).to(device);
+    Array y = (Array::from_vector(f32, hy)).to(device);
+    Array out = Array::zeros(f32, {n}, device);
+    const Kernel saxpy = m.kernel("saxpy");
     const int block = 256;
+    const LaunchOptions saxpy_options{&stream, block};
     const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>((n + block - 1) / block, 32LL * sms));
     backend::CudaDevicePtr px = reinterpret_cast<backend::CudaDevicePtr>(x.data()),
                            py = reinterpret_cast<backend::CudaDevicePtr>(y.data()),
                            pout = reinterpret_cast<backend::CudaDevicePtr>(out.data());
     float a = 2.0f;
     long long count = n;
-    const double weft_ms = timed_ms(stream, args.repeat, [&] { saxpy.launch({n}, {x, y, out, a}, block, &stream); });
+    const double weft_ms = timed_ms(stream, args.repeat, [&] { saxpy.launch({n}, {x, y, out, a}, saxpy_options); });
     void *saxpy_params[] = {&px, &py, &pout, &a, &count};
     const double raw_ms =
-        timed_ms(stream, args.repeat, [&] { d.launch_kernel(raw_saxpy, grid, 1, 1, block, 1, 1, 0, stream.handle(), saxpy_params); });
+        timed_ms(stream, args.repeat, [&] { d.launch_kernel(raw_saxpy, grid, 1, 1, block, 1, 1, 0, raw_stream, saxpy_params); });
     void *copy_params[] = {&px, &pout, &count};
     const double copy_ms =
-        timed_ms(stream, args.repeat, [&] { d.launch_kernel(raw_copy, grid, 1, 1, block, 1, 1, 0, stream.handle(), copy_params); });
+        timed_ms(stream, args.repeat, [&] { d.launch_kernel(raw_copy, grid, 1, 1, block, 1, 1, 0, raw_stream, copy_params); });
     // Check weft's result once: a wrong kernel must not look fast.
-    saxpy.launch({n}, {x, y, out, a}, block, &stream);
+    saxpy.launch({n}, {x, y, out, a}, saxpy_options);
     stream.synchronize();
     const std::vector<float> got = out.to(Device::cpu()).to_vector<float>();
     for (std::int64_t i = 0; i < n; i += std::max<std::int64_t>(1, n / 4096))
@@ -223,7 +252,7 @@ int run(const Args &args) {
     std::printf("ratio saxpy_bandwidth_vs_copy %.3f\n", weft_gbs / copy_gbs);
     std::printf("ratio saxpy_weft_vs_handwritten %.3f\n", weft_ms / raw_ms);
     d.module_unload(raw);
-    release_cuda_modules(host);
+    host.unload_module(m.name()); // its code goes with the last handle (m, empty, saxpy) at the return
     std::error_code ec;
     fs::remove_all(dir, ec);
     return 0;

@@ -14,7 +14,7 @@
 // that part is not available and carries on.
 //
 //   sync_consumer [frames]
-#include "weft/host/compiled_module.hpp"
+#include "weft/modules/compiled_module.hpp"
 #include "weft/runtime/cuda.hpp"
 #include "weft/egl/egl_sync.hpp"
 #include "weft/host/host.hpp"

@@ -3,7 +3,7 @@
 // Warp gradient tests, each checked against central finite differences in
 // float64; the seed's tape test with a native value; lazy backward builds.
 #include "weft/backend/cuda.hpp"
-#include "weft/host/compiled_module.hpp"
+#include "weft/modules/compiled_module.hpp"
 #include "weft/host/host.hpp"
 #include "weft/host/tape.hpp"
 #include "weft/runtime/array.hpp"

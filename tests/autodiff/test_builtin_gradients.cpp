@@ -2,7 +2,7 @@
 // the registry (a builtin added later cannot skip it): float64 overloads
 // against central finite differences, float32 overloads against their float64
 // twin, float16 and bfloat16 ones compiled and run.
-#include "weft/host/compiled_module.hpp"
+#include "weft/modules/compiled_module.hpp"
 #include "weft/host/host.hpp"
 #include "weft/host/tape.hpp"
 #include "weft/runtime/array.hpp"

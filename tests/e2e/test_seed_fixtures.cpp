@@ -4,7 +4,7 @@
 // and PaddedValue, the builtins and the preamble; seed_fixtures.py holds the
 // seed's kernels. Each case launches kernels on the CPU and checks the seed's
 // values exactly.
-#include "weft/host/compiled_module.hpp"
+#include "weft/modules/compiled_module.hpp"
 #include "weft/host/host.hpp"
 #include "weft/runtime/array.hpp"
 #include "weft/runtime/kernel_arg.hpp"

@@ -1,17 +1,22 @@
-// weft on a CUDA device: device arrays, modules compiled by NVRTC and loaded
-// with the driver, launches, streams, events, attributes, the external
-// (constant-params) entry ABI through the raw driver, and CPU/CUDA agreement.
+// weft on a CUDA device, through the generic API (Host::load_module with a
+// CUDA device in ModuleLoadOptions, Kernel::launch, weft::Stream): device
+// arrays, modules compiled by NVRTC and loaded with the driver, launches,
+// streams, the raw CUDA events under weft::Stream, the external
+// (constant-params) entry ABI and its attributes through the raw driver, and
+// CPU/CUDA agreement.
 //
 // Tests that need a device are reported Skipped ("skipped: no CUDA device
 // (...)", exit 77) where there is none; the parts that need only NVRTC (compiling to CUBIN) run
-// before that check. Without a driver, load_cuda_module must fail clearly.
+// before that check. Without a driver, loading a module on a CUDA device must fail clearly.
 #include "weft/backend/cuda.hpp"
-#include "weft/host/compiled_module.hpp"
-#include "host/cuda_loading.hpp"
+#include "cuda/stream_event.hpp"
+#include "weft/modules/compiled_module.hpp"
 #include "weft/host/host.hpp"
 #include "weft/host/tape.hpp"
 #include "weft/runtime/array.hpp"
+#include "weft/runtime/cuda.hpp"
 #include "weft/runtime/kernel_arg.hpp"
+#include "weft/runtime/stream.hpp"
 
 #define CUDA_CALLABLE
 #include "corpus_runs.hpp"
@@ -74,6 +79,21 @@ fs::path write_kernel(const std::string &name, const std::string &text) {
     }
     fs::rename(tmp, file);
     return file;
+}
+
+/// The bytes of a file (a CUBIN or PTX artifact).
+std::string read_bytes(const fs::path &file) {
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+/// Loads on cuda:0.
+ModuleLoadOptions on_cuda() {
+    ModuleLoadOptions o;
+    o.device = Device::cuda(0);
+    return o;
 }
 
 /// Ends the case as skipped (CTest: "Skipped") unless a CUDA device can run it.
@@ -153,12 +173,14 @@ static_assert(sizeof(HostParams) == 72);
 // ---------------------------------------------------------------------------
 // Runs everywhere
 
-TEST_CASE("without a CUDA driver, load_cuda_module fails clearly and the CPU path works") {
+TEST_CASE("without a CUDA driver, loading a module on cuda:0 fails clearly and the CPU path works") {
     if (CudaDriver::instance().available()) {
         test::skip("a CUDA driver is installed (driver " + std::to_string(CudaDriver::instance().driver_version()) + ")");
     }
     Host host(host_options());
-    const std::string message = error_of([&] { load_cuda_module(host, corpus / "saxpy.py"); });
+    ModuleLoadOptions on_device;
+    on_device.device = Device::cuda(0);
+    const std::string message = error_of([&] { host.load_module(corpus / "saxpy.py", on_device); });
     CHECK_THAT(message, Catch::Contains("CUDA driver not available"));
     CHECK_THAT(error_of([] { Array::zeros(f32, {4}, Device::cuda(0)); }), Catch::Contains("CUDA driver not available"));
     CHECK_THAT(error_of([] { CudaStream stream; }), Catch::Contains("CUDA driver not available"));
@@ -166,8 +188,6 @@ TEST_CASE("without a CUDA driver, load_cuda_module fails clearly and the CPU pat
     CHECK_THAT(error_of([] { cuda_compute_capability(0); }), Catch::Contains("CUDA driver not available"));
     // load_aot needs the driver before it looks at the directory.
     const fs::path aot = cache_root() / "aot-no-driver";
-    ModuleLoadOptions on_device;
-    on_device.device = Device::cuda(0);
     CHECK_THAT(error_of([&] { host.load_aot(corpus / "saxpy.py", aot, on_device); }),
                Catch::Contains("CUDA driver not available"));
     CHECK(cuda_device_count() == 0);
@@ -231,47 +251,41 @@ TEST_CASE("saxpy on cuda:0 equals the CPU result for 1e6 elements") {
     Array x = Array::from_vector(f32, xs), y = Array::from_vector(f32, ys), out = Array::zeros(f32, {std::int64_t(n)});
     host.load_module(corpus / "saxpy.py").kernel("saxpy").launch({std::int64_t(n)}, {x, y, out, 2.0f});
 
-    CudaModule &m = load_cuda_module(host, corpus / "saxpy.py");
-    CHECK(m.device() == 0);
+    const CompiledModule m = host.load_module(corpus / "saxpy.py", on_cuda());
+    CHECK(m.device() == Device::cuda(0));
     CHECK(m.kernel_names() == std::vector<std::string>{"saxpy"});
-    CudaKernel k = m.kernel("saxpy");
-    CHECK_THAT(k.symbol(), Catch::EndsWith("_cuda"));
-    CHECK_FALSE(k.external());
+    const Kernel k = m.kernel("saxpy");
+    CHECK(k.device() == Device::cuda(0));
     Array dx = x.to(Device::cuda(0)), dy = y.to(Device::cuda(0));
     Array dout = Array::zeros(f32, {std::int64_t(n)}, Device::cuda(0));
-    k.launch({std::int64_t(n)}, {dx, dy, dout, 2.0f});
-    m.synchronize();
+    k.launch({std::int64_t(n)}, {dx, dy, dout, 2.0f}); // synchronous: done on return
     CHECK(dout.to(Device::cpu()).to_vector<float>() == out.to_vector<float>());
 
-    // Another block size, the suggested one, and a stream: the same result.
+    // Another block size, the suggested one (block_dim 0: the occupancy
+    // calculator's), and a stream: the same result.
     Array d2 = Array::zeros(f32, {std::int64_t(n)}, Device::cuda(0));
-    k.launch({std::int64_t(n)}, {dx, dy, d2, 2.0f}, 64);
+    k.launch({std::int64_t(n)}, {dx, dy, d2, 2.0f}, LaunchOptions{nullptr, 64});
     CHECK(d2.to(Device::cpu()).to_vector<float>() == out.to_vector<float>());
-    CudaStream stream;
+    Stream stream(Device::cuda(0));
     Array d3 = Array::zeros(f32, {std::int64_t(n)}, Device::cuda(0));
-    k.launch({std::int64_t(n)}, {dx, dy, d3, 2.0f}, 0, &stream);
+    k.launch({std::int64_t(n)}, {dx, dy, d3, 2.0f}, LaunchOptions{&stream, 0});
     stream.synchronize();
     CHECK(d3.to(Device::cpu()).to_vector<float>() == out.to_vector<float>());
 
-    // Attributes and occupancy.
-    const backend::CudaFunctionAttributes a = k.attributes();
-    CHECK(a.num_regs > 0);
-    CHECK(a.max_threads_per_block >= 256);
-    CHECK(a.local_size_bytes >= 0);
-    CHECK(a.shared_size_bytes >= 0);
-    const int suggested = k.suggested_block_size();
-    CHECK(suggested > 0);
-    CHECK(suggested <= a.max_threads_per_block);
-    WARN("saxpy on cuda:0 (" << m.image_kind() << ", sm_" << m.arch() << "): " << a.num_regs << " registers, block "
-                             << suggested << " suggested, load " << m.load_ms() << " ms");
+    // What was loaded: the CUBIN for the device's architecture, else PTX.
+    const std::string kind = m.artifact_path().extension().string();
+    CHECK((kind == ".cubin" || kind == ".ptx"));
+    WARN("saxpy on cuda:0 (" << kind.substr(kind.empty() ? 0 : 1) << ", sm_" << cuda_compute_capability(0)
+                             << "): load " << m.load_ms() << " ms");
 
     // Arguments are checked as on the CPU.
     CHECK_THAT(error_of([&] { k.launch({4}, {dx, dy, dout}); }), Catch::Contains("takes 4 arguments (x, y, out, alpha), got 3"));
     CHECK_THAT(error_of([&] { k.launch({4}, {dx, dy, dout, 2.0}); }), Catch::Contains("parameter 'alpha': expected float32, got float64"));
-    CHECK_THAT(error_of([&] { k.launch({4}, {KernelArg(x), dy, dout, 2.0f}); }), Catch::Contains("copy it with Array::from_host"));
-    CHECK_THAT(error_of([&] { k.launch({4}, {dx, dy, dout, 2.0f}, 4096); }), Catch::Contains("block size 4096"));
+    CHECK_THAT(error_of([&] { k.launch({4}, {KernelArg(x), dy, dout, 2.0f}); }),
+               Catch::Contains("the array is on cpu, the kernel runs on cuda:0 (copy it with Array::to)"));
+    CHECK_THAT(error_of([&] { k.launch({4}, {dx, dy, dout, 2.0f}, LaunchOptions{nullptr, 4096}); }),
+               Catch::Contains("block size 4096"));
     k.launch({0}, {dx, dy, dout, 2.0f}); // nothing to run
-    m.synchronize();
 }
 
 TEST_CASE("load_aot runs saxpy from an AOT directory: the CUBIN, else PTX - a missing or stale artifact is named") {
@@ -334,7 +348,7 @@ def saxpy(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64), out: wp.
         CHECK_THAT(stale, Catch::Contains("module 'saxpy'"));
         CHECK_THAT(stale, Catch::Contains("built from a different version of the source"));
     }
-    release_cuda_modules(host);
+    host.unload_module("saxpy"); // its handles above are gone: the code is unloaded
     fs::remove_all(dir);
 }
 
@@ -342,7 +356,7 @@ TEST_CASE("the seed fixtures on cuda:0 give the CPU's values") {
     require_device();
     Host host(host_options());
     host.load(seed_plugin);
-    CudaModule &m = load_cuda_module(host, seed_kernels);
+    const CompiledModule m = host.load_module(seed_kernels, on_cuda());
     auto native = [&](const char *name) {
         const NativeTypeInfo *t = host.registry().native_type(name);
         REQUIRE(t != nullptr);
@@ -357,8 +371,7 @@ TEST_CASE("the seed fixtures on cuda:0 give the CPU's values") {
         (Array::from_vector(image_t, std::vector<warp_test::Image>{{11}, {29}})).to(Device::cuda(0));
     Array colors = Array::zeros(color_t, {2}, Device::cuda(0));
     Array handles = Array::zeros(u64, {2}, Device::cuda(0));
-    m.kernel("native_array_kernel").launch({2}, {pixels, images, colors, handles});
-    m.synchronize();
+    m.kernel("native_array_kernel").launch({2}, {pixels, images, colors, handles}); // synchronous
     CHECK(handles.to(Device::cpu()).to_vector<std::uint64_t>() == std::vector<std::uint64_t>{11, 29});
     const std::vector<warp_test::Color> c = colors.to(Device::cpu()).to_vector<warp_test::Color>();
     REQUIRE(c.size() == 2);
@@ -412,7 +425,6 @@ TEST_CASE("the seed fixtures on cuda:0 give the CPU's values") {
     CHECK(out.to(Device::cpu()).to_vector<float>() == std::vector<float>{3.0f});
     m.kernel("preamble_cast_kernel").launch({1}, {out});
     CHECK(out.to(Device::cpu()).to_vector<float>() == std::vector<float>{7.0f});
-    m.synchronize();
 }
 
 TEST_CASE("an external_constant_params entry runs through the raw driver with __constant__ params") {
@@ -428,10 +440,7 @@ TEST_CASE("an external_constant_params entry runs through the raw driver with __
                          : 90;
     const std::vector<fs::path> paths = host.compile_aot(file, {Target::cuda_cubin(arch)});
     REQUIRE(paths.size() == 1);
-    std::ifstream in(paths[0], std::ios::binary);
-    std::ostringstream image_text;
-    image_text << in.rdbuf();
-    const std::string image = image_text.str();
+    const std::string image = read_bytes(paths[0]);
     REQUIRE(image.size() > 4);
     CHECK(image.compare(0, 4, "\x7f" "ELF") == 0);
     require_device();
@@ -466,14 +475,24 @@ TEST_CASE("an external_constant_params entry runs through the raw driver with __
     d.module_unload(module);
     d.primary_context_release(dev);
 
-    // Through weft: the kernel is listed, its entry has attributes, and weft refuses to launch it.
-    CudaModule &m = load_cuda_module(host, file);
-    CudaKernel k = m.kernel("raygen");
-    CHECK(k.external());
-    CHECK(k.symbol() == "__raygen__external_params_kernel");
-    const backend::CudaFunctionAttributes a = m.function("__raygen__external_params_kernel").attributes();
-    CHECK(a.max_threads_per_block > 0);
-    CHECK(m.function("__raygen__external_params_kernel").suggested_block_size() > 0);
+    // Through weft: the kernel is listed (found by its name= too), the image
+    // weft loaded has its entry, with attributes, and weft refuses to launch it.
+    const CompiledModule m = host.load_module(file, on_cuda());
+    CHECK(m.device() == Device::cuda(0));
+    CHECK(m.kernel_names() == std::vector<std::string>{"raygen"});
+    const Kernel k = m.kernel("raygen");
+    CHECK(m.kernel("__raygen__external_params_kernel").name() == "raygen");
+    {
+        const std::string loaded = read_bytes(m.artifact_path()); // its CUBIN or PTX (NUL-terminated here)
+        REQUIRE_FALSE(loaded.empty());
+        const CudaContextGuard context(0);
+        backend::CudaModule raw = d.module_load_data(loaded.c_str());
+        const backend::CudaFunction entry = d.module_get_function(raw, "__raygen__external_params_kernel");
+        const backend::CudaFunctionAttributes a = d.function_attributes(entry);
+        CHECK(a.max_threads_per_block > 0);
+        CHECK(d.max_potential_block_size(entry).second > 0);
+        d.module_unload(raw);
+    }
     const Type params_t = k.params().at(0).type;
     CHECK_THAT(error_of([&] { k.launch({1}, {KernelArg::of(params_t, params)}); }),
                Catch::Contains("cannot be launched by weft"));
@@ -484,23 +503,36 @@ TEST_CASE("an external_constant_params entry runs through the raw driver with __
 TEST_CASE("events time a launch on a stream") {
     require_device();
     Host host(host_options());
-    CudaModule &m = load_cuda_module(host, corpus / "saxpy.py");
+    const CompiledModule m = host.load_module(corpus / "saxpy.py", on_cuda());
     const std::int64_t n = 1 << 20;
     Array x = Array::zeros(f32, {n}, Device::cuda(0)), y = Array::zeros(f32, {n}, Device::cuda(0)), out = Array::zeros(f32, {n}, Device::cuda(0));
-    CudaStream stream(0, true);
+    // weft launches on a weft::Stream; the timing events are recorded on its
+    // CUstream with the driver (CudaEvent::record takes a CudaStream).
+    Stream stream(Device::cuda(0), /*non_blocking=*/true);
+    const auto cu_stream = static_cast<backend::CudaStream>(stream.native_handle());
+    REQUIRE(cu_stream != nullptr);
+    CudaDriver &d = CudaDriver::instance();
     CudaEvent start, end;
-    start.record(&stream);
-    m.kernel("saxpy").launch({n}, {x, y, out, 1.0f}, 256, &stream);
-    end.record(&stream);
+    {
+        const CudaContextGuard context(0);
+        d.event_record(start.handle(), cu_stream);
+    }
+    m.kernel("saxpy").launch({n}, {x, y, out, 1.0f}, LaunchOptions{&stream, 256});
+    {
+        const CudaContextGuard context(0);
+        d.event_record(end.handle(), cu_stream);
+    }
     end.synchronize();
     CHECK(end.query());
     CHECK(start.query());
     const float ms = CudaEvent::elapsed_ms(start, end);
     CHECK(ms >= 0.0f);
     WARN("saxpy of 2^20 elements: " << ms << " ms");
+    stream.synchronize(); // the launch's expect_* checks: none failed
     // An event without timing cannot be timed: the driver says so, naming the call.
+    CudaStream raw(0, true);
     CudaEvent untimed(0, false);
-    untimed.record(&stream);
+    untimed.record(&raw);
     untimed.synchronize();
     CHECK_THAT(error_of([&] { CudaEvent::elapsed_ms(start, untimed); }), Catch::Contains("cuEventElapsedTime"));
 }
@@ -557,7 +589,7 @@ TEST_CASE("CPU and CUDA agree on corpus kernels without atomics") {
 
     SECTION("stencil2d: laplacian and heat_step (2-D launches)") {
         CompiledModule cpu = host.load_module(corpus / "stencil2d.py");
-        CudaModule &gpu = load_cuda_module(host, corpus / "stencil2d.py");
+        const CompiledModule gpu = host.load_module(corpus / "stencil2d.py", on_cuda());
         const std::int64_t nx = 67, ny = 45;
         Array u = float_array(f32, {nx, ny}, [](std::size_t i) { return std::cos(static_cast<float>(i) * 0.01f); });
         Array out = Array::zeros(f32, {nx, ny});
@@ -571,12 +603,11 @@ TEST_CASE("CPU and CUDA agree on corpus kernels without atomics") {
         Array dt_next = Array::zeros(f32, {nx, ny}, Device::cuda(0));
         gpu.kernel("heat_step").launch({nx, ny}, {du, dt_next, 0.2f, 0.05f});
         check_close(floats(t_next), floats(dt_next.to(Device::cpu())), "heat_step");
-        gpu.synchronize();
     }
 
     SECTION("matrix_transforms: transform_points, rotate_normals, determinants") {
         CompiledModule cpu = host.load_module(corpus / "matrix_transforms.py");
-        CudaModule &gpu = load_cuda_module(host, corpus / "matrix_transforms.py");
+        const CompiledModule gpu = host.load_module(corpus / "matrix_transforms.py", on_cuda());
         const std::int64_t n = 1000;
         const Type vec3 = Type::vector(Scalar::Float32, 3), mat33 = Type::matrix(Scalar::Float32, 3, 3),
                    mat44 = Type::matrix(Scalar::Float32, 4, 4);
@@ -599,12 +630,11 @@ TEST_CASE("CPU and CUDA agree on corpus kernels without atomics") {
         Array dmats = mats.to(Device::cuda(0)), ddets = Array::zeros(f32, {n}, Device::cuda(0));
         gpu.kernel("determinants").launch({n}, {dmats, ddets});
         check_close(floats(dets), floats(ddets.to(Device::cpu())), "determinants");
-        gpu.synchronize();
     }
 
     SECTION("particles: integrate, apply_wind, collide_sphere (module constants, vec3 values)") {
         CompiledModule cpu = host.load_module(corpus / "particles.py");
-        CudaModule &gpu = load_cuda_module(host, corpus / "particles.py");
+        const CompiledModule gpu = host.load_module(corpus / "particles.py", on_cuda());
         const std::int64_t n = 4096;
         const Type vec3 = Type::vector(Scalar::Float32, 3);
         Array x = float_array(vec3, {n}, [](std::size_t i) { return std::sin(static_cast<float>(i)) * 2.0f + 0.5f; });
@@ -621,11 +651,10 @@ TEST_CASE("CPU and CUDA agree on corpus kernels without atomics") {
             cpu.kernel("collide_sphere").launch({n}, {x, KernelArg::value(vec3, center, sizeof center), 1.5f});
             gpu.kernel("collide_sphere").launch({n}, {dx, KernelArg::value(vec3, center, sizeof center), 1.5f});
         }
-        gpu.synchronize();
         check_close(floats(x), floats(dx.to(Device::cpu())), "particles x");
         check_close(floats(v), floats(dv.to(Device::cpu())), "particles v");
     }
-    release_cuda_modules(host);
+    for (const char *name : {"stencil2d", "matrix_transforms", "particles"}) host.unload_module(name);
 }
 
 TEST_CASE("CPU and CUDA gradients agree: branches, dynamic loops, functions and atomics through a Tape") {
@@ -735,7 +764,7 @@ TEST_CASE("CPU and CUDA agree on every plugin-free corpus kernel (debug mode, no
         const std::vector<test::KernelRun> gpu = test::run_module_kernels(host, file, Device::cuda(0));
         CHECK(test::compare_runs(cpu, gpu) == "");
     }
-    release_cuda_modules(host);
+    for (const fs::path &file : plugin_free_corpus()) host.unload_module(file.stem().string());
 }
 
 // ---------------------------------------------------------------------------
@@ -922,7 +951,7 @@ TEST_CASE("device kernel checks on cuda:0") {
     require_device();
     Host host(host_options());
     check_device_kernels(host, Device::cuda(0));
-    release_cuda_modules(host);
+    host.unload_module("device_kernels");
 }
 
 TEST_CASE("an application's own CUDA context stays current across weft calls") {
@@ -963,17 +992,16 @@ TEST_CASE("an application's own CUDA context stays current across weft calls") {
         still_mine("Stream::synchronize");
         CHECK(out.to(Device::cpu()).to_vector<float>() == std::vector<float>{12, 24, 36});
         still_mine("a copy to the host");
-        CudaModule &raw = load_cuda_module(host, corpus / "saxpy.py");
-        raw.kernel("saxpy").launch({3}, {x, y, out, 1.0f}, 0);
-        raw.synchronize();
-        still_mine("load_cuda_module, CudaKernel::launch with the suggested block size, CudaModule::synchronize");
+        m.kernel("saxpy").launch({3}, {x, y, out, 1.0f}, LaunchOptions{nullptr, 0});
+        still_mine("a synchronous launch with the suggested block size (block_dim 0)");
         {
             const CudaContextGuard weft_context(0);
             CHECK(d.current_context() == weft_context.context());
             CHECK(weft_context.context() != mine);
         }
         still_mine("a CudaContextGuard");
-        release_cuda_modules(host);
+        host.unload_module("saxpy");
+        still_mine("Host::unload_module");
     }
     still_mine("~Host");
     CHECK(destroy(mine) == 0);

@@ -5,7 +5,7 @@
 //
 // A "gate" is a task that blocks a stream until the test opens it: the work
 // behind it is pending for as long as the test wants, without any sleep.
-#include "weft/host/compiled_module.hpp"
+#include "weft/modules/compiled_module.hpp"
 #include "weft/host/host.hpp"
 #include "weft/runtime/array.hpp"
 #include "weft/runtime/stream.hpp"

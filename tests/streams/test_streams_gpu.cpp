@@ -2,12 +2,13 @@
 // type EGL_SYNC_CUDA_EVENT_NV on NVIDIA's EGL, down to a GL-side wait that
 // orders a buffer read after a kernel's write. Every case is reported Skipped
 // ("skipped: ...", exit 77) without a device (or without NVIDIA's EGL for the EGL ones);
-// tests/gpu/check.sh runs them (CTest names gpu.streams.*).
+// tests/gpu/check.sh runs them (CTest names gpu.streams.*). Kernels are
+// loaded with Host::load_module on cuda:0 and launched on weft::Streams.
 #include "weft/backend/cuda.hpp"
-#include "host/cuda_loading.hpp"
 #include "weft/runtime/cuda.hpp"
 #include "weft/egl/egl_sync.hpp"
 #include "weft/host/host.hpp"
+#include "weft/modules/compiled_module.hpp"
 #include "weft/runtime/stream.hpp"
 #include "weft/runtime/sync.hpp"
 #include "skip.hpp"
@@ -80,6 +81,13 @@ def add_into(dst: wp.array(dtype=float), src: wp.array(dtype=float)):
     return file;
 }
 
+/// The kernels of kernel_file(), loaded on cuda:0.
+CompiledModule load_on_cuda(Host &host) {
+    ModuleLoadOptions options;
+    options.device = Device::cuda(0);
+    return host.load_module(kernel_file(), options);
+}
+
 std::vector<float> expected(int n, float a) {
     std::vector<float> v(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = a * static_cast<float>(i) + 1.0f;
@@ -91,7 +99,7 @@ std::vector<float> expected(int n, float a) {
 TEST_CASE("CUDA streams, events and syncs: snapshot, re-record, stream waits, async copies") {
     require_device();
     Host host(host_options());
-    CudaModule &m = load_cuda_module(host, kernel_file());
+    const CompiledModule m = load_on_cuda(host);
     const int n = 1 << 20;
     Stream s1 = make_cuda_stream(0), s2 = make_cuda_stream(0, /*non_blocking=*/true);
     CHECK(s1.device() == Device::cuda(0));
@@ -99,7 +107,7 @@ TEST_CASE("CUDA streams, events and syncs: snapshot, re-record, stream waits, as
     CHECK_THROWS_WITH(s1.enqueue([] {}), Catch::Contains("runs device work only"));
 
     Array a = Array::zeros(f32, {n}, Device::cuda(0)), b = Array::zeros(f32, {n}, Device::cuda(0));
-    m.kernel("fill").launch({n}, {a, 2.0f, 2000}, s1);
+    m.kernel("fill").launch({n}, {a, 2.0f, 2000}, &s1);
     Event e(Device::cuda(0));
     e.record(s1);
     Sync first(e);
@@ -115,7 +123,7 @@ TEST_CASE("CUDA streams, events and syncs: snapshot, re-record, stream waits, as
 
     // s2 waits on the first sync (cuStreamWaitEvent), then adds a into b: b == a only if ordered.
     s2.wait(first);
-    m.kernel("add_into").launch({n}, {b, a}, s2);
+    m.kernel("add_into").launch({n}, {b, a}, &s2);
     Array host_b = Array::zeros(f32, {n});
     copy(host_b, b, &s2);
     s2.synchronize();
@@ -141,7 +149,7 @@ TEST_CASE("CUDA streams, events and syncs: snapshot, re-record, stream waits, as
     cpu.wait(e);
     cpu.synchronize();
     CHECK(e.query());
-    release_cuda_modules(host);
+    host.unload_module("stream_fill");
 }
 
 namespace {
@@ -222,7 +230,7 @@ TEST_CASE("a real EGLSync linked to a CUDA event orders a GL buffer read after a
     gl<void (*)()>("glFinish")();
 
     Host host(host_options());
-    CudaModule &m = load_cuda_module(host, kernel_file());
+    const CompiledModule m = load_on_cuda(host);
     Stream stream = make_cuda_stream(0);
     Array values = Array::zeros(f32, {n}, Device::cuda(0));
 
@@ -236,7 +244,7 @@ TEST_CASE("a real EGLSync linked to a CUDA event orders a GL buffer read after a
     REQUIRE(cuda<int (*)(unsigned long long *, std::size_t *, void *)>("cuGraphicsResourceGetMappedPointer_v2")(
                 &mapped, &mapped_bytes, resource) == 0);
     REQUIRE(mapped_bytes >= static_cast<std::size_t>(bytes));
-    m.kernel("fill").launch({n}, {values, 3.0f, 20000}, stream);
+    m.kernel("fill").launch({n}, {values, 3.0f, 20000}, &stream);
     REQUIRE(cuda<int (*)(unsigned long long, unsigned long long, std::size_t, void *)>("cuMemcpyDtoDAsync_v2")(
                 mapped, reinterpret_cast<unsigned long long>(values.data()), static_cast<std::size_t>(bytes), cu_stream) == 0);
     Event written(Device::cuda(0));
@@ -263,5 +271,5 @@ TEST_CASE("a real EGLSync linked to a CUDA event orders a GL buffer read after a
     gl<void (*)(int, const GLuint *)>("glDeleteBuffers")(1, &buffer);
     gl<MakeCurrent>("eglMakeCurrent")(display.handle(), nullptr, nullptr, nullptr);
     gl<DestroyContext>("eglDestroyContext")(display.handle(), context);
-    release_cuda_modules(host);
+    host.unload_module("stream_fill");
 }

@@ -1,6 +1,6 @@
 #include "corpus_runs.hpp"
 
-#include "weft/host/compiled_module.hpp"
+#include "weft/modules/compiled_module.hpp"
 #include "weft/runtime/array.hpp"
 #include "weft/runtime/kernel_arg.hpp"
 

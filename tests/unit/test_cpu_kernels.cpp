@@ -205,6 +205,46 @@ def check(a: wp.array(dtype=int)):
     m.kernel("check").launch({3}, {ok}); // the counter was reset
 }
 
+TEST_CASE("a launch observer sees this thread's accepted launches, in order, and none that were refused") {
+    TempCache cache("observer");
+    Host host(options_for(cache));
+    CompiledModule m = host.load_module_source("observed", R"(import warp as wp
+@wp.kernel
+def check(a: wp.array(dtype=int), k: int):
+    i = wp.tid()
+    wp.expect_eq(a[i], k)
+)");
+    struct Seen {
+        std::vector<std::string> kernels;
+        std::vector<std::int64_t> sizes;
+        std::vector<int> ks;
+    } seen;
+    const LaunchObserver mine{[](void *context, const Kernel &kernel, const std::vector<std::int64_t> &dim,
+                                 const std::vector<KernelArg> &args, const LaunchOptions &) {
+                                  auto &s = *static_cast<Seen *>(context);
+                                  s.kernels.push_back(kernel.name());
+                                  s.sizes.push_back(dim.at(0));
+                                  int k = 0;
+                                  std::memcpy(&k, args.at(1).bytes().data(), sizeof k);
+                                  s.ks.push_back(k);
+                              },
+                              &seen};
+    const LaunchObserver before = exchange_launch_observer(mine);
+    Array ones = Array::from_vector(i32, std::vector<int>{1, 1, 1});
+    m.kernel("check").launch({3}, {ones, 1});
+    m.kernel("check").launch({2}, {ones, 1});
+    CHECK_THROWS_AS(m.kernel("check").launch({3}, {ones, 2}), LaunchError); // failed checks: not seen
+    CHECK_THROWS_AS(m.kernel("check").launch({3}, {ones}), LaunchError);    // bad arguments: not seen
+    // Another thread's launches are its own.
+    std::thread([&] { m.kernel("check").launch({1}, {ones, 1}); }).join();
+    const LaunchObserver back = exchange_launch_observer(before);
+    CHECK(back.context == &seen);
+    m.kernel("check").launch({3}, {ones, 1}); // no observer now
+    CHECK(seen.kernels == std::vector<std::string>{"check", "check"});
+    CHECK(seen.sizes == std::vector<std::int64_t>{3, 2});
+    CHECK(seen.ks == std::vector<int>{1, 1});
+}
+
 TEST_CASE("results without atomics do not depend on the thread count - atomics are exact under threads") {
     const char *source = R"(import warp as wp
 @wp.kernel

@@ -10,7 +10,7 @@
 #include "test_support.hpp"
 
 #include "weft/backend/cuda.hpp"
-#include "weft/host/compiled_module.hpp"
+#include "weft/modules/compiled_module.hpp"
 #include "weft/host/host.hpp"
 #include "weft/host/tape.hpp"
 #include "weft/runtime/array.hpp"

@@ -6,7 +6,7 @@
 // warp.corpus), except the one gradient noted below.
 #include "test_support.hpp"
 
-#include "weft/host/compiled_module.hpp"
+#include "weft/modules/compiled_module.hpp"
 #include "weft/host/host.hpp"
 #include "weft/host/tape.hpp"
 #include "weft/runtime/array.hpp"

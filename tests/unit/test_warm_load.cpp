@@ -5,6 +5,7 @@
 #include "skip.hpp"
 #include "test_support.hpp"
 
+#include "weft/backend/cuda.hpp"
 #include "weft/build/cache.hpp"
 #include "weft/host/host.hpp"
 #include "weft/pipeline/pipeline.hpp"
@@ -226,7 +227,53 @@ TEST_CASE("the content key covers the toolchain flags and the target") {
     native.native_cpu = true;
     CHECK(pipeline.content_key(source, Target::cpu(), native) != key);
     CHECK(pipeline.content_key(source, Target::cpu(), o, Pass::Backward) != key);
-    CHECK(pipeline.content_key(source, Target::cuda_ptx(80), o).empty()); // CPU only
+    if (!backend::nvrtc_available()) return; // built without a CUDA toolkit: no CUDA key
+    // Every target has its own key (CUDA: NVRTC's version in place of Clang's flags).
+    const std::string cuda_key = pipeline.content_key(source, Target::cuda_ptx(80), o);
+    CHECK(cuda_key.size() == 64);
+    CHECK(cuda_key != key);
+    CHECK(pipeline.content_key(source, Target::cuda_cubin(80), o) != cuda_key);
+    ModuleLoadOptions no_fmad = o;
+    no_fmad.fmad = false; // a CUDA-only flag
+    CHECK(pipeline.content_key(source, Target::cuda_ptx(80), no_fmad) != cuda_key);
+}
+
+TEST_CASE("a CUDA module's warm record names its CUBIN or PTX, found for either of the device's targets") {
+    require_build_id();
+    if (!backend::nvrtc_available()) test::skip("weft was built without a CUDA toolkit (NVRTC)");
+    TempDir dir("warm_cuda");
+    Host host(options_for(dir.path));
+    const pipeline::Pipeline pipeline(host.registry(), host.cache(), host.logger());
+    const auto source = pipeline::ModuleSource::from_text("m", scale_source("3.0"));
+    ModuleLoadOptions o;
+    // What a device of compute capability 8.0 loads: the CUBIN, else the PTX (modules::targets_for).
+    const std::vector<Target> targets{Target::cuda_cubin(80), Target::cuda_ptx(80)};
+    const pipeline::CheckedModule checked = pipeline.check(source);
+    const std::vector<pipeline::GeneratedModule> generated = pipeline.generate(checked, {}, targets, o);
+    REQUIRE(generated.size() == 2);
+    const pipeline::Artifact ptx = pipeline.realize(generated[1]); // NVRTC, no device needed
+    REQUIRE_FALSE(ptx.path.empty());
+
+    // The CUBIN did not load, the PTX did: the record names the PTX, under the key of the preferred target.
+    const std::string key = pipeline.content_key(source, targets.front(), o);
+    pipeline::WarmRecord record;
+    record.module = "m";
+    record.target = ptx.target;
+    record.modules.push_back({ptx.module, ptx.hash, ptx.kernels});
+    pipeline.remember(key, record);
+
+    const std::optional<pipeline::WarmRecord> found = pipeline.find_warm(key, "m", targets);
+    REQUIRE(found);
+    CHECK(found->target == Target::cuda_ptx(80));
+    const std::optional<std::vector<pipeline::Artifact>> warm = pipeline.realize_warm(*found);
+    REQUIRE(warm);
+    REQUIRE(warm->size() == 1);
+    CHECK(warm->front().bytes == ptx.bytes);
+    CHECK(warm->front().kernels.front().symbol == ptx.kernels.front().symbol);
+    CHECK(warm->front().kernels.front().params.size() == 3);
+    // A device whose targets do not include the PTX's (another architecture) misses it.
+    CHECK_FALSE(pipeline.find_warm(key, "m", {Target::cuda_cubin(90), Target::cuda_ptx(90)}));
+    CHECK_FALSE(pipeline.find_warm(key, "m", {Target::cpu()}));
 }
 
 TEST_CASE("a damaged warm record is a miss, and is replaced") {
@@ -478,8 +525,8 @@ TEST_CASE("a warm record's text keeps every field and type kind, and any string"
     k.tid_dims = 3;
     k.strided_section = 7;
     k.abi = kernel::ir::EntryPointAbi::ExternalConstantParams;
-    for (std::size_t i = 0; i < kinds.size(); ++i) k.params.emplace_back("p" + std::to_string(i), kinds[i]);
-    k.params.emplace_back("again", native); // a repeated type is written once
+    for (std::size_t i = 0; i < kinds.size(); ++i) k.params.push_back({"p" + std::to_string(i), kinds[i]});
+    k.params.push_back({"again", native}); // a repeated type is written once
     c.kernels.push_back(k);
     codegen::KernelEntry none;
     none.name = "no_params";
@@ -512,14 +559,14 @@ TEST_CASE("a warm record's text keeps every field and type kind, and any string"
     CHECK(e.abi == kernel::ir::EntryPointAbi::ExternalConstantParams);
     REQUIRE(e.params.size() == k.params.size());
     for (std::size_t i = 0; i < k.params.size(); ++i) {
-        INFO(k.params[i].second.code());
-        CHECK(e.params[i].first == k.params[i].first);
-        CHECK(e.params[i].second == k.params[i].second);
-        CHECK(e.params[i].second.name() == k.params[i].second.name());
-        CHECK(e.params[i].second.size() == k.params[i].second.size());
-        CHECK(e.params[i].second.alignment() == k.params[i].second.alignment());
+        INFO(k.params[i].type.code());
+        CHECK(e.params[i].name == k.params[i].name);
+        CHECK(e.params[i].type == k.params[i].type);
+        CHECK(e.params[i].type.name() == k.params[i].type.name());
+        CHECK(e.params[i].type.size() == k.params[i].type.size());
+        CHECK(e.params[i].type.alignment() == k.params[i].type.alignment());
     }
-    CHECK(e.params[6].second.native_name() == "geo::Color");
+    CHECK(e.params[6].type.native_name() == "geo::Color");
     CHECK(back.modules[0].kernels[1].params.empty());
     CHECK(back.serialize() == text);
 

@@ -11,7 +11,7 @@
 //   m.kernel("step").launch({n}, {pos, params});
 #pragma once
 
-#include "weft/host/compiled_module.hpp"
+#include "weft/modules/compiled_module.hpp"
 #include "weft/host/host.hpp"
 #include "weft/host/tape.hpp"
 #include "weft/runtime/array.hpp"

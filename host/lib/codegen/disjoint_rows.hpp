@@ -87,11 +87,11 @@ inline bool runs_only_generated_code(const kernel::ir::Module &m, const kernel::
 /// arrays or more, plain ones (not indexed) of addressless elements, every
 /// other parameter addressless, and only code weft generates.
 inline bool disjoint_rows_apply(const kernel::ir::Module &m, const kernel::ir::Function &f,
-                                const std::vector<std::pair<std::string, Type>> &params) {
+                                const std::vector<KernelParam> &params) {
     using disjoint_rows_detail::addressless;
     int arrays = 0;
     for (const auto &p : params) {
-        const Type &t = p.second;
+        const Type &t = p.type;
         if (t.kind() == Type::Kind::Array) {
             if (t.is_indexed_array() || !addressless(t.element())) return false;
             ++arrays;

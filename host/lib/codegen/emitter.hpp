@@ -805,7 +805,7 @@ private:
         k.key = f.entry_name;
         k.symbol = f.entry_name.empty() ? f.mangled_name : f.entry_name;
         k.abi = f.abi;
-        k.params.emplace_back(f.params[0].name, P);
+        k.params.push_back({f.params[0].name, P});
         o << "extern \"C\" __global__ void " << k.symbol << "() {\n"
           << "    const " << t << " a0_ = *reinterpret_cast<const " << t << " *>(params);\n"
           << "    const weft::tid_t weft_t_{};\n"
@@ -815,11 +815,11 @@ private:
 
     /// The entry's parameters: the kernel's, then (backward entries) one adjoint
     /// per parameter, of the same type ("adj_<name>": a gradient array, or a value).
-    std::vector<std::pair<std::string, Type>> entry_params(const ir::Function &f) const {
-        std::vector<std::pair<std::string, Type>> out;
-        for (const ir::Variable &p : f.params) out.emplace_back(p.name, p.type);
+    std::vector<KernelParam> entry_params(const ir::Function &f) const {
+        std::vector<KernelParam> out;
+        for (const ir::Variable &p : f.params) out.push_back({p.name, p.type});
         if (codegen_.adjoint)
-            for (const ir::Variable &p : f.params) out.emplace_back("adj_" + p.name, p.type);
+            for (const ir::Variable &p : f.params) out.push_back({"adj_" + p.name, p.type});
         return out;
     }
 
@@ -857,7 +857,7 @@ private:
         std::string decl, grid_decl, pass, dense = "true";
         bool specializable = true;
         for (std::size_t i = 0; i < k.params.size(); ++i) {
-            const Type &pt = k.params[i].second;
+            const Type &pt = k.params[i].type;
             const std::string t = type(pt);
             decl += ", const " + t + " a" + std::to_string(i) + "_";
             grid_decl += ", const WEFT_GRID_CONSTANT " + t + " a" + std::to_string(i) + "_";
@@ -904,7 +904,7 @@ private:
         std::string params_decl, params_pass, dense = "true";
         bool specializable = true;
         for (std::size_t i = 0; i < k.params.size(); ++i) {
-            const Type &pt = k.params[i].second;
+            const Type &pt = k.params[i].type;
             const std::string t = type(pt);
             params_decl += ", const " + t + " a" + std::to_string(i) + "_"; // by value: no alias with stores
             params_pass += ", a" + std::to_string(i) + "_";
@@ -959,7 +959,7 @@ private:
             std::string test = "weft_contig_";
             for (std::size_t a = 0; a < k.params.size(); ++a)
                 for (std::size_t b = a + 1; b < k.params.size(); ++b)
-                    if (k.params[a].second.kind() == Type::Kind::Array && k.params[b].second.kind() == Type::Kind::Array)
+                    if (k.params[a].type.kind() == Type::Kind::Array && k.params[b].type.kind() == Type::Kind::Array)
                         test += " && weft::disjoint(a" + std::to_string(a) + "_, a" + std::to_string(b) + "_)";
             o << "    const bool weft_disjoint_ = " << test << ";\n";
         }
@@ -980,7 +980,7 @@ private:
                 const std::string d = std::to_string(p);
                 std::string alone = "true";
                 for (std::size_t b = 0; b < k.params.size(); ++b)
-                    if (static_cast<int>(b) != p && k.params[b].second.kind() == Type::Kind::Array)
+                    if (static_cast<int>(b) != p && k.params[b].type.kind() == Type::Kind::Array)
                         alone += " && weft::disjoint_copies(a" + d + "_, a" + std::to_string(b) + "_)";
                 o << "    weft::rt::deferred_table weft_table" << d << "_;\n"
                   << "    weft_deferred_.d" << d << ".begin(" << alone << ", &weft_table" << d << "_);\n";
@@ -1016,7 +1016,7 @@ private:
             if (disjoint) {
                 std::string pointers;
                 for (std::size_t i = 0; i < k.params.size(); ++i)
-                    if (k.params[i].second.kind() == Type::Kind::Array) pointers += "a" + std::to_string(i) + "_.data, ";
+                    if (k.params[i].type.kind() == Type::Kind::Array) pointers += "a" + std::to_string(i) + "_.data, ";
                 // Only the dense instantiation names the row function: the
                 // strided one, compiled alone, does not compile it.
                 o << "                if (weft_disjoint_) {\n"
@@ -1053,11 +1053,11 @@ private:
         o << "}\n";
         std::string unpack, unpack_arrays;
         for (std::size_t i = 0; i < k.params.size(); ++i) {
-            const std::string t = type(k.params[i].second);
+            const std::string t = type(k.params[i].type);
             const std::string line = "    const " + t + " a" + std::to_string(i) + "_ = *static_cast<const " + t +
                                      " *>(weft_args_[" + std::to_string(i) + "]);\n";
             unpack += line;
-            if (k.params[i].second.kind() == Type::Kind::Array) unpack_arrays += line;
+            if (k.params[i].type.kind() == Type::Kind::Array) unpack_arrays += line;
         }
         const std::string launch_params =
             "(const weft::launch_t *weft_launch_, void *const *weft_args_, long long weft_begin_, long long weft_end_)";
@@ -1098,11 +1098,11 @@ private:
     /// [weft_lo_, weft_hi_) of its last component, each array read and written
     /// through a `__restrict` copy of its data pointer (disjoint_rows.hpp).
     void disjoint_row_function(std::ostringstream &o, const ir::Function &f,
-                               const std::vector<std::pair<std::string, Type>> &params, const std::string &each) {
+                               const std::vector<KernelParam> &params, const std::string &each) {
         std::string pointers, arrays, rebind, pass;
         for (std::size_t i = 0; i < params.size(); ++i) {
             const std::string a = "a" + std::to_string(i) + "_";
-            const Type &t = params[i].second;
+            const Type &t = params[i].type;
             pass += ", " + a;
             if (t.kind() != Type::Kind::Array) {
                 arrays += ", const " + type(t) + " " + a;

@@ -2,7 +2,7 @@
 // device, retained on first use and kept for the life of the process.
 #include "internal.hpp"
 
-#include "cuda/cuda_module.hpp"
+#include "cuda/stream_event.hpp"
 #include "weft/support/error.hpp"
 
 #include <cstdio>

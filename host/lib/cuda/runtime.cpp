@@ -2,7 +2,7 @@
 // streams for weft::Stream. Every call works in the device's primary context.
 #include "internal.hpp"
 
-#include "cuda/cuda_module.hpp"
+#include "cuda/stream_event.hpp"
 #include "weft/runtime/device.hpp"
 #include "weft/support/error.hpp"
 

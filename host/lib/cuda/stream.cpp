@@ -5,7 +5,7 @@
 #include "internal.hpp"
 
 #include "weft/backend/cuda.hpp"
-#include "cuda/cuda_module.hpp"
+#include "cuda/stream_event.hpp"
 #include "weft/support/error.hpp"
 
 #include <algorithm>

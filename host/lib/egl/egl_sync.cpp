@@ -4,7 +4,7 @@
 #include "weft/egl/egl_sync.hpp"
 
 #include "weft/backend/cuda.hpp"
-#include "cuda/cuda_module.hpp"
+#include "cuda/stream_event.hpp"
 
 #include <dlfcn.h>
 

@@ -2,12 +2,11 @@
 
 #include "host_access.hpp"
 #include "loader_internal.hpp"
-#include "shared_objects.hpp"
+#include "modules/shared_objects.hpp"
 #include "trusted_load.hpp"
 #include "weft/backend/cpu_compiler.hpp"
-#include "cuda/cuda_module.hpp"
-#include "cuda_loading.hpp"
 #include "weft/host/search_path.hpp"
+#include "weft/runtime/cuda.hpp"
 #include "weft/support/environment.hpp"
 #include "weft/support/error.hpp"
 #include "weft/support/file.hpp"
@@ -101,7 +100,7 @@ struct Host::Impl {
     std::map<std::string, std::unique_ptr<ModuleSettings>, std::less<>> modules;
     mutable std::optional<ArtifactCache> cache;
     std::optional<RemoteCache> remote; // constructed with the host: a bad URL or key fails early
-    mutable std::optional<pipeline::Pipeline> pipeline;
+    mutable std::shared_ptr<pipeline::Pipeline> pipeline; // loaded modules' later passes hold it weakly
     // After the members its links use (logger, cache), so destroyed before
     // them: it waits for the shared objects still being linked into the cache.
     std::unique_ptr<SharedObjects> shared_objects;
@@ -117,11 +116,6 @@ struct Host::Impl {
     std::map<std::string, Claim, std::less<>> claims; // guarded by compiled_mutex
     // Loaded modules by name, then device ("name\ncuda:0"); guarded by compiled_mutex.
     std::map<std::string, std::shared_ptr<CompiledModule::Impl>, std::less<>> loaded_modules;
-    struct KeptCuda {
-        std::string file; // the module name the file claims (a unique kernel's module is named apart)
-        std::shared_ptr<CudaModule> module;
-    };
-    std::vector<KeptCuda> cuda_modules; // guarded by compiled_mutex; unloaded first
 
     explicit Impl(HostOptions o)
         : options(std::move(o)), logger(options.log_sink, options.log_categories), search_path(options.search_path),
@@ -146,7 +140,8 @@ struct Host::Impl {
             if (!counts.empty() && !add_cache_counters(*cache, counts))
                 logger.log(LogLevel::Info, "cache", "cannot add to " + (cache->root() / "stats.json").string());
         }
-        cuda_modules.clear();
+        // Loaded modules' later passes (backward, strided copies) hold it weakly: they now say the host is gone.
+        pipeline.reset();
         loaded_modules.clear(); // handles still held elsewhere keep their code, but cannot launch
         // Registrations first: nothing may refer to a plugin once its code is gone.
         registry.clear();
@@ -625,12 +620,18 @@ const pipeline::Pipeline &HostAccess::pipeline(const Host &host) {
     const ArtifactCache &cache = host.cache();
     std::lock_guard<std::mutex> lock(host.impl_->modules_mutex);
     if (!host.impl_->pipeline)
-        host.impl_->pipeline.emplace(host.impl_->registry, cache, host.impl_->logger,
+        host.impl_->pipeline = std::make_shared<pipeline::Pipeline>(host.impl_->registry, cache, host.impl_->logger,
                                      host.impl_->remote ? &*host.impl_->remote : nullptr,
                                      [given = host.impl_->options.prebuilt_dir] {
                                          return given ? *given : installed_prebuilt_dir();
                                      });
     return *host.impl_->pipeline;
+}
+
+std::shared_ptr<const pipeline::Pipeline> HostAccess::pipeline_handle(const Host &host) {
+    pipeline(host);
+    std::lock_guard<std::mutex> lock(host.impl_->modules_mutex);
+    return host.impl_->pipeline;
 }
 
 SharedObjects &HostAccess::shared_objects(Host &host) { return *host.impl_->shared_objects; }
@@ -679,26 +680,6 @@ void HostAccess::put_loaded(Host &host, const pipeline::ModuleSource &source, De
     slot = std::move(module);
 }
 
-std::shared_ptr<CudaModule> HostAccess::find_cuda(Host &host, std::string_view name, int device,
-                                                  const std::vector<std::string> &hashes) {
-    std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
-    for (const auto &kept : host.impl_->cuda_modules) {
-        const std::shared_ptr<CudaModule> &m = kept.module;
-        if (m->name() == name && m->device() == device &&
-            std::find(hashes.begin(), hashes.end(), m->hash()) != hashes.end())
-            return m;
-    }
-    return nullptr;
-}
-
-std::shared_ptr<CudaModule> HostAccess::keep_cuda(Host &host, const pipeline::ModuleSource &source,
-                                                  std::shared_ptr<CudaModule> module) {
-    std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
-    host.impl_->claims[source.name] = {claim_origin(source), {}};
-    host.impl_->cuda_modules.push_back({source.name, module});
-    return module;
-}
-
 } // namespace detail
 
 std::optional<CompiledModule> Host::loaded_module(std::string_view name, Device device) const {
@@ -708,7 +689,6 @@ std::optional<CompiledModule> Host::loaded_module(std::string_view name, Device 
 
 bool Host::unload_module(std::string_view name) {
     std::vector<std::shared_ptr<CompiledModule::Impl>> modules;
-    std::vector<Impl::KeptCuda> cuda;
     {
         std::lock_guard<std::mutex> lock(impl_->compiled_mutex);
         const std::string prefix = std::string(name) + "\n";
@@ -716,29 +696,9 @@ bool Host::unload_module(std::string_view name) {
             modules.push_back(std::move(it->second));
             it = impl_->loaded_modules.erase(it);
         }
-        auto &kept = impl_->cuda_modules;
-        for (auto it = kept.begin(); it != kept.end();) {
-            if (it->file == name) {
-                cuda.push_back(std::move(*it));
-                it = kept.erase(it);
-            } else {
-                ++it;
-            }
-        }
         if (auto it = impl_->claims.find(name); it != impl_->claims.end()) impl_->claims.erase(it);
     }
-    return !modules.empty() || !cuda.empty(); // unloaded here, outside the lock
-}
-
-void release_cuda_modules(Host &host) { detail::HostAccess::release_cuda(host); }
-
-void detail::HostAccess::release_cuda(Host &host) {
-    std::vector<Host::Impl::KeptCuda> modules;
-    {
-        std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
-        modules.swap(host.impl_->cuda_modules);
-    }
-    // Unloaded here, outside the lock: cuModuleUnload may wait for the device.
+    return !modules.empty(); // unloaded here, outside the lock
 }
 
 bool Host::quiet() const { return impl_->options.quiet; }

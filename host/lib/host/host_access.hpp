@@ -1,9 +1,9 @@
-// What the host's loading paths (CPU modules, CUDA modules, AOT builds)
+// What the host's loading paths (JIT loads on every device, AOT builds)
 // share: the pipeline, the module name claims and the table of loaded
 // modules. Implemented in host.cpp, where Host::Impl lives.
 #pragma once
 
-#include "weft/host/compiled_module.hpp"
+#include "modules/loaded_module.hpp"
 #include "weft/host/host.hpp"
 #include "weft/pipeline/pipeline.hpp"
 
@@ -14,7 +14,6 @@
 
 namespace weft {
 
-class CudaModule;
 class SharedObjects;
 
 namespace detail {
@@ -36,6 +35,8 @@ struct PreparedModule {
 
 struct HostAccess {
     static const pipeline::Pipeline &pipeline(const Host &host);
+    /// The same, for what outlives a load (a loaded module's later passes hold it weakly).
+    static std::shared_ptr<const pipeline::Pipeline> pipeline_handle(const Host &host);
     static std::shared_ptr<ThreadPool> pool(Host &host);
     /// The CPU modules the host keeps as shared objects (shared_objects.hpp).
     static SharedObjects &shared_objects(Host &host);
@@ -53,25 +54,7 @@ struct HostAccess {
     static void put_loaded(Host &host, const pipeline::ModuleSource &source, Device device,
                            std::shared_ptr<CompiledModule::Impl> module);
 
-    /// A CUDA module this host keeps with that name, device and one of `hashes`.
-    static std::shared_ptr<CudaModule> find_cuda(Host &host, std::string_view name, int device,
-                                                 const std::vector<std::string> &hashes);
-    /// Keeps `module` (the file's, or one of its unique kernels') until
-    /// unload_module(source.name), release_cuda_modules or the host's end.
-    static std::shared_ptr<CudaModule> keep_cuda(Host &host, const pipeline::ModuleSource &source,
-                                                 std::shared_ptr<CudaModule> module);
-    /// Unloads every CUDA module the host keeps (release_cuda_modules).
-    static void release_cuda(Host &host);
 };
-
-/// The modules `source` compiles to (pipeline::split_unique_kernels), built
-/// for CUDA device `device`, loaded in its primary context and kept by the
-/// host (cuda_loading.cpp). `only` not empty: that compiled module alone.
-/// With Pass::Backward, their backward passes, which claim no name and are
-/// not kept by the host (their forward modules keep them).
-std::vector<std::shared_ptr<CudaModule>> load_cuda(Host &host, pipeline::ModuleSource source, int device,
-                                                   const ModuleLoadOptions &options, Pass pass = Pass::Forward,
-                                                   const std::string &only = {});
 
 /// The AOT artifact at `path`, built for `target` from `source`: the pipeline
 /// checks and generates the source (compiling nothing) for its kernels and

@@ -12,26 +12,24 @@
 
 namespace weft {
 
-namespace {
-thread_local Tape *recording = nullptr;
-} // namespace
-
+// A tape records through the modules layer's launch observer: the launch
+// code knows nothing of tapes.
 struct TapeRecorder {
-    static void add(Tape &tape, Tape::Launch launch) { tape.launches_.push_back(std::move(launch)); }
+    static void launched(void *tape, const Kernel &kernel, const std::vector<std::int64_t> &dim,
+                         const std::vector<KernelArg> &args, const LaunchOptions &options) {
+        static_cast<Tape *>(tape)->launches_.push_back({kernel, dim, args, options});
+    }
 };
-
-void detail::record_on_tape(const Kernel &kernel, const std::vector<std::int64_t> &dim,
-                            const std::vector<KernelArg> &args, const LaunchOptions &options) {
-    if (recording) TapeRecorder::add(*recording, {kernel, dim, args, options});
-}
 
 Tape::Tape() = default;
 Tape::~Tape() {
-    if (recording == this) recording = nullptr;
+    // A tape destroyed inside its own scope stops recording at once.
+    const LaunchObserver current = exchange_launch_observer({});
+    if (current.context != this) exchange_launch_observer(current);
 }
 
-Tape::Scope::Scope(Tape &tape) : previous_(recording) { recording = &tape; }
-Tape::Scope::~Scope() { recording = previous_; }
+Tape::Scope::Scope(Tape &tape) : previous_(exchange_launch_observer({&TapeRecorder::launched, &tape})) {}
+Tape::Scope::~Scope() { exchange_launch_observer(previous_); }
 
 std::size_t Tape::size() const { return launches_.size(); }
 const std::vector<Tape::Launch> &Tape::launches() const { return launches_; }
@@ -262,9 +260,8 @@ std::vector<Kernel> Tape::backward_passes() const {
 void Tape::run_backward(const std::vector<Kernel> &backward) {
     // Backward launches are never recorded, on this tape or an enclosing one.
     struct Pause {
-        Tape *saved = recording;
-        Pause() { recording = nullptr; }
-        ~Pause() { recording = saved; }
+        LaunchObserver saved = exchange_launch_observer({});
+        ~Pause() { exchange_launch_observer(saved); }
     } pause;
     for (std::size_t i = launches_.size(); i-- > 0;) {
         const Launch &l = launches_[i];

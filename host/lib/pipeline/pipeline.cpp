@@ -187,6 +187,15 @@ std::vector<GeneratedModule> Pipeline::generate(const CheckedModule &module, con
     return out;
 }
 
+std::vector<GeneratedModule> Pipeline::regenerate(const ModuleSource &source, const std::string &name,
+                                                  const ResolvedBuildOptions &options, const std::vector<Target> &targets,
+                                                  const ModuleLoadOptions &load, Pass pass) const {
+    for (CheckedModule &m : split_unique_kernels(check(source)))
+        if (m.source.name == name) return generate(m, options, targets, load, pass);
+    throw UserError("module '" + name + "': " + source.display_name() + " no longer compiles to a module of that name; "
+                    "load it again");
+}
+
 GeneratedModule strided_variant(const GeneratedModule &g, int strided) {
     if (g.target.kind != Target::Kind::Cpu || strided < codegen::strided_whole)
         throw InternalError("strided_variant: module '" + g.module + "' for " + g.target.str() + ", variant " +

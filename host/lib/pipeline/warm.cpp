@@ -8,6 +8,7 @@
 #include "weft/pipeline/pipeline.hpp"
 
 #include "weft/backend/cpu_compiler.hpp"
+#include "weft/backend/cuda.hpp"
 #include "weft/support/build_identity.hpp"
 #include "weft/support/error.hpp"
 #include "weft/support/sha256.hpp"
@@ -15,6 +16,7 @@
 #include "compile_options.hpp"
 #include "load_fields.hpp"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -31,14 +33,22 @@ std::string cpu_toolchain(const ModuleLoadOptions &load) { return backend::toolc
 std::string Pipeline::content_key(const ModuleSource &source, const Target &target, const ModuleLoadOptions &load,
                                   Pass pass) const {
     const std::string &build = build_identity();
-    if (build.empty() || target.kind != Target::Kind::Cpu) return {};
+    if (build.empty()) return {};
     Sha256 h;
     h.field("weft.content-key.v2");
     // The build ID stands for everything compiled into weft: the front end,
     // codegen, core builtins and the embedded runtime headers (hashing those
     // took a millisecond, the whole budget of a warm load).
     h.field(version_string).field(build);
-    h.field(cpu_toolchain(load));
+    // CUDA: NVRTC's version; its flags follow from the load options below.
+    // Without NVRTC no CUDA module loads: no key.
+    std::string toolchain;
+    try {
+        toolchain = target.kind == Target::Kind::Cpu ? cpu_toolchain(load) : "nvrtc " + backend::nvrtc_version();
+    } catch (const backend::BackendError &) {
+        return {};
+    }
+    h.field(toolchain);
     h.field(target.str());
     h.field(registry_.contract_digest());
     h.field(source.name).field(source.text);
@@ -58,14 +68,16 @@ std::string Pipeline::content_key(const ModuleSource &source, const Target &targ
     return h.hex();
 }
 
-std::optional<WarmRecord> Pipeline::find_warm(const std::string &key, const std::string &module, const Target &target) const {
+std::optional<WarmRecord> Pipeline::find_warm(const std::string &key, const std::string &module,
+                                              const std::vector<Target> &targets) const {
     std::optional<std::string> text = cache_.find_key(key);
     if (!text) return std::nullopt;
     try {
         WarmRecord r = WarmRecord::parse(*text);
-        if (r.module != module || r.target != target) {
+        if (r.module != module || std::find(targets.begin(), targets.end(), r.target) == targets.end()) {
             logger_.log(LogLevel::Info, "cache", "content-key record " + key.substr(0, 16) + " is for module '" + r.module +
-                                                     "' " + r.target.str() + ", not '" + module + "' " + target.str() + ": a miss");
+                                                     "' " + r.target.str() + ", not '" + module + "' " +
+                                                     targets.front().str() + ": a miss");
             return std::nullopt;
         }
         return r;

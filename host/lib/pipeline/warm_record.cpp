@@ -236,7 +236,7 @@ std::string WarmRecord::serialize() const {
     for (const Compiled &c : modules)
         for (const codegen::KernelEntry &k : c.kernels)
             for (const auto &param : k.params)
-                if (type_index.emplace(param.second.code(), types.size()).second) types.push_back(&param.second);
+                if (type_index.emplace(param.type.code(), types.size()).second) types.push_back(&param.type);
 
     std::string out;
     out.reserve(1024);
@@ -355,11 +355,11 @@ WarmRecord WarmRecord::parse(const std::string &text) {
                 in.end_of_line("a parameter");
                 if (type >= types.size()) bad("parameter '" + name + "' names type " + std::to_string(type) + " of " +
                                               std::to_string(types.size()));
-                e.params.emplace_back(std::move(name), types[type]);
+                e.params.push_back({std::move(name), types[type]});
             }
             for (int g : e.private_gradients)
                 if (static_cast<std::size_t>(g) >= e.params.size() ||
-                    e.params[static_cast<std::size_t>(g)].second.kind() != Type::Kind::Array)
+                    e.params[static_cast<std::size_t>(g)].type.kind() != Type::Kind::Array)
                     bad("kernel '" + e.name + "': private gradient " + std::to_string(g) + " is not an array parameter");
             m.kernels.push_back(std::move(e));
         }

@@ -20,7 +20,7 @@ struct KernelEntry {
     std::string name;   // as written in the .py file
     std::string key;    // the decorator's name= (Warp's kernel key), or ""
     std::string symbol; // extern "C" entry point in the generated source
-    std::vector<std::pair<std::string, Type>> params;
+    std::vector<KernelParam> params;
     int tid_dims = 0; // 0: tid() unused or not unpacked
     kernel::ir::EntryPointAbi abi = kernel::ir::EntryPointAbi::Warp;
     /// CPU kernels with a dense specialization: the WEFT_STRIDED value that

@@ -8,7 +8,7 @@
 #include "weft/build/cache_counters.hpp"
 #include "weft/build/remote_cache.hpp"
 #include "weft/build/module.hpp"
-#include "weft/host/compiled_module.hpp"
+#include "weft/modules/compiled_module.hpp"
 #include "weft/kernel/diagnostics.hpp" // KernelSourceError: what load_module throws for bad source
 #include "weft/manifest/manifest.hpp"
 #include "weft/registry/registry.hpp"
@@ -245,7 +245,6 @@ public:
 
 private:
     CompiledModule load(pipeline::ModuleSource source, ModuleLoadOptions options);
-    CompiledModule load_on_device(pipeline::ModuleSource source, ModuleLoadOptions options);
     // What every path of the host (CPU and CUDA loads, AOT) shares: the
     // pipeline, the name claims, the module table (host.cpp, modules.cpp).
     friend struct detail::HostAccess;

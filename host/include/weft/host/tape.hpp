@@ -6,7 +6,7 @@
 // (Array::with_grad / requires_grad).
 #pragma once
 
-#include "weft/host/compiled_module.hpp"
+#include "weft/modules/compiled_module.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -32,7 +32,7 @@ public:
         Scope &operator=(const Scope &) = delete;
 
     private:
-        Tape *previous_;
+        LaunchObserver previous_;
     };
     /// Scope(*this).
     [[nodiscard]] Scope record() { return Scope(*this); }
@@ -66,11 +66,5 @@ private:
     std::vector<Kernel> backward_passes() const; // built before any gradient is seeded
     void run_backward(const std::vector<Kernel> &backward);
 };
-
-namespace detail {
-/// Called by Kernel::launch: records the launch on this thread's recording tape, if any.
-void record_on_tape(const Kernel &kernel, const std::vector<std::int64_t> &dim, const std::vector<KernelArg> &args,
-                    const LaunchOptions &options);
-} // namespace detail
 
 } // namespace weft

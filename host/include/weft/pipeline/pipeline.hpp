@@ -170,6 +170,15 @@ public:
                                           const std::vector<Target> &targets, const ModuleLoadOptions &load,
                                           Pass pass = Pass::Forward) const;
 
+    /// The compiled module `name` of `source` (one of those
+    /// split_unique_kernels makes) checked and generated again for `targets`
+    /// with the build options it was loaded with: a pass of a loaded module
+    /// built after the load (its backward pass, a kernel's strided copy). A
+    /// source that no longer compiles to `name` is a UserError saying so.
+    std::vector<GeneratedModule> regenerate(const ModuleSource &source, const std::string &name,
+                                            const ResolvedBuildOptions &options, const std::vector<Target> &targets,
+                                            const ModuleLoadOptions &load, Pass pass) const;
+
     /// The artifact: verified from the local cache, else fetched from the
     /// remote one (verified, then stored locally), else compiled (Clang in process
     /// or NVRTC) and stored. One routine for every path: a precompiled header
@@ -199,9 +208,11 @@ public:
     /// process has no build identity (warm records are then not used).
     std::string content_key(const ModuleSource &source, const Target &target, const ModuleLoadOptions &load,
                             Pass pass = Pass::Forward) const;
-    /// The record under `key` for `module` and `target`, or nullopt: absent,
-    /// damaged (a miss; the next remember() replaces it) or for another module.
-    std::optional<WarmRecord> find_warm(const std::string &key, const std::string &module, const Target &target) const;
+    /// The record under `key` for `module` and one of `targets` (a CUDA
+    /// device's CUBIN or PTX), or nullopt: absent, damaged (a miss; the next
+    /// remember() replaces it) or for another module.
+    std::optional<WarmRecord> find_warm(const std::string &key, const std::string &module,
+                                        const std::vector<Target> &targets) const;
     /// Stores `record` under `key`; a cache that cannot be written only warns (once).
     void remember(const std::string &key, const WarmRecord &record) const;
     /// The artifacts a warm record names, in its order, each verified by the

@@ -212,4 +212,12 @@ std::optional<ArrayTypeName> parse_array_type_name(std::string_view name);
 /// Normalizes a native type reference: "warp_test.Color" -> "warp_test::Color".
 std::string normalize_native_name(std::string_view name);
 
+/// One kernel parameter: its name and type (Type::array(dtype, ndim) for
+/// arrays). The code generator describes entries with it and launches check
+/// arguments against it: one description of a kernel's signature.
+struct KernelParam {
+    std::string name;
+    Type type;
+};
+
 } // namespace weft

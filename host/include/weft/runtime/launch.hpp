@@ -35,12 +35,6 @@ public:
 /// A kernel's CPU entry point.
 using CpuEntry = void (*)(const launch_t *launch, void *const *args, long long begin, long long end);
 
-/// One kernel parameter: its name and type (Type::array(dtype, ndim) for arrays).
-struct KernelParam {
-    std::string name;
-    Type type;
-};
-
 /// The packed arguments of one launch: each parameter's bytes, aligned for its
 /// type, in one buffer, and the pointer table an entry point takes. Holds
 /// references to the arrays' storage, so they outlive it. Move-only (the

@@ -1,6 +1,7 @@
 // Kernel modules loaded on a device, and their kernels: one API for the CPU
 // (the in-process Clang/ORC backend; launches across all cores) and CUDA
-// devices (NVRTC; the driver), built by the pipeline (weft/pipeline/pipeline.hpp).
+// devices (NVRTC; the driver), built by the pipeline (weft/pipeline/pipeline.hpp)
+// and loaded by weft::Host.
 #pragma once
 
 #include "weft/build/build_options.hpp"
@@ -140,5 +141,16 @@ public:
 private:
     std::shared_ptr<Impl> impl_;
 };
+
+/// Something that sees each launch a thread makes (weft::Tape records
+/// through it): called on the launching thread after a launch was accepted
+/// (arguments checked; synchronous launches finished without failed checks).
+struct LaunchObserver {
+    void (*launched)(void *context, const Kernel &kernel, const std::vector<std::int64_t> &dim,
+                     const std::vector<KernelArg> &args, const LaunchOptions &options) = nullptr;
+    void *context = nullptr;
+};
+/// Makes `observer` this thread's launch observer and returns the one it replaces.
+LaunchObserver exchange_launch_observer(LaunchObserver observer);
 
 } // namespace weft
