@@ -293,10 +293,12 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
     context->code.pool = HostAccess::pool(*this);
     context->code.shared = &HostAccess::shared_objects(*this);
     context->code.cache = &pipeline.cache();
+    context->code.origin = source.display_name();
     context->quiet = quiet();
     const auto finish = [&](std::vector<std::shared_ptr<CompiledModule::Impl>> parts, const pipeline::ModuleSource &src) {
         std::shared_ptr<CompiledModule::Impl> impl = modules::combine(std::move(parts), src);
-        impl->load_ms = ms_since(t0);
+        // A file of one compiled module is that module, which may be a loaded one reused: its own time stands.
+        if (!impl->modules.empty()) impl->load_ms = ms_since(t0);
         HostAccess::put_loaded(*this, src, device, impl);
         return impl;
     };
@@ -386,6 +388,10 @@ CompiledModule Host::load_aot(const fs::path &file, const fs::path &dir, ModuleL
     } else {
         path = find_aot_artifact(dir, src.name, cuda_compute_capability(device.ordinal)); // lists every path tried
         target = Target::parse(path.stem().extension().string().substr(1));
+        // Before the driver sees it: a driver older than NVRTC answers a PTX
+        // with a bare CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
+        modules::require_driver_for(device.ordinal, target.output == Target::Output::Ptx,
+                                    "cannot load " + path.string() + ": ");
     }
     const pipeline::Artifact artifact = detail::read_aot_artifact(*this, std::move(source), options, target, path, dir);
     const auto stale = [&](const std::string &why) {
@@ -398,20 +404,25 @@ CompiledModule Host::load_aot(const fs::path &file, const fs::path &dir, ModuleL
     modules::CodeContext code;
     code.logger = logger();
     code.pool = HostAccess::pool(*this);
+    code.origin = src.display_name();
     std::shared_ptr<CompiledModule::Impl> impl;
+    std::string foreign; // why the artifact's code is not the source's
     try {
         impl = modules::load_artifact(artifact, device, code);
+        // The same entry symbols can hold other signatures (a kernel's parameter types changed).
+        if (impl->code->kernel_signatures() != codegen::kernel_signature_digest(artifact.kernels))
+            foreign = "its kernel signatures differ from the source's";
     } catch (const backend::CudaDriverError &e) {
         throw backend::CudaDriverError(e.call(), e.result(),
                                        "module '" + artifact.module + "' on " + device.name() + " from " +
                                            path.string() + ": " + e.what());
     } catch (const backend::BackendError &e) {
         if (!device.is_cpu()) throw;
-        throw stale(e.what());
+        foreign = e.what(); // an entry or the signature digest is missing from the object
+    } catch (const UserError &e) {
+        foreign = e.what(); // a kernel's entry is missing from the CUBIN or PTX
     }
-    // The same entry symbols can hold other signatures (a kernel's parameter types changed).
-    if (impl->code->kernel_signatures() != codegen::kernel_signature_digest(artifact.kernels))
-        throw stale("its kernel signatures differ from the source's");
+    if (!foreign.empty()) throw stale(foreign);
     impl->source_path = src.origin;
     impl->load_ms = ms_since(t0);
     if (!quiet()) modules::report_load(*impl, "AOT ");

@@ -81,6 +81,7 @@ namespace modules {
 /// What loading code needs beside the artifact.
 struct CodeContext {
     Logger logger;                     // where debug-mode bounds failures are reported
+    std::string origin;                // the source file, for messages
     std::weak_ptr<ThreadPool> pool;    // the host's (CPU launches run on it)
     SharedObjects *shared = nullptr;   // CPU: map kept shared objects (and keep new ones); null: link the object
     const ArtifactCache *cache = nullptr;
@@ -93,6 +94,11 @@ struct CodeContext {
 /// backend::CudaDriverError when the driver refuses the image.
 std::shared_ptr<CompiledModule::Impl> load_artifact(const pipeline::Artifact &artifact, Device device,
                                                     const CodeContext &context);
+
+/// Throws BackendError naming both versions (and `context` first) when the
+/// driver of CUDA device `ordinal` cannot run what this build's NVRTC makes
+/// (PTX when `ptx`, else a CUBIN).
+void require_driver_for(int ordinal, bool ptx, const std::string &context = "");
 
 /// What `device` runs, in order of preference: the CPU target; on CUDA the
 /// CUBIN for the device's architecture when NVRTC can build it, then PTX for

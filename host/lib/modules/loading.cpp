@@ -41,13 +41,12 @@ void mark_overloads(std::vector<std::shared_ptr<Kernel::Impl>> &kernels) {
                             return x->name() == k->name();
                         }) > 1;
 }
+} // namespace
 
-/// Throws naming both versions when the driver cannot run NVRTC's code (PTX: `ptx`).
-void require_driver_for(int ordinal, bool ptx, const std::string &context = "") {
+void require_driver_for(int ordinal, bool ptx, const std::string &context) {
     if (const std::string mismatch = cuda_driver_mismatch(ptx); !mismatch.empty())
         throw backend::BackendError("cuda:" + std::to_string(ordinal) + ": " + context + mismatch);
 }
-} // namespace
 
 std::shared_ptr<CompiledModule::Impl> load_artifact(const pipeline::Artifact &artifact, Device device,
                                                     const CodeContext &context) {
@@ -64,7 +63,8 @@ std::shared_ptr<CompiledModule::Impl> load_artifact(const pipeline::Artifact &ar
     } else {
         if (artifact.target.output == Target::Output::Ptx)
             require_driver_for(device.ordinal, true, "cannot load the PTX of module '" + artifact.module + "': ");
-        impl->code = load_cuda_code(artifact, device.ordinal, context, artifact.module);
+        impl->code = load_cuda_code(artifact, device.ordinal, context,
+                                    context.origin.empty() ? "module '" + artifact.module + "'" : context.origin);
     }
     for (std::size_t i = 0; i < artifact.kernels.size(); ++i) {
         auto k = std::make_shared<Kernel::Impl>();
@@ -112,6 +112,11 @@ std::shared_ptr<CompiledModule::Impl> load_first(const pipeline::Pipeline &pipel
             if (i + 1 == candidates.size())
                 throw CudaDriverError(e.call(), e.result(),
                                       "module '" + g.module + "' on " + device.name() + ": " + refused);
+        } catch (const backend::BackendError &e) {
+            // A PTX the driver is too old for, after a refused CUBIN: say both.
+            if (refused.empty()) throw;
+            throw backend::BackendError("module '" + g.module + "' on " + device.name() + ": " + refused + "; " +
+                                        e.what());
         }
     }
     throw InternalError("load_first: no target to load module on " + device.name());
