@@ -6,7 +6,7 @@
 //     against reading the same file and hashing it.
 //
 //   build/bin/bench_hash [--repeat K]
-#include "weft/build/cache.hpp"
+#include "weft/cache/cache.hpp"
 #include "weft/build/module_hash.hpp"
 #include "weft/host/host.hpp"
 #include "weft/support/sha256.hpp"

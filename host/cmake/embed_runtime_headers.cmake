@@ -6,7 +6,7 @@ foreach(rel ${HEADERS})
   file(READ ${ROOT}/${rel} text)
   string(APPEND body "    {\"${rel}\", R\"weft_rt_text(${text})weft_rt_text\"},\n")
 endforeach()
-file(WRITE ${OUT}.tmp "// Generated from host/runtime/include by embed_runtime_headers.cmake. Do not edit.
+file(WRITE ${OUT}.tmp "// Generated from host/rt/include by embed_runtime_headers.cmake. Do not edit.
 #include \"weft/codegen/runtime_headers.hpp\"
 
 namespace weft::codegen {

@@ -1,9 +1,9 @@
-// libFuzzer target for the remote cache's reply parser (build/resp.cpp): the
+// libFuzzer target for the remote cache's reply parser (cache/resp.cpp): the
 // bytes a Redis server, or anyone who can stand in for one, sends. Any input,
 // fed whole or split at any points, must end in the same reply or the same
 // refusal within the limits: no crash, no read past the buffer, no buffer
 // beyond the limits.
-#include "build/resp.hpp"
+#include "cache/resp.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -3,8 +3,8 @@
 // unsigned entries are rejected, read-only clients never write.
 #include "redis_server.hpp"
 
-#include "weft/build/cache_counters.hpp"
-#include "weft/build/remote_cache.hpp"
+#include "weft/cache/cache_counters.hpp"
+#include "weft/cache/remote_cache.hpp"
 #include "weft/host/host.hpp"
 #include "weft/runtime/array.hpp"
 #include "weft/support/error.hpp"

@@ -5,7 +5,7 @@
 // WEFT_CACHE_WRITER_KILL_AT=POINT: the writer SIGKILLs itself when store()
 // reaches POINT ("artifact-published"), so a test can look at what a writer
 // killed there leaves behind.
-#include "weft/build/cache.hpp"
+#include "weft/cache/cache.hpp"
 #include "weft/support/sha256.hpp"
 
 #include <chrono>

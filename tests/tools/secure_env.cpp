@@ -1,7 +1,7 @@
 // Prints what a host takes from the environment: whether the process runs
 // with AT_SECURE, the plugin search path, the cache root and the debug
 // categories. tests/cli/secure_env.sh runs it plain and as a setgid copy.
-#include "weft/build/cache.hpp"
+#include "weft/cache/cache.hpp"
 #include "weft/host/host.hpp"
 #include "weft/support/environment.hpp"
 

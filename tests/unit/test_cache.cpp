@@ -1,6 +1,6 @@
 #include "test_support.hpp"
 
-#include "weft/build/cache.hpp"
+#include "weft/cache/cache.hpp"
 #include "weft/support/error.hpp"
 #include "weft/support/sha256.hpp"
 

@@ -4,7 +4,7 @@
 // another module's code.
 #include "test_support.hpp"
 
-#include "weft/build/cache.hpp"
+#include "weft/cache/cache.hpp"
 #include "weft/host/host.hpp"
 #include "weft/pipeline/pipeline.hpp"
 #include "weft/support/error.hpp"

@@ -2,8 +2,8 @@
 // and a server that is not there.
 #include "test_support.hpp"
 
-#include "build/resp.hpp"
-#include "weft/build/remote_cache.hpp"
+#include "cache/resp.hpp"
+#include "weft/cache/remote_cache.hpp"
 #include "weft/support/error.hpp"
 
 #include <catch2/catch.hpp>

@@ -7,7 +7,7 @@
 #include "test_support.hpp"
 
 #include "weft/backend/cpu_compiler.hpp"
-#include "weft/build/cache.hpp"
+#include "weft/cache/cache.hpp"
 #include "weft/host/host.hpp"
 
 #include <catch2/catch.hpp>

@@ -6,7 +6,7 @@
 #include "test_support.hpp"
 
 #include "weft/backend/cuda.hpp"
-#include "weft/build/cache.hpp"
+#include "weft/cache/cache.hpp"
 #include "weft/host/host.hpp"
 #include "weft/pipeline/pipeline.hpp"
 #include "weft/support/build_identity.hpp"

@@ -1,9 +1,9 @@
 // `weft cache path|list|stats|clear|verify|push|pull|prebuild`.
 #include "commands.hpp"
 
-#include "weft/build/cache.hpp"
-#include "weft/build/cache_counters.hpp"
-#include "weft/build/remote_cache.hpp"
+#include "weft/cache/cache.hpp"
+#include "weft/cache/cache_counters.hpp"
+#include "weft/cache/remote_cache.hpp"
 #include "weft/host/host.hpp"
 #include "weft/pipeline/pipeline.hpp"
 #include "weft/support/environment.hpp"

@@ -2,6 +2,7 @@
 
 #include "host_access.hpp"
 #include "loader_internal.hpp"
+#include "modules/module_table.hpp"
 #include "modules/shared_objects.hpp"
 #include "trusted_load.hpp"
 #include "weft/backend/cpu_compiler.hpp"
@@ -114,8 +115,7 @@ struct Host::Impl {
         std::string canonical; // claim_of(origin), computed when another origin asks for the name
     };
     std::map<std::string, Claim, std::less<>> claims; // guarded by compiled_mutex
-    // Loaded modules by name, then device ("name\ncuda:0"); guarded by compiled_mutex.
-    std::map<std::string, std::shared_ptr<CompiledModule::Impl>, std::less<>> loaded_modules;
+    modules::ModuleTable loaded_modules; // guarded by compiled_mutex
 
     explicit Impl(HostOptions o)
         : options(std::move(o)), logger(options.log_sink, options.log_categories), search_path(options.search_path),
@@ -142,7 +142,7 @@ struct Host::Impl {
         }
         // Loaded modules' later passes (backward, strided copies) hold it weakly: they now say the host is gone.
         pipeline.reset();
-        loaded_modules.clear(); // handles still held elsewhere keep their code, but cannot launch
+        loaded_modules.take_all(); // handles still held elsewhere keep their code, but cannot launch
         // Registrations first: nothing may refer to a plugin once its code is gone.
         registry.clear();
         by_name.clear();
@@ -611,7 +611,6 @@ std::string claim_of(const fs::path &origin) {
     return ec ? origin.lexically_normal().string() : p.string();
 }
 std::string claim_text(const std::string &claim) { return claim.empty() ? "source text" : claim; }
-std::string loaded_key(std::string_view name, Device device) { return std::string(name) + "\n" + device.name(); }
 } // namespace
 
 namespace detail {
@@ -666,8 +665,7 @@ void HostAccess::check_claim(const Host &host, const pipeline::ModuleSource &sou
 
 std::shared_ptr<CompiledModule::Impl> HostAccess::find_loaded(const Host &host, std::string_view name, Device device) {
     std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
-    auto it = host.impl_->loaded_modules.find(loaded_key(name, device));
-    return it == host.impl_->loaded_modules.end() ? nullptr : it->second;
+    return host.impl_->loaded_modules.find(name, device);
 }
 
 void HostAccess::put_loaded(Host &host, const pipeline::ModuleSource &source, Device device,
@@ -675,9 +673,7 @@ void HostAccess::put_loaded(Host &host, const pipeline::ModuleSource &source, De
     std::shared_ptr<CompiledModule::Impl> replaced; // released outside the lock: unloading runs static destructors
     std::lock_guard<std::mutex> lock(host.impl_->compiled_mutex);
     host.impl_->claims[source.name] = {claim_origin(source), {}};
-    auto &slot = host.impl_->loaded_modules[loaded_key(source.name, device)];
-    replaced = std::move(slot);
-    slot = std::move(module);
+    replaced = host.impl_->loaded_modules.put(source.name, device, std::move(module));
 }
 
 } // namespace detail
@@ -691,11 +687,7 @@ bool Host::unload_module(std::string_view name) {
     std::vector<std::shared_ptr<CompiledModule::Impl>> modules;
     {
         std::lock_guard<std::mutex> lock(impl_->compiled_mutex);
-        const std::string prefix = std::string(name) + "\n";
-        for (auto it = impl_->loaded_modules.lower_bound(prefix); it != impl_->loaded_modules.end() && it->first.rfind(prefix, 0) == 0;) {
-            modules.push_back(std::move(it->second));
-            it = impl_->loaded_modules.erase(it);
-        }
+        modules = impl_->loaded_modules.remove(name);
         if (auto it = impl_->claims.find(name); it != impl_->claims.end()) impl_->claims.erase(it);
     }
     return !modules.empty(); // unloaded here, outside the lock

@@ -1,5 +1,6 @@
-// Expressions: literals, names, fields, subscripts, operators and calls, with
-// overload resolution over the registry (exact match, then literal conversion).
+// Expressions: literals, operators and calls, with overload resolution over
+// the registry (exact match, then literal conversion). Names, fields and
+// element subscripts are in check_access.cpp.
 #include "checker.hpp"
 
 #include <algorithm>
@@ -35,14 +36,6 @@ std::optional<Type> literal_partner(const Type &t) {
     case Type::Kind::Transform: return Type::scalar(t.scalar_type());
     default: return std::nullopt;
     }
-}
-
-int component_index(const std::string &name) {
-    if (name == "x") return 0;
-    if (name == "y") return 1;
-    if (name == "z") return 2;
-    if (name == "w") return 3;
-    return -1;
 }
 
 } // namespace
@@ -116,412 +109,192 @@ void Checker::settle(Value &v) {
 
 Value Checker::expr(const Expr &e) {
     switch (e.kind) {
-    case Expr::Kind::Int: {
+    case Expr::Kind::Int:
+    case Expr::Kind::Float:
+    case Expr::Kind::Bool: return expr_literal(e);
+    case Expr::Kind::Name: return expr_name(e);
+    case Expr::Kind::Attribute: return expr_attribute(e);
+    case Expr::Kind::Subscript: return expr_subscript(e);
+    case Expr::Kind::Call: return call(e);
+    case Expr::Kind::Binary: return expr_binary(e);
+    case Expr::Kind::Unary: return expr_unary(e);
+    case Expr::Kind::Compare: return expr_compare(e);
+    case Expr::Kind::BoolOp: return expr_bool_op(e);
+    case Expr::Kind::IfExp: return expr_if(e);
+    case Expr::Kind::String:
+    case Expr::Kind::Tuple:
+    case Expr::Kind::Slice:
+    case Expr::Kind::Dict:
+    case Expr::Kind::List:
+    case Expr::Kind::Ellipsis:
+    case Expr::Kind::Starred: return expr_misplaced(e);
+    }
+    return poison();
+}
+
+Value Checker::expr_literal(const Expr &e) {
+    if (e.kind == Expr::Kind::Int) {
         // Too large for the default int32: int64, then uint64, still converting like a literal.
         const Type t = Type::scalar(literal_int_type(e.int_value));
         Value v{make(K::Literal, t, e.location), Value::Literal::Int};
         v.expr->value = ir::ConstantValue{t, {static_cast<double>(e.int_value)}, {e.int_value}};
         return v;
     }
-    case Expr::Kind::Float: {
+    if (e.kind == Expr::Kind::Float) {
         Value v{make(K::Literal, Type::scalar(Scalar::Float32), e.location), Value::Literal::Float};
         v.expr->value = ir::ConstantValue{Type::scalar(Scalar::Float32), {e.float_value}, {0}};
         return v;
     }
-    case Expr::Kind::Bool: {
-        Value v{make(K::Literal, Type::scalar(Scalar::Bool), e.location)};
-        v.expr->value = ir::ConstantValue{Type::scalar(Scalar::Bool), {e.bool_value ? 1.0 : 0.0}, {e.bool_value}};
-        return v;
-    }
+    Value v{make(K::Literal, Type::scalar(Scalar::Bool), e.location)};
+    v.expr->value = ir::ConstantValue{Type::scalar(Scalar::Bool), {e.bool_value ? 1.0 : 0.0}, {e.bool_value}};
+    return v;
+}
+
+Value Checker::expr_misplaced(const Expr &e) {
+    switch (e.kind) {
     case Expr::Kind::String:
         diags_.error(e.location, "strings are only supported as print() arguments in kernels");
-        return poison();
-    case Expr::Kind::Name: {
-        if (scope_) {
-            if (auto it = scope_->locals.find(e.text); it != scope_->locals.end()) {
-                auto x = make(K::Local, scope_->function->locals[static_cast<std::size_t>(it->second)].type, e.location);
-                x->index = it->second;
-                x->name = e.text;
-                return Value{std::move(x)};
-            }
-            if (auto it = scope_->params.find(e.text); it != scope_->params.end()) {
-                auto x = make(K::Param, scope_->function->params[static_cast<std::size_t>(it->second)].type, e.location);
-                x->index = it->second;
-                x->name = e.text;
-                return Value{std::move(x)};
-            }
-        }
-        if (auto it = constants_.find(e.text); it != constants_.end()) {
-            if (noted_constants_.insert(e.text).second) out_.references.constants.push_back(e.text);
-            if (it->second.implicit && it->second.value.type.is_scalar()) {
-                // `N = 16` at module level is a Python literal: it converts like one.
-                Value v{make(K::Literal, it->second.value.type, e.location), it->second.literal};
-                v.expr->value = it->second.value;
-                return v;
-            }
-            auto x = make(K::Constant, it->second.value.type, e.location);
-            x->name = e.text;
-            x->value = it->second.value;
-            return Value{std::move(x)};
-        }
-        if (scope_ && scope_->poisoned.count(e.text)) return poison(); // its assignment failed, already reported
-        if (failed_constants_.count(e.text)) return poison();
-        if (e.text == "None") {
-            diags_.error(e.location, "None is not supported in kernels");
-            return poison();
-        }
-        if (funcs_.count(e.text)) {
-            diags_.error(e.location, "function '" + e.text + "' used as a value: call it");
-            return poison();
-        }
-        if (type_named(e.text)) {
-            diags_.error(e.location, "type '" + e.text + "' used as a value: construct one with " + e.text + "(...)");
-            return poison();
-        }
-        if (dict_constants_.count(e.text) || string_constants_.count(e.text)) {
-            diags_.error(e.location, "'" + e.text + "' is a " + (dict_constants_.count(e.text) ? "dict" : "string") +
-                                         ": kernels read it only as " +
-                                         (dict_constants_.count(e.text) ? "module options (wp.set_module_options(" + e.text + "))"
-                                                                        : "a @wp.func_native snippet"));
-            return poison();
-        }
-        diags_.error(e.location, "name '" + e.text + "' is not defined");
-        return poison();
-    }
-    case Expr::Kind::Attribute: {
-        // A module-level name reached through the warp alias: wp.X.
-        if (auto d = dotted(e)) {
-            const std::string stripped = strip_warp(*d);
-            if (stripped != *d && stripped.find('.') == std::string::npos) {
-                if (auto w = warp_constants_.find(stripped); w != warp_constants_.end()) {
-                    Value v{make(K::Literal, w->second.value.type, e.location), w->second.literal};
-                    v.expr->value = w->second.value;
-                    return v;
-                }
-                if (constants_.count(stripped)) {
-                    Expr name(Expr::Kind::Name, e.location);
-                    name.text = stripped;
-                    return expr(name);
-                }
-                diags_.error(e.location, "'" + *d + "' is not a value" +
-                                             (type_named(*d) ? " (it is a type: construct one with " + *d + "(...))" : ""));
-                return poison();
-            }
-            // Class.NAME: a member of an enum or constant-holding class (unless a local shadows the class).
-            const std::string head = d->substr(0, d->find('.'));
-            const bool shadowed = scope_ && (scope_->locals.count(head) || scope_->params.count(head));
-            if (!shadowed && (constants_.count(*d) || failed_constants_.count(*d))) {
-                Expr name(Expr::Kind::Name, e.location);
-                name.text = *d;
-                return expr(name);
-            }
-            if (!scope_ || (!scope_->locals.count(d->substr(0, d->find('.'))) &&
-                            !scope_->params.count(d->substr(0, d->find('.'))) &&
-                            !constants_.count(d->substr(0, d->find('.'))))) {
-                if (type_named(*d)) {
-                    diags_.error(e.location, "type '" + *d + "' used as a value");
-                    return poison();
-                }
-            }
-        }
-        Value base = expr(*e.children[0]);
-        if (!base.ok()) return poison();
-        settle(base);
-        const Type &t = base.type();
-        if (e.text == "shape" && t.kind() == Type::Kind::Array) {
-            diags_.error(e.location, "'.shape' must be indexed: a.shape[0]");
-            return poison();
-        }
-        auto field = [&](const Type &ft, int index) {
-            auto x = make(K::Field, ft, e.location);
-            x->name = e.text;
-            x->index = index;
-            x->args.push_back(std::move(base.expr));
-            return Value{std::move(x)};
-        };
-        if (t.kind() == Type::Kind::Struct) {
-            const auto &fields = t.layout().fields;
-            for (std::size_t i = 0; i < fields.size(); ++i)
-                if (fields[i].name == e.text) return field(fields[i].type, static_cast<int>(i));
-            diags_.error(e.location, "struct '" + t.name() + "' has no field '" + e.text + "'");
-            return poison();
-        }
-        if (t.kind() == Type::Kind::Native) {
-            const NativeTypeInfo *n = registry_.native_type(t.native_name());
-            if (n)
-                for (std::size_t i = 0; i < n->exposed.size(); ++i)
-                    if (n->exposed[i].name == e.text) return field(n->exposed[i].type, static_cast<int>(i));
-            diags_.error(e.location, "native type '" + t.name() + "' has no exposed field '" + e.text + "'" +
-                                         (n && n->opaque() ? " (it is opaque)" : ""));
-            return poison();
-        }
-        if (t.kind() == Type::Kind::Transform) {
-            if (e.text == "p") return field(Type::vector(t.scalar_type(), 3), 0);
-            if (e.text == "q") return field(Type::quaternion(t.scalar_type()), 1);
-            diags_.error(e.location, "'" + t.name() + "' has no attribute '" + e.text +
-                                         "'; a transform has p (its translation) and q (its rotation), or index "
-                                         "its 7 components with [i]");
-            return poison();
-        }
-        if (t.kind() == Type::Kind::Vector || t.kind() == Type::Kind::Quaternion) {
-            const int c = component_index(e.text);
-            if (c >= 0 && c < t.rows()) return field(Type::scalar(t.scalar_type()), c);
-            diags_.error(e.location, "'" + t.name() + "' has no component '" + e.text + "'");
-            return poison();
-        }
-        diags_.error(e.location, "'" + t.name() + "' has no attribute '" + e.text + "'");
-        return poison();
-    }
-    case Expr::Kind::Subscript: {
-        const Expr &base_ast = *e.children[0];
-        if (base_ast.kind == Expr::Kind::Attribute && base_ast.text == "adjoint" &&
-            base_ast.children[0]->kind == Expr::Kind::Name && warp_aliases_.count(base_ast.children[0]->text)) {
-            // wp.adjoint[x] in a @wp.func_grad: the adjoint of input x, written with += or =.
-            if (scope_->adjoint_params.empty()) {
-                diags_.error(e.location, "wp.adjoint[...] is only available in a @wp.func_grad function");
-                return poison();
-            }
-            const auto it = e.children.size() == 2 && e.children[1]->kind == Expr::Kind::Name
-                                ? scope_->adjoint_params.find(e.children[1]->text)
-                                : scope_->adjoint_params.end();
-            if (it == scope_->adjoint_params.end()) {
-                std::string names;
-                for (const auto &[name, index] : scope_->adjoint_params) names += (names.empty() ? "" : ", ") + name;
-                diags_.error(e.location, "wp.adjoint[...] takes a parameter of the function the gradient belongs to (" +
-                                             names + ")");
-                return poison();
-            }
-            auto x = make(K::Param, scope_->function->params[static_cast<std::size_t>(it->second)].type, e.location);
-            x->index = it->second;
-            x->name = scope_->function->params[static_cast<std::size_t>(it->second)].name;
-            return Value{std::move(x)};
-        }
-        std::optional<Value> shape_of;
-        if (base_ast.kind == Expr::Kind::Attribute && base_ast.text == "shape") {
-            Value arr = expr(*base_ast.children[0]);
-            if (!arr.ok()) return poison();
-            if (arr.type().kind() == Type::Kind::Array) shape_of = std::move(arr);
-            // Otherwise `shape` is an ordinary field (a struct's): index it below.
-        }
-        if (shape_of) {
-            Value arr = std::move(*shape_of);
-            if (e.children.size() != 2 || e.children[1]->kind != Expr::Kind::Int ||
-                e.children[1]->int_value >= static_cast<std::uint64_t>(arr.type().ndim())) {
-                diags_.error(e.location, "shape index must be an integer literal from 0 to " +
-                                             std::to_string(arr.type().ndim() - 1));
-                return poison();
-            }
-            auto x = make(K::Shape, Type::scalar(Scalar::Int32), e.location);
-            x->index = static_cast<int>(e.children[1]->int_value);
-            x->args.push_back(std::move(arr.expr));
-            return Value{std::move(x)};
-        }
-        Value base = expr(base_ast);
-        if (!base.ok()) return poison();
-        if (base.expr->kind == K::Gather && base_ast.kind == Expr::Kind::Subscript) {
-            // Warp reads v[1:][0] as one subscript v[1:, 0] (an error for vectors,
-            // another element for matrices): weft does not guess either way.
-            diags_.error(e.location, "a slice of a vector or matrix cannot be indexed in the same expression; "
-                                     "name it first: s = v[1:]; s[0]");
-            return poison();
-        }
-        const Type t = base.type();
-        bool slice = false;
-        for (std::size_t i = 1; i < e.children.size(); ++i) slice = slice || e.children[i]->kind == Expr::Kind::Slice;
-        if (slice || (t.kind() == Type::Kind::Array && static_cast<int>(e.children.size() - 1) < t.ndim()))
-            return sliced_subscript(e, std::move(base));
-        std::vector<Value> indices;
-        bool ok = true;
-        for (std::size_t i = 1; i < e.children.size(); ++i) {
-            Value v = expr(*e.children[i]);
-            if (!v.ok()) {
-                ok = false;
-                continue;
-            }
-            settle(v);
-            if (!v.type().is_integer()) {
-                diags_.error(e.children[i]->location, "index must be an integer, got '" + v.type().name() + "'");
-                ok = false;
-            }
-            indices.push_back(std::move(v));
-        }
-        if (!ok) return poison();
-        std::optional<Type> result;
-        if (t.kind() == Type::Kind::Array) {
-            if (static_cast<int>(indices.size()) != t.ndim()) {
-                diags_.error(e.location, too_many_indices(t, indices.size()));
-                return poison();
-            }
-            result = t.element();
-        } else if (t.kind() == Type::Kind::Vector || t.kind() == Type::Kind::Quaternion ||
-                   t.kind() == Type::Kind::Transform || t.kind() == Type::Kind::Matrix) {
-            // Constant indices into fixed-size values are checked here: out of range is UB in C++.
-            const int bounds[2] = {t.rows(), t.cols()};
-            for (std::size_t i = 0; i < indices.size() && i < 2; ++i) {
-                const ir::Expr &ix = *indices[i].expr;
-                if (ix.kind == K::Literal && ix.value && !ix.value->int_components.empty()) {
-                    const ir::IntValue v = ix.value->int_components[0];
-                    // Negative indices count from the end, as Warp's extract() does.
-                    if (v < -bounds[i] || v >= bounds[i]) {
-                        diags_.error(ix.location, "index " + ir::to_string(v) + " is out of range for '" + t.name() +
-                                                      "' (-" + std::to_string(bounds[i]) + " to " +
-                                                      std::to_string(bounds[i] - 1) + ")");
-                        return poison();
-                    }
-                }
-            }
-        }
-        if (result) {
-        } else if (t.kind() == Type::Kind::Vector || t.kind() == Type::Kind::Quaternion ||
-                   t.kind() == Type::Kind::Transform) {
-            if (indices.size() == 1) result = Type::scalar(t.scalar_type());
-        } else if (t.kind() == Type::Kind::Matrix) {
-            if (indices.size() == 1) result = Type::vector(t.scalar_type(), t.cols());
-            if (indices.size() == 2) result = Type::scalar(t.scalar_type());
-        }
-        if (!result) {
-            diags_.error(e.location, "'" + t.name() + "' cannot be indexed with " + std::to_string(indices.size()) +
-                                         " index" + (indices.size() == 1 ? "" : "es"));
-            return poison();
-        }
-        auto x = make(K::Index, *result, e.location);
-        x->args.push_back(std::move(base.expr));
-        for (Value &v : indices) x->args.push_back(std::move(v.expr));
-        return Value{std::move(x)};
-    }
-    case Expr::Kind::Call: return call(e);
-    case Expr::Kind::Binary: {
-        Value a = expr(*e.children[0]);
-        Value b = expr(*e.children[1]);
-        return binary(e.text, std::move(a), std::move(b), e.location);
-    }
-    case Expr::Kind::Unary: {
-        Value a = expr(*e.children[0]);
-        if (!a.ok()) return poison();
-        if (e.text == "not") {
-            settle(a);
-            if (!a.type().is_scalar()) {
-                diags_.error(e.location, "'not' needs a bool or scalar operand, got '" + a.type().name() + "'");
-                return poison();
-            }
-            auto x = make(K::Not, Type::scalar(Scalar::Bool), e.location);
-            x->args.push_back(std::move(a.expr));
-            return Value{std::move(x)};
-        }
-        if (a.literal != Value::Literal::None && (e.text == "-" || e.text == "+")) {
-            // Keep literals literal: -1 still converts like 1.
-            if (e.text == "-" && a.expr->value) {
-                for (double &c : a.expr->value->components) c = -c;
-                for (ir::IntValue &c : a.expr->value->int_components) c = -c;
-                if (a.literal == Value::Literal::Int) {
-                    const ir::IntValue v = a.expr->value->int_components[0];
-                    if (!fits(v, Scalar::Int64) && !fits(v, Scalar::UInt64)) {
-                        diags_.error(e.location, "integer literal " + ir::to_string(v) + " does not fit a 64-bit integer");
-                        return poison();
-                    }
-                    const Type t = Type::scalar(literal_int_type(v));
-                    a.expr->type = t;
-                    a.expr->value->type = t;
-                }
-            }
-            a.expr->location = e.location;
-            return a;
-        }
-        const std::string name = e.text == "-" ? "neg" : e.text == "+" ? "pos" : "invert";
-        std::vector<Value> args;
-        args.push_back(std::move(a));
-        return builtin_call(name, std::move(args), e.location, "operator " + e.text);
-    }
-    case Expr::Kind::Compare: {
-        for (const std::string &op : e.ops)
-            if (!binary_names.count(op)) {
-                diags_.error(e.location, "comparison '" + op + "' is not supported in kernels");
-                return poison();
-            }
-        // a < f() < c: every operand evaluated once, in order; c only when a < f()
-        // holds (lowering makes that explicit). One node, one overload per pair.
-        std::vector<Value> operands;
-        for (const auto &c : e.children) operands.push_back(expr(*c));
-        for (const Value &v : operands)
-            if (!v.ok()) return poison();
-        auto x = make(K::Compare, Type::scalar(Scalar::Bool), e.location);
-        if (operands.size() == 2) mixed_comparison(operands[0], operands[1]);
-        for (std::size_t i = 0; i < e.ops.size(); ++i) {
-            std::vector<Value *> pair{&operands[i], &operands[i + 1]};
-            unify_literals(*pair[0], *pair[1]);
-            const BuiltinOverload *o = resolve_builtin(binary_names.at(e.ops[i]), pair, e.location, "operator " + e.ops[i]);
-            if (!o) return poison();
-            x->chain.push_back(note_builtin(*o));
-        }
-        for (Value &v : operands) x->args.push_back(std::move(v.expr));
-        return Value{std::move(x)};
-    }
-    case Expr::Kind::BoolOp: {
-        auto x = make(e.text == "and" ? K::And : K::Or, Type::scalar(Scalar::Bool), e.location);
-        bool ok = true;
-        for (const auto &c : e.children) {
-            Value v = expr(*c);
-            if (!v.ok()) {
-                ok = false;
-                continue;
-            }
-            settle(v);
-            if (!v.type().is_scalar()) {
-                diags_.error(c->location, "'" + e.text + "' needs bool or scalar operands, got '" + v.type().name() + "'");
-                ok = false;
-                continue;
-            }
-            x->args.push_back(std::move(v.expr));
-        }
-        if (!ok) return poison();
-        return Value{std::move(x)};
-    }
-    case Expr::Kind::IfExp: {
-        Value cond = expr(*e.children[0]);
-        Value body = expr(*e.children[1]);
-        Value orelse = expr(*e.children[2]);
-        if (!cond.ok() || !body.ok() || !orelse.ok()) return poison();
-        settle(cond);
-        if (!cond.type().is_scalar()) {
-            diags_.error(e.children[0]->location, "condition must be bool or a scalar, got '" + cond.type().name() + "'");
-            return poison();
-        }
-        unify_literals(body, orelse);
-        settle(body);
-        settle(orelse);
-        if (body.type() != orelse.type()) {
-            diags_.error(e.location, "both branches of a conditional expression must have one type, got '" +
-                                         body.type().name() + "' and '" + orelse.type().name() + "'");
-            return poison();
-        }
-        auto x = make(K::Select, body.type(), e.location);
-        x->args.push_back(std::move(cond.expr));
-        x->args.push_back(std::move(body.expr));
-        x->args.push_back(std::move(orelse.expr));
-        return Value{std::move(x)};
-    }
+        break;
     case Expr::Kind::Tuple:
         diags_.error(e.location, "tuples are only supported in assignments, returns and tid() unpacking");
-        return poison();
+        break;
     case Expr::Kind::Slice:
         diags_.error(e.location, "a slice (lower:upper:step) is only allowed inside a subscript: a[1:3], v[0:2]");
-        return poison();
+        break;
     case Expr::Kind::Dict:
         diags_.error(e.location, "dict literals are only supported as module options: @wp.kernel(module_options={...}) "
                                  "and wp.set_module_options({...})");
-        return poison();
+        break;
     case Expr::Kind::List:
         diags_.error(e.location, "list literals are only supported in wp.overload(kernel, [types]); use a vector "
                                  "(wp.vec3(...)) or an array for values");
-        return poison();
+        break;
     case Expr::Kind::Ellipsis:
         diags_.error(e.location, "'...' is only the body of a @wp.overload or @wp.func_native stub");
-        return poison();
+        break;
     case Expr::Kind::Starred:
         diags_.error(e.location, "*v unpacks a vector only as a call argument: f(*v), wp.vec4(*v, 1.0)");
-        return poison();
+        break;
+    default: break;
     }
     return poison();
+}
+
+Value Checker::expr_binary(const Expr &e) {
+    Value a = expr(*e.children[0]);
+    Value b = expr(*e.children[1]);
+    return binary(e.text, std::move(a), std::move(b), e.location);
+}
+
+Value Checker::expr_unary(const Expr &e) {
+    Value a = expr(*e.children[0]);
+    if (!a.ok()) return poison();
+    if (e.text == "not") {
+        settle(a);
+        if (!a.type().is_scalar()) {
+            diags_.error(e.location, "'not' needs a bool or scalar operand, got '" + a.type().name() + "'");
+            return poison();
+        }
+        auto x = make(K::Not, Type::scalar(Scalar::Bool), e.location);
+        x->args.push_back(std::move(a.expr));
+        return Value{std::move(x)};
+    }
+    if (a.literal != Value::Literal::None && (e.text == "-" || e.text == "+")) return signed_literal(e, std::move(a));
+    const std::string name = e.text == "-" ? "neg" : e.text == "+" ? "pos" : "invert";
+    std::vector<Value> args;
+    args.push_back(std::move(a));
+    return builtin_call(name, std::move(args), e.location, "operator " + e.text);
+}
+
+Value Checker::signed_literal(const Expr &e, Value a) {
+    // Keep literals literal: -1 still converts like 1.
+    if (e.text == "-" && a.expr->value) {
+        for (double &c : a.expr->value->components) c = -c;
+        for (ir::IntValue &c : a.expr->value->int_components) c = -c;
+        if (a.literal == Value::Literal::Int) {
+            const ir::IntValue v = a.expr->value->int_components[0];
+            if (!fits(v, Scalar::Int64) && !fits(v, Scalar::UInt64)) {
+                diags_.error(e.location, "integer literal " + ir::to_string(v) + " does not fit a 64-bit integer");
+                return poison();
+            }
+            const Type t = Type::scalar(literal_int_type(v));
+            a.expr->type = t;
+            a.expr->value->type = t;
+        }
+    }
+    a.expr->location = e.location;
+    return a;
+}
+
+Value Checker::expr_compare(const Expr &e) {
+    for (const std::string &op : e.ops)
+        if (!binary_names.count(op)) {
+            diags_.error(e.location, "comparison '" + op + "' is not supported in kernels");
+            return poison();
+        }
+    // a < f() < c: every operand evaluated once, in order; c only when a < f()
+    // holds (lowering makes that explicit). One node, one overload per pair.
+    std::vector<Value> operands;
+    for (const auto &c : e.children) operands.push_back(expr(*c));
+    for (const Value &v : operands)
+        if (!v.ok()) return poison();
+    auto x = make(K::Compare, Type::scalar(Scalar::Bool), e.location);
+    if (operands.size() == 2) mixed_comparison(operands[0], operands[1]);
+    for (std::size_t i = 0; i < e.ops.size(); ++i) {
+        std::vector<Value *> pair{&operands[i], &operands[i + 1]};
+        unify_literals(*pair[0], *pair[1]);
+        const BuiltinOverload *o = resolve_builtin(binary_names.at(e.ops[i]), pair, e.location, "operator " + e.ops[i]);
+        if (!o) return poison();
+        x->chain.push_back(note_builtin(*o));
+    }
+    for (Value &v : operands) x->args.push_back(std::move(v.expr));
+    return Value{std::move(x)};
+}
+
+Value Checker::expr_bool_op(const Expr &e) {
+    auto x = make(e.text == "and" ? K::And : K::Or, Type::scalar(Scalar::Bool), e.location);
+    bool ok = true;
+    for (const auto &c : e.children) {
+        Value v = expr(*c);
+        if (!v.ok()) {
+            ok = false;
+            continue;
+        }
+        settle(v);
+        if (!v.type().is_scalar()) {
+            diags_.error(c->location, "'" + e.text + "' needs bool or scalar operands, got '" + v.type().name() + "'");
+            ok = false;
+            continue;
+        }
+        x->args.push_back(std::move(v.expr));
+    }
+    if (!ok) return poison();
+    return Value{std::move(x)};
+}
+
+Value Checker::expr_if(const Expr &e) {
+    Value cond = expr(*e.children[0]);
+    Value body = expr(*e.children[1]);
+    Value orelse = expr(*e.children[2]);
+    if (!cond.ok() || !body.ok() || !orelse.ok()) return poison();
+    settle(cond);
+    if (!cond.type().is_scalar()) {
+        diags_.error(e.children[0]->location, "condition must be bool or a scalar, got '" + cond.type().name() + "'");
+        return poison();
+    }
+    unify_literals(body, orelse);
+    settle(body);
+    settle(orelse);
+    if (body.type() != orelse.type()) {
+        diags_.error(e.location, "both branches of a conditional expression must have one type, got '" +
+                                     body.type().name() + "' and '" + orelse.type().name() + "'");
+        return poison();
+    }
+    auto x = make(K::Select, body.type(), e.location);
+    x->args.push_back(std::move(cond.expr));
+    x->args.push_back(std::move(body.expr));
+    x->args.push_back(std::move(orelse.expr));
+    return Value{std::move(x)};
 }
 
 namespace {

@@ -384,6 +384,19 @@ void Checker::check_kernel(const ast::FunctionDef &def, const std::vector<Type> 
 }
 
 void Checker::run() {
+    read_imports();
+    define_warp_constants();
+    collect_option_dicts();
+    if (!declare_in_source_order()) return; // stopped at the error limit
+    replace_redefined_funcs();
+    replace_redefined_kernels();
+    check_definitions();
+    kernel_overloads();
+    attach_custom_gradients();
+    check_call_depth();
+}
+
+void Checker::read_imports() {
     // Imports: the aliases under which weft's namespace and typing.Any are reachable.
     for (const ast::Import &imp : ast_.imports) {
         if (imp.module == "warp") {
@@ -402,202 +415,238 @@ void Checker::run() {
     out_.warp_alias = warp_aliases_.empty() ? "" : *warp_aliases_.begin();
     warp_aliases_.insert("wp"); // the prefix is optional, and wp. is always understood
     warp_aliases_.insert("warp");
+}
+
+void Checker::define_warp_constants() {
     // Warp's math constants (wp.pi, ...), as float literals: they convert like 3.14159...
     for (const auto &[cname, value] : std::initializer_list<std::pair<const char *, double>>{
              {"pi", 3.14159265358979323846}, {"tau", 6.28318530717958647692}, {"half_pi", 1.57079632679489661923},
              {"e", 2.71828182845904523536}, {"phi", 1.61803398874989484820}, {"inf", HUGE_VAL}, {"nan", NAN}})
         warp_constants_[cname] = ModuleConstant{ir::ConstantValue{Type::scalar(Scalar::Float32), {value}, {0}}, true,
-                                           Value::Literal::Float, {}};
+                                                Value::Literal::Float, {}};
+}
 
+void Checker::collect_option_dicts() {
     // Dicts at module level are module options, passed by name (wp.set_module_options(OPTIONS)).
     for (const ast::TopLevelAssign &a : ast_.assignments)
         if (a.value && a.value->kind == Expr::Kind::Dict && !a.annotation) dict_constants_[a.name] = a.value.get();
     for (const ast::ExprPtr &call : ast_.module_options) set_module_options_call(*call);
+}
 
+bool Checker::declare_in_source_order() {
     // Constants and structs, in source order (a struct may use an earlier one).
     for (const auto &[kind, index] : ast_.order) {
-        if (diags_.at_limit()) return;
+        if (diags_.at_limit()) return false;
         if (kind == 'a') {
-            const ast::TopLevelAssign &a = ast_.assignments[index];
-            const Expr *value = a.value.get();
-            bool explicit_constant = false;
-            if (value && value->kind == Expr::Kind::Call) {
-                auto callee = dotted(*value->children[0]);
-                if (callee && strip_warp(*callee) == "constant") {
-                    explicit_constant = true;
-                    if (value->children.size() != 2 || !value->keywords.empty()) {
-                        diags_.error(value->location, "wp.constant() takes exactly one value");
-                        continue;
-                    }
-                    value = value->children[1].get();
-                }
-            }
-            // SNIPPET = """...""": the C++ body of a @wp.func_native.
-            if (value && !explicit_constant && value->kind == Expr::Kind::String) {
-                string_constants_[a.name] = value;
-                continue;
-            }
-            // `dtype = wp.float32`, `f = wp.sin`: aliases, not values.
-            if (value && !explicit_constant && !a.annotation && (value->kind == Expr::Kind::Name || value->kind == Expr::Kind::Attribute)) {
-                if (auto target = dotted(*value)) {
-                    const std::string bare = strip_warp(*target);
-                    if (auto t = type_named(*target)) {
-                        type_aliases_[a.name] = *t;
-                        continue;
-                    }
-                    const bool builtin = !registry_.overloads(bare).empty() || ir::parse_intrinsic(bare).has_value() ||
-                                         (bare == *target && function_aliases_.count(bare));
-                    if (builtin && !constants_.count(bare) && !warp_constants_.count(bare)) {
-                        function_aliases_[a.name] = function_aliases_.count(bare) ? function_aliases_[bare] : bare;
-                        continue;
-                    }
-                }
-            }
-            // `vec5 = wp.types.vector(length=5, dtype=float)`: a user vector or matrix type.
-            if (value && value->kind == Expr::Kind::Call && !a.annotation)
-                if (auto callee = dotted(*value->children[0])) {
-                    const std::string b = warp_types_name(*callee);
-                    if (b == "types.vector" || b == "types.matrix") {
-                        if (auto t = user_vector_type(*value, b == "types.matrix")) type_aliases_[a.name] = *t;
-                        else failed_constants_.insert(a.name);
-                        continue;
-                    }
-                }
-            if (value && value->kind == Expr::Kind::Dict && dict_constants_.count(a.name)) continue;
-            if (value && (value->kind == Expr::Kind::Dict || value->kind == Expr::Kind::List)) {
-                expr(*value); // says where dicts and lists belong
-                failed_constants_.insert(a.name);
-                continue;
-            }
-            Value::Literal literal;
-            const std::size_t errors = diags_.error_count();
-            auto c = value ? evaluate_constant(*value, literal) : std::nullopt;
-            if (!c) {
-                failed_constants_.insert(a.name); // reported: later uses stay silent
-                if (diags_.error_count() == errors)
-                    diags_.error(a.location, "module-level '" + a.name + "' must be a constant expression (a literal, "
-                                             "wp.constant(...), or arithmetic on constants)");
-                continue;
-            }
-            if (a.annotation) {
-                auto t = concrete_type(*a.annotation);
-                if (t && t->is_scalar() && c->type.is_scalar()) c->type = *t;
-            }
-            if (auto prev = constants_.find(a.name); prev != constants_.end())
-                diags_.error(a.location, "constant '" + a.name + "' is defined twice (first at line " +
-                                             std::to_string(prev->second.location.line) + ")");
-            ModuleConstant mc{*c, !explicit_constant, explicit_constant ? Value::Literal::None : literal, a.location};
-            constants_[a.name] = mc;
-            out_.constants.push_back({a.name, *c, a.location});
+            module_assignment(ast_.assignments[index]);
         } else if (kind == 'c') {
             const ast::ClassDef &c = ast_.classes[index];
             const bool is_struct = std::any_of(c.decorators.begin(), c.decorators.end(),
                                                [](const ast::Decorator &d) { return d.name == "struct"; });
-            if (!is_struct) {
-                class_constants(c);
-                continue;
-            }
-            if (!c.bases.empty()) diags_.error(c.bases[0]->location, "@wp.struct classes cannot have base classes");
-            std::vector<StructLayout::Field> fields;
-            bool ok = true;
-            for (const ast::StmtPtr &s : c.body) {
-                if (s->kind == ast::Stmt::Kind::Pass ||
-                    (s->kind == ast::Stmt::Kind::Expr && s->value->kind == Expr::Kind::String))
-                    continue;
-                if (s->kind != ast::Stmt::Kind::AnnAssign || s->targets.empty() ||
-                    s->targets[0]->kind != Expr::Kind::Name) {
-                    diags_.error(s->location, "a @wp.struct body holds only annotated fields: name: type");
-                    ok = false;
-                    continue;
-                }
-                if (s->value) diags_.error(s->value->location, "struct fields cannot have default values");
-                auto t = concrete_type(*s->annotation);
-                if (!t) {
-                    ok = false;
-                    continue;
-                }
-                if (std::any_of(fields.begin(), fields.end(),
-                                [&](const StructLayout::Field &f) { return f.name == s->targets[0]->text; })) {
-                    diags_.error(s->location, "field '" + s->targets[0]->text + "' is declared twice");
-                    continue;
-                }
-                fields.push_back({s->targets[0]->text, *t, 0});
-            }
-            if (structs_.count(c.name)) diags_.error(c.location, "struct '" + c.name + "' is defined twice");
-            if (!ok) continue;
-            Type t = Type::structure(StructLayout::make(c.name, std::move(fields)));
-            structs_.emplace(c.name, t);
-            out_.structs.push_back({c.name, t, c.location});
+            if (is_struct) struct_definition(c);
+            else class_constants(c);
         } else if (kind == 'f') {
-            const ast::FunctionDef &f = ast_.functions[index];
-            std::vector<const ast::Decorator *> known;
-            if (std::any_of(f.decorators.begin(), f.decorators.end(),
-                            [](const ast::Decorator &d) { return d.name == "overload"; })) {
-                overload_stubs_.push_back(&f);
-                continue;
+            function_declaration(ast_.functions[index]);
+        }
+    }
+    return true;
+}
+
+void Checker::module_assignment(const ast::TopLevelAssign &a) {
+    const Expr *value = a.value.get();
+    bool explicit_constant = false;
+    if (value && value->kind == Expr::Kind::Call) {
+        auto callee = dotted(*value->children[0]);
+        if (callee && strip_warp(*callee) == "constant") {
+            explicit_constant = true;
+            if (value->children.size() != 2 || !value->keywords.empty()) {
+                diags_.error(value->location, "wp.constant() takes exactly one value");
+                return;
             }
-            for (const ast::Decorator &d : f.decorators) {
-                if (d.name == "kernel" || d.name == "func") {
-                    known.push_back(&d);
-                } else if (d.name == "func_native") {
-                    known.push_back(&d);
-                    if (!native_decorator(f, d)) invalid_functions_.insert(f.name);
-                } else if (d.name == "func_grad" || d.name == "func_replay") {
-                    if (!d.called || d.args.size() != 1 || d.args[0]->kind != Expr::Kind::Name || !d.keywords.empty()) {
-                        diags_.error(d.location, "@wp." + d.name + " takes the @wp.func it belongs to: @wp." + d.name +
-                                                     "(my_func)");
-                        continue;
-                    }
-                    auto &table = d.name == "func_grad" ? func_grads_ : func_replays_;
-                    const std::string &target = d.args[0]->text;
-                    if (table.count(target))
-                        diags_.error(d.location, "'" + target + "' already has a @wp." + d.name + " (line " +
-                                                     std::to_string(table[target]->location.line) + ")");
-                    else
-                        table[target] = &f;
-                } else {
-                    diags_.error(d.location, "unsupported decorator '" + decorator_text(d) + "'");
-                }
+            value = value->children[1].get();
+        }
+    }
+    if (non_constant_assignment(a, value, explicit_constant)) return;
+    module_constant(a, value, explicit_constant);
+}
+
+bool Checker::non_constant_assignment(const ast::TopLevelAssign &a, const Expr *value, bool explicit_constant) {
+    // SNIPPET = """...""": the C++ body of a @wp.func_native.
+    if (value && !explicit_constant && value->kind == Expr::Kind::String) {
+        string_constants_[a.name] = value;
+        return true;
+    }
+    // `dtype = wp.float32`, `f = wp.sin`: aliases, not values.
+    if (value && !explicit_constant && !a.annotation &&
+        (value->kind == Expr::Kind::Name || value->kind == Expr::Kind::Attribute)) {
+        if (auto target = dotted(*value)) {
+            const std::string bare = strip_warp(*target);
+            if (auto t = type_named(*target)) {
+                type_aliases_[a.name] = *t;
+                return true;
             }
-            if (known.empty()) invalid_functions_.insert(f.name);
-            if (known.empty() && f.decorators.empty())
-                diags_.error(f.location, "function '" + f.name + "' has no @wp.func or @wp.kernel decorator; host code is not supported in a kernel module");
-            if (known.size() > 1) diags_.error(f.location, "function '" + f.name + "' has more than one of @wp.kernel, @wp.func and @wp.func_native");
-            if (known.size() == 1 && known[0]->name == "func_native") {
-                if (native_funcs_.count(&f)) funcs_[f.name].push_back(&f);
-            } else if (known.size() == 1 && known[0]->name == "func") {
-                // Warp's options: name= (the function's key in Warp's registry; calls
-                // still use the Python name), module= (grouping) and inline= (a hint);
-                // checked, and without effect: a weft module is the file, and the
-                // compiler decides inlining.
-                if (known[0]->called && !known[0]->args.empty())
-                    diags_.error(known[0]->args[0]->location, "@wp.func takes options by keyword only (name=, module=, inline=)");
-                for (const ast::Keyword &k : known[0]->keywords) {
-                    const bool ok = (k.name == "name" && k.value->kind == Expr::Kind::String && is_identifier(k.value->text)) ||
-                                    (k.name == "module" && k.value->kind == Expr::Kind::String) ||
-                                    (k.name == "inline" && (k.value->kind == Expr::Kind::Bool ||
-                                                            (k.value->kind == Expr::Kind::Name && k.value->text == "None")));
-                    if (ok) continue;
-                    if (k.name == "name" || k.name == "module" || k.name == "inline")
-                        diags_.error(k.value->location, "@wp.func(" + k.name + "=...) takes " +
-                                                            (k.name == "name"     ? std::string("an identifier string")
-                                                             : k.name == "module" ? std::string("a module name string")
-                                                                                  : std::string("True, False or None")));
-                    else
-                        diags_.error(k.location, "unknown @wp.func option '" + k.name + "' (expected name, module, inline)");
-                }
-                funcs_[f.name].push_back(&f);
+            const bool builtin = !registry_.overloads(bare).empty() || ir::parse_intrinsic(bare).has_value() ||
+                                 (bare == *target && function_aliases_.count(bare));
+            if (builtin && !constants_.count(bare) && !warp_constants_.count(bare)) {
+                function_aliases_[a.name] = function_aliases_.count(bare) ? function_aliases_[bare] : bare;
+                return true;
             }
         }
     }
+    // `vec5 = wp.types.vector(length=5, dtype=float)`: a user vector or matrix type.
+    if (value && value->kind == Expr::Kind::Call && !a.annotation)
+        if (auto callee = dotted(*value->children[0])) {
+            const std::string b = warp_types_name(*callee);
+            if (b == "types.vector" || b == "types.matrix") {
+                if (auto t = user_vector_type(*value, b == "types.matrix")) type_aliases_[a.name] = *t;
+                else failed_constants_.insert(a.name);
+                return true;
+            }
+        }
+    if (value && value->kind == Expr::Kind::Dict && dict_constants_.count(a.name)) return true;
+    if (value && (value->kind == Expr::Kind::Dict || value->kind == Expr::Kind::List)) {
+        expr(*value); // says where dicts and lists belong
+        failed_constants_.insert(a.name);
+        return true;
+    }
+    return false;
+}
 
+void Checker::module_constant(const ast::TopLevelAssign &a, const Expr *value, bool explicit_constant) {
+    Value::Literal literal;
+    const std::size_t errors = diags_.error_count();
+    auto c = value ? evaluate_constant(*value, literal) : std::nullopt;
+    if (!c) {
+        failed_constants_.insert(a.name); // reported: later uses stay silent
+        if (diags_.error_count() == errors)
+            diags_.error(a.location, "module-level '" + a.name + "' must be a constant expression (a literal, "
+                                     "wp.constant(...), or arithmetic on constants)");
+        return;
+    }
+    if (a.annotation) {
+        auto t = concrete_type(*a.annotation);
+        if (t && t->is_scalar() && c->type.is_scalar()) c->type = *t;
+    }
+    if (auto prev = constants_.find(a.name); prev != constants_.end())
+        diags_.error(a.location, "constant '" + a.name + "' is defined twice (first at line " +
+                                     std::to_string(prev->second.location.line) + ")");
+    ModuleConstant mc{*c, !explicit_constant, explicit_constant ? Value::Literal::None : literal, a.location};
+    constants_[a.name] = mc;
+    out_.constants.push_back({a.name, *c, a.location});
+}
+
+void Checker::struct_definition(const ast::ClassDef &c) {
+    if (!c.bases.empty()) diags_.error(c.bases[0]->location, "@wp.struct classes cannot have base classes");
+    std::vector<StructLayout::Field> fields;
+    bool ok = true;
+    for (const ast::StmtPtr &s : c.body) {
+        if (s->kind == ast::Stmt::Kind::Pass ||
+            (s->kind == ast::Stmt::Kind::Expr && s->value->kind == Expr::Kind::String))
+            continue;
+        if (s->kind != ast::Stmt::Kind::AnnAssign || s->targets.empty() || s->targets[0]->kind != Expr::Kind::Name) {
+            diags_.error(s->location, "a @wp.struct body holds only annotated fields: name: type");
+            ok = false;
+            continue;
+        }
+        if (s->value) diags_.error(s->value->location, "struct fields cannot have default values");
+        auto t = concrete_type(*s->annotation);
+        if (!t) {
+            ok = false;
+            continue;
+        }
+        if (std::any_of(fields.begin(), fields.end(),
+                        [&](const StructLayout::Field &f) { return f.name == s->targets[0]->text; })) {
+            diags_.error(s->location, "field '" + s->targets[0]->text + "' is declared twice");
+            continue;
+        }
+        fields.push_back({s->targets[0]->text, *t, 0});
+    }
+    if (structs_.count(c.name)) diags_.error(c.location, "struct '" + c.name + "' is defined twice");
+    if (!ok) return;
+    Type t = Type::structure(StructLayout::make(c.name, std::move(fields)));
+    structs_.emplace(c.name, t);
+    out_.structs.push_back({c.name, t, c.location});
+}
+
+void Checker::function_declaration(const ast::FunctionDef &f) {
+    std::vector<const ast::Decorator *> known;
+    if (std::any_of(f.decorators.begin(), f.decorators.end(),
+                    [](const ast::Decorator &d) { return d.name == "overload"; })) {
+        overload_stubs_.push_back(&f);
+        return;
+    }
+    for (const ast::Decorator &d : f.decorators) {
+        if (d.name == "kernel" || d.name == "func") {
+            known.push_back(&d);
+        } else if (d.name == "func_native") {
+            known.push_back(&d);
+            if (!native_decorator(f, d)) invalid_functions_.insert(f.name);
+        } else if (d.name == "func_grad" || d.name == "func_replay") {
+            if (!d.called || d.args.size() != 1 || d.args[0]->kind != Expr::Kind::Name || !d.keywords.empty()) {
+                diags_.error(d.location,
+                             "@wp." + d.name + " takes the @wp.func it belongs to: @wp." + d.name + "(my_func)");
+                continue;
+            }
+            auto &table = d.name == "func_grad" ? func_grads_ : func_replays_;
+            const std::string &target = d.args[0]->text;
+            if (table.count(target))
+                diags_.error(d.location, "'" + target + "' already has a @wp." + d.name + " (line " +
+                                             std::to_string(table[target]->location.line) + ")");
+            else
+                table[target] = &f;
+        } else {
+            diags_.error(d.location, "unsupported decorator '" + decorator_text(d) + "'");
+        }
+    }
+    if (known.empty()) invalid_functions_.insert(f.name);
+    if (known.empty() && f.decorators.empty())
+        diags_.error(f.location, "function '" + f.name +
+                                     "' has no @wp.func or @wp.kernel decorator; host code is not supported in a "
+                                     "kernel module");
+    if (known.size() > 1)
+        diags_.error(f.location,
+                     "function '" + f.name + "' has more than one of @wp.kernel, @wp.func and @wp.func_native");
+    if (known.size() == 1 && known[0]->name == "func_native") {
+        if (native_funcs_.count(&f)) funcs_[f.name].push_back(&f);
+    } else if (known.size() == 1 && known[0]->name == "func") {
+        func_options(*known[0]);
+        funcs_[f.name].push_back(&f);
+    }
+}
+
+void Checker::func_options(const ast::Decorator &d) {
+    // Warp's options: name= (the function's key in Warp's registry; calls
+    // still use the Python name), module= (grouping) and inline= (a hint);
+    // checked, and without effect: a weft module is the file, and the
+    // compiler decides inlining.
+    if (d.called && !d.args.empty())
+        diags_.error(d.args[0]->location, "@wp.func takes options by keyword only (name=, module=, inline=)");
+    for (const ast::Keyword &k : d.keywords) {
+        const bool ok = (k.name == "name" && k.value->kind == Expr::Kind::String && is_identifier(k.value->text)) ||
+                        (k.name == "module" && k.value->kind == Expr::Kind::String) ||
+                        (k.name == "inline" && (k.value->kind == Expr::Kind::Bool ||
+                                                (k.value->kind == Expr::Kind::Name && k.value->text == "None")));
+        if (ok) continue;
+        if (k.name == "name" || k.name == "module" || k.name == "inline")
+            diags_.error(k.value->location, "@wp.func(" + k.name + "=...) takes " +
+                                                (k.name == "name"     ? std::string("an identifier string")
+                                                 : k.name == "module" ? std::string("a module name string")
+                                                                      : std::string("True, False or None")));
+        else
+            diags_.error(k.location, "unknown @wp.func option '" + k.name + "' (expected name, module, inline)");
+    }
+}
+
+void Checker::replace_redefined_funcs() {
     // Overloads with identical concrete parameter types are redefinitions: as
     // in Warp (Python rebinds the name before any kernel is built), the last
     // one is used everywhere, with a warning.
     for (auto &[name, defs] : funcs_) {
         for (std::size_t i = 0; i < defs.size(); ++i)
             for (const ast::Param &p : defs[i]->params)
-                if (!p.annotation) diags_.error(p.location, "parameter '" + p.name + "' of function '" + name + "' needs a type annotation");
+                if (!p.annotation)
+                    diags_.error(p.location,
+                                 "parameter '" + p.name + "' of function '" + name + "' needs a type annotation");
         for (std::size_t i = 0; i < defs.size(); ++i)
             for (std::size_t j = i + 1; j < defs.size(); ++j) {
                 if (defs[i]->params.size() != defs[j]->params.size()) continue;
@@ -608,45 +657,50 @@ void Checker::run() {
                     same = a && b && strip_warp(*a) == strip_warp(*b);
                 }
                 if (same) {
-                    diags_.warning(defs[j]->location, "function '" + name + "' is redefined with the same parameter types (first at line " +
-                                                          std::to_string(defs[i]->location.line) + "); the last definition is used, as in Warp");
+                    diags_.warning(defs[j]->location, "function '" + name + "' is redefined with the same parameter "
+                                                          "types (first at line " +
+                                                          std::to_string(defs[i]->location.line) +
+                                                          "); the last definition is used, as in Warp");
                     replaced_funcs_.insert(defs[i]);
                 }
             }
-        defs.erase(std::remove_if(defs.begin(), defs.end(), [&](const ast::FunctionDef *d) { return replaced_funcs_.count(d) > 0; }),
+        defs.erase(std::remove_if(defs.begin(), defs.end(),
+                                  [&](const ast::FunctionDef *d) { return replaced_funcs_.count(d) > 0; }),
                    defs.end());
     }
+}
 
+void Checker::replace_redefined_kernels() {
     // A kernel defined again under the same name: Python binds the name to
     // the last definition, and that is the kernel the module offers (Warp's
     // module.kernels[key] is the last one too). Warp 1.19 also compiles the
     // earlier one, which a Python variable may still hold; a C++ application
     // cannot hold it, so weft compiles only the last, and says so.
-    {
-        std::map<std::string, const ast::FunctionDef *> last_kernel;
-        for (const auto &[kind, index] : ast_.order) {
-            if (kind != 'f') continue;
-            const ast::FunctionDef &f = ast_.functions[index];
-            const auto is = [&](const char *name) {
-                return std::any_of(f.decorators.begin(), f.decorators.end(),
-                                   [&](const ast::Decorator &d) { return d.name == name; });
-            };
-            if (!is("kernel") || is("func")) continue;
-            if (std::find(overload_stubs_.begin(), overload_stubs_.end(), &f) != overload_stubs_.end()) continue;
-            const ast::FunctionDef *&last = last_kernel[kernel_key(f)];
-            if (last) {
-                diags_.warning(f.location, (last->name == f.name ? "kernel '" + f.name + "' is defined again"
-                                                                 : "kernel '" + f.name + "' has the key '" + kernel_key(f) +
-                                                                       "' of kernel '" + last->name + "'") +
-                                               " (previous definition at line " + std::to_string(last->location.line) +
-                                               "); as in Python and Warp, the key means the last definition, which "
-                                               "is the one the module compiles");
-                replaced_funcs_.insert(last);
-            }
-            last = &f;
+    std::map<std::string, const ast::FunctionDef *> last_kernel;
+    for (const auto &[kind, index] : ast_.order) {
+        if (kind != 'f') continue;
+        const ast::FunctionDef &f = ast_.functions[index];
+        const auto is = [&](const char *name) {
+            return std::any_of(f.decorators.begin(), f.decorators.end(),
+                               [&](const ast::Decorator &d) { return d.name == name; });
+        };
+        if (!is("kernel") || is("func")) continue;
+        if (std::find(overload_stubs_.begin(), overload_stubs_.end(), &f) != overload_stubs_.end()) continue;
+        const ast::FunctionDef *&last = last_kernel[kernel_key(f)];
+        if (last) {
+            diags_.warning(f.location, (last->name == f.name ? "kernel '" + f.name + "' is defined again"
+                                                             : "kernel '" + f.name + "' has the key '" + kernel_key(f) +
+                                                                   "' of kernel '" + last->name + "'") +
+                                           " (previous definition at line " + std::to_string(last->location.line) +
+                                           "); as in Python and Warp, the key means the last definition, which "
+                                           "is the one the module compiles");
+            replaced_funcs_.insert(last);
         }
+        last = &f;
     }
+}
 
+void Checker::check_definitions() {
     // Every function with concrete parameters is checked even if unused; generic ones when called.
     for (const auto &[kind, index] : ast_.order) {
         if (kind != 'f' || diags_.at_limit()) continue;
@@ -658,24 +712,7 @@ void Checker::run() {
         const bool native = native_funcs_.count(&f) > 0;
         const bool is_func = native || std::any_of(f.decorators.begin(), f.decorators.end(),
                                                    [](const ast::Decorator &d) { return d.name == "func"; });
-        if (!is_kernel) {
-            bool defaults = false;
-            for (const ast::Param &p : f.params) {
-                if (!p.default_value) {
-                    if (defaults) // Python's own rule
-                        diags_.error(p.location, "parameter '" + p.name + "' without a default follows one with a default");
-                    continue;
-                }
-                defaults = true;
-                if (!constant_default(*p.default_value)) {
-                    diags_.error(p.default_value->location,
-                                 "the default of parameter '" + p.name + "' must be a constant: a literal, a module "
-                                 "constant, or a type constructed from them (wp.vec3(0.0, 1.0, 0.0))");
-                } else {
-                    (void)default_argument(p); // a name that is no constant is reported here, once
-                }
-            }
-        }
+        if (!is_kernel) check_param_defaults(f);
         if (is_kernel && !is_func) {
             if (out_.kernel(f.name) || generic_kernels_.count(f.name))
                 diags_.error(f.location, "kernel '" + f.name + "' is defined twice");
@@ -683,31 +720,51 @@ void Checker::run() {
             kernel_definition(f);
             note_factory_instance(f, errors);
         } else if (is_func && !is_kernel) {
-            std::vector<Type> types;
-            bool concrete = true;
-            for (const ast::Param &p : f.params) {
-                if (!p.annotation) {
-                    concrete = false;
-                    break;
-                }
-                const std::size_t errors = diags_.error_count();
-                auto a = annotation(*p.annotation, true);
-                if (!a || a->kind != Annotation::Kind::Concrete) {
-                    concrete = false;
-                    if (diags_.error_count() != errors) break;
-                    if (native) // the snippet is C++ for one signature
-                        diags_.error(p.annotation->location, "@wp.func_native function '" + f.name +
-                                                                 "': parameter '" + p.name + "' needs a concrete type");
-                    continue;
-                }
-                types.push_back(a->type);
-            }
-            if (concrete) instantiate(f, types, f.location);
+            instantiate_concrete(f, native);
         }
     }
-    kernel_overloads();
-    attach_custom_gradients();
-    check_call_depth();
+}
+
+void Checker::check_param_defaults(const ast::FunctionDef &f) {
+    bool defaults = false;
+    for (const ast::Param &p : f.params) {
+        if (!p.default_value) {
+            if (defaults) // Python's own rule
+                diags_.error(p.location, "parameter '" + p.name + "' without a default follows one with a default");
+            continue;
+        }
+        defaults = true;
+        if (!constant_default(*p.default_value)) {
+            diags_.error(p.default_value->location,
+                         "the default of parameter '" + p.name + "' must be a constant: a literal, a module "
+                         "constant, or a type constructed from them (wp.vec3(0.0, 1.0, 0.0))");
+        } else {
+            (void)default_argument(p); // a name that is no constant is reported here, once
+        }
+    }
+}
+
+void Checker::instantiate_concrete(const ast::FunctionDef &f, bool native) {
+    std::vector<Type> types;
+    bool concrete = true;
+    for (const ast::Param &p : f.params) {
+        if (!p.annotation) {
+            concrete = false;
+            break;
+        }
+        const std::size_t errors = diags_.error_count();
+        auto a = annotation(*p.annotation, true);
+        if (!a || a->kind != Annotation::Kind::Concrete) {
+            concrete = false;
+            if (diags_.error_count() != errors) break;
+            if (native) // the snippet is C++ for one signature
+                diags_.error(p.annotation->location, "@wp.func_native function '" + f.name + "': parameter '" + p.name +
+                                                         "' needs a concrete type");
+            continue;
+        }
+        types.push_back(a->type);
+    }
+    if (concrete) instantiate(f, types, f.location);
 }
 
 namespace {

@@ -150,350 +150,392 @@ void Checker::assign(const Expr &target, Value value, SourceLocation at, std::ve
 void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
     switch (s.kind) {
     case Stmt::Kind::Pass: return;
-    case Stmt::Kind::Expr: {
-        if (s.value->kind == Expr::Kind::String) return; // a docstring
-        Value v = expr(*s.value);
-        if (!v.ok()) return;
-        if (v.expr->kind != K::Builtin && v.expr->kind != K::Intrinsic && v.expr->kind != K::Call)
-            diags_.warning(s.location, "expression statement has no effect");
-        auto st = make_stmt(S::Eval, s.location);
-        st->value = std::move(v.expr);
-        out.push_back(std::move(st));
+    case Stmt::Kind::Expr: return stmt_expr(s, out);
+    case Stmt::Kind::Assign: return stmt_assign(s, out);
+    case Stmt::Kind::AnnAssign: return stmt_ann_assign(s, out);
+    case Stmt::Kind::AugAssign: return stmt_aug_assign(s, out);
+    case Stmt::Kind::If: return stmt_if(s, out);
+    case Stmt::Kind::While: return stmt_while(s, out);
+    case Stmt::Kind::For: return stmt_for(s, out);
+    case Stmt::Kind::Break:
+    case Stmt::Kind::Continue: return stmt_break_continue(s, out);
+    case Stmt::Kind::Return: return stmt_return(s, out);
+    }
+}
+
+void Checker::stmt_expr(const Stmt &s, std::vector<ir::StmtPtr> &out) {
+    if (s.value->kind == Expr::Kind::String) return; // a docstring
+    Value v = expr(*s.value);
+    if (!v.ok()) return;
+    if (v.expr->kind != K::Builtin && v.expr->kind != K::Intrinsic && v.expr->kind != K::Call)
+        diags_.warning(s.location, "expression statement has no effect");
+    auto st = make_stmt(S::Eval, s.location);
+    st->value = std::move(v.expr);
+    out.push_back(std::move(st));
+}
+
+void Checker::stmt_assign(const Stmt &s, std::vector<ir::StmtPtr> &out) {
+    if (s.targets.size() != 1) {
+        diags_.error(s.location, "chained assignment (a = b = ...) is not supported in kernels");
         return;
     }
-    case Stmt::Kind::Assign: {
-        if (s.targets.size() != 1) {
-            diags_.error(s.location, "chained assignment (a = b = ...) is not supported in kernels");
+    const Expr &target = *s.targets[0];
+    if (target.kind == Expr::Kind::Tuple) return stmt_unpack(s, out);
+    // `f = wp.sin`: a local name for a function, resolved when the module is
+    // built (module hashes and plugin contracts see the function itself).
+    if (target.kind == Expr::Kind::Name)
+        if (auto fn = function_named(*s.value)) return bind_function_alias(s, target.text, *fn);
+    Value v = expr(*s.value);
+    if (v.ok() && v.expr->kind == K::Intrinsic && v.expr->intrinsic == ir::Intrinsic::Tid) {
+        ir::Function &f = *scope_->function;
+        if (f.tid_dims > 1) {
+            diags_.error(s.location, "tid() is assigned to one value here but unpacked into " +
+                                         std::to_string(f.tid_dims) + " at line " +
+                                         std::to_string(scope_->tid_dims_line));
             return;
         }
-        const Expr &target = *s.targets[0];
-        if (target.kind == Expr::Kind::Tuple) {
-            // a, b = tid() / a, b = f() / a, b = x, y
-            const std::size_t n = target.children.size();
-            for (const auto &t : target.children)
-                if (t->kind != Expr::Kind::Name) {
-                    diags_.error(t->location, "only names can be unpacked into");
-                    return;
-                }
-            std::vector<Value> values;
-            Value v;
-            if (s.value->kind == Expr::Kind::Tuple) {
-                if (s.value->children.size() != n) {
-                    diags_.error(s.location, "cannot unpack " + std::to_string(s.value->children.size()) + " values into " +
-                                                 std::to_string(n) + " names");
-                    return;
-                }
-                // Every value is evaluated before any name is assigned: x, y = y, x swaps.
-                std::vector<std::optional<Type>> hints;
-                for (const auto &t : target.children) {
-                    auto it = scope_->locals.find(t->text);
-                    hints.push_back(it == scope_->locals.end()
-                                        ? std::nullopt
-                                        : std::optional<Type>(scope_->function->locals[static_cast<std::size_t>(it->second)].type));
-                }
-                v = tuple(*s.value, hints);
-            } else {
-                v = expr(*s.value);
-            }
-            if (!v.ok()) return;
-            std::vector<Type> types;
-            if (v.expr->kind == K::Intrinsic && v.expr->intrinsic == ir::Intrinsic::Tid) {
-                if (n < 1 || n > 4) {
-                    diags_.error(s.location, "tid() unpacks into 1 to 4 values, not " + std::to_string(n));
-                    return;
-                }
-                types.assign(n, Type::scalar(Scalar::Int32));
-                v.expr->type = Type::tuple(types);
-                ir::Function &f = *scope_->function;
-                if (f.tid_dims && f.tid_dims != static_cast<int>(n)) {
-                    diags_.error(s.location, "tid() is unpacked into " + std::to_string(n) + " values here but " +
-                                                 std::to_string(f.tid_dims) + " at line " +
-                                                 std::to_string(scope_->tid_dims_line));
-                    return;
-                }
-                f.tid_dims = static_cast<int>(n);
-                scope_->tid_dims_line = static_cast<int>(s.location.line);
-            } else if (v.type().kind() == Type::Kind::Tuple) {
-                types = v.type().elements();
-                if (types.size() != n) {
-                    diags_.error(s.location, "cannot unpack " + std::to_string(types.size()) + " values into " +
-                                                 std::to_string(n) + " names");
-                    return;
-                }
-            } else {
-                diags_.error(s.location, "cannot unpack '" + v.type().name() + "' into " + std::to_string(n) + " names");
-                return;
-            }
-            auto st = make_stmt(S::Unpack, s.location);
-            for (std::size_t i = 0; i < n; ++i) {
-                const std::string &name = target.children[i]->text;
-                auto it = scope_->locals.find(name);
-                if (it != scope_->locals.end()) {
-                    if (scope_->function->locals[static_cast<std::size_t>(it->second)].type != types[i]) {
-                        diags_.error(target.children[i]->location,
-                                     "cannot assign '" + types[i].name() + "' to '" + name + "', which is " +
-                                         scope_->function->locals[static_cast<std::size_t>(it->second)].type.name());
-                        return;
-                    }
-                    st->targets.push_back(it->second);
-                } else {
-                    st->targets.push_back(declare_local(name, types[i], target.children[i]->location));
-                }
-            }
-            st->value = std::move(v.expr);
-            out.push_back(std::move(st));
-            return;
-        }
-        // `f = wp.sin`: a local name for a function, resolved when the module is
-        // built (module hashes and plugin contracts see the function itself).
-        if (target.kind == Expr::Kind::Name)
-            if (auto fn = function_named(*s.value)) {
-                const std::string &name = target.text;
-                const auto bound = scope_->function_aliases.find(name);
-                if (scope_->locals.count(name) || scope_->params.count(name)) {
-                    diags_.error(s.location, "'" + name + "' holds a value; it cannot also name the function '" + *fn + "'");
-                } else if (bound != scope_->function_aliases.end() && bound->second.first != *fn) {
-                    diags_.error(s.location, "'" + name + "' already names the function '" + bound->second.first +
-                                                 "' (line " + std::to_string(bound->second.second) +
-                                                 "): a local bound to a function is bound to one function");
-                } else {
-                    scope_->function_aliases[name] = {*fn, static_cast<int>(s.location.line)};
-                }
-                return;
-            }
-        Value v = expr(*s.value);
-        if (v.ok() && v.expr->kind == K::Intrinsic && v.expr->intrinsic == ir::Intrinsic::Tid) {
-            ir::Function &f = *scope_->function;
-            if (f.tid_dims > 1) {
-                diags_.error(s.location, "tid() is assigned to one value here but unpacked into " +
-                                             std::to_string(f.tid_dims) + " at line " + std::to_string(scope_->tid_dims_line));
-                return;
-            }
-            f.tid_dims = 1;
-            scope_->tid_dims_line = static_cast<int>(s.location.line);
-        }
-        if (!v.ok() && target.kind == Expr::Kind::Name && !scope_->locals.count(target.text) &&
-            !scope_->params.count(target.text)) {
-            scope_->poisoned.insert(target.text); // reported; later uses would only repeat it
-            return;
-        }
-        assign(target, std::move(v), s.location, out);
+        f.tid_dims = 1;
+        scope_->tid_dims_line = static_cast<int>(s.location.line);
+    }
+    if (!v.ok() && target.kind == Expr::Kind::Name && !scope_->locals.count(target.text) &&
+        !scope_->params.count(target.text)) {
+        scope_->poisoned.insert(target.text); // reported; later uses would only repeat it
         return;
     }
-    case Stmt::Kind::AnnAssign: {
-        const Expr &target = *s.targets[0];
-        if (target.kind != Expr::Kind::Name) {
-            diags_.error(target.location, "annotated assignment needs a simple name");
+    assign(target, std::move(v), s.location, out);
+}
+
+void Checker::bind_function_alias(const Stmt &s, const std::string &name, const std::string &fn) {
+    const auto bound = scope_->function_aliases.find(name);
+    if (scope_->locals.count(name) || scope_->params.count(name)) {
+        diags_.error(s.location, "'" + name + "' holds a value; it cannot also name the function '" + fn + "'");
+    } else if (bound != scope_->function_aliases.end() && bound->second.first != fn) {
+        diags_.error(s.location, "'" + name + "' already names the function '" + bound->second.first + "' (line " +
+                                     std::to_string(bound->second.second) +
+                                     "): a local bound to a function is bound to one function");
+    } else {
+        scope_->function_aliases[name] = {fn, static_cast<int>(s.location.line)};
+    }
+}
+
+void Checker::stmt_unpack(const Stmt &s, std::vector<ir::StmtPtr> &out) {
+    // a, b = tid() / a, b = f() / a, b = x, y
+    const Expr &target = *s.targets[0];
+    const std::size_t n = target.children.size();
+    for (const auto &t : target.children)
+        if (t->kind != Expr::Kind::Name) {
+            diags_.error(t->location, "only names can be unpacked into");
             return;
         }
-        auto type = concrete_type(*s.annotation);
-        if (!type) return;
-        if (scope_->locals.count(target.text) || scope_->params.count(target.text)) {
-            diags_.error(target.location, "'" + target.text + "' is already defined; annotate its first assignment only");
-            return;
+    Value v = unpacked_value(s);
+    if (!v.ok()) return;
+    const std::optional<std::vector<Type>> types = unpacked_types(s, v, n);
+    if (!types) return;
+    auto st = make_stmt(S::Unpack, s.location);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::string &name = target.children[i]->text;
+        auto it = scope_->locals.find(name);
+        if (it != scope_->locals.end()) {
+            if (scope_->function->locals[static_cast<std::size_t>(it->second)].type != (*types)[i]) {
+                diags_.error(target.children[i]->location,
+                             "cannot assign '" + (*types)[i].name() + "' to '" + name + "', which is " +
+                                 scope_->function->locals[static_cast<std::size_t>(it->second)].type.name());
+                return;
+            }
+            st->targets.push_back(it->second);
+        } else {
+            st->targets.push_back(declare_local(name, (*types)[i], target.children[i]->location));
         }
-        if (!s.value) {
-            diags_.error(s.location, "an annotated local needs a value: " + target.text + ": " + type->name() + " = ...");
-            return;
+    }
+    st->value = std::move(v.expr);
+    out.push_back(std::move(st));
+}
+
+Value Checker::unpacked_value(const Stmt &s) {
+    const Expr &target = *s.targets[0];
+    const std::size_t n = target.children.size();
+    if (s.value->kind != Expr::Kind::Tuple) return expr(*s.value);
+    if (s.value->children.size() != n) {
+        diags_.error(s.location, "cannot unpack " + std::to_string(s.value->children.size()) + " values into " +
+                                     std::to_string(n) + " names");
+        return poison();
+    }
+    // Every value is evaluated before any name is assigned: x, y = y, x swaps.
+    std::vector<std::optional<Type>> hints;
+    for (const auto &t : target.children) {
+        auto it = scope_->locals.find(t->text);
+        hints.push_back(it == scope_->locals.end()
+                            ? std::nullopt
+                            : std::optional<Type>(scope_->function->locals[static_cast<std::size_t>(it->second)].type));
+    }
+    return tuple(*s.value, hints);
+}
+
+std::optional<std::vector<Type>> Checker::unpacked_types(const Stmt &s, Value &v, std::size_t n) {
+    std::vector<Type> types;
+    if (v.expr->kind == K::Intrinsic && v.expr->intrinsic == ir::Intrinsic::Tid) {
+        if (n < 1 || n > 4) {
+            diags_.error(s.location, "tid() unpacks into 1 to 4 values, not " + std::to_string(n));
+            return std::nullopt;
         }
-        Value v = expr(*s.value);
-        if (!v.ok()) {
-            scope_->poisoned.insert(target.text);
-            return;
+        types.assign(n, Type::scalar(Scalar::Int32));
+        v.expr->type = Type::tuple(types);
+        ir::Function &f = *scope_->function;
+        if (f.tid_dims && f.tid_dims != static_cast<int>(n)) {
+            diags_.error(s.location, "tid() is unpacked into " + std::to_string(n) + " values here but " +
+                                         std::to_string(f.tid_dims) + " at line " +
+                                         std::to_string(scope_->tid_dims_line));
+            return std::nullopt;
         }
-        if (!coerce(v, *type)) {
-            scope_->poisoned.insert(target.text);
-            diags_.error(s.location, "cannot assign '" + shown(v) + "' to '" + target.text + "', declared " + type->name());
-            return;
+        f.tid_dims = static_cast<int>(n);
+        scope_->tid_dims_line = static_cast<int>(s.location.line);
+    } else if (v.type().kind() == Type::Kind::Tuple) {
+        types = v.type().elements();
+        if (types.size() != n) {
+            diags_.error(s.location, "cannot unpack " + std::to_string(types.size()) + " values into " +
+                                         std::to_string(n) + " names");
+            return std::nullopt;
         }
-        auto st = make_stmt(S::Declare, s.location);
-        st->index = declare_local(target.text, *type, target.location);
-        st->value = std::move(v.expr);
-        out.push_back(std::move(st));
+    } else {
+        diags_.error(s.location, "cannot unpack '" + v.type().name() + "' into " + std::to_string(n) + " names");
+        return std::nullopt;
+    }
+    return types;
+}
+
+void Checker::stmt_ann_assign(const Stmt &s, std::vector<ir::StmtPtr> &out) {
+    const Expr &target = *s.targets[0];
+    if (target.kind != Expr::Kind::Name) {
+        diags_.error(target.location, "annotated assignment needs a simple name");
         return;
     }
-    case Stmt::Kind::AugAssign: {
-        // target op= value: the target is evaluated once (lowering keeps it so);
-        // the operator resolves like its binary form.
-        const Expr &target = *s.targets[0];
-        if (target.kind == Expr::Kind::Name && !scope_->locals.count(target.text) && !scope_->params.count(target.text)) {
-            diags_.error(target.location, constants_.count(target.text)
-                                              ? "cannot assign to the module constant '" + target.text + "'"
-                                              : "name '" + target.text + "' is not defined");
-            return;
-        }
-        if (target.kind != Expr::Kind::Name && target.kind != Expr::Kind::Subscript &&
-            target.kind != Expr::Kind::Attribute) {
-            diags_.error(target.location, "cannot assign to this expression");
-            return;
-        }
-        Value current = expr(target);
-        Value rhs = expr(*s.value);
-        if (!current.ok() || !rhs.ok()) return;
-        if (current.expr->kind == K::Gather) { // v[1:] += x: v[1:] = v[1:] + x
-            hoist_slice_index(*current.expr, s.location, out);
-            ir::ExprPtr slice = current.expr->clone();
-            Value combined = binary(s.text, std::move(current), std::move(rhs), s.location);
-            if (!combined.ok()) return;
-            return slice_store(std::move(slice), std::move(combined), s.location, out);
-        }
-        if (!writable(*current.expr)) {
-            diags_.error(target.location, "this expression cannot be assigned to");
-            return;
-        }
-        ir::ExprPtr lvalue = current.expr->clone();
+    auto type = concrete_type(*s.annotation);
+    if (!type) return;
+    if (scope_->locals.count(target.text) || scope_->params.count(target.text)) {
+        diags_.error(target.location, "'" + target.text + "' is already defined; annotate its first assignment only");
+        return;
+    }
+    if (!s.value) {
+        diags_.error(s.location, "an annotated local needs a value: " + target.text + ": " + type->name() + " = ...");
+        return;
+    }
+    Value v = expr(*s.value);
+    if (!v.ok()) {
+        scope_->poisoned.insert(target.text);
+        return;
+    }
+    if (!coerce(v, *type)) {
+        scope_->poisoned.insert(target.text);
+        diags_.error(s.location, "cannot assign '" + shown(v) + "' to '" + target.text + "', declared " + type->name());
+        return;
+    }
+    auto st = make_stmt(S::Declare, s.location);
+    st->index = declare_local(target.text, *type, target.location);
+    st->value = std::move(v.expr);
+    out.push_back(std::move(st));
+}
+
+void Checker::stmt_aug_assign(const Stmt &s, std::vector<ir::StmtPtr> &out) {
+    // target op= value: the target is evaluated once (lowering keeps it so);
+    // the operator resolves like its binary form.
+    const Expr &target = *s.targets[0];
+    if (target.kind == Expr::Kind::Name && !scope_->locals.count(target.text) && !scope_->params.count(target.text)) {
+        diags_.error(target.location, constants_.count(target.text)
+                                          ? "cannot assign to the module constant '" + target.text + "'"
+                                          : "name '" + target.text + "' is not defined");
+        return;
+    }
+    if (target.kind != Expr::Kind::Name && target.kind != Expr::Kind::Subscript &&
+        target.kind != Expr::Kind::Attribute) {
+        diags_.error(target.location, "cannot assign to this expression");
+        return;
+    }
+    Value current = expr(target);
+    Value rhs = expr(*s.value);
+    if (!current.ok() || !rhs.ok()) return;
+    if (current.expr->kind == K::Gather) { // v[1:] += x: v[1:] = v[1:] + x
+        hoist_slice_index(*current.expr, s.location, out);
+        ir::ExprPtr slice = current.expr->clone();
         Value combined = binary(s.text, std::move(current), std::move(rhs), s.location);
         if (!combined.ok()) return;
-        if (combined.type() != lvalue->type) {
-            diags_.error(s.location, "'" + s.text + "=' gives '" + combined.type().name() + "', which cannot be stored in '" +
-                                         lvalue->type.name() + "'");
+        return slice_store(std::move(slice), std::move(combined), s.location, out);
+    }
+    if (!writable(*current.expr)) {
+        diags_.error(target.location, "this expression cannot be assigned to");
+        return;
+    }
+    ir::ExprPtr lvalue = current.expr->clone();
+    Value combined = binary(s.text, std::move(current), std::move(rhs), s.location);
+    if (!combined.ok()) return;
+    if (combined.type() != lvalue->type) {
+        diags_.error(s.location, "'" + s.text + "=' gives '" + combined.type().name() +
+                                     "', which cannot be stored in '" + lvalue->type.name() + "'");
+        return;
+    }
+    auto st = make_stmt(S::AugAssign, s.location);
+    st->overload = combined.expr->overload;
+    st->value = std::move(combined.expr->args[1]);
+    // Warp's semantics: += and -= on an array element are atomic.
+    const Type &dtype = lvalue->type;
+    const bool array_element = lvalue->kind == K::Index && lvalue->args[0]->type.kind() == Type::Kind::Array;
+    const bool atomic_dtype = (dtype.is_scalar() && !dtype.is_bool()) || dtype.kind() == Type::Kind::Vector;
+    if (array_element && atomic_dtype && (s.text == "+" || s.text == "-"))
+        st->atomic = s.text == "+" ? ir::Intrinsic::AtomicAdd : ir::Intrinsic::AtomicSub;
+    st->target = std::move(lvalue);
+    out.push_back(std::move(st));
+}
+
+Value Checker::condition(const Expr &test) {
+    Value cond = expr(test);
+    if (cond.ok()) {
+        settle(cond);
+        if (!cond.type().is_scalar()) {
+            diags_.error(test.location, "condition must be bool or a scalar, got '" + cond.type().name() + "'");
+            cond = poison();
+        }
+    }
+    return cond;
+}
+
+void Checker::stmt_if(const Stmt &s, std::vector<ir::StmtPtr> &out) {
+    Value cond = condition(*s.test);
+    auto st = make_stmt(S::If, s.location);
+    st->cond = std::move(cond.expr);
+    statements(s.body, st->body);
+    statements(s.orelse, st->orelse);
+    out.push_back(std::move(st));
+}
+
+void Checker::stmt_while(const Stmt &s, std::vector<ir::StmtPtr> &out) {
+    Value cond = condition(*s.test);
+    auto st = make_stmt(S::While, s.location);
+    st->cond = std::move(cond.expr);
+    ++scope_->loop_depth;
+    statements(s.body, st->body);
+    --scope_->loop_depth;
+    statements(s.orelse, st->orelse);
+    out.push_back(std::move(st));
+}
+
+void Checker::stmt_for(const Stmt &s, std::vector<ir::StmtPtr> &out) {
+    const Expr &var = *s.targets[0];
+    const Expr &iter = *s.iter;
+    Type itype = Type::scalar(Scalar::Int32); // set by range_bounds()
+    std::optional<std::vector<Value>> bounds = range_bounds(iter, itype);
+    if (!bounds) return;
+    auto st = make_stmt(S::For, s.location);
+    if (bounds->size() == 1) {
+        auto zero = make(K::Literal, itype, iter.location);
+        zero->value = ir::ConstantValue{itype, {0.0}, {0}};
+        st->args.push_back(std::move(zero));
+    }
+    for (Value &b : *bounds) st->args.push_back(std::move(b.expr));
+    if (bounds->size() < 3) {
+        auto one = make(K::Literal, itype, iter.location);
+        one->value = ir::ConstantValue{itype, {1.0}, {1}};
+        st->args.push_back(std::move(one));
+    }
+    if (auto it = scope_->locals.find(var.text); it != scope_->locals.end()) {
+        if (scope_->function->locals[static_cast<std::size_t>(it->second)].type != itype) {
+            diags_.error(var.location, "loop variable '" + var.text + "' is " +
+                                           scope_->function->locals[static_cast<std::size_t>(it->second)].type.name() +
+                                           " but the range is " + itype.name());
             return;
         }
-        auto st = make_stmt(S::AugAssign, s.location);
-        st->overload = combined.expr->overload;
-        st->value = std::move(combined.expr->args[1]);
-        // Warp's semantics: += and -= on an array element are atomic.
-        const Type &dtype = lvalue->type;
-        const bool array_element = lvalue->kind == K::Index && lvalue->args[0]->type.kind() == Type::Kind::Array;
-        const bool atomic_dtype = (dtype.is_scalar() && !dtype.is_bool()) || dtype.kind() == Type::Kind::Vector;
-        if (array_element && atomic_dtype && (s.text == "+" || s.text == "-"))
-            st->atomic = s.text == "+" ? ir::Intrinsic::AtomicAdd : ir::Intrinsic::AtomicSub;
-        st->target = std::move(lvalue);
+        st->index = it->second;
+    } else {
+        st->index = declare_local(var.text, itype, var.location);
+    }
+    ++scope_->loop_depth;
+    statements(s.body, st->body);
+    --scope_->loop_depth;
+    out.push_back(std::move(st));
+}
+
+std::optional<std::vector<Value>> Checker::range_bounds(const Expr &iter, Type &itype) {
+    auto callee = iter.kind == Expr::Kind::Call ? dotted(*iter.children[0]) : std::nullopt;
+    if (!callee || strip_warp(*callee) != "range") {
+        diags_.error(iter.location, "for loops iterate over range(...) only");
+        return std::nullopt;
+    }
+    const std::size_t n = iter.children.size() - 1;
+    if (n < 1 || n > 3 || !iter.keywords.empty()) {
+        diags_.error(iter.location, "range() takes 1 to 3 positional arguments, got " + std::to_string(n));
+        return std::nullopt;
+    }
+    std::vector<Value> bounds;
+    for (std::size_t i = 1; i < iter.children.size(); ++i) bounds.push_back(expr(*iter.children[i]));
+    for (const Value &b : bounds)
+        if (!b.ok()) return std::nullopt;
+    // The loop variable takes the bounds' integer type (int32 for literals).
+    itype = Type::scalar(Scalar::Int32);
+    for (const Value &b : bounds)
+        if (b.literal == Value::Literal::None) itype = b.type();
+    for (std::size_t i = 0; i < bounds.size(); ++i) {
+        if (!coerce(bounds[i], itype) || !itype.is_integer()) {
+            diags_.error(iter.children[i + 1]->location, "range() bounds must share one integer type, got " +
+                                                             type_list(bounds));
+            return std::nullopt;
+        }
+    }
+    if (bounds.size() == 3 && bounds[2].expr->kind == K::Literal && bounds[2].expr->value &&
+        !bounds[2].expr->value->int_components.empty() && bounds[2].expr->value->int_components[0] == 0) {
+        diags_.error(iter.children[3]->location, "range() step must not be zero");
+        return std::nullopt;
+    }
+    return bounds;
+}
+
+void Checker::stmt_break_continue(const Stmt &s, std::vector<ir::StmtPtr> &out) {
+    if (scope_->loop_depth == 0) {
+        diags_.error(s.location,
+                     std::string(s.kind == Stmt::Kind::Break ? "'break'" : "'continue'") + " outside a loop");
+        return;
+    }
+    out.push_back(make_stmt(s.kind == Stmt::Kind::Break ? S::Break : S::Continue, s.location));
+}
+
+void Checker::stmt_return(const Stmt &s, std::vector<ir::StmtPtr> &out) {
+    ir::Function &f = *scope_->function;
+    auto st = make_stmt(S::Return, s.location);
+    if (f.is_kernel) {
+        if (s.value) diags_.error(s.value->location, "kernels cannot return a value");
         out.push_back(std::move(st));
         return;
     }
-    case Stmt::Kind::If:
-    case Stmt::Kind::While: {
-        Value cond = expr(*s.test);
-        if (cond.ok()) {
-            settle(cond);
-            if (!cond.type().is_scalar()) {
-                diags_.error(s.test->location, "condition must be bool or a scalar, got '" + cond.type().name() + "'");
-                cond = poison();
-            }
-        }
-        auto st = make_stmt(s.kind == Stmt::Kind::If ? S::If : S::While, s.location);
-        st->cond = std::move(cond.expr);
-        if (s.kind == Stmt::Kind::While) ++scope_->loop_depth;
-        statements(s.body, st->body);
-        if (s.kind == Stmt::Kind::While) --scope_->loop_depth;
-        statements(s.orelse, st->orelse);
+    if (!s.value) {
+        if (f.return_type) diags_.error(s.location, "function '" + f.name + "' must return " + f.return_type->name());
         out.push_back(std::move(st));
         return;
     }
-    case Stmt::Kind::For: {
-        const Expr &var = *s.targets[0];
-        const Expr &iter = *s.iter;
-        auto callee = iter.kind == Expr::Kind::Call ? dotted(*iter.children[0]) : std::nullopt;
-        if (!callee || strip_warp(*callee) != "range") {
-            diags_.error(iter.location, "for loops iterate over range(...) only");
-            return;
-        }
-        const std::size_t n = iter.children.size() - 1;
-        if (n < 1 || n > 3 || !iter.keywords.empty()) {
-            diags_.error(iter.location, "range() takes 1 to 3 positional arguments, got " + std::to_string(n));
-            return;
-        }
-        std::vector<Value> bounds;
-        for (std::size_t i = 1; i < iter.children.size(); ++i) bounds.push_back(expr(*iter.children[i]));
-        for (const Value &b : bounds)
-            if (!b.ok()) return;
-        // The loop variable takes the bounds' integer type (int32 for literals).
-        Type itype = Type::scalar(Scalar::Int32);
-        for (const Value &b : bounds)
-            if (b.literal == Value::Literal::None) itype = b.type();
-        for (std::size_t i = 0; i < bounds.size(); ++i) {
-            if (!coerce(bounds[i], itype) || !itype.is_integer()) {
-                diags_.error(iter.children[i + 1]->location, "range() bounds must share one integer type, got " +
-                                                                 type_list(bounds));
-                return;
-            }
-        }
-        if (bounds.size() == 3 && bounds[2].expr->kind == K::Literal && bounds[2].expr->value &&
-            !bounds[2].expr->value->int_components.empty() && bounds[2].expr->value->int_components[0] == 0) {
-            diags_.error(iter.children[3]->location, "range() step must not be zero");
-            return;
-        }
-        auto st = make_stmt(S::For, s.location);
-        if (bounds.size() == 1) {
-            auto zero = make(K::Literal, itype, iter.location);
-            zero->value = ir::ConstantValue{itype, {0.0}, {0}};
-            st->args.push_back(std::move(zero));
-        }
-        for (Value &b : bounds) st->args.push_back(std::move(b.expr));
-        if (bounds.size() < 3) {
-            auto one = make(K::Literal, itype, iter.location);
-            one->value = ir::ConstantValue{itype, {1.0}, {1}};
-            st->args.push_back(std::move(one));
-        }
-        if (auto it = scope_->locals.find(var.text); it != scope_->locals.end()) {
-            if (scope_->function->locals[static_cast<std::size_t>(it->second)].type != itype) {
-                diags_.error(var.location, "loop variable '" + var.text + "' is " +
-                                               scope_->function->locals[static_cast<std::size_t>(it->second)].type.name() +
-                                               " but the range is " + itype.name());
-                return;
-            }
-            st->index = it->second;
-        } else {
-            st->index = declare_local(var.text, itype, var.location);
-        }
-        ++scope_->loop_depth;
-        statements(s.body, st->body);
-        --scope_->loop_depth;
-        out.push_back(std::move(st));
+    if (scope_->declared_void) {
+        diags_.error(s.value->location, "function '" + f.name + "' is declared '-> None' but returns a value");
         return;
     }
-    case Stmt::Kind::Break:
-    case Stmt::Kind::Continue:
-        if (scope_->loop_depth == 0) {
-            diags_.error(s.location, std::string(s.kind == Stmt::Kind::Break ? "'break'" : "'continue'") + " outside a loop");
-            return;
-        }
-        out.push_back(make_stmt(s.kind == Stmt::Kind::Break ? S::Break : S::Continue, s.location));
-        return;
-    case Stmt::Kind::Return: {
-        ir::Function &f = *scope_->function;
-        auto st = make_stmt(S::Return, s.location);
-        if (f.is_kernel) {
-            if (s.value) diags_.error(s.value->location, "kernels cannot return a value");
-            out.push_back(std::move(st));
-            return;
-        }
-        if (!s.value) {
-            if (f.return_type) diags_.error(s.location, "function '" + f.name + "' must return " + f.return_type->name());
-            out.push_back(std::move(st));
-            return;
-        }
-        if (scope_->declared_void) {
-            diags_.error(s.value->location, "function '" + f.name + "' is declared '-> None' but returns a value");
-            return;
-        }
-        Value v = s.value->kind == Expr::Kind::Tuple ? tuple(*s.value, {}) : expr(*s.value);
-        if (!v.ok()) return;
-        if (v.type().is_void()) {
-            diags_.error(s.value->location, "cannot return the result of '" + callee_name(*v.expr) + "', which returns nothing");
-            return;
-        }
-        if (!f.return_type && !scope_->return_inferred) {
-            settle(v);
-            f.return_type = v.type();
-            scope_->return_inferred = true;
-            note_type(v.type());
-        } else if (!f.return_type) {
-            diags_.error(s.location, "function '" + f.name + "' returns a value here but returned nothing earlier");
-            return;
-        }
-        if (!coerce(v, *f.return_type)) {
-            diags_.error(s.value->location, "function '" + f.name + "' returns " + f.return_type->name() +
-                                                (scope_->return_inferred ? " (from its first return)" : "") +
-                                                ", this returns '" + v.type().name() + "'");
-            return;
-        }
-        st->value = std::move(v.expr);
-        out.push_back(std::move(st));
+    Value v = s.value->kind == Expr::Kind::Tuple ? tuple(*s.value, {}) : expr(*s.value);
+    if (!v.ok()) return;
+    if (v.type().is_void()) {
+        diags_.error(s.value->location,
+                     "cannot return the result of '" + callee_name(*v.expr) + "', which returns nothing");
         return;
     }
+    if (!f.return_type && !scope_->return_inferred) {
+        settle(v);
+        f.return_type = v.type();
+        scope_->return_inferred = true;
+        note_type(v.type());
+    } else if (!f.return_type) {
+        diags_.error(s.location, "function '" + f.name + "' returns a value here but returned nothing earlier");
+        return;
     }
+    if (!coerce(v, *f.return_type)) {
+        diags_.error(s.value->location, "function '" + f.name + "' returns " + f.return_type->name() +
+                                            (scope_->return_inferred ? " (from its first return)" : "") +
+                                            ", this returns '" + v.type().name() + "'");
+        return;
+    }
+    st->value = std::move(v.expr);
+    out.push_back(std::move(st));
 }
 
 } // namespace weft::kernel::detail

@@ -66,8 +66,45 @@ struct ModuleConstant {
 class Checker {
 public:
     Checker(const ast::Module &module, const Registry &registry, DiagnosticEngine &diags, ir::Module &out);
+    /// Checks the whole module into `out`, in the phases below (check_module.cpp).
     void run();
 
+private:
+    // --- run()'s phases, in order (check_module.cpp) ---
+    /// The aliases of warp, warp.types' vector and matrix, typing and typing.Any; wp and warp always.
+    void read_imports();
+    /// wp.pi, wp.inf, ...: float literals reached only with the warp prefix.
+    void define_warp_constants();
+    /// Dicts at module level (module options by name), then every wp.set_module_options(...) call.
+    void collect_option_dicts();
+    /// Constants, aliases, structs, classes and function declarations, in source order; false
+    /// when stopped at the error limit (run() then checks nothing more).
+    bool declare_in_source_order();
+    /// NAME = value at module level: wp.constant(...) unwrapped, then an alias, type or constant.
+    void module_assignment(const ast::TopLevelAssign &a);
+    /// A module-level assignment that is no constant (snippet string, type or function alias, user
+    /// vector type, dict or list): recorded or reported, and true; false for a constant.
+    bool non_constant_assignment(const ast::TopLevelAssign &a, const ast::Expr *value, bool explicit_constant);
+    /// A module constant: its value evaluated now (and its annotation's scalar type applied).
+    void module_constant(const ast::TopLevelAssign &a, const ast::Expr *value, bool explicit_constant);
+    /// A @wp.struct class: its annotated fields, laid out as one struct type.
+    void struct_definition(const ast::ClassDef &c);
+    /// A def's decorators: a @wp.overload stub, @wp.func / @wp.kernel / @wp.func_native, custom gradients.
+    void function_declaration(const ast::FunctionDef &f);
+    /// @wp.func(name=, module=, inline=): checked, without effect.
+    void func_options(const ast::Decorator &d);
+    /// @wp.func overloads with the same parameter types: the last definition replaces the others.
+    void replace_redefined_funcs();
+    /// Kernels with the same key: the last definition replaces the others.
+    void replace_redefined_kernels();
+    /// Every kernel, and every function with concrete parameter types, checked in source order.
+    void check_definitions();
+    /// A @wp.func's default parameter values: after the parameters without one, and constants.
+    void check_param_defaults(const ast::FunctionDef &f);
+    /// A @wp.func (or @wp.func_native) with concrete parameter types: its one instance, checked now.
+    void instantiate_concrete(const ast::FunctionDef &f, bool native);
+
+public:
     // --- types (check_types.cpp) ---
     std::optional<Annotation> annotation(const ast::Expr &e, bool allow_generic);
     std::optional<Type> concrete_type(const ast::Expr &e);
@@ -96,7 +133,52 @@ public:
     static Scalar literal_int_type(ir::IntValue v);
 
     // --- expressions (check_exprs.cpp) ---
+    /// An expression's value: dispatches on the node kind to the expr_* cases below.
     Value expr(const ast::Expr &e);
+
+private:
+    // expr()'s cases: literals and operators (check_exprs.cpp)
+    /// Int, Float and Bool literals (an int too large for int32 takes int64, then uint64).
+    Value expr_literal(const ast::Expr &e);
+    /// Strings, tuples, slices, dicts, lists, `...` and *v where no value of them can be: reports where they belong.
+    Value expr_misplaced(const ast::Expr &e);
+    /// a op b: both operands, then binary().
+    Value expr_binary(const ast::Expr &e);
+    /// not x, -x, +x, ~x.
+    Value expr_unary(const ast::Expr &e);
+    /// -literal and +literal: still a literal (converting like one), at the sign's location.
+    Value signed_literal(const ast::Expr &e, Value a);
+    /// a < b < c: one Compare node, an overload per adjacent pair.
+    Value expr_compare(const ast::Expr &e);
+    /// a and b, a or b: bool or scalar operands.
+    Value expr_bool_op(const ast::Expr &e);
+    /// body if cond else orelse: both branches of one type.
+    Value expr_if(const ast::Expr &e);
+    // expr()'s cases: names, attributes and subscripts (check_access.cpp)
+    /// A name: a local, a parameter or a module constant; else unbound_name().
+    Value expr_name(const ast::Expr &e);
+    /// A name that is no value: silent when its definition was reported, else says what it is.
+    Value unbound_name(const ast::Expr &e);
+    /// x.attr: a qualified module-level name (qualified_name()), else a member of x's value.
+    Value expr_attribute(const ast::Expr &e);
+    /// wp.X, Class.NAME, or a dotted type named as a value: the value or poison; nullopt when `e` reads a member.
+    std::optional<Value> qualified_name(const ast::Expr &e);
+    /// A field of a struct or native type, a transform's p / q, a vector's or quaternion's x, y, z, w.
+    Value member(const ast::Expr &e, Value base);
+    /// x[...]: wp.adjoint[...], a.shape[k], slices and views, else one element.
+    Value expr_subscript(const ast::Expr &e);
+    /// wp.adjoint[x] in a @wp.func_grad: the hidden parameter holding input x's adjoint.
+    Value adjoint_subscript(const ast::Expr &e);
+    /// a.shape[k] on an array: k must be an integer literal below its ndim.
+    Value shape_subscript(const ast::Expr &e, Value arr);
+    /// An element of an array, vector, quaternion, transform or matrix: one integer index per dimension.
+    Value element_subscript(const ast::Expr &e, Value base);
+    /// A subscript's indices, each settled and integer; nullopt after an error (every index is checked).
+    std::optional<std::vector<Value>> integer_indices(const ast::Expr &e);
+    /// Whether literal indices into a fixed-size value are in range (reports the first that is not).
+    bool constant_indices_in_range(const Type &t, const std::vector<Value> &indices);
+
+public:
     Value call(const ast::Expr &e);
     /// f(*v): the call with v's components as arguments (v[0], v[1], ...).
     ast::ExprPtr expand_starred(const ast::Expr &e);
@@ -176,7 +258,43 @@ public:
 
     // --- statements and functions (check_stmts.cpp) ---
     void statements(const std::vector<ast::StmtPtr> &body, std::vector<ir::StmtPtr> &out);
+    /// One statement's IR, appended to `out`: dispatches on the node kind to the stmt_* cases below.
     void statement(const ast::Stmt &s, std::vector<ir::StmtPtr> &out);
+
+private:
+    // statement()'s cases (check_stmts.cpp)
+    /// An expression statement (a docstring is skipped; one without effect is warned about).
+    void stmt_expr(const ast::Stmt &s, std::vector<ir::StmtPtr> &out);
+    /// target = value: unpacking (stmt_unpack()), a local function alias, else assign().
+    void stmt_assign(const ast::Stmt &s, std::vector<ir::StmtPtr> &out);
+    /// `f = wp.sin` in a body: `name` names the function `fn` from here on (one function per name).
+    void bind_function_alias(const ast::Stmt &s, const std::string &name, const std::string &fn);
+    /// a, b = value: tid(), a tuple-returning call, or a tuple of values, into names.
+    void stmt_unpack(const ast::Stmt &s, std::vector<ir::StmtPtr> &out);
+    /// The right side of `a, b = ...`: a tuple (its elements typed like the names they go to) or one value.
+    Value unpacked_value(const ast::Stmt &s);
+    /// The types `v` unpacks into `n` names (tid(): int32 each, checked against other uses); nullopt after an error.
+    std::optional<std::vector<Type>> unpacked_types(const ast::Stmt &s, Value &v, std::size_t n);
+    /// name: type = value: a new local of that type.
+    void stmt_ann_assign(const ast::Stmt &s, std::vector<ir::StmtPtr> &out);
+    /// target op= value: the target evaluated once; atomic for += and -= on array elements.
+    void stmt_aug_assign(const ast::Stmt &s, std::vector<ir::StmtPtr> &out);
+    /// An if or while condition: bool or a scalar, settled; poison after an error.
+    Value condition(const ast::Expr &test);
+    /// if cond: body, else orelse (an elif is an if alone in orelse).
+    void stmt_if(const ast::Stmt &s, std::vector<ir::StmtPtr> &out);
+    /// while cond: body (a loop for break and continue), then its else branch.
+    void stmt_while(const ast::Stmt &s, std::vector<ir::StmtPtr> &out);
+    /// for i in range(...): the loop variable is a local of the bounds' type.
+    void stmt_for(const ast::Stmt &s, std::vector<ir::StmtPtr> &out);
+    /// range(...)'s bounds, converted to one integer type (set in `itype`); nullopt after an error.
+    std::optional<std::vector<Value>> range_bounds(const ast::Expr &iter, Type &itype);
+    /// break and continue, inside a loop only.
+    void stmt_break_continue(const ast::Stmt &s, std::vector<ir::StmtPtr> &out);
+    /// return [value]: a kernel returns nothing; a function's first return fixes an undeclared return type.
+    void stmt_return(const ast::Stmt &s, std::vector<ir::StmtPtr> &out);
+
+public:
     void assign(const ast::Expr &target, Value value, SourceLocation at, std::vector<ir::StmtPtr> &out);
     int declare_local(const std::string &name, const Type &type, SourceLocation at);
     /// The name a user wrote for the callee of a call node.

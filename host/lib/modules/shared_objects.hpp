@@ -10,7 +10,7 @@
 #pragma once
 
 #include "weft/backend/cpu_compiler.hpp"
-#include "weft/build/cache.hpp"
+#include "weft/cache/cache.hpp"
 #include "weft/pipeline/pipeline.hpp"
 #include "weft/support/log.hpp"
 

@@ -4,7 +4,7 @@
 
 #include "weft/backend/cpu_compiler.hpp"
 #include "weft/backend/cuda.hpp"
-#include "weft/build/cache.hpp"
+#include "weft/cache/cache.hpp"
 #include "weft/pipeline/pipeline.hpp"
 
 #include <filesystem>

@@ -4,9 +4,9 @@
 #pragma once
 
 #include "weft/build/build_options.hpp"
-#include "weft/build/cache.hpp"
-#include "weft/build/cache_counters.hpp"
-#include "weft/build/remote_cache.hpp"
+#include "weft/cache/cache.hpp"
+#include "weft/cache/cache_counters.hpp"
+#include "weft/cache/remote_cache.hpp"
 #include "weft/build/module.hpp"
 #include "weft/modules/compiled_module.hpp"
 #include "weft/kernel/diagnostics.hpp" // KernelSourceError: what load_module throws for bad source
@@ -58,7 +58,7 @@ struct HostOptions {
     /// the installation's (installed_prebuilt_dir(), which the build writes);
     /// an empty path: none, every cache builds its own.
     std::optional<std::filesystem::path> prebuilt_dir;
-    /// The shared artifact cache behind the local one (weft/build/remote_cache.hpp);
+    /// The shared artifact cache behind the local one (weft/cache/remote_cache.hpp);
     /// url empty: WEFT_REMOTE_CACHE when use_environment (and not setuid), else none.
     RemoteCacheOptions remote_cache;
     /// Threads CPU launches use; 0: one per hardware thread.

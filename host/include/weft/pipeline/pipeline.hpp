@@ -18,9 +18,9 @@
 #pragma once
 
 #include "weft/build/build_options.hpp"
-#include "weft/build/cache.hpp"
-#include "weft/build/cache_counters.hpp"
-#include "weft/build/remote_cache.hpp"
+#include "weft/cache/cache.hpp"
+#include "weft/cache/cache_counters.hpp"
+#include "weft/cache/remote_cache.hpp"
 #include "weft/build/target.hpp"
 #include "weft/codegen/cpp_emitter.hpp"
 #include "weft/kernel/ir.hpp"

@@ -16,7 +16,7 @@
 // added to it, which links in one of its own that resolves against it.
 #include "internal.hpp"
 
-#include "host_calls.hpp"
+#include "rt_calls.hpp"
 
 #include <llvm/ExecutionEngine/Orc/Core.h>
 #include <llvm/ExecutionEngine/Orc/EPCDynamicLibrarySearchGenerator.h>

@@ -1,7 +1,7 @@
 /* Linked into every shared object a CPU module is kept as (shared_object.cpp).
  *
  * A module's object calls a few functions in the host by name: the runtime
- * headers' host calls (host_calls.cpp) and __cxa_atexit. The JIT defines them
+ * headers' host calls (rt_calls.cpp) and __cxa_atexit. The JIT defines them
  * per module; the dynamic loader would look them up in the process, where an
  * executable that links weft statically does not export them. So the shared
  * object defines them itself, hidden (its references bind here, not to the

@@ -1,4 +1,4 @@
-#include "weft/build/cache.hpp"
+#include "weft/cache/cache.hpp"
 #include "weft/support/environment.hpp"
 
 #include "weft/support/error.hpp"

@@ -124,7 +124,7 @@ template <typename T> WEFT_RT_FN bool innermost_dense(const array_t<T> &a) {
 }
 
 #if !WEFT_RT_CUDA
-// Provided by the host to JIT'd CPU code (host/runtime/host_calls.cpp); CUDA
+// Provided by the host to JIT'd CPU code (host/rt/rt_calls.cpp); CUDA
 // code never tests it. Tested once per chunk of a CPU launch, it was a sixth
 // of a small kernel's code and of its compile time when each unit compiled it.
 extern "C" bool weft_rt_disjoint(const void *a, unsigned long long a_element_size, const void *b,
@@ -376,7 +376,7 @@ template <int OP, typename T, WEFT_RT_IF(is_scalar<T>)> WEFT_RT_FN T atomic(T *p
 #if !WEFT_RT_CUDA
 /// The older sums of one deferred_adds: `where` the element, `sum` its sum in
 /// the first bytes of the slot. Kept by the host's functions below
-/// (host/runtime/host_calls.cpp, which mirrors this layout).
+/// (host/rt/rt_calls.cpp, which mirrors this layout).
 struct deferred_table {
     void *where[16];
     unsigned long long sum[16];
@@ -384,7 +384,7 @@ struct deferred_table {
     unsigned long long from, bytes;
     bool on;
 };
-static_assert(sizeof(deferred_table) == 288, "weft: deferred_table layout (host_calls.cpp mirrors it)");
+static_assert(sizeof(deferred_table) == 288, "weft: deferred_table layout (rt_calls.cpp mirrors it)");
 } // namespace rt
 extern "C" {
 void weft_rt_deferred_begin(void *table, bool on);
@@ -424,7 +424,7 @@ template <typename T> struct deferred_adds {
         weft_rt_deferred_begin(older, enabled);
     }
     /// A private copy of the whole array for scatter() when the host finds it
-    /// small beside the chunk's `elements` (host_calls.cpp says when).
+    /// small beside the chunk's `elements` (rt_calls.cpp says when).
     void privatize(const array_t<T> &a, long long elements) {
         const array_t<T> view = a; // see disjoint_copies()
         weft_rt_deferred_private(table, &view, sizeof(T), elements,

@@ -9,9 +9,9 @@
 // atomic adds (weft::rt::deferred_adds, codegen/deferred_atomics.hpp).
 // Compiled in each unit, they were 40-60% of the compile of a small
 // reduction or histogram kernel and a fifth of a 2-D stencil's. Their
-// layouts and semantics are the runtime header's (host/runtime/include/
+// layouts and semantics are the runtime header's (host/rt/include/
 // weft/rt/array.h); the static_asserts below keep the two in step.
-#include "host_calls.hpp"
+#include "rt_calls.hpp"
 
 #include <cstdint>
 #include <cstdlib>

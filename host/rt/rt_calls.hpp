@@ -1,4 +1,4 @@
-// The host half of the runtime headers (host_calls.cpp): the functions
+// The host half of the runtime headers (rt_calls.cpp): the functions
 // generated CPU code calls in the host, by linker name, for the CPU JIT to
 // define in each module it links.
 #pragma once

@@ -1,4 +1,4 @@
-#include "weft/build/remote_cache.hpp"
+#include "weft/cache/remote_cache.hpp"
 
 #include "weft/support/error.hpp"
 #include "weft/support/sha256.hpp"

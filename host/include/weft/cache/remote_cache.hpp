@@ -1,5 +1,5 @@
 // The shared artifact cache: a second tier behind the local ArtifactCache, on
-// a Redis server (weft speaks its protocol itself, build/resp.cpp), in the
+// a Redis server (weft speaks its protocol itself, cache/resp.cpp), in the
 // order ccache's remote storage uses:
 //
 //   local hit -> remote hit (fetched, verified, stored locally) -> compile

@@ -1,4 +1,4 @@
-#include "weft/build/cache_counters.hpp"
+#include "weft/cache/cache_counters.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -487,7 +487,7 @@ WEFT_RT_FN void copy_bytes(void *dst, const void *src, unsigned long n) {
 /// adj_tape_overflow fails the launch with a message instead of writing
 /// through a null pointer.
 #if !defined(WEFT_RT_CUDA)
-// The host keeps one spare heap block per worker thread (host_calls.cpp):
+// The host keeps one spare heap block per worker thread (rt_calls.cpp):
 // a block of at least `need` bytes (its size in *cap), or null; and back.
 extern "C" void *weft_rt_tape_take(unsigned long need, unsigned long *cap);
 extern "C" void weft_rt_tape_give(void *block, unsigned long cap);

@@ -3,8 +3,8 @@
 // counts when it is destroyed), which `weft cache stats` reports.
 #pragma once
 
-#include "weft/build/cache.hpp"
-#include "weft/build/remote_cache.hpp"
+#include "weft/cache/cache.hpp"
+#include "weft/cache/remote_cache.hpp"
 
 #include <cstdint>
 
