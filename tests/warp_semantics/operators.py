@@ -20,3 +20,5 @@ def ops(a: wp.array(dtype=int), out: wp.array(dtype=int), f: wp.array(dtype=floa
     f[1] = 7.5 % -2.0
     f[2] = -7.5 // 2.0
     f[3] = float(-7) / float(2)
+    f[4] = wp.rint(2.5) + wp.rint(-0.5) * 10.0
+    f[5] = wp.round(2.5) + wp.rint(-3.5) * 10.0

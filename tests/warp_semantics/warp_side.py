@@ -22,7 +22,7 @@ spec.loader.exec_module(operators)
 
 a = wp.array([1, 2, 3, 4], dtype=int, device="cpu")
 out = wp.zeros(8, dtype=int, device="cpu")
-f = wp.zeros(4, dtype=float, device="cpu")
+f = wp.zeros(6, dtype=float, device="cpu")
 wp.launch(operators.ops, dim=1, inputs=[a, out, f], device="cpu")
 print("warp", wp.__version__)
 print("out", out.numpy().tolist())

@@ -140,6 +140,8 @@ void register_core_builtins(Registry &registry) {
         for (const char *name : {"sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan",
                                  "sinh", "cosh", "tanh", "floor", "ceil", "round", "trunc"})
             r.unary(name, t, std::string("Returns ") + name + "(x).", t, "x");
+        r.unary("rint", t, "Returns the integer nearest x, halfway cases to even (Warp's rint; round goes away from zero).",
+                t, "x");
         r.add("pow", {{"x", t}, {"y", t}}, t, "Returns x raised to the power y.");
         r.add("lerp", {{"a", t}, {"b", t}, {"t", t}}, t, "Returns a (1 - t) + b t.");
         r.add("atan2", {{"y", t}, {"x", t}}, t, "Returns the angle of the point (x, y).");

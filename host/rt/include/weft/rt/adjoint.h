@@ -166,6 +166,7 @@ WEFT_RT_ADJ1(floor, A(0))
 WEFT_RT_ADJ1(ceil, A(0))
 WEFT_RT_ADJ1(round, A(0))
 WEFT_RT_ADJ1(trunc, A(0))
+WEFT_RT_ADJ1(rint, A(0))
 #undef WEFT_RT_ADJ1
 WEFT_RT_FLOAT void adj_pow(T a_, T b_, T &adj_a, T &adj_b, T r_) {
     typedef rt::acc<T> A;

@@ -45,6 +45,7 @@ WEFT_RT_MATH1(floor, floor)
 WEFT_RT_MATH1(ceil, ceil)
 WEFT_RT_MATH1(round, round) // halfway cases away from zero (C round, as Warp)
 WEFT_RT_MATH1(trunc, trunc)
+WEFT_RT_MATH1(rint, rint) // halfway cases to even (the default rounding mode, as Warp's rint)
 WEFT_RT_MATH2(pow, pow)
 WEFT_RT_MATH2(atan2, atan2) // atan2(y=a, x=b)
 namespace rt {
