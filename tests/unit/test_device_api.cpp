@@ -7,6 +7,7 @@
 
 #include "weft/backend/cuda.hpp"
 #include "weft/host/host.hpp"
+#include "weft/runtime/values.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -177,6 +178,60 @@ def shift(a: wp.array(dtype=float), b: wp.array2d(dtype=float)):
     CHECK_THAT(message_of<LaunchError>([&] { checked.kernel("shift").launch({5}, {a, Array::zeros(f32, {1, 5})}); }),
                Catch::Contains("array 'a' index [4] is out of bounds for shape [4]"));
     (void)fast;
+}
+
+TEST_CASE("debug mode: an integer division or remainder by zero fails the launch, naming kernel, line and thread") {
+    const Type i32 = Type::scalar(Scalar::Int32);
+    TempCache cache;
+    Host host(options_for(cache));
+    const char *source = R"(import warp as wp
+
+@wp.kernel
+def quotients(a: wp.array(dtype=int), b: wp.array(dtype=int), out: wp.array(dtype=int), v: wp.array(dtype=wp.vec3i)):
+    i = wp.tid()
+    out[i] = a[i] / b[i] + 100 * (a[i] // b[i])
+    out[i] = out[i] + 10000 * (a[i] % b[i])
+    v[i] = v[i] / b[i]
+    f = float(a[i]) / float(b[i] + 1)
+    out[i] = out[i] + int(f) * 0
+
+@wp.kernel
+def remainders(a: wp.array(dtype=int), b: wp.array(dtype=int), out: wp.array(dtype=int)):
+    i = wp.tid()
+    out[i] = a[i] % b[i]
+)";
+    ModuleLoadOptions debug;
+    debug.debug = true;
+    const Kernel checked = host.load_module_source("quotients", source, debug).kernel("quotients");
+    const Kernel fast = host.load_module_source("quotients_release", source).kernel("quotients");
+    Array a = Array::from_vector(i32, std::vector<std::int32_t>{7, -7, 9});
+    Array ok = Array::from_vector(i32, std::vector<std::int32_t>{2, 2, 4});
+    Array zero = Array::from_vector(i32, std::vector<std::int32_t>{2, 0, 4});
+    Array out = Array::zeros(i32, {3});
+    using V = values::vec3i;
+    const auto vecs = [] { return Array::from_vector(std::vector<V>{V{{6, 8, 10}}, V{{6, 8, 10}}, V{{6, 8, 10}}}); };
+    // Divisors without zeros: C's / and %, Python's //, as in release code.
+    Array v1 = vecs();
+    checked.launch({3}, {a, ok, out, v1});
+    CHECK(out.to_vector<std::int32_t>() == std::vector<std::int32_t>{3 + 300 + 10000, -3 - 400 - 10000, 2 + 200 + 10000});
+    // A zero divisor in thread 1: release code gives 0 for each quotient and remainder...
+    Array v2 = vecs();
+    fast.launch({3}, {a, zero, out, v2});
+    CHECK(out.to_vector<std::int32_t>() == std::vector<std::int32_t>{3 + 300 + 10000, 0, 2 + 200 + 10000});
+    CHECK(v2.to_vector<V>() == std::vector<V>{V{{3, 4, 5}}, V{{0, 0, 0}}, V{{1, 2, 2}}});
+    // ...and debug code fails the launch at the first one, naming kernel, line and thread (4 checks: /, //, %, vec /).
+    Array v3 = vecs();
+    const std::string message = message_of<LaunchError>([&] { checked.launch({3}, {a, zero, out, v3}); });
+    CHECK_THAT(message, Catch::Contains("integer division by zero in kernel 'quotients' at quotients.py:6, thread 1"));
+    CHECK_THAT(message, Catch::Contains("(4 checks failed; the log gives the first 4)"));
+    CHECK_THAT(message_of<LaunchError>([&] {
+                   host.load_module_source("quotients", source, debug).kernel("remainders").launch({3}, {a, zero, out});
+               }),
+               Catch::Contains("integer remainder by zero in kernel 'remainders' at quotients.py:15, thread 1 (1 check "
+                               "failed)"));
+    // The module stays usable.
+    Array v4 = vecs();
+    checked.launch({3}, {a, ok, out, v4});
 }
 
 TEST_CASE("debug mode: atomics check their index too, and a failed one changes nothing outside the array") {

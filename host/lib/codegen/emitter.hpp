@@ -307,6 +307,9 @@ private:
 
     std::string lvalue(const Expr &e);
 
+    /// A core integer division or remainder (a scalar integer divisor): debug
+    /// code checks it for zero (weft::div_checked and friends, rt/checked.h).
+    static bool checked_division(const Expr &e);
     std::string expr(const Expr &e);
 
     std::string intrinsic(const Expr &e);

@@ -264,6 +264,12 @@ std::string Emitter::lvalue(const Expr &e) {
     }
 }
 
+bool Emitter::checked_division(const Expr &e) {
+    const std::string &f = e.overload->native_name;
+    return (f == "weft::div" || f == "weft::floordiv" || f == "weft::mod") && e.args.size() == 2 &&
+           e.args[1]->type.is_integer();
+}
+
 std::string Emitter::expr(const Expr &e) {
     switch (e.kind) {
     case K::Literal: return constant_value(*e.value);
@@ -271,7 +277,11 @@ std::string Emitter::expr(const Expr &e) {
     case K::Local: return local(e.index);
     case K::Param: return param(e.index);
     case K::Constant: return constant_function(e.name) + "()";
-    case K::Builtin: return e.overload->native_namespace + e.overload->native_function + "(" + args(e) + ")";
+    case K::Builtin:
+        if (codegen_.bounds_checks && checked_division(e))
+            return e.overload->native_name + "_checked(" + args(e) + ", " + c_string(f_->name) + ", " +
+                   c_string(logical_file_) + ", " + std::to_string(e.location.line) + ", weft_t_.idx)";
+        return e.overload->native_namespace + e.overload->native_function + "(" + args(e) + ")";
     case K::Call: return e.name + (replay_ ? "_rep" : "") + "<weft_contig_>(weft_t_" + (e.args.empty() ? "" : ", " + args(e)) + ")";
     case K::Construct: {
         const Type &t = e.type;

@@ -31,6 +31,22 @@ WEFT_RT_FN void bounds_failure(const char *array, const char *kernel, const char
 #endif
 }
 
+/// An integer division or remainder by zero in debug mode: counted and
+/// logged like a failed bounds check (release code gives 0, and so does
+/// this: Warp's CPU code traps with SIGFPE instead).
+WEFT_RT_FN void division_failure(const char *op, const char *kernel, const char *file, int32 line, int64 thread) {
+    count_failure();
+    char *slot = failure_slot();
+    if (!slot) return;
+#if defined(__CUDA_ARCH__) || !defined(WEFT_RT_CUDA)
+    Message m{slot, WEFT_RT_FAILURE_MESSAGE};
+    m.text("integer ").text(op).text(" by zero in kernel '").text(kernel).text("' at ").text(file).text(":").number(line);
+    m.text(", thread ").number(thread);
+#else
+    (void)op, (void)kernel, (void)file, (void)line, (void)thread;
+#endif
+}
+
 /// Scratch storage a failed access uses instead of memory outside the array.
 template <typename T> WEFT_RT_FN T &scratch() {
 #if defined(__CUDA_ARCH__)
@@ -42,6 +58,19 @@ template <typename T> WEFT_RT_FN T &scratch() {
 }
 
 } // namespace rt
+
+/// Integer a / b, a // b and a % b in debug mode (b an integer scalar; a one,
+/// or an integer vector): a zero divisor is a reported failure.
+#define WEFT_RT_CHECKED_DIVISION(name, what)                                                                            \
+    template <typename A, typename B>                                                                                  \
+    WEFT_RT_FN A name##_checked(A a, B b, const char *kernel, const char *file, int32 line, int64 thread) {            \
+        if (b == B(0)) rt::division_failure(what, kernel, file, line, thread);                                         \
+        return name(a, b);                                                                                             \
+    }
+WEFT_RT_CHECKED_DIVISION(div, "division")
+WEFT_RT_CHECKED_DIVISION(floordiv, "division")
+WEFT_RT_CHECKED_DIVISION(mod, "remainder")
+#undef WEFT_RT_CHECKED_DIVISION
 
 /// a[i, ...] in debug mode: every index within its dimension, else a reported
 /// failure and the scratch element.
