@@ -53,6 +53,33 @@ TEST_CASE("division, floor division, remainder and negative indices give Warp's 
     }
 }
 
+TEST_CASE("an array's ndim and Warp's named constants in both spellings are constants, as warp-lang gives them") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const Kernel k = host.load_module_source("named_constants", R"(import warp as wp
+
+@wp.kernel
+def k(a: wp.array2d(dtype=float), b: wp.array(dtype=int), out: wp.array(dtype=float)):
+    out[0] = float(a.ndim) + float(b.ndim) * 10.0
+    out[1] = wp.PI
+    out[2] = wp.pi
+    out[3] = wp.TAU
+    out[4] = wp.E
+    out[5] = wp.LN2
+    out[6] = wp.HALF_PI
+    out[7] = wp.INF
+    out[8] = wp.log10e + wp.LOG2E
+    out[9] = wp.ln10 - wp.PHI
+)").kernel("k");
+    Array out = Array::zeros(f32, {10});
+    k.launch({1}, {Array::zeros(f32, {2, 3}), Array::zeros(i32, {4}), out});
+    // What warp-lang 1.19 gives on the CPU for the same kernel.
+    CHECK(out.to_vector<float>() == std::vector<float>{12.0f, 3.1415927410125732f, 3.1415927410125732f,
+                                                       6.2831854820251465f, 2.7182817459106445f, 0.6931471824645996f,
+                                                       1.5707963705062866f, INFINITY, 1.876989483833313f,
+                                                       0.6845511198043823f});
+}
+
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
     TempDir cache("semantics");
     Host host(options_for(cache));

@@ -130,6 +130,13 @@ Value Checker::member(const Expr &e, Value base) {
         diags_.error(e.location, "'.shape' must be indexed: a.shape[0]");
         return poison();
     }
+    if (e.text == "ndim" && t.kind() == Type::Kind::Array) {
+        // Part of the array's type: a constant, as in Warp.
+        const Type i32 = Type::scalar(Scalar::Int32);
+        Value v{make(K::Literal, i32, e.location), Value::Literal::Int};
+        v.expr->value = ir::ConstantValue{i32, {static_cast<double>(t.ndim())}, {t.ndim()}};
+        return v;
+    }
     auto field = [&](const Type &ft, int index) {
         auto x = make(K::Field, ft, e.location);
         x->name = e.text;

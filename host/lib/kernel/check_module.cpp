@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <cctype>
 #include <cmath>
 #include <set>
 
@@ -418,12 +419,20 @@ void Checker::read_imports() {
 }
 
 void Checker::define_warp_constants() {
-    // Warp's math constants (wp.pi, ...), as float literals: they convert like 3.14159...
-    for (const auto &[cname, value] : std::initializer_list<std::pair<const char *, double>>{
+    // Warp's math constants (wp.pi, ...), as float literals: they convert like
+    // 3.14159... Warp 1.19 spells each in lower and upper case (wp.PI, wp.LN2).
+    for (const auto &[cname, value] : std::initializer_list<std::pair<std::string, double>>{
              {"pi", 3.14159265358979323846}, {"tau", 6.28318530717958647692}, {"half_pi", 1.57079632679489661923},
-             {"e", 2.71828182845904523536}, {"phi", 1.61803398874989484820}, {"inf", HUGE_VAL}, {"nan", NAN}})
-        warp_constants_[cname] = ModuleConstant{ir::ConstantValue{Type::scalar(Scalar::Float32), {value}, {0}}, true,
-                                                Value::Literal::Float, {}};
+             {"e", 2.71828182845904523536}, {"phi", 1.61803398874989484820}, {"ln2", 0.69314718055994530942},
+             {"ln10", 2.30258509299404568402}, {"log2e", 1.44269504088896340736}, {"log10e", 0.43429448190325182765},
+             {"inf", HUGE_VAL}, {"nan", NAN}}) {
+        const ModuleConstant c{ir::ConstantValue{Type::scalar(Scalar::Float32), {value}, {0}}, true,
+                               Value::Literal::Float, {}};
+        std::string upper = cname;
+        for (char &ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        warp_constants_[cname] = c;
+        warp_constants_[upper] = c;
+    }
 }
 
 void Checker::collect_option_dicts() {
