@@ -7,6 +7,7 @@
 #include "weft/backend/cuda.hpp"
 #include "weft/host/host.hpp"
 #include "weft/kernel/diagnostics.hpp"
+#include "weft/runtime/values.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -78,6 +79,47 @@ def k(a: wp.array2d(dtype=float), b: wp.array(dtype=int), out: wp.array(dtype=fl
                                                        6.2831854820251465f, 2.7182817459106445f, 0.6931471824645996f,
                                                        1.5707963705062866f, INFINITY, 1.876989483833313f,
                                                        0.6845511198043823f});
+}
+
+TEST_CASE("atomic_or, atomic_xor, atomic_and and atomic_exch give warp-lang's values, in release and debug code") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const fs::path file = fs::path(WEFT_WARP_SEMANTICS_DIR) / "atomics_bitwise.py";
+    for (const bool debug : {false, true}) {
+        INFO((debug ? "debug" : "release") << " mode");
+        ModuleLoadOptions options;
+        options.debug = debug;
+        options.name = debug ? "atomics_debug" : "atomics";
+        const Kernel k = host.load_module(file, options).kernel("bits");
+        Array flags = Array::zeros(Type::scalar(Scalar::UInt32), {4});
+        Array words = Array::from_vector(Type::scalar(Scalar::Int64), std::vector<std::int64_t>{7});
+        Array masks = Array::from_vector(std::vector<values::vec2i>{values::vec2i{{-1, -1}}});
+        Array f = Array::from_vector(f32, std::vector<float>{1.25f});
+        Array old = Array::zeros(f32, {3});
+        k.launch({32}, {flags, words, masks, f, old});
+        // warp-lang 1.19 on the CPU, the same kernel and inputs.
+        CHECK(flags.to_vector<std::uint32_t>() ==
+              std::vector<std::uint32_t>{286331153u, 572662306u, 1145324612u, 2290649224u});
+        CHECK(words.to_vector<std::int64_t>() == std::vector<std::int64_t>{480961098311});
+        CHECK(masks.to_vector<values::vec2i>() == std::vector<values::vec2i>{values::vec2i{{-2147483647 - 1, 2147483616}}});
+        CHECK(old.to_vector<float>() == std::vector<float>{1.25f, 5.0f, -2.5f});
+        CHECK(f.to_vector<float>() == std::vector<float>{-2.5f});
+        // No gradient flows through them (as in Warp), and the backward pass builds.
+        CHECK(k.backward().params().size() == 10);
+    }
+    // Warp's element types: bitwise atomics on integers only.
+    const std::string bad = weft::test::message_of<kernel::KernelSourceError>([&] {
+        host.load_module_source("atomics_float", R"(import warp as wp
+
+@wp.kernel
+def k(a: wp.array(dtype=float)):
+    wp.atomic_xor(a, 0, 1.0)
+)");
+    });
+    CHECK_THAT(bad, Catch::Contains("atomic_xor() works on arrays of [u]int32 or [u]int64 values (or vectors of them), got "
+                                    "'float32'"));
+    if (backend::nvrtc_available()) // NVRTC, no device needed
+        CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
 }
 
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {

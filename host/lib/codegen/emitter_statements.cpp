@@ -323,6 +323,10 @@ std::string Emitter::intrinsic(const Expr &e) {
     case I::AtomicSub: return atomic_call("atomic_sub", e, checked_where);
     case I::AtomicMin: return atomic_call("atomic_min", e, checked_where);
     case I::AtomicMax: return atomic_call("atomic_max", e, checked_where);
+    case I::AtomicAnd: return atomic_call("atomic_and", e, checked_where);
+    case I::AtomicOr: return atomic_call("atomic_or", e, checked_where);
+    case I::AtomicXor: return atomic_call("atomic_xor", e, checked_where);
+    case I::AtomicExch: return atomic_call("atomic_exch", e, checked_where);
     case I::Print: return "weft::print(" + args(e) + ")";
     case I::ExpectEq: return "weft::expect_eq(" + args(e) + ", " + where + ")";
     // Release builds drop the check (the condition's effects, if any, still happen).

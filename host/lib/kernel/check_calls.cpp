@@ -209,6 +209,19 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
             diags_.error(at, name + "() does not support arrays of '" + dtype.name() + "'");
             return poison();
         }
+        // Warp's element types for the bitwise atomics and exchange.
+        const Scalar s = dtype.scalar_type();
+        const bool int32_64 = s == Scalar::Int32 || s == Scalar::Int64 || s == Scalar::UInt32 || s == Scalar::UInt64;
+        if ((name == "atomic_and" || name == "atomic_or" || name == "atomic_xor") && !int32_64) {
+            diags_.error(at, name + "() works on arrays of [u]int32 or [u]int64 values (or vectors of them), got '" +
+                                 dtype.name() + "'");
+            return poison();
+        }
+        if (name == "atomic_exch" && !int32_64 && s != Scalar::Float32 && s != Scalar::Float64) {
+            diags_.error(at, name + "() works on arrays of [u]int32, [u]int64, float32 or float64 values (or vectors of "
+                                    "them), got '" + dtype.name() + "'");
+            return poison();
+        }
         if (!coerce(args.back(), dtype)) {
             diags_.error(arg_ast.back()->location, name + "() value must be " + dtype.name() + " (the array's dtype), got '" +
                                                        args.back().type().name() + "'");

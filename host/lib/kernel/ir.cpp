@@ -43,7 +43,7 @@ bool fits(IntValue v, Scalar s) {
 }
 
 namespace {
-constexpr std::array<std::pair<Intrinsic, std::string_view>, 16> intrinsic_names{{
+constexpr std::array<std::pair<Intrinsic, std::string_view>, 20> intrinsic_names{{
     {Intrinsic::Tid, "tid"},
     {Intrinsic::Len, "len"},
     {Intrinsic::Select, "select"},
@@ -52,6 +52,10 @@ constexpr std::array<std::pair<Intrinsic, std::string_view>, 16> intrinsic_names
     {Intrinsic::AtomicSub, "atomic_sub"},
     {Intrinsic::AtomicMin, "atomic_min"},
     {Intrinsic::AtomicMax, "atomic_max"},
+    {Intrinsic::AtomicAnd, "atomic_and"},
+    {Intrinsic::AtomicOr, "atomic_or"},
+    {Intrinsic::AtomicXor, "atomic_xor"},
+    {Intrinsic::AtomicExch, "atomic_exch"},
     {Intrinsic::Print, "print"},
     {Intrinsic::ExpectEq, "expect_eq"},
     {Intrinsic::ExpectNeq, "expect_neq"},
@@ -77,7 +81,8 @@ std::optional<Intrinsic> parse_intrinsic(std::string_view name) {
 
 bool is_atomic(Intrinsic i) {
     return i == Intrinsic::AtomicAdd || i == Intrinsic::AtomicSub || i == Intrinsic::AtomicMin ||
-           i == Intrinsic::AtomicMax;
+           i == Intrinsic::AtomicMax || i == Intrinsic::AtomicAnd || i == Intrinsic::AtomicOr ||
+           i == Intrinsic::AtomicXor || i == Intrinsic::AtomicExch;
 }
 
 ExprPtr Expr::clone() const {

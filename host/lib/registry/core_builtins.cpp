@@ -270,6 +270,13 @@ void register_core_builtins(Registry &registry) {
     for (const char *op : {"atomic_add", "atomic_sub", "atomic_min", "atomic_max"})
         r.generic(op, std::string(op) + "(arr: array(T), i: int32..., value: T) -> T",
                   std::string("Atomically applies ") + (op + 7) + " to arr[i...] and returns the old value.");
+    for (const char *op : {"atomic_and", "atomic_or", "atomic_xor"})
+        r.generic(op, std::string(op) + "(arr: array(T), i: int32..., value: T) -> T",
+                  std::string("Atomically sets arr[i...] to arr[i...] ") + (op + 7) +
+                      " value (bitwise; T an [u]int32 or [u]int64 scalar or vector) and returns the old value.");
+    r.generic("atomic_exch", "atomic_exch(arr: array(T), i: int32..., value: T) -> T",
+              "Atomically sets arr[i...] to value (T an [u]int32, [u]int64, float32 or float64 scalar or vector) and "
+              "returns the old value.");
     r.generic("print", "print(value, ...) -> void", "Prints its arguments from the kernel (printf-style).");
     r.generic("expect_eq", "expect_eq(a: T, b: T) -> void",
               "Reports the kernel, line and both values when a != b, and fails the launch.");

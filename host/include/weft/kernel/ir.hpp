@@ -62,6 +62,11 @@ enum class Intrinsic : std::uint8_t {
     TransformIdentity,
     QuatIdentity,
     Assert, // assert test[, message]: checked in debug builds, nothing in release builds (as Warp)
+    // Atomics without a gradient (Warp's too): bitwise on integers, and exchange.
+    AtomicAnd,
+    AtomicOr,
+    AtomicXor,
+    AtomicExch,
 };
 std::string_view intrinsic_name(Intrinsic i);
 std::optional<Intrinsic> parse_intrinsic(std::string_view name);

@@ -321,11 +321,15 @@ template <typename C, typename T> WEFT_RT_FN T select(const C &cond, const T &a,
 template <typename C, typename T> WEFT_RT_FN T where(const C &cond, const T &a, const T &b) { return cond ? a : b; }
 
 namespace rt {
-enum { op_add = 0, op_min = 1, op_max = 2 };
+enum { op_add = 0, op_min = 1, op_max = 2, op_and = 3, op_or = 4, op_xor = 5, op_exch = 6 };
 template <int OP, typename T> WEFT_RT_FN T apply(T a, T b) {
     if constexpr (OP == op_add) return add(a, b);
     else if constexpr (OP == op_min) return min(a, b);
-    else return max(a, b);
+    else if constexpr (OP == op_max) return max(a, b);
+    else if constexpr (OP == op_and) return bit_and(a, b);
+    else if constexpr (OP == op_or) return bit_or(a, b);
+    else if constexpr (OP == op_xor) return bit_xor(a, b);
+    else return b; // op_exch
 }
 /// Applies OP to *p atomically; returns the old value.
 template <int OP, typename T, WEFT_RT_IF(is_scalar<T>)> WEFT_RT_FN T atomic(T *p, T v) {
@@ -336,7 +340,7 @@ template <int OP, typename T, WEFT_RT_IF(is_scalar<T>)> WEFT_RT_FN T atomic(T *p
         return atomicAdd(p, v);
     } else if constexpr (OP == op_add && same<T, int64>::value) {
         return int64(atomicAdd(reinterpret_cast<uint64 *>(p), uint64(v)));
-    } else if constexpr (OP != op_add && (i32 || i64)) {
+    } else if constexpr ((OP == op_min || OP == op_max) && (i32 || i64)) {
         if constexpr (OP == op_min) return atomicMin(p, v);
         else return atomicMax(p, v);
     } else if constexpr (sizeof(T) >= 4) {
@@ -516,7 +520,11 @@ template <int OP, typename V, WEFT_RT_IF(comp<V>::is)> WEFT_RT_FN V atomic(V *p,
     WEFT_RT_ATOMIC(atomic_add, rt::op_add, v, ARRAY)                                                                   \
     WEFT_RT_ATOMIC(atomic_sub, rt::op_add, neg(v), ARRAY) /* a - v == a + (-v), exactly, for every type */             \
     WEFT_RT_ATOMIC(atomic_min, rt::op_min, v, ARRAY)                                                                   \
-    WEFT_RT_ATOMIC(atomic_max, rt::op_max, v, ARRAY)
+    WEFT_RT_ATOMIC(atomic_max, rt::op_max, v, ARRAY)                                                                   \
+    WEFT_RT_ATOMIC(atomic_and, rt::op_and, v, ARRAY)                                                                   \
+    WEFT_RT_ATOMIC(atomic_or, rt::op_or, v, ARRAY)                                                                     \
+    WEFT_RT_ATOMIC(atomic_xor, rt::op_xor, v, ARRAY)                                                                   \
+    WEFT_RT_ATOMIC(atomic_exch, rt::op_exch, v, ARRAY)
 WEFT_RT_ATOMICS(array_t)
 WEFT_RT_ATOMICS(indexedarray_t)
 #undef WEFT_RT_ATOMICS

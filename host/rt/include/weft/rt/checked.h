@@ -124,6 +124,10 @@ WEFT_RT_ATOMIC_CHECKED(atomic_add, rt::op_add, v)
 WEFT_RT_ATOMIC_CHECKED(atomic_sub, rt::op_add, neg(v))
 WEFT_RT_ATOMIC_CHECKED(atomic_min, rt::op_min, v)
 WEFT_RT_ATOMIC_CHECKED(atomic_max, rt::op_max, v)
+WEFT_RT_ATOMIC_CHECKED(atomic_and, rt::op_and, v)
+WEFT_RT_ATOMIC_CHECKED(atomic_or, rt::op_or, v)
+WEFT_RT_ATOMIC_CHECKED(atomic_xor, rt::op_xor, v)
+WEFT_RT_ATOMIC_CHECKED(atomic_exch, rt::op_exch, v)
 #undef WEFT_RT_ATOMIC_CHECKED
 
 } // namespace weft
