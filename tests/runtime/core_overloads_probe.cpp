@@ -186,6 +186,9 @@ int main(int argc, char **argv) try {
 
     const std::vector<std::string> names = builtin_type_names();
     std::vector<std::string> all_types, scalar_types, vector_types, composite_types, numeric_scalars, float_scalars;
+    // The element types of the bitwise atomics ([u]int32, [u]int64) and of atomic_exch (those, float32, float64),
+    // as scalars and vectors.
+    std::vector<std::string> bitwise_types, exch_types;
     for (const std::string &n : names) {
         const weft::Type t = *weft::parse_builtin_type(n);
         const std::string cpp = type_of(n);
@@ -195,6 +198,13 @@ int main(int argc, char **argv) try {
         if (!t.is_scalar()) composite_types.push_back(cpp);
         if (t.is_scalar() && !t.is_bool()) numeric_scalars.push_back(cpp);
         if (t.is_float()) float_scalars.push_back(cpp);
+        if (t.is_scalar() || t.kind() == weft::Type::Kind::Vector) {
+            const weft::Scalar s = t.scalar_type();
+            const bool int32_64 = s == weft::Scalar::Int32 || s == weft::Scalar::Int64 || s == weft::Scalar::UInt32 ||
+                                  s == weft::Scalar::UInt64;
+            if (int32_64) bitwise_types.push_back(cpp);
+            if (int32_64 || s == weft::Scalar::Float32 || s == weft::Scalar::Float64) exch_types.push_back(cpp);
+        }
     }
 
     std::set<std::string> probed;
@@ -273,6 +283,13 @@ int main(int argc, char **argv) try {
     const char *const index_lists[] = {"0", "0, 1", "0, 1, 2", "0, 1, 2, 3"};
     for (const char *op : {"atomic_add", "atomic_sub", "atomic_min", "atomic_max"}) {
         for (const std::string &T : atomic_types)
+            for (const char *ix : index_lists)
+                g.call(std::string("weft::") + op + "(a, " + ix + ", v)", T,
+                       "weft::array_t<" + T + "> a{}; " + T + " v{}; ");
+        probed.insert(op);
+    }
+    for (const char *op : {"atomic_and", "atomic_or", "atomic_xor", "atomic_exch"}) {
+        for (const std::string &T : std::string(op) == "atomic_exch" ? exch_types : bitwise_types)
             for (const char *ix : index_lists)
                 g.call(std::string("weft::") + op + "(a, " + ix + ", v)", T,
                        "weft::array_t<" + T + "> a{}; " + T + " v{}; ");
