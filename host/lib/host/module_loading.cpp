@@ -334,14 +334,15 @@ CompiledModule Host::load(pipeline::ModuleSource source, ModuleLoadOptions optio
     std::vector<std::shared_ptr<CompiledModule::Impl>> parts(generated.size());
     std::vector<pipeline::GeneratedModule> to_realize;
     std::shared_ptr<CompiledModule::Impl> loaded = HostAccess::find_loaded(*this, src.name, device);
+    const std::vector<std::shared_ptr<CompiledModule::Impl>> loaded_parts =
+        loaded ? modules::parts_of(loaded) : std::vector<std::shared_ptr<CompiledModule::Impl>>{};
     for (std::size_t i = 0; i < generated.size(); ++i) {
-        if (loaded)
-            for (const std::shared_ptr<CompiledModule::Impl> &part : modules::parts_of(loaded))
-                for (const pipeline::GeneratedModule &g : generated[i])
-                    if (part->name == g.module && part->hash == g.hash) parts[i] = part;
+        for (const std::shared_ptr<CompiledModule::Impl> &part : loaded_parts)
+            for (const pipeline::GeneratedModule &g : generated[i])
+                if (part->name == g.module && part->hash == g.hash) parts[i] = part;
         if (!parts[i]) to_realize.push_back(generated[i].front());
     }
-    if (loaded && to_realize.empty() && modules::parts_of(loaded).size() == parts.size()) {
+    if (loaded && to_realize.empty() && loaded_parts.size() == parts.size()) {
         remember(loaded);
         return CompiledModule(std::move(loaded));
     }
