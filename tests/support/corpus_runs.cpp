@@ -202,7 +202,14 @@ std::vector<KernelRun> run_module_kernels(Host &host, const std::filesystem::pat
         }
         if (run.error.empty()) {
             try {
-                kernel.launch(run.dim, args);
+                if (kernel.tiled()) {
+                    run.block_dim = 64;
+                    LaunchOptions tiled;
+                    tiled.block_dim = run.block_dim;
+                    kernel.launch(run.dim, args, tiled);
+                } else {
+                    kernel.launch(run.dim, args);
+                }
             } catch (const LaunchError &e) {
                 run.error = e.what();
             }
@@ -275,7 +282,8 @@ std::string runs_to_json(const std::vector<KernelRun> &runs) {
     for (std::size_t r = 0; r < runs.size(); ++r) {
         const KernelRun &run = runs[r];
         out += (r ? ",\n" : "\n") + std::string("{\"kernel\": ") + quoted(run.kernel) +
-               ", \"instance\": " + std::to_string(run.instance) + ", \"dim\": [";
+               ", \"instance\": " + std::to_string(run.instance) + ", \"block_dim\": " + std::to_string(run.block_dim) +
+               ", \"dim\": [";
         for (std::size_t d = 0; d < run.dim.size(); ++d) out += (d ? ", " : "") + std::to_string(run.dim[d]);
         out += "], \"error\": " + quoted(run.error) + ", \"arrays\": [";
         for (std::size_t i = 0; i < run.arrays.size(); ++i) {

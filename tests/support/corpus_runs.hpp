@@ -20,6 +20,8 @@ struct KernelRun {
     /// Which instance of a generic kernel (wp.overload declarations in source order); 0 otherwise.
     int instance = 0;
     std::vector<std::int64_t> dim;
+    /// A tile kernel's block_dim (its grid counts blocks, Warp's launch_tiled); 0 for other kernels.
+    int block_dim = 0;
     /// "" when the launch succeeded; else the LaunchError (a bounds or expect_*
     /// failure) or, when the kernel cannot be fed generically (a parameter of a
     /// native type or a struct holding an array), "unsupported: ...".

@@ -214,7 +214,10 @@ def run_module(suite, path, scratch):
             kernel = overloads[key]
         args, arrays = kernel_inputs(kernel)
         try:
-            wp.launch(kernel, dim=tuple(run["dim"]), inputs=args, device="cpu")
+            if run.get("block_dim"):  # a tile kernel: its grid counts blocks
+                wp.launch_tiled(kernel, dim=tuple(run["dim"]), inputs=args, block_dim=run["block_dim"], device="cpu")
+            else:
+                wp.launch(kernel, dim=tuple(run["dim"]), inputs=args, device="cpu")
             wp.synchronize_device("cpu")
         except Exception as e:  # Warp rejects the kernel or the launch
             results.append((name, "warp error", str(e).splitlines()[0][:160]))

@@ -1268,6 +1268,7 @@ void Emitter::ad_value(std::ostringstream &o, const Expr &e, const std::string &
         if (!a.empty() && active(e.type)) o << in << "adj_acc(" << a << ", " << r << ");\n";
         return;
     }
+    case K::Tile: throw InternalError("generate_cpp: a tile operation in a backward pass (tile kernels have none)");
     case K::Literal:
     case K::String:
     case K::Constant:

@@ -87,6 +87,9 @@ std::string cpp_type(const Type &t) {
     case Type::Kind::Tuple: return "weft_tuple_" + detail::hex16(detail::fnv1a(t.code()));
     case Type::Kind::Void: return "void";
     case Type::Kind::String: return "const char *";
+    case Type::Kind::Tile:
+        return "weft::tile_t<" + cpp_type(Type::scalar(t.scalar_type())) + ", " + std::to_string(t.tile_rows()) + ", " +
+               std::to_string(t.tile_cols()) + ">";
     }
     throw InternalError("cpp_type: unknown kind");
 }

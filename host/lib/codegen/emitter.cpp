@@ -368,6 +368,7 @@ std::string Emitter::constants() {
 // --- functions --------------------------------------------------------
 
 std::string Emitter::local(int index) const {
+    if (index < 0) return placeholders_.at(static_cast<std::size_t>(-1 - index));
     const ir::Variable &v = f_->locals[static_cast<std::size_t>(index)];
     return v.temporary ? "t" + v.name.substr(2) + "_" : "v_" + v.name;
 }
@@ -507,8 +508,13 @@ void Emitter::function(std::ostringstream &o, const ir::Function &f) {
         o << line_marker(s.location) << s.text << "\n}\n";
         return;
     }
-    for (std::size_t i = 0; i < f.locals.size(); ++i)
-        o << "    " << type(f.locals[i].type) << " " << local(static_cast<int>(i)) << "{};\n";
+    for (std::size_t i = 0; i < f.locals.size(); ++i) {
+        const Type &t = f.locals[i].type;
+        // A tile is always assigned before it is read: no initializer (a
+        // __shared__ variable takes none, and a CPU tile is kilobytes to zero).
+        if (t.is_tile()) o << "    " << tile_declaration(t) << " " << local(static_cast<int>(i)) << ";\n";
+        else o << "    " << type(t) << " " << local(static_cast<int>(i)) << "{};\n";
+    }
     block(o, f.body, 1);
     o << "}\n";
     if (f.is_kernel) entry(o, f);

@@ -313,6 +313,17 @@ private:
     std::string expr(const Expr &e);
 
     std::string intrinsic(const Expr &e);
+
+    // --- tiles (emitter_tiles.cpp) -----------------------------------------
+
+    /// A tile local's declaration type: shared by the block on CUDA.
+    std::string tile_declaration(const Type &t) const;
+    /// A lowered tile operation into tile `dst` ("" for a statement without one).
+    void tile_statement(std::ostringstream &o, const std::string &dst, const Expr &e, int depth);
+    /// tile_map / tile_reduce's per-element call as a C++ lambda.
+    std::string tile_callback(const Expr &e);
+    /// What placeholder k (a Local of index -1 - k) of the callback being emitted reads.
+    std::vector<std::string> placeholders_;
 };
 
 } // namespace weft::codegen::detail

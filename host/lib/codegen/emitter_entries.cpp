@@ -120,6 +120,7 @@ void Emitter::cuda_entry(std::ostringstream &o, const ir::Function &f) {
     k.tid_dims = f.tid_dims;
     k.abi = f.abi;
     k.params = entry_params(f);
+    k.tiled = f.uses_tiles;
     std::string decl, grid_decl, pass, dense = "true";
     bool specializable = true;
     for (std::size_t i = 0; i < k.params.size(); ++i) {
@@ -135,7 +136,7 @@ void Emitter::cuda_entry(std::ostringstream &o, const ir::Function &f) {
     const std::string body = f.mangled_name + "_body" + entry_suffix(), run = f.mangled_name + "_run" + entry_suffix();
     o << "template <bool weft_contig_>\nWEFT_FN void " << run
       << "(const weft::launch_t &weft_launch_, long long weft_idx_" << decl << ") {\n"
-      << "    weft::tid_t weft_t_{};\n    weft_t_.idx = weft_idx_;\n"
+      << "    weft::tid_t weft_t_{};\n    weft_t_.idx = weft_idx_;\n    weft_t_.block_dim = int(blockDim.x);\n"
       << cuda_tid_components(f.tid_dims) << "    " << body << "<weft_contig_>(weft_t_" << pass << ");\n}\n";
     // A grid-stride loop over the launch: any grid covers any dimension.
     // __grid_constant__ parameters are read in place: without it, taking a
@@ -146,8 +147,18 @@ void Emitter::cuda_entry(std::ostringstream &o, const ir::Function &f) {
         f.launch_bounds > 0 ? "__launch_bounds__(" + std::to_string(f.launch_bounds) + ") " : std::string();
     o << "extern \"C\" __global__ void " << bounds << k.symbol << "(const WEFT_GRID_CONSTANT weft::launch_t weft_launch_"
       << grid_decl << ") {\n"
-      << "    const bool weft_dense_ = " << (specializable ? dense : std::string("false")) << ";\n"
-      << "    for (long long weft_idx_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; weft_idx_ < weft_launch_.size;\n"
+      << "    const bool weft_dense_ = " << (specializable ? dense : std::string("false")) << ";\n";
+    if (f.uses_tiles) {
+        // A tiled launch's grid counts blocks: every thread of a block runs
+        // its body (with the same index), the tile operations split between
+        // them. One instantiation: each would have its own shared tiles.
+        o << "    (void)weft_dense_;\n"
+          << "    for (long long weft_idx_ = blockIdx.x; weft_idx_ < weft_launch_.size; weft_idx_ += gridDim.x)\n"
+          << "        " << run << "<false>(weft_launch_, weft_idx_" << pass << ");\n}\n";
+        result_.kernels.push_back(std::move(k));
+        return;
+    }
+    o << "    for (long long weft_idx_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; weft_idx_ < weft_launch_.size;\n"
       << "         weft_idx_ += (long long)blockDim.x * gridDim.x) {\n"
       << "        if (weft_dense_) " << run << "<true>(weft_launch_, weft_idx_" << pass << ");\n"
       << "        else " << run << "<false>(weft_launch_, weft_idx_" << pass << ");\n"
@@ -164,7 +175,8 @@ void Emitter::entry(std::ostringstream &o, const ir::Function &f) {
     k.tid_dims = f.tid_dims;
     k.abi = f.abi;
     k.params = entry_params(f);
-    k.loops = has_loop(f);
+    k.loops = has_loop(f) || f.uses_tiles; // a tile block's work is a loop per operation
+    k.tiled = f.uses_tiles;
     if (codegen_.adjoint)
         for (int p : private_gradients_) k.private_gradients.push_back(static_cast<int>(f.params.size()) + p);
     std::string params_decl, params_pass, dense = "true";
@@ -214,7 +226,8 @@ void Emitter::entry(std::ostringstream &o, const ir::Function &f) {
                       "            weft_e_.c[" + std::to_string(f.tid_dims - 1) + "] = weft::int32(weft_j_);\n"
                       "            weft_e_.idx = weft_base_ + weft_j_;\n"
                     : "            weft::tid_t weft_e_{};\n"
-                      "            weft_e_.idx = weft_base_ + weft_j_;\n") +
+                      "            weft_e_.idx = weft_base_ + weft_j_;\n"
+                      "            weft_e_.block_dim = weft_t_.block_dim;\n") +
         std::string(deferred_.empty() ? "" : "            weft_e_.deferred = &weft_deferred_;\n");
     if (disjoint) disjoint_row_function(o, f, k.params, each);
     o << "template <bool weft_contig_>\nstatic void " << run
@@ -236,6 +249,7 @@ void Emitter::entry(std::ostringstream &o, const ir::Function &f) {
     // The outer components of the first row by division, of each next row
     // by a carry (divisions per row cost as much as a short row's work).
     o << "    weft::tid_t weft_t_{};\n"
+      << "    weft_t_.block_dim = weft_launch_.block_dim;\n"
       << "    long long weft_row_ = weft_begin_ / weft_inner_;\n";
     if (!deferred_.empty()) {
         // Deferred only while the array shares no byte with another array

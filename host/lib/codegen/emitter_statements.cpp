@@ -28,7 +28,11 @@ void Emitter::statement(std::ostringstream &o, const Stmt &s, int depth) {
     switch (s.kind) {
     case S::Declare:
     case S::Assign:
-        if (s.value->kind == K::Intrinsic && s.value->intrinsic == ir::Intrinsic::Tid)
+        if (s.value->type.is_tile()) {
+            if (s.value->kind == K::Tile) tile_statement(o, local(s.index), *s.value, depth);
+            else if (s.value->kind == K::Local) o << in << "weft::tile_copy(" << local(s.index) << ", " << expr(*s.value) << ");\n";
+            else throw InternalError("generate_cpp: a tile assigned from a " + s.value->type.name() + " expression");
+        } else if (s.value->kind == K::Intrinsic && s.value->intrinsic == ir::Intrinsic::Tid)
             o << in << local(s.index) << " = weft::int32(weft_t_.idx);\n";
         else if (replay_ && s.value->kind == K::Intrinsic && ir::is_atomic(s.value->intrinsic))
             // The forward pass applied the atomic; a replay reads the element instead.
@@ -57,6 +61,7 @@ void Emitter::statement(std::ostringstream &o, const Stmt &s, int depth) {
     }
     case S::Eval:
         if (replay_ && s.value->kind == K::Intrinsic) return; // atomics, print, expect_*: done by the forward pass
+        if (s.value->kind == K::Tile && s.value->name != "tile_extract") return tile_statement(o, "", *s.value, depth);
         o << in << expr(*s.value) << ";\n";
         return;
     case S::If:
@@ -300,6 +305,9 @@ std::string Emitter::expr(const Expr &e) {
     case K::Gather: return gather(e);
     case K::Not: return "!(" + expr(*e.args[0]) + ")";
     case K::Intrinsic: return intrinsic(e);
+    case K::Tile:
+        if (e.name == "tile_extract") return "weft::tile_extract(" + args(e) + ")";
+        throw InternalError("generate_cpp: tile operation " + e.name + " outside a tile statement");
     case K::Select:
     case K::And:
     case K::Or:
@@ -316,6 +324,7 @@ std::string Emitter::intrinsic(const Expr &e) {
     const std::string checked_where = where + ", weft_t_.idx"; // an atomic's bounds failure names the thread
     switch (e.intrinsic) {
     case I::Tid: return "weft::int32(weft_t_.idx)";
+    case I::BlockDim: return "weft_t_.block_dim";
     case I::Len: return "weft::len(" + args(e) + ")";
     case I::Select: return "weft::select(" + args(e) + ")";
     case I::Where: return "weft::where(" + args(e) + ")";

@@ -199,6 +199,7 @@ Value Checker::expr_subscript(const Expr &e) {
         return poison();
     }
     const Type &t = base.type();
+    if (t.is_tile()) return tile_element(e, std::move(base));
     bool slice = false;
     for (std::size_t i = 1; i < e.children.size(); ++i) slice = slice || e.children[i]->kind == Expr::Kind::Slice;
     if (slice || (t.kind() == Type::Kind::Array && static_cast<int>(e.children.size() - 1) < t.ndim()))

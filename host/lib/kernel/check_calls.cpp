@@ -145,11 +145,21 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
         }
     for (const Value &v : args)
         if (!v.ok()) return poison();
+    for (std::size_t i = 0; i < args.size(); ++i)
+        if (args[i].type().is_tile()) {
+            diags_.error(i < arg_ast.size() ? arg_ast[i]->location : at,
+                         name + "() does not take tiles (got " + args[i].type().name() + ")");
+            return poison();
+        }
 
     if (name == "tid") {
         if (!want(0)) return poison();
         if (scope_) scope_->function->uses_tid = true;
         return result(Type::scalar(Scalar::Int32)); // unpacking widens it (see assign)
+    }
+    if (name == "block_dim") {
+        if (!want(0)) return poison();
+        return result(Type::scalar(Scalar::Int32));
     }
     if (name == "len") {
         if (!want(1)) return poison();
@@ -320,6 +330,13 @@ std::string Annotation::describe() const {
 Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Value> args) {
     for (const Value &v : args)
         if (!v.ok() && v.function.empty()) return poison();
+    for (std::size_t i = 0; i < args.size(); ++i)
+        if (args[i].ok() && args[i].type().is_tile()) {
+            diags_.error(e.children.size() > i + 1 ? e.children[i + 1]->location : e.location,
+                         "function '" + name + "': tiles cannot be passed to @wp.func functions in this version "
+                         "(keep tile operations in the kernel)");
+            return poison();
+        }
     const auto &defs = funcs_.at(name);
 
     // Candidates: arity fits and every argument is accepted, exactly or by literal conversion.

@@ -487,6 +487,10 @@ const BuiltinOverload *Checker::resolve_builtin(const std::string &name, std::ve
 
 Value Checker::builtin_call(const std::string &name, std::vector<Value> args, SourceLocation at,
                             const std::string &what) {
+    for (const Value &v : args)
+        if (!v.ok()) return poison();
+    if (std::any_of(args.begin(), args.end(), [](const Value &v) { return v.type().is_tile(); }))
+        return tile_operator(name, std::move(args), at, what.empty() ? name + "()" : what);
     std::vector<Value *> refs;
     for (Value &v : args) refs.push_back(&v);
     const BuiltinOverload *o = resolve_builtin(name, refs, at, what);
@@ -767,6 +771,7 @@ Value Checker::call(const Expr &e) {
     }
     // The parser's call for an `assert` statement (a keyword: no user call is named so, and no registry entry).
     if (n == "assert") return generic_builtin(n, e);
+    if (is_tile_builtin(n)) return tile_call(n, e);
     const auto &overloads = registry_.overloads(n);
     const bool has_generic = std::any_of(overloads.begin(), overloads.end(), [](const BuiltinOverload &o) { return o.generic(); });
     if (has_generic) return generic_builtin(n, e);

@@ -167,7 +167,9 @@ void Checker::stmt_expr(const Stmt &s, std::vector<ir::StmtPtr> &out) {
     if (s.value->kind == Expr::Kind::String) return; // a docstring
     Value v = expr(*s.value);
     if (!v.ok()) return;
-    if (v.expr->kind != K::Builtin && v.expr->kind != K::Intrinsic && v.expr->kind != K::Call)
+    const bool tile_effect = v.expr->kind == K::Tile && (v.expr->name == "tile_store" || v.expr->name == "tile_atomic_add" ||
+                                                         v.expr->name == "tile_matmul_acc" || v.expr->name == "tile_axpy");
+    if (v.expr->kind != K::Builtin && v.expr->kind != K::Intrinsic && v.expr->kind != K::Call && !tile_effect)
         diags_.warning(s.location, "expression statement has no effect");
     auto st = make_stmt(S::Eval, s.location);
     st->value = std::move(v.expr);

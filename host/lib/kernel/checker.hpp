@@ -221,6 +221,38 @@ public:
     /// The one literal conversion rule (see check_exprs.cpp).
     static bool literal_converts(const Value &v, const Type &target);
     Value static_value(const ast::Expr &call); // wp.static(expr)
+    // --- tiles (check_tiles.cpp) ---
+    /// tile, untile and tile_*: the names tile_call() answers for.
+    static bool is_tile_builtin(const std::string &name);
+    /// A tile builtin's call: its arguments checked, its result typed (shapes and dtypes compile-time).
+    Value tile_call(const std::string &name, const ast::Expr &e);
+    /// An operator (add, sub, mul, div, neg) with a tile operand: tile_map of the scalar operator.
+    Value tile_operator(const std::string &op, std::vector<Value> args, SourceLocation at, const std::string &what);
+    /// t[i] / t[i, j]: one element of a tile.
+    Value tile_element(const ast::Expr &e, Value base);
+    /// A tile dimension's largest extent, and a tile's largest storage (Warp's CPU shared memory: 256 KiB).
+    static constexpr int max_tile_extent = 1 << 16;
+    static constexpr std::uint64_t max_tile_bytes = 256 * 1024;
+
+private:
+    std::optional<std::map<std::string, const ast::Expr *>> tile_arguments(const std::string &name, const ast::Expr &e,
+                                                                           const std::vector<std::string> &params,
+                                                                           std::size_t required);
+    std::optional<std::vector<int>> tile_shape(const std::string &name, const ast::Expr &shape);
+    std::optional<Type> tile_type(const std::string &name, Scalar dtype, const std::vector<int> &shape, SourceLocation at);
+    std::optional<Scalar> tile_dtype(const std::string &name, const ast::Expr *dtype, Scalar fallback);
+    bool tile_storage(const std::string &name, const ast::Expr *storage);
+    Value tile_operand(const std::string &name, const ast::Expr &e, const char *what);
+    /// An offset or index: an integer, as int32.
+    Value tile_index_value(const ast::Expr &e);
+    std::optional<std::vector<Value>> tile_offsets(const std::string &name, const ast::Expr *offset, int ndim,
+                                                   SourceLocation at);
+    Value tile_node(const std::string &name, const Type &type, SourceLocation at, std::vector<Value> args);
+    /// tile_map / tile_reduce's operation applied to placeholder operands of `operand_types`.
+    Value tile_callback(const std::string &name, const ast::Expr &op, const std::vector<Type> &operand_types,
+                        SourceLocation at);
+
+public:
     // --- slices and views (check_slices.cpp) ---
     /// A subscript with a slice, or an array given fewer indices than dimensions.
     Value sliced_subscript(const ast::Expr &subscript, Value base);

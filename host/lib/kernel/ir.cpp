@@ -43,7 +43,7 @@ bool fits(IntValue v, Scalar s) {
 }
 
 namespace {
-constexpr std::array<std::pair<Intrinsic, std::string_view>, 20> intrinsic_names{{
+constexpr std::array<std::pair<Intrinsic, std::string_view>, 21> intrinsic_names{{
     {Intrinsic::Tid, "tid"},
     {Intrinsic::Len, "len"},
     {Intrinsic::Select, "select"},
@@ -64,6 +64,7 @@ constexpr std::array<std::pair<Intrinsic, std::string_view>, 20> intrinsic_names
     {Intrinsic::TransformIdentity, "transform_identity"},
     {Intrinsic::QuatIdentity, "quat_identity"},
     {Intrinsic::Assert, "assert"},
+    {Intrinsic::BlockDim, "block_dim"},
 }};
 } // namespace
 
@@ -124,6 +125,7 @@ Function Function::clone() const {
     for (const StmtPtr &s : body) f.body.push_back(s->clone());
     f.location = location;
     f.uses_tid = uses_tid;
+    f.uses_tiles = uses_tiles;
     f.custom_adjoint = custom_adjoint;
     f.custom_replay = custom_replay;
     f.reference_params_from = reference_params_from;

@@ -79,7 +79,8 @@ private:
     }
 
     std::string local_name(int index) const {
-        if (index < 0 || static_cast<std::size_t>(index) >= f_->locals.size()) return "<local " + std::to_string(index) + "?>";
+        if (index < 0) return "$" + std::to_string(-1 - index); // a tile_map / tile_reduce element operand
+        if (static_cast<std::size_t>(index) >= f_->locals.size()) return "<local " + std::to_string(index) + "?>";
         return f_->locals[static_cast<std::size_t>(index)].name;
     }
 
@@ -109,6 +110,7 @@ private:
         }
         case K::Intrinsic: return "%" + std::string(ir::intrinsic_name(e.intrinsic)) + "(" + args(e) + ")";
         case K::Call: return "call " + e.name + "(" + args(e) + ")";
+        case K::Tile: return e.name + "<" + e.type.name() + ">(" + args(e) + ")";
         case K::Construct: return e.type.name() + "(" + args(e) + ")";
         case K::Cast: return "cast<" + e.type.name() + ">(" + args(e) + ")";
         case K::Field: return expr(*e.args[0]) + "." + e.name;

@@ -64,6 +64,7 @@ private:
         case K::Builtin: return "builtin call";
         case K::Intrinsic: return "intrinsic call";
         case K::Call: return "function call";
+        case K::Tile: return "tile operation";
         case K::Construct: return "construct";
         case K::Cast: return "cast";
         case K::Field: return "field";
@@ -112,7 +113,7 @@ private:
                                              static_cast<std::size_t>(e.index) < m_.functions.size()
                                          ? &m_.functions[static_cast<std::size_t>(e.index)]
                                          : nullptr;
-        for (std::size_t i = 0; i < e.args.size(); ++i) {
+        for (std::size_t i = ir::tile_callback(e) ? 1 : 0; i < e.args.size(); ++i) {
             if (called && i < called->params.size() && called->params[i].reference) path(*e.args[i]);
             else atom(e.args[i].get(), "an operand");
         }
@@ -187,7 +188,8 @@ private:
         case S::Eval:
             if (!s.value) return fail("evaluation without a value");
             operation(*s.value);
-            if (s.value->kind != K::Builtin && s.value->kind != K::Intrinsic && s.value->kind != K::Call)
+            if (s.value->kind != K::Builtin && s.value->kind != K::Intrinsic && s.value->kind != K::Call &&
+                s.value->kind != K::Tile)
                 fail("evaluates a " + std::string(kind_name(s.value->kind)) + " for no effect");
             return;
         case S::If:

@@ -82,6 +82,10 @@ private:
                                                                                       : atom(std::move(e->args[i]));
             return e;
         }
+        case K::Tile:
+            // tile_map / tile_reduce: args[0] is the per-element call over placeholders, not evaluated here.
+            for (std::size_t i = tile_callback(*e) ? 1 : 0; i < e->args.size(); ++i) e->args[i] = atom(std::move(e->args[i]));
+            return e;
         case K::Builtin:
         case K::Intrinsic:
         case K::Construct:

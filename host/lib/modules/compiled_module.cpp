@@ -90,6 +90,7 @@ Device Kernel::device() const { return impl_->device; }
 const std::string &Kernel::module() const { return impl_->owner->name; }
 const std::string &Kernel::module_hash() const { return impl_->owner->hash; }
 int Kernel::tid_dims() const { return impl_->entry.tid_dims; }
+bool Kernel::tiled() const { return impl_->entry.tiled; }
 
 Kernel Kernel::backward() const {
     const CompiledModule::Impl &module = *impl_->owner;
@@ -98,7 +99,8 @@ Kernel Kernel::backward() const {
         std::lock_guard<std::mutex> lock(module.backward_mutex);
         if (!module.backward) {
             if (!module.build_backward)
-                throw UserError("kernel '" + impl_->name() + "' (module '" + module.name + "') has no backward pass");
+                throw UserError("kernel '" + impl_->name() + "' (module '" + module.name + "') has no backward pass" +
+                                (impl_->entry.tiled ? ": tile operations have no gradients in this version" : ""));
             module.backward = module.build_backward();
         }
         b = module.backward;
@@ -117,6 +119,9 @@ Kernel Kernel::backward() const {
             out.impl_ = std::shared_ptr<const Impl>(b, k.get());
             return out;
         }
+    if (impl_->entry.tiled)
+        throw UserError("kernel '" + impl_->name() + "' (module '" + module.name +
+                        "') has no backward pass: tile operations have no gradients in this version");
     throw UserError("kernel '" + impl_->name() + "' (module '" + module.name +
                     "') has no backward pass: it is declared with enable_backward=False or an external entry point ABI");
 }

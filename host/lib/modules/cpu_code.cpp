@@ -95,7 +95,7 @@ public:
 
     /// Runs one launch and reports its failed expect_* checks.
     void run(const Kernel::Impl &k, const std::vector<std::int64_t> &dim, const PackedArgs &packed, ThreadPool &pool,
-             const char *context) const {
+             const char *context, int block_dim) const {
         // One launch of a module at a time reads and resets its failure counters
         // and log: cleared first, so a launch that threw before reading them
         // leaves nothing to the next one.
@@ -106,7 +106,13 @@ public:
         // means a clean log: no 2 KiB memset per launch.
         if (bounds_failures && __atomic_exchange_n(bounds_failures, 0, __ATOMIC_SEQ_CST) != 0 && failure_log)
             std::memset(failure_log, 0, sizeof(FailureLog));
-        launch_cpu(entry_for(k, packed), dim, packed, pool, kernels[k.index]->plan);
+        if (block_dim == 1) {
+            launch_cpu(entry_for(k, packed), dim, packed, pool, kernels[k.index]->plan);
+        } else {
+            CpuLaunchPlan plan = kernels[k.index]->plan;
+            plan.block_dim = block_dim;
+            launch_cpu(entry_for(k, packed), dim, packed, pool, plan);
+        }
         const int failed = counter->exchange(0);
         if (!failed) return;
         const int bounds = bounds_failures ? __atomic_exchange_n(bounds_failures, 0, __ATOMIC_SEQ_CST) : 0;
@@ -121,16 +127,19 @@ public:
 
     void launch(const std::shared_ptr<const Kernel::Impl> &k, const std::vector<std::int64_t> &dim,
                 const std::vector<KernelArg> &args, const LaunchOptions &options) const override {
+        // A tiled launch's blocks have block_dim lanes (block_dim() reads it); other CPU launches 1, as Warp.
+        const int block_dim = k->entry.tiled ? (options.block_dim > 0 ? options.block_dim : default_tile_block_dim) : 1;
         check_launchable(k->name(), k->external(), k->entry.tid_dims, dim);
         std::shared_ptr<ThreadPool> pool = k->live_pool();
         if (!options.stream) {
-            run(*k, dim, pack_launch_args(*k, args), *pool, "");
+            run(*k, dim, pack_launch_args(*k, args), *pool, "", block_dim);
             return;
         }
         // Shared, not moved in: the stream's tasks are std::function, which must be copyable.
         auto packed = std::make_shared<const PackedArgs>(pack_launch_args(*k, args));
         // `k` keeps the module's code loaded until the task has run.
-        options.stream->enqueue([this, k, packed, dim, pool] { run(*k, dim, *packed, *pool, ", on a stream"); });
+        options.stream->enqueue(
+            [this, k, packed, dim, pool, block_dim] { run(*k, dim, *packed, *pool, ", on a stream", block_dim); });
     }
 
     std::string kernel_signatures() const override {

@@ -72,6 +72,7 @@ public:
             throw LaunchError(e.what());
         }
         int block_size = options.block_dim;
+        if (k->entry.tiled && block_size == 0) block_size = default_tile_block_dim;
         if (block_size == 0) {
             block_size = code.suggested_block.load(std::memory_order_relaxed);
             if (block_size == 0) {
@@ -87,7 +88,8 @@ public:
             std::vector<void *> params(k->entry.params.size() + 1);
             params[0] = &grid;
             for (std::size_t i = 0; i < k->entry.params.size(); ++i) params[i + 1] = packed.pointers()[i];
-            const std::int64_t blocks_needed = (grid.size + block_size - 1) / block_size;
+            // A tiled launch's grid counts blocks; another's counts threads.
+            const std::int64_t blocks_needed = k->entry.tiled ? grid.size : (grid.size + block_size - 1) / block_size;
             // At most 32 blocks per multiprocessor: the kernel's grid-stride loop covers the rest.
             const std::int64_t cap = std::max<std::int64_t>(1, std::int64_t{multiprocessors} * 32);
             const unsigned blocks = static_cast<unsigned>(std::min(blocks_needed, cap));

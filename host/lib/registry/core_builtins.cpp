@@ -285,6 +285,43 @@ void register_core_builtins(Registry &registry) {
     r.generic("expect_near", "expect_near(a: T, b: T, tolerance: float32 = 1e-6) -> void",
               "Reports the kernel, line and both values when |a - b| > tolerance, and fails the launch.");
     r.generic("identity", "identity(n: int, dtype: type) -> matNN", "The n x n identity matrix of dtype.");
+
+    // Tiles (Warp's tile model; typed by the checker, check_tiles.cpp). Shapes are compile-time constants.
+    r.generic("block_dim", "block_dim() -> int32",
+              "Threads per block of a tiled launch (LaunchOptions::block_dim); 1 in other CPU launches, as Warp.");
+    const std::pair<const char *, const char *> tile_ops[] = {
+        {"tile_zeros(shape, dtype=float32, storage=\"register\") -> tile", "A tile of zeros."},
+        {"tile_ones(shape, dtype=float32, storage=\"register\") -> tile", "A tile of ones."},
+        {"tile_full(shape, value, dtype=type(value), storage=\"register\") -> tile", "A tile of one value."},
+        {"tile_empty(shape, dtype=float32, storage=\"register\") -> tile", "A tile (weft zeroes it)."},
+        {"tile_arange([start,] stop[, step], dtype=float32) -> tile", "A 1-D tile start, start + step, ... below stop."},
+        {"tile_load(a, shape, offset=0, storage=\"register\", bounds_check=True) -> tile",
+         "The elements of array a from offset; those outside a read as zero."},
+        {"tile_store(a, t, offset=0) -> void", "Writes t into array a from offset; elements outside a are skipped."},
+        {"tile_atomic_add(a, t, offset=0) -> tile", "Atomically adds t into a from offset; returns the old values."},
+        {"tile_transpose(a) -> tile", "The transpose of a 2-D tile."},
+        {"tile_broadcast(a, shape) -> tile", "a broadcast to shape (numpy.broadcast_to)."},
+        {"tile_reshape(t, shape) -> tile", "t's elements, row-major, in another shape of the same size."},
+        {"tile_astype(t, dtype) -> tile", "t's elements converted to dtype."},
+        {"tile_extract(a, i[, j]) -> scalar", "One element of a tile (also t[i, j])."},
+        {"tile_sum(a[, axis]) -> tile", "The sum of the elements, a (1,) tile (or along axis)."},
+        {"tile_min(a) -> tile", "The smallest element, a (1,) tile."},
+        {"tile_max(a) -> tile", "The largest element, a (1,) tile."},
+        {"tile_argmin(a) -> tile", "The row-major index of the smallest element (the first), an int32 (1,) tile."},
+        {"tile_argmax(a) -> tile", "The row-major index of the largest element (the first), an int32 (1,) tile."},
+        {"tile_reduce(op, a) -> tile", "op folded over the elements, a (1,) tile."},
+        {"tile_map(op, a, *args) -> tile", "op applied per element (tiles of a's shape, or values broadcast)."},
+        {"tile_scan_inclusive(a) -> tile", "Running sums, row-major, each including its element."},
+        {"tile_scan_exclusive(a) -> tile", "Running sums, row-major, each excluding its element."},
+        {"tile_matmul(a, b[, out], alpha=1.0, beta=1.0) -> tile | void",
+         "alpha a b (M x K times K x N); with out: out = alpha a b + beta out."},
+        {"tile_dot(a, b) -> tile", "The sum of the element-wise products, a (1,) tile."},
+        {"tile_axpy(alpha, src, dest) -> void", "dest += alpha src."},
+    };
+    for (const auto &[signature, doc] : tile_ops) {
+        const std::string sig(signature);
+        r.generic(sig.substr(0, sig.find('(')), sig, doc);
+    }
     tx.commit();
 }
 

@@ -153,6 +153,15 @@ Type Type::tuple(std::vector<Type> elements) {
     return t;
 }
 
+Type Type::tile(Scalar dtype, int rows, int cols) {
+    Type t;
+    t.kind_ = Kind::Tile;
+    t.scalar_ = dtype;
+    t.rows_ = rows;
+    t.cols_ = cols;
+    return t;
+}
+
 Type Type::void_type() {
     Type t;
     t.kind_ = Kind::Void;
@@ -205,6 +214,9 @@ std::string Type::name() const {
     }
     case Kind::Void: return "void";
     case Kind::String: return "str";
+    case Kind::Tile:
+        return "tile(dtype=" + std::string(scalar_name(scalar_)) + ", shape=(" + std::to_string(rows_) +
+               (cols_ ? ", " + std::to_string(cols_) : std::string(",")) + "))";
     }
     throw InternalError("Type::name: unknown kind");
 }
@@ -233,6 +245,7 @@ std::string Type::code() const {
     }
     case Kind::Void: return "V";
     case Kind::String: return "S";
+    case Kind::Tile: return "L" + std::to_string(rows_) + "_" + std::to_string(cols_) + s;
     }
     throw InternalError("Type::code: unknown kind");
 }
@@ -260,6 +273,7 @@ bool operator==(const Type &a, const Type &b) {
     case Type::Kind::Tuple: return a.detail_ == b.detail_ || a.elements() == b.elements();
     case Type::Kind::Void:
     case Type::Kind::String: return true;
+    case Type::Kind::Tile: return a.scalar_ == b.scalar_ && a.rows_ == b.rows_ && a.cols_ == b.cols_;
     }
     throw InternalError("Type::operator==: unknown kind");
 }

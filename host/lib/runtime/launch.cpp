@@ -417,6 +417,7 @@ void launch_cpu(CpuEntry entry, const std::vector<std::int64_t> &dim, const Pack
     if (entry == nullptr) throw UserError("launch_cpu: the entry point is null");
     launch_t launch{};
     fill_launch_grid(launch, dim, "launch_cpu: ");
+    launch.block_dim = plan.block_dim;
     const std::int64_t size = launch.size;
     if (size == 0) return;
     void *const *ptrs = args.pointers();

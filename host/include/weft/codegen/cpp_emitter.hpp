@@ -37,6 +37,9 @@ struct KernelEntry {
     /// The kernel's body has a loop: one thread's work may be long, so a
     /// launch splits short grids across threads too (CPU).
     bool loops = false;
+    /// A tile kernel (Warp's launch_tiled): its launch grid counts blocks of
+    /// LaunchOptions::block_dim threads; tid() is the block's index.
+    bool tiled = false;
 };
 
 /// The WEFT_STRIDED define of a CPU compile (cpp text guards on it). A kernel

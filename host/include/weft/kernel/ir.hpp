@@ -67,6 +67,7 @@ enum class Intrinsic : std::uint8_t {
     AtomicOr,
     AtomicXor,
     AtomicExch,
+    BlockDim, // block_dim(): a tiled launch's threads per block (1 in other CPU launches, as Warp)
 };
 std::string_view intrinsic_name(Intrinsic i);
 std::optional<Intrinsic> parse_intrinsic(std::string_view name);
@@ -101,6 +102,9 @@ struct Expr {
         Gather,    // components of the vector/matrix/quaternion args[0] (a constant slice): `value` lists them;
                    // vectors: one position each; matrices: (row, col) pairs, -1 standing for args[1],
                    // a run-time index (wrapped when negative)
+        Tile,      // a tile operation (tiles.hpp): `name` the Warp builtin, `type` its result;
+                   // tile_map / tile_reduce: args[0] is the scalar call applied per element,
+                   // over placeholder locals (index -1 - k: the k-th element operand)
         // Typed form only (lowering turns them into control flow):
         Select,    // args[1] if args[0] else args[2]   (from `b if c else a`)
         And,       // short-circuit over args, bool
@@ -196,6 +200,7 @@ struct Function {
     std::vector<StmtPtr> body;
     SourceLocation location;
     bool uses_tid = false; // calls tid(), directly or through a function it calls
+    bool uses_tiles = false; // a kernel with tile operations: launched tiled (its grid counts blocks)
 
     // User functions and automatic differentiation (Warp's @wp.func_grad / @wp.func_replay):
     std::string custom_adjoint; // mangled name of the @wp.func_grad instance its adjoint calls, or ""
@@ -280,6 +285,11 @@ struct Module {
         return nullptr;
     }
 };
+
+/// A tile operation whose args[0] is a per-element call (tile_map, tile_reduce).
+inline bool tile_callback(const Expr &e) {
+    return e.kind == Expr::Kind::Tile && (e.name == "tile_map" || e.name == "tile_reduce");
+}
 
 /// Calls f(expr) on `e` and every expression nested in it, outermost first.
 template <class F> void for_each_expr(const Expr &e, F &&f) {

@@ -31,9 +31,15 @@ struct LaunchOptions {
     /// nullptr: synchronous, finished (and its expect_* checks reported) when
     /// launch() returns.
     Stream *stream = nullptr;
-    /// CUDA: threads per block (0: the occupancy calculator's choice). The CPU ignores it.
+    /// CUDA: threads per block (0: the occupancy calculator's choice). A tile
+    /// kernel (Kernel::tiled(), Warp's launch_tiled) on any device: the lanes
+    /// of each block, which block_dim() returns (0: default_tile_block_dim).
+    /// Other CPU launches ignore it (their block_dim() is 1, as Warp's).
     int block_dim = 256;
 };
+
+/// A tiled launch's block_dim when LaunchOptions::block_dim is 0 (Warp's launch_tiled default).
+constexpr int default_tile_block_dim = 256;
 
 /// A kernel of a loaded module. Cheap to copy. It keeps its module's code
 /// loaded (unloading or replacing the module in its host leaves it working);
@@ -77,6 +83,10 @@ public:
     /// a launch of a kernel with 2 or more has exactly that many dimensions.
     /// 0 when it uses tid() as one linear index, or not at all.
     int tid_dims() const;
+    /// A tile kernel (it uses Warp's tile operations): a launch's grid counts
+    /// blocks of LaunchOptions::block_dim lanes, and tid() is the block's index
+    /// (Warp's launch_tiled).
+    bool tiled() const;
 
     /// The adjoint launch (Warp's launch(adjoint=True)): runs the kernel's
     /// backward pass over `dim` with the forward `args` and one adjoint per

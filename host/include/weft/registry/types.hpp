@@ -40,7 +40,7 @@ struct StructLayout;
 
 class Type {
 public:
-    enum class Kind : std::uint8_t { Scalar, Vector, Matrix, Quaternion, Transform, Native, Array, Struct, Tuple, Void, String };
+    enum class Kind : std::uint8_t { Scalar, Vector, Matrix, Quaternion, Transform, Native, Array, Struct, Tuple, Void, String, Tile };
 
     static Type scalar(Scalar s);
     static Type vector(Scalar s, int length);
@@ -61,6 +61,10 @@ public:
     static Type structure(std::shared_ptr<const StructLayout> layout);
     /// Several values returned by one function.
     static Type tuple(std::vector<Type> elements);
+    /// A tile (Warp's cooperative tile model): a block's array of `dtype`
+    /// elements of a compile-time shape, 1-D (`cols` 0) or 2-D. Kernel locals
+    /// only: no value type (no parameter, array element or argument is one).
+    static Type tile(Scalar dtype, int rows, int cols = 0);
     /// The result of a call that returns nothing.
     static Type void_type();
     /// A string literal (print() arguments only).
@@ -87,6 +91,12 @@ public:
         return *static_cast<const std::vector<Type> *>(detail(kind_ == Kind::Array || kind_ == Kind::Tuple));
     }
     int ndim() const { return rows_; } // arrays
+    bool is_tile() const { return kind_ == Kind::Tile; }
+    /// A tile's dimensions (1 or 2) and extents; its element count.
+    int tile_ndim() const { return cols_ == 0 ? 1 : 2; }
+    int tile_rows() const { return rows_; }
+    int tile_cols() const { return cols_ == 0 ? 1 : cols_; }
+    int tile_count() const { return rows_ * tile_cols(); }
     /// A struct's layout. InternalError for another kind.
     const StructLayout &layout() const { return *static_cast<const StructLayout *>(detail(kind_ == Kind::Struct)); }
     std::shared_ptr<const StructLayout> layout_ptr() const { return {detail_, &layout()}; }

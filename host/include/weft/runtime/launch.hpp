@@ -138,6 +138,8 @@ struct CpuLaunchPlan {
         std::uint64_t element_size = 0; // bytes of one element (a whole number of scalars)
     };
     std::vector<PrivateGradient> private_gradients;
+    /// launch_t::block_dim: a tiled launch's threads per block (its tiles' lanes), else 1.
+    int block_dim = 1;
 };
 
 /// The bytes of private gradient copies one launch may hold, all ranges

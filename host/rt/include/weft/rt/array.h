@@ -30,6 +30,7 @@ static_assert(sizeof(array_t<float32>) == 64 && alignof(array_t<float32>) == 8, 
 struct launch_t {
     int32 ndim;
     int32 shape[4];
+    int32 block_dim; // threads per block: a tiled launch's block_dim; 1 in other CPU launches
     int64 size;
 };
 static_assert(sizeof(launch_t) == 32 && alignof(launch_t) == 8, "weft: launch_t layout");
@@ -303,6 +304,7 @@ template <typename T, typename... P> WEFT_RT_FN array_t<T> view(const array_t<T>
 struct tid_t {
     int64 idx;
     int32 c[4];
+    int32 block_dim; // block_dim(): launch_t's on the CPU, blockDim.x on CUDA
 #if !WEFT_RT_CUDA
     void *deferred; // the chunk's deferred atomics, when the kernel has any (deferred_adds)
 #endif

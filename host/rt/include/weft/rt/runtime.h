@@ -11,6 +11,7 @@
 //   noise.h   Warp's Perlin noise: noise, pnoise, curlnoise
 //   debug.h   print, expect_eq / expect_neq / expect_near, WEFT_DEFINE_RUNTIME_GLOBALS
 //   checked.h index_checked: bounds-checked array access (debug mode)
+//   tile.h    tile_t and the tile operations (Warp's tile model), CPU and CUDA
 //
 // For the code generator:
 // - Call builtins qualified, by their registered native name (weft::add(a, b)),
@@ -35,3 +36,4 @@
 #include "weft/rt/noise.h"
 #include "weft/rt/debug.h"
 #include "weft/rt/checked.h"
+#include "weft/rt/tile.h"

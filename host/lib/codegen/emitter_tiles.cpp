@@ -1,0 +1,121 @@
+// Emitter's tile operations: each lowered tile statement as one weft::tile_*
+// call (rt/tile.h) that writes its destination tile whole.
+#include "emitter.hpp"
+
+namespace weft::codegen::detail {
+
+namespace {
+/// Operations whose every destination element reads only the same element of
+/// each operand: they may write a tile they read.
+bool elementwise(const std::string &op) { return op == "tile_map" || op == "tile_astype"; }
+} // namespace
+
+std::string Emitter::tile_declaration(const Type &t) const {
+    // CUDA: the block's threads share each tile; the CPU: one task's locals.
+    return std::string(backend_ == Backend::Cuda ? "__shared__ " : "") + cpp_type(t);
+}
+
+std::string Emitter::tile_callback(const Expr &e) {
+    // [&](auto weft_x0_, ...) { return op(...); }: tile operands by element,
+    // other operands (broadcast values) read from the enclosing scope.
+    std::vector<std::string> saved = std::move(placeholders_);
+    placeholders_.clear();
+    std::string params;
+    for (std::size_t k = 1; k < e.args.size(); ++k) {
+        if (e.args[k]->type.is_tile()) {
+            const std::string p = "weft_x" + std::to_string(k - 1) + "_";
+            params += std::string(params.empty() ? "" : ", ") + "auto " + p;
+            placeholders_.push_back(p);
+        } else {
+            placeholders_.push_back(expr(*e.args[k]));
+        }
+    }
+    if (e.name == "tile_reduce") { // the fold's two operands, both of the tile's dtype
+        params = "auto weft_x0_, auto weft_x1_";
+        placeholders_ = {"weft_x0_", "weft_x1_"};
+    }
+    const std::string body = expr(*e.args[0]);
+    placeholders_ = std::move(saved);
+    return "[&](" + params + ") { return " + body + "; }";
+}
+
+void Emitter::tile_statement(std::ostringstream &o, const std::string &dst, const Expr &e, int depth) {
+    const std::string in = indent(depth);
+    const std::string &op = e.name;
+    std::vector<std::string> a;
+    for (const ir::ExprPtr &x : e.args) a.push_back(x->type.is_tile() || !ir::tile_callback(e) ? expr(*x) : "");
+    const auto rest = [&](std::size_t from) {
+        std::string out;
+        for (std::size_t i = from; i < a.size(); ++i) out += ", " + a[i];
+        return out;
+    };
+    // Effects with no destination.
+    if (op == "tile_store") {
+        o << in << "weft::tile_store(" << a[0] << ", " << a[1] << rest(2) << ");\n";
+        return;
+    }
+    if (op == "tile_matmul_acc") {
+        o << in << "weft::tile_gemm<true>(" << a[2] << ", " << a[0] << ", " << a[1] << ", " << a[3] << ", " << a[4] << ");\n";
+        return;
+    }
+    if (op == "tile_axpy") {
+        o << in << "weft::tile_axpy(" << a[0] << ", " << a[1] << ", " << a[2] << ");\n";
+        return;
+    }
+    if (op == "tile_atomic_add" && dst.empty()) {
+        o << in << "weft::tile_atomic_add(static_cast<" << cpp_type(e.type) << " *>(nullptr), " << a[0] << ", " << a[1]
+          << rest(2) << ");\n";
+        return;
+    }
+    if (dst.empty()) return; // a tile computed for nothing: no effect
+    // An operation that reads other elements than the one it writes goes
+    // through a scratch tile when it writes a tile it reads (t = tile_transpose(t)).
+    bool aliased = false;
+    if (!elementwise(op))
+        for (std::size_t i = 0; i < e.args.size(); ++i)
+            aliased = aliased || (e.args[i]->type.is_tile() && a[i] == dst);
+    std::string target = dst;
+    std::string close;
+    if (aliased) {
+        o << in << "{\n" << in << "    " << tile_declaration(e.type) << " weft_alias_;\n";
+        target = "weft_alias_";
+        close = in + "    weft::tile_copy(" + dst + ", weft_alias_);\n" + in + "}\n";
+    }
+    const std::string pad = aliased ? in + "    " : in;
+    const std::string element = cpp_type(Type::scalar(e.type.scalar_type()));
+    o << pad;
+    if (op == "tile_zeros") o << "weft::tile_fill(" << target << ", " << element << "(0));\n";
+    else if (op == "tile_ones") o << "weft::tile_fill(" << target << ", " << element << "(1));\n";
+    else if (op == "tile_full") o << "weft::tile_fill(" << target << ", " << a[0] << ");\n";
+    else if (op == "tile_arange") o << "weft::tile_arange(" << target << ", " << a[0] << ", " << a[1] << ");\n";
+    else if (op == "tile_load") o << "weft::tile_load(" << target << ", " << a[0] << rest(1) << ");\n";
+    else if (op == "tile_atomic_add") o << "weft::tile_atomic_add(&" << target << ", " << a[0] << ", " << a[1] << rest(2) << ");\n";
+    else if (op == "tile_map") o << "weft::tile_map(" << target << ", " << tile_callback(e) << [&] {
+            std::string tiles;
+            for (std::size_t i = 1; i < e.args.size(); ++i)
+                if (e.args[i]->type.is_tile()) tiles += ", " + a[i];
+            return tiles;
+        }() << ");\n";
+    else if (op == "tile_reduce") o << "weft::tile_reduce(" << target << ", " << tile_callback(e) << ", " << a[1] << ");\n";
+    else if (op == "tile_astype") o << "weft::tile_astype(" << target << ", " << a[0] << ");\n";
+    else if (op == "tile_transpose") o << "weft::tile_transpose(" << target << ", " << a[0] << ");\n";
+    else if (op == "tile_reshape") o << "weft::tile_copy(" << target << ", " << a[0] << ");\n";
+    else if (op == "tile_broadcast")
+        o << "weft::tile_broadcast<" << e.args[0]->type.tile_ndim() << ", " << e.type.tile_ndim() << ">(" << target << ", "
+          << a[0] << ");\n";
+    else if (op == "tile_sum" && e.index >= 0 && e.args[0]->type.tile_ndim() == 2)
+        o << "weft::tile_sum_axis<" << e.index << ">(" << target << ", " << a[0] << ");\n";
+    else if (op == "tile_sum" || op == "tile_min" || op == "tile_max")
+        o << "weft::" << op << "(" << target << ", " << a[0] << ");\n";
+    else if (op == "tile_argmin" || op == "tile_argmax")
+        o << "weft::tile_arg_extreme<" << (op == "tile_argmin" ? "true" : "false") << ">(" << target << ", " << a[0] << ");\n";
+    else if (op == "tile_scan_inclusive" || op == "tile_scan_exclusive")
+        o << "weft::tile_scan<" << (op == "tile_scan_inclusive" ? "true" : "false") << ">(" << target << ", " << a[0] << ");\n";
+    else if (op == "tile_matmul")
+        o << "weft::tile_gemm<false>(" << target << ", " << a[0] << ", " << a[1] << ", " << a[2] << ", " << element << "(0));\n";
+    else if (op == "tile_dot") o << "weft::tile_dot(" << target << ", " << a[0] << ", " << a[1] << ");\n";
+    else throw InternalError("generate_cpp: no code for tile operation " + op);
+    o << close;
+}
+
+} // namespace weft::codegen::detail

@@ -1,0 +1,345 @@
+// Tiles: Warp's cooperative tile model. A tile is a block's array of a
+// compile-time shape; every operation writes its destination tile whole.
+//
+// One text for both devices. On the CPU a block is one task of the thread
+// pool and runs each operation as a whole-tile loop (which Clang vectorizes);
+// tiles are the block function's locals, so concurrent blocks and launches
+// share nothing. On CUDA the block's threads split each loop
+// (WEFT_TILE_FOR), tiles live in shared memory, and each operation is fenced
+// by __syncthreads on both sides: writes finish before anyone reads, and
+// reads of the destination (an earlier t[i, j]) finish before it is written.
+// Reductions and scans follow Warp's CPU order (the first element, then each
+// next one folded in), so their results are Warp's bit for bit; on CUDA one
+// thread folds in that order (cooperative trees are a later step).
+#pragma once
+
+#include "weft/rt/array.h"
+
+namespace weft {
+
+/// R x C elements, row-major (a 1-D tile of n: R = n, C = 1).
+template <typename T, int R, int C> struct tile_t {
+    using type = T;
+    static constexpr int rows = R, cols = C, count = R * C;
+    T data[R * C];
+};
+
+#if defined(__CUDA_ARCH__)
+#define WEFT_TILE_LANE int(threadIdx.x)
+#define WEFT_TILE_LANES int(blockDim.x)
+#define WEFT_TILE_SYNC() __syncthreads()
+#define WEFT_TILE_SHARED __shared__
+#else
+#define WEFT_TILE_LANE 0
+#define WEFT_TILE_LANES 1
+#define WEFT_TILE_SYNC() ((void)0)
+#define WEFT_TILE_SHARED
+#endif
+/// Element indices [0, n) of this thread: all of them on the CPU.
+#define WEFT_TILE_FOR(i, n) for (int i = WEFT_TILE_LANE; i < (n); i += WEFT_TILE_LANES)
+/// One thread (the CPU's only one) does what follows.
+#define WEFT_TILE_ONE if (WEFT_TILE_LANE == 0)
+
+namespace rt {
+template <typename T> WEFT_RT_FN T tile_fma(T a, T b, T c) {
+    // Warp's tile_matmul accumulates with fma; without hardware FMA (the
+    // CPU's default x86-64 target) a multiply and an add, within one rounding.
+#if defined(__CUDA_ARCH__)
+    return fma(a, b, c);
+#elif defined(__FMA__)
+    if constexpr (same<T, float32>::value) return __builtin_fmaf(a, b, c);
+    else return __builtin_fma(a, b, c);
+#else
+    return c + a * b;
+#endif
+}
+/// Whether array index i is inside [0, n).
+WEFT_RT_FN bool tile_inside(long long i, int32 n) { return i >= 0 && i < n; }
+} // namespace rt
+
+template <typename D> WEFT_RT_FN void tile_fill(D &dst, typename D::type v) {
+    WEFT_TILE_SYNC();
+    WEFT_TILE_FOR(i, D::count) dst.data[i] = v;
+    WEFT_TILE_SYNC();
+}
+
+template <typename D> WEFT_RT_FN void tile_arange(D &dst, typename D::type start, typename D::type step) {
+    using T = typename D::type;
+    WEFT_TILE_SYNC();
+    WEFT_TILE_FOR(i, D::count) dst.data[i] = T(start + T(i) * step);
+    WEFT_TILE_SYNC();
+}
+
+template <typename D, typename S> WEFT_RT_FN void tile_copy(D &dst, const S &src) {
+    static_assert(D::count == S::count, "weft: tile_copy of different sizes");
+    if ((const void *)&dst == (const void *)&src) return;
+    WEFT_TILE_SYNC();
+    WEFT_TILE_FOR(i, D::count) dst.data[i] = src.data[i];
+    WEFT_TILE_SYNC();
+}
+
+/// Element (i, j) from a[o0 + i, o1 + j]; outside the array: zero (Warp's bounds_check).
+template <typename D, typename T> WEFT_RT_FN void tile_load(D &dst, const array_t<T> &a, int32 o0) {
+    WEFT_TILE_SYNC();
+    WEFT_TILE_FOR(i, D::count) {
+        const long long k = (long long)o0 + i;
+        dst.data[i] = rt::tile_inside(k, a.shape[0]) ? index_nn(a, int32(k)) : T(0);
+    }
+    WEFT_TILE_SYNC();
+}
+template <typename D, typename T> WEFT_RT_FN void tile_load(D &dst, const array_t<T> &a, int32 o0, int32 o1) {
+    WEFT_TILE_SYNC();
+#if defined(__CUDA_ARCH__)
+    WEFT_TILE_FOR(e, D::count) {
+        const int i = e / D::cols, j = e % D::cols;
+        const long long r = (long long)o0 + i, c = (long long)o1 + j;
+        dst.data[e] = rt::tile_inside(r, a.shape[0]) && rt::tile_inside(c, a.shape[1]) ? index_nn(a, int32(r), int32(c)) : T(0);
+    }
+#else
+    // Row by row: a dense row inside the array is one contiguous copy.
+    for (int i = 0; i < D::rows; ++i) {
+        const long long r = (long long)o0 + i;
+        T *out = dst.data + i * D::cols;
+        if (!rt::tile_inside(r, a.shape[0])) {
+            for (int j = 0; j < D::cols; ++j) out[j] = T(0);
+            continue;
+        }
+        const char *row = reinterpret_cast<const char *>(a.data) + r * a.strides[0];
+        if (o1 >= 0 && (long long)o1 + D::cols <= a.shape[1] && a.strides[1] == (int64)sizeof(T)) {
+            const T *in = reinterpret_cast<const T *>(row) + o1;
+            for (int j = 0; j < D::cols; ++j) out[j] = in[j];
+        } else {
+            for (int j = 0; j < D::cols; ++j) {
+                const long long c = (long long)o1 + j;
+                out[j] = rt::tile_inside(c, a.shape[1]) ? *reinterpret_cast<const T *>(row + c * a.strides[1]) : T(0);
+            }
+        }
+    }
+#endif
+    WEFT_TILE_SYNC();
+}
+
+/// a[o0 + i, o1 + j] = element (i, j) where that is inside the array.
+template <typename S, typename T> WEFT_RT_FN void tile_store(const array_t<T> &a, const S &src, int32 o0) {
+    WEFT_TILE_SYNC();
+    WEFT_TILE_FOR(i, S::count) {
+        const long long k = (long long)o0 + i;
+        if (rt::tile_inside(k, a.shape[0])) index_nn(a, int32(k)) = src.data[i];
+    }
+    WEFT_TILE_SYNC();
+}
+template <typename S, typename T> WEFT_RT_FN void tile_store(const array_t<T> &a, const S &src, int32 o0, int32 o1) {
+    WEFT_TILE_SYNC();
+#if defined(__CUDA_ARCH__)
+    WEFT_TILE_FOR(e, S::count) {
+        const int i = e / S::cols, j = e % S::cols;
+        const long long r = (long long)o0 + i, c = (long long)o1 + j;
+        if (rt::tile_inside(r, a.shape[0]) && rt::tile_inside(c, a.shape[1])) index_nn(a, int32(r), int32(c)) = src.data[e];
+    }
+#else
+    for (int i = 0; i < S::rows; ++i) {
+        const long long r = (long long)o0 + i;
+        if (!rt::tile_inside(r, a.shape[0])) continue;
+        const T *in = src.data + i * S::cols;
+        char *row = reinterpret_cast<char *>(a.data) + r * a.strides[0];
+        if (o1 >= 0 && (long long)o1 + S::cols <= a.shape[1] && a.strides[1] == (int64)sizeof(T)) {
+            T *out = reinterpret_cast<T *>(row) + o1;
+            for (int j = 0; j < S::cols; ++j) out[j] = in[j];
+        } else {
+            for (int j = 0; j < S::cols; ++j) {
+                const long long c = (long long)o1 + j;
+                if (rt::tile_inside(c, a.shape[1])) *reinterpret_cast<T *>(row + c * a.strides[1]) = in[j];
+            }
+        }
+    }
+#endif
+    WEFT_TILE_SYNC();
+}
+
+/// Atomic a[o + (i, j)] += element (i, j) inside the array; `old` (when given) gets the values before (zero outside).
+template <typename O, typename S, typename T>
+WEFT_RT_FN void tile_atomic_add(O *old, const array_t<T> &a, const S &src, int32 o0, int32 o1 = 0) {
+    WEFT_TILE_SYNC();
+    WEFT_TILE_FOR(e, S::count) {
+        const int i = e / S::cols, j = e % S::cols;
+        const long long r = (long long)o0 + i, c = (long long)o1 + j;
+        const bool two = a.ndim > 1;
+        T previous = T(0);
+        if (rt::tile_inside(r, a.shape[0]) && (!two || rt::tile_inside(c, a.shape[1])))
+            previous = rt::atomic<rt::op_add>(two ? &index_nn(a, int32(r), int32(c)) : &index_nn(a, int32(r)), src.data[e]);
+        if (old) old->data[e] = previous;
+    }
+    WEFT_TILE_SYNC();
+}
+
+/// dst[e] = f(a[e], b[e], ...): the operands are tiles of dst's size (values broadcast are in f).
+template <typename D, typename F, typename... A> WEFT_RT_FN void tile_map(D &dst, F f, const A &...a) {
+    WEFT_TILE_SYNC();
+    WEFT_TILE_FOR(e, D::count) dst.data[e] = f(a.data[e]...);
+    WEFT_TILE_SYNC();
+}
+
+template <typename D, typename S> WEFT_RT_FN void tile_astype(D &dst, const S &src) {
+    WEFT_TILE_SYNC();
+    WEFT_TILE_FOR(e, D::count) dst.data[e] = static_cast<typename D::type>(src.data[e]);
+    WEFT_TILE_SYNC();
+}
+
+template <typename D, typename S> WEFT_RT_FN void tile_transpose(D &dst, const S &src) {
+    WEFT_TILE_SYNC();
+    WEFT_TILE_FOR(e, D::count) {
+        const int i = e / D::cols, j = e % D::cols;
+        dst.data[e] = src.data[j * S::cols + i];
+    }
+    WEFT_TILE_SYNC();
+}
+
+/// numpy.broadcast_to: a source dimension of 1 repeats. S is 1-D (n) or 2-D; D 1-D or 2-D.
+template <int SDims, int DDims, typename D, typename S> WEFT_RT_FN void tile_broadcast(D &dst, const S &src) {
+    WEFT_TILE_SYNC();
+    WEFT_TILE_FOR(e, D::count) {
+        const int i = e / D::cols, j = e % D::cols;
+        int k;
+        if (SDims == 2) k = (S::rows == 1 ? 0 : i) * S::cols + (S::cols == 1 ? 0 : j);
+        else if (DDims == 2) k = S::rows == 1 ? 0 : j; // a 1-D source aligns with the last dimension
+        else k = S::rows == 1 ? 0 : i;
+        dst.data[e] = src.data[k];
+    }
+    WEFT_TILE_SYNC();
+}
+
+template <typename S> WEFT_RT_FN typename S::type tile_extract(const S &t, int32 i) { return t.data[i]; }
+template <typename S> WEFT_RT_FN typename S::type tile_extract(const S &t, int32 i, int32 j) {
+    return t.data[i * S::cols + j];
+}
+
+/// f folded over the elements in order (Warp's CPU order): a (1,) tile.
+template <typename D, typename F, typename S> WEFT_RT_FN void tile_reduce(D &dst, F f, const S &src) {
+    WEFT_TILE_SYNC();
+    WEFT_TILE_ONE {
+        typename S::type acc = src.data[0];
+        for (int e = 1; e < S::count; ++e) acc = f(acc, src.data[e]);
+        dst.data[0] = acc;
+    }
+    WEFT_TILE_SYNC();
+}
+template <typename D, typename S> WEFT_RT_FN void tile_sum(D &dst, const S &src) {
+    tile_reduce(dst, [](typename S::type a, typename S::type b) { return add(a, b); }, src);
+}
+template <typename D, typename S> WEFT_RT_FN void tile_min(D &dst, const S &src) {
+    tile_reduce(dst, [](typename S::type a, typename S::type b) { return min(a, b); }, src);
+}
+template <typename D, typename S> WEFT_RT_FN void tile_max(D &dst, const S &src) {
+    tile_reduce(dst, [](typename S::type a, typename S::type b) { return max(a, b); }, src);
+}
+/// Sums along `Axis` of a 2-D tile, each in order: a 1-D tile of the other dimension.
+template <int Axis, typename D, typename S> WEFT_RT_FN void tile_sum_axis(D &dst, const S &src) {
+    WEFT_TILE_SYNC();
+    constexpr int n = Axis == 0 ? S::cols : S::rows, len = Axis == 0 ? S::rows : S::cols;
+    WEFT_TILE_FOR(o, n) {
+        typename S::type acc = src.data[Axis == 0 ? o : o * S::cols];
+        for (int k = 1; k < len; ++k) acc = add(acc, src.data[Axis == 0 ? k * S::cols + o : o * S::cols + k]);
+        dst.data[o] = acc;
+    }
+    WEFT_TILE_SYNC();
+}
+/// The row-major index of the first smallest (Less: a < b) or largest element.
+template <bool Min, typename D, typename S> WEFT_RT_FN void tile_arg_extreme(D &dst, const S &src) {
+    WEFT_TILE_SYNC();
+    WEFT_TILE_ONE {
+        int best = 0;
+        for (int e = 1; e < S::count; ++e)
+            if (Min ? src.data[e] < src.data[best] : src.data[best] < src.data[e]) best = e;
+        dst.data[0] = best;
+    }
+    WEFT_TILE_SYNC();
+}
+
+/// Running sums in row-major order; exclusive: each without its own element (the first is 0).
+template <bool Inclusive, typename D, typename S> WEFT_RT_FN void tile_scan(D &dst, const S &src) {
+    using T = typename S::type;
+    WEFT_TILE_SYNC();
+    WEFT_TILE_ONE {
+        T acc = src.data[0];
+        T previous = T(0);
+        dst.data[0] = Inclusive ? acc : T(0);
+        for (int e = 1; e < S::count; ++e) {
+            previous = acc;
+            acc = add(acc, src.data[e]);
+            dst.data[e] = Inclusive ? acc : previous;
+        }
+    }
+    WEFT_TILE_SYNC();
+}
+
+template <typename D, typename S> WEFT_RT_FN void tile_dot(D &dst, const S &a, const S &b) {
+    WEFT_TILE_SYNC();
+    WEFT_TILE_ONE {
+        typename S::type acc = mul(a.data[0], b.data[0]);
+        for (int e = 1; e < S::count; ++e) acc = add(acc, mul(a.data[e], b.data[e]));
+        dst.data[0] = acc;
+    }
+    WEFT_TILE_SYNC();
+}
+
+/// dest += alpha src.
+template <typename S> WEFT_RT_FN void tile_axpy(typename S::type alpha, const S &src, S &dest) {
+    WEFT_TILE_SYNC();
+    WEFT_TILE_FOR(e, S::count) dest.data[e] = add(dest.data[e], mul(alpha, src.data[e]));
+    WEFT_TILE_SYNC();
+}
+
+/// C = alpha A B (+ beta C when Accumulate). Each element's products are summed
+/// in k order with fma from zero, then scaled, as Warp's scalar GEMM.
+template <bool Accumulate, typename TC, typename TA, typename TB>
+WEFT_RT_FN void tile_gemm(TC &c, const TA &a, const TB &b, typename TC::type alpha, typename TC::type beta) {
+    using T = typename TC::type;
+    constexpr int M = TA::rows, K = TA::cols, N = TB::cols;
+    WEFT_TILE_SYNC();
+#if defined(__CUDA_ARCH__)
+    WEFT_TILE_FOR(e, M * N) {
+        const int i = e / N, j = e % N;
+        T sum = T(0);
+        for (int k = 0; k < K; ++k) sum = rt::tile_fma(a.data[i * K + k], b.data[k * N + j], sum);
+        c.data[e] = Accumulate && beta != T(0) ? T(alpha * sum + beta * c.data[e]) : T(alpha * sum);
+    }
+#else
+    // Register blocks of RB rows x NB columns: each row of B read once per
+    // block of rows, the columns a vector loop.
+    constexpr int RB = 4, NB = N < 64 ? N : 64;
+    for (int i0 = 0; i0 < M; i0 += RB) {
+        const int rb = M - i0 < RB ? M - i0 : RB;
+        for (int j0 = 0; j0 < N; j0 += NB) {
+            const int nb = N - j0 < NB ? N - j0 : NB;
+            T sum[RB][NB];
+            for (int r = 0; r < RB; ++r)
+                for (int j = 0; j < NB; ++j) sum[r][j] = T(0);
+            if (rb == RB && nb == NB) {
+                for (int k = 0; k < K; ++k) {
+                    const T *brow = b.data + k * N + j0;
+                    for (int r = 0; r < RB; ++r) {
+                        const T x = a.data[(i0 + r) * K + k];
+                        for (int j = 0; j < NB; ++j) sum[r][j] = rt::tile_fma(x, brow[j], sum[r][j]);
+                    }
+                }
+            } else {
+                for (int k = 0; k < K; ++k) {
+                    const T *brow = b.data + k * N + j0;
+                    for (int r = 0; r < rb; ++r) {
+                        const T x = a.data[(i0 + r) * K + k];
+                        for (int j = 0; j < nb; ++j) sum[r][j] = rt::tile_fma(x, brow[j], sum[r][j]);
+                    }
+                }
+            }
+            for (int r = 0; r < rb; ++r)
+                for (int j = 0; j < nb; ++j) {
+                    T &out = c.data[(i0 + r) * N + j0 + j];
+                    out = Accumulate && beta != T(0) ? T(alpha * sum[r][j] + beta * out) : T(alpha * sum[r][j]);
+                }
+        }
+    }
+#endif
+    WEFT_TILE_SYNC();
+}
+
+} // namespace weft
