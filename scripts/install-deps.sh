@@ -19,6 +19,8 @@ packages=(
   libcli11-dev
   nlohmann-json3-dev
   libglm-dev librandom123-dev
+  # bench/tiles compares tile_matmul with OpenBLAS's sgemm (bench only: nothing else links it).
+  libopenblas-dev
   # The EGL bridge loads libEGL at run time; its tests use Mesa's surfaceless display.
   libegl1 libegl-mesa0 libgl1-mesa-dri
 )

@@ -70,6 +70,14 @@ def tid_dims(wp, kernel):
     return dims
 
 
+def uses_tiles(kernel):
+    """Whether the kernel calls a tile builtin: a tile kernel, launched tiled (its grid counts blocks)."""
+    try:
+        return re.search(r"\btile_\w+\(", inspect.getsource(kernel.func)) is not None
+    except (OSError, TypeError):
+        return False
+
+
 def warp_side(path, weft_json):
     spec = importlib.util.spec_from_file_location("diff_corpus", DIFF_CORPUS)
     dc = importlib.util.module_from_spec(spec)
@@ -108,7 +116,10 @@ def warp_side(path, weft_json):
                 targets = [(None, kernel)]
             for key, k in targets:
                 args, arrays = dc.kernel_inputs(k)
-                wp.launch(k, dim=dim, inputs=args, device="cpu")
+                if uses_tiles(kernel):  # weft launches it tiled too (kernel_suite run's block_dim)
+                    wp.launch_tiled(k, dim=dim, inputs=args, block_dim=64, device="cpu")
+                else:
+                    wp.launch(k, dim=dim, inputs=args, device="cpu")
                 wp.synchronize_device("cpu")
                 launches[(id(kernel), key)] = [(dc.read_back(a, t), t) for a, t in arrays]
     except Exception as e:

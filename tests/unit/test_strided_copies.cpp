@@ -173,7 +173,7 @@ TEST_CASE("strided copies: an AOT object holds every copy and each kernel's full
     weft::array_t<float> y{ys, {3, 0, 0, 0}, {4, 0, 0, 0}, 1};
     float a = 2.0f;
     void *args[] = {&x, &y, &a};
-    const weft::launch_t launch{1, {3, 0, 0, 0}, 3};
+    const weft::launch_t launch{1, {3, 0, 0, 0}, 1, 3};
     entry(&launch, args, 0, 3);
     CHECK(std::vector<float>(ys, ys + 3) == std::vector<float>{3, 5, 7});
     x.strides[0] = 4; // dense now: the dense copy

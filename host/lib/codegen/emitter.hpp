@@ -320,8 +320,9 @@ private:
     std::string tile_declaration(const Type &t) const;
     /// A lowered tile operation into tile `dst` ("" for a statement without one).
     void tile_statement(std::ostringstream &o, const std::string &dst, const Expr &e, int depth);
-    /// tile_map / tile_reduce's per-element call as a C++ lambda.
-    std::string tile_callback(const Expr &e);
+    /// tile_map / tile_reduce's per-element call (args[0]) over `operands`:
+    /// the C++ text of each tile operand's element (tile_reduce: the two folded values).
+    std::string tile_callback(const Expr &e, const std::vector<std::string> &operands);
     /// What placeholder k (a Local of index -1 - k) of the callback being emitted reads.
     std::vector<std::string> placeholders_;
 };

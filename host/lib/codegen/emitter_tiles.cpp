@@ -15,28 +15,17 @@ std::string Emitter::tile_declaration(const Type &t) const {
     return std::string(backend_ == Backend::Cuda ? "__shared__ " : "") + cpp_type(t);
 }
 
-std::string Emitter::tile_callback(const Expr &e) {
-    // [&](auto weft_x0_, ...) { return op(...); }: tile operands by element,
-    // other operands (broadcast values) read from the enclosing scope.
+std::string Emitter::tile_callback(const Expr &e, const std::vector<std::string> &operands) {
+    // The per-element call with each placeholder replaced: tile operands by
+    // `operands` (their element), other operands (broadcast values) by their value.
     std::vector<std::string> saved = std::move(placeholders_);
     placeholders_.clear();
-    std::string params;
-    for (std::size_t k = 1; k < e.args.size(); ++k) {
-        if (e.args[k]->type.is_tile()) {
-            const std::string p = "weft_x" + std::to_string(k - 1) + "_";
-            params += std::string(params.empty() ? "" : ", ") + "auto " + p;
-            placeholders_.push_back(p);
-        } else {
-            placeholders_.push_back(expr(*e.args[k]));
-        }
-    }
-    if (e.name == "tile_reduce") { // the fold's two operands, both of the tile's dtype
-        params = "auto weft_x0_, auto weft_x1_";
-        placeholders_ = {"weft_x0_", "weft_x1_"};
-    }
+    for (std::size_t k = 1; k < e.args.size(); ++k)
+        placeholders_.push_back(e.args[k]->type.is_tile() || e.name == "tile_reduce" ? operands.at(k - 1) : expr(*e.args[k]));
+    if (e.name == "tile_reduce") placeholders_ = operands;
     const std::string body = expr(*e.args[0]);
     placeholders_ = std::move(saved);
-    return "[&](" + params + ") { return " + body + "; }";
+    return body;
 }
 
 void Emitter::tile_statement(std::ostringstream &o, const std::string &dst, const Expr &e, int depth) {
@@ -90,13 +79,26 @@ void Emitter::tile_statement(std::ostringstream &o, const std::string &dst, cons
     else if (op == "tile_arange") o << "weft::tile_arange(" << target << ", " << a[0] << ", " << a[1] << ");\n";
     else if (op == "tile_load") o << "weft::tile_load(" << target << ", " << a[0] << rest(1) << ");\n";
     else if (op == "tile_atomic_add") o << "weft::tile_atomic_add(&" << target << ", " << a[0] << ", " << a[1] << rest(2) << ");\n";
-    else if (op == "tile_map") o << "weft::tile_map(" << target << ", " << tile_callback(e) << [&] {
-            std::string tiles;
-            for (std::size_t i = 1; i < e.args.size(); ++i)
-                if (e.args[i]->type.is_tile()) tiles += ", " + a[i];
-            return tiles;
-        }() << ");\n";
-    else if (op == "tile_reduce") o << "weft::tile_reduce(" << target << ", " << tile_callback(e) << ", " << a[1] << ");\n";
+    else if (op == "tile_map") {
+        // The loop in place, not a callback: NVRTC compiles no lambdas in
+        // device code, and the CPU's loop vectorizes the same.
+        std::vector<std::string> elements;
+        for (std::size_t i = 1; i < e.args.size(); ++i) elements.push_back(a[i] + ".data[weft_e_]");
+        o << "WEFT_TILE_SYNC();\n"
+          << pad << "WEFT_TILE_FOR(weft_e_, " << e.type.tile_count() << ") " << target
+          << ".data[weft_e_] = " << tile_callback(e, elements) << ";\n"
+          << pad << "WEFT_TILE_SYNC();\n";
+    } else if (op == "tile_reduce") {
+        // Warp's CPU order: the first element, then each next folded in.
+        o << "WEFT_TILE_SYNC();\n"
+          << pad << "WEFT_TILE_ONE {\n"
+          << pad << "    " << element << " weft_acc_ = " << a[1] << ".data[0];\n"
+          << pad << "    for (int weft_e_ = 1; weft_e_ < " << e.args[1]->type.tile_count() << "; ++weft_e_)\n"
+          << pad << "        weft_acc_ = " << tile_callback(e, {"weft_acc_", a[1] + ".data[weft_e_]"}) << ";\n"
+          << pad << "    " << target << ".data[0] = weft_acc_;\n"
+          << pad << "}\n"
+          << pad << "WEFT_TILE_SYNC();\n";
+    }
     else if (op == "tile_astype") o << "weft::tile_astype(" << target << ", " << a[0] << ");\n";
     else if (op == "tile_transpose") o << "weft::tile_transpose(" << target << ", " << a[0] << ");\n";
     else if (op == "tile_reshape") o << "weft::tile_copy(" << target << ", " << a[0] << ");\n";

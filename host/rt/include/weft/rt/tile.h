@@ -72,7 +72,7 @@ template <typename D> WEFT_RT_FN void tile_arange(D &dst, typename D::type start
 
 template <typename D, typename S> WEFT_RT_FN void tile_copy(D &dst, const S &src) {
     static_assert(D::count == S::count, "weft: tile_copy of different sizes");
-    if ((const void *)&dst == (const void *)&src) return;
+    if (static_cast<const void *>(&dst) == static_cast<const void *>(&src)) return;
     WEFT_TILE_SYNC();
     WEFT_TILE_FOR(i, D::count) dst.data[i] = src.data[i];
     WEFT_TILE_SYNC();
@@ -82,7 +82,7 @@ template <typename D, typename S> WEFT_RT_FN void tile_copy(D &dst, const S &src
 template <typename D, typename T> WEFT_RT_FN void tile_load(D &dst, const array_t<T> &a, int32 o0) {
     WEFT_TILE_SYNC();
     WEFT_TILE_FOR(i, D::count) {
-        const long long k = (long long)o0 + i;
+        const int64 k = int64(o0) + i;
         dst.data[i] = rt::tile_inside(k, a.shape[0]) ? index_nn(a, int32(k)) : T(0);
     }
     WEFT_TILE_SYNC();
@@ -92,25 +92,25 @@ template <typename D, typename T> WEFT_RT_FN void tile_load(D &dst, const array_
 #if defined(__CUDA_ARCH__)
     WEFT_TILE_FOR(e, D::count) {
         const int i = e / D::cols, j = e % D::cols;
-        const long long r = (long long)o0 + i, c = (long long)o1 + j;
+        const int64 r = int64(o0) + i, c = int64(o1) + j;
         dst.data[e] = rt::tile_inside(r, a.shape[0]) && rt::tile_inside(c, a.shape[1]) ? index_nn(a, int32(r), int32(c)) : T(0);
     }
 #else
     // Row by row: a dense row inside the array is one contiguous copy.
     for (int i = 0; i < D::rows; ++i) {
-        const long long r = (long long)o0 + i;
+        const int64 r = int64(o0) + i;
         T *out = dst.data + i * D::cols;
         if (!rt::tile_inside(r, a.shape[0])) {
             for (int j = 0; j < D::cols; ++j) out[j] = T(0);
             continue;
         }
         const char *row = reinterpret_cast<const char *>(a.data) + r * a.strides[0];
-        if (o1 >= 0 && (long long)o1 + D::cols <= a.shape[1] && a.strides[1] == (int64)sizeof(T)) {
+        if (o1 >= 0 && int64(o1) + D::cols <= a.shape[1] && a.strides[1] == int64(sizeof(T))) {
             const T *in = reinterpret_cast<const T *>(row) + o1;
             for (int j = 0; j < D::cols; ++j) out[j] = in[j];
         } else {
             for (int j = 0; j < D::cols; ++j) {
-                const long long c = (long long)o1 + j;
+                const int64 c = int64(o1) + j;
                 out[j] = rt::tile_inside(c, a.shape[1]) ? *reinterpret_cast<const T *>(row + c * a.strides[1]) : T(0);
             }
         }
@@ -123,7 +123,7 @@ template <typename D, typename T> WEFT_RT_FN void tile_load(D &dst, const array_
 template <typename S, typename T> WEFT_RT_FN void tile_store(const array_t<T> &a, const S &src, int32 o0) {
     WEFT_TILE_SYNC();
     WEFT_TILE_FOR(i, S::count) {
-        const long long k = (long long)o0 + i;
+        const int64 k = int64(o0) + i;
         if (rt::tile_inside(k, a.shape[0])) index_nn(a, int32(k)) = src.data[i];
     }
     WEFT_TILE_SYNC();
@@ -133,21 +133,21 @@ template <typename S, typename T> WEFT_RT_FN void tile_store(const array_t<T> &a
 #if defined(__CUDA_ARCH__)
     WEFT_TILE_FOR(e, S::count) {
         const int i = e / S::cols, j = e % S::cols;
-        const long long r = (long long)o0 + i, c = (long long)o1 + j;
+        const int64 r = int64(o0) + i, c = int64(o1) + j;
         if (rt::tile_inside(r, a.shape[0]) && rt::tile_inside(c, a.shape[1])) index_nn(a, int32(r), int32(c)) = src.data[e];
     }
 #else
     for (int i = 0; i < S::rows; ++i) {
-        const long long r = (long long)o0 + i;
+        const int64 r = int64(o0) + i;
         if (!rt::tile_inside(r, a.shape[0])) continue;
         const T *in = src.data + i * S::cols;
         char *row = reinterpret_cast<char *>(a.data) + r * a.strides[0];
-        if (o1 >= 0 && (long long)o1 + S::cols <= a.shape[1] && a.strides[1] == (int64)sizeof(T)) {
+        if (o1 >= 0 && int64(o1) + S::cols <= a.shape[1] && a.strides[1] == int64(sizeof(T))) {
             T *out = reinterpret_cast<T *>(row) + o1;
             for (int j = 0; j < S::cols; ++j) out[j] = in[j];
         } else {
             for (int j = 0; j < S::cols; ++j) {
-                const long long c = (long long)o1 + j;
+                const int64 c = int64(o1) + j;
                 if (rt::tile_inside(c, a.shape[1])) *reinterpret_cast<T *>(row + c * a.strides[1]) = in[j];
             }
         }
@@ -162,20 +162,13 @@ WEFT_RT_FN void tile_atomic_add(O *old, const array_t<T> &a, const S &src, int32
     WEFT_TILE_SYNC();
     WEFT_TILE_FOR(e, S::count) {
         const int i = e / S::cols, j = e % S::cols;
-        const long long r = (long long)o0 + i, c = (long long)o1 + j;
+        const int64 r = int64(o0) + i, c = int64(o1) + j;
         const bool two = a.ndim > 1;
         T previous = T(0);
         if (rt::tile_inside(r, a.shape[0]) && (!two || rt::tile_inside(c, a.shape[1])))
             previous = rt::atomic<rt::op_add>(two ? &index_nn(a, int32(r), int32(c)) : &index_nn(a, int32(r)), src.data[e]);
         if (old) old->data[e] = previous;
     }
-    WEFT_TILE_SYNC();
-}
-
-/// dst[e] = f(a[e], b[e], ...): the operands are tiles of dst's size (values broadcast are in f).
-template <typename D, typename F, typename... A> WEFT_RT_FN void tile_map(D &dst, F f, const A &...a) {
-    WEFT_TILE_SYNC();
-    WEFT_TILE_FOR(e, D::count) dst.data[e] = f(a.data[e]...);
     WEFT_TILE_SYNC();
 }
 
@@ -213,7 +206,7 @@ template <typename S> WEFT_RT_FN typename S::type tile_extract(const S &t, int32
     return t.data[i * S::cols + j];
 }
 
-/// f folded over the elements in order (Warp's CPU order): a (1,) tile.
+/// f (a function object) folded over the elements in order (Warp's CPU order): a (1,) tile.
 template <typename D, typename F, typename S> WEFT_RT_FN void tile_reduce(D &dst, F f, const S &src) {
     WEFT_TILE_SYNC();
     WEFT_TILE_ONE {
@@ -223,15 +216,21 @@ template <typename D, typename F, typename S> WEFT_RT_FN void tile_reduce(D &dst
     }
     WEFT_TILE_SYNC();
 }
-template <typename D, typename S> WEFT_RT_FN void tile_sum(D &dst, const S &src) {
-    tile_reduce(dst, [](typename S::type a, typename S::type b) { return add(a, b); }, src);
-}
-template <typename D, typename S> WEFT_RT_FN void tile_min(D &dst, const S &src) {
-    tile_reduce(dst, [](typename S::type a, typename S::type b) { return min(a, b); }, src);
-}
-template <typename D, typename S> WEFT_RT_FN void tile_max(D &dst, const S &src) {
-    tile_reduce(dst, [](typename S::type a, typename S::type b) { return max(a, b); }, src);
-}
+namespace rt {
+// Function objects, not lambdas: NVRTC compiles no lambda in device code.
+struct tile_add_op {
+    template <typename T> WEFT_RT_FN T operator()(T a, T b) const { return add(a, b); }
+};
+struct tile_min_op {
+    template <typename T> WEFT_RT_FN T operator()(T a, T b) const { return min(a, b); }
+};
+struct tile_max_op {
+    template <typename T> WEFT_RT_FN T operator()(T a, T b) const { return max(a, b); }
+};
+} // namespace rt
+template <typename D, typename S> WEFT_RT_FN void tile_sum(D &dst, const S &src) { tile_reduce(dst, rt::tile_add_op{}, src); }
+template <typename D, typename S> WEFT_RT_FN void tile_min(D &dst, const S &src) { tile_reduce(dst, rt::tile_min_op{}, src); }
+template <typename D, typename S> WEFT_RT_FN void tile_max(D &dst, const S &src) { tile_reduce(dst, rt::tile_max_op{}, src); }
 /// Sums along `Axis` of a 2-D tile, each in order: a 1-D tile of the other dimension.
 template <int Axis, typename D, typename S> WEFT_RT_FN void tile_sum_axis(D &dst, const S &src) {
     WEFT_TILE_SYNC();
@@ -304,9 +303,10 @@ WEFT_RT_FN void tile_gemm(TC &c, const TA &a, const TB &b, typename TC::type alp
         c.data[e] = Accumulate && beta != T(0) ? T(alpha * sum + beta * c.data[e]) : T(alpha * sum);
     }
 #else
-    // Register blocks of RB rows x NB columns: each row of B read once per
-    // block of rows, the columns a vector loop.
-    constexpr int RB = 4, NB = N < 64 ? N : 64;
+    // Register blocks of RB rows x NB columns (8 AVX registers of sums for
+    // float32): per k, RB broadcasts of A and NB / 8 vectors of B's row feed
+    // RB * NB fmas, with the sums never leaving registers.
+    constexpr int RB = 4, NB = N < 16 ? N : 16;
     for (int i0 = 0; i0 < M; i0 += RB) {
         const int rb = M - i0 < RB ? M - i0 : RB;
         for (int j0 = 0; j0 < N; j0 += NB) {
