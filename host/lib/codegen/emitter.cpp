@@ -543,13 +543,17 @@ void Emitter::native_aliases(std::ostringstream &o, const ir::Function &f, bool 
 
 std::string Emitter::signature(const ir::Function &f, const std::string &name) {
     f_ = &f;
-    std::string out = "template <bool weft_contig_>\nWEFT_FN " + (f.return_type ? type(*f.return_type) : "void") + " " +
-                      name + "(const weft::tid_t &weft_t_";
+    // A tile result is written into the caller's tile (weft_ret_), and tiles
+    // are passed by reference (a function may change its caller's, as Warp's).
+    const bool tile_result = f.return_type && f.return_type->is_tile();
+    std::string out = "template <bool weft_contig_>\nWEFT_FN " + (f.return_type && !tile_result ? type(*f.return_type) : "void") +
+                      " " + name + "(const weft::tid_t &weft_t_";
     for (std::size_t i = 0; i < f.params.size(); ++i) {
-        const bool by_reference =
-            (f.reference_params_from >= 0 && static_cast<int>(i) >= f.reference_params_from) || f.params[i].reference;
+        const bool by_reference = (f.reference_params_from >= 0 && static_cast<int>(i) >= f.reference_params_from) ||
+                                  f.params[i].reference || f.params[i].type.is_tile();
         out += ", " + type(f.params[i].type) + (by_reference ? " &" : " ") + param(static_cast<int>(i));
     }
+    if (tile_result) out += ", " + type(*f.return_type) + " &weft_ret_";
     return out + ")";
 }
 
@@ -568,21 +572,23 @@ void Emitter::emit_functions(std::ostringstream &o, std::vector<std::string> &ke
             if (f.is_kernel) kernel_code(f, [this](std::ostringstream &k, const ir::Function &g) { function(k, g); });
         return;
     }
+    // Functions with tiles are reached from tile kernels only, which have no
+    // backward pass yet: no replay or adjoint of them.
     for (const ir::Function &f : m_.functions) {
         if (f.is_kernel) continue;
         o << signature(f, f.mangled_name) << ";\n";
-        if (f.reference_params_from < 0) o << signature(f, f.mangled_name + "_rep") << ";\n";
+        if (f.reference_params_from < 0 && !has_tiles(f)) o << signature(f, f.mangled_name + "_rep") << ";\n";
     }
     for (const ir::Function &f : m_.functions) {
         if (f.is_kernel) continue;
         function(o, f);
-        if (f.reference_params_from >= 0) continue; // a gradient: called, never replayed or differentiated
+        if (f.reference_params_from >= 0 || has_tiles(f)) continue; // a gradient: called, never replayed or differentiated
         replay_ = true;
         function(o, f);
         replay_ = false;
     }
     for (const ir::Function &f : m_.functions)
-        if (!f.is_kernel && f.reference_params_from < 0) adjoint_function(o, f);
+        if (!f.is_kernel && f.reference_params_from < 0 && !has_tiles(f)) adjoint_function(o, f);
     for (const ir::Function &f : m_.functions)
         if (f.is_kernel && f.enable_backward && f.abi == ir::EntryPointAbi::Warp)
             kernel_code(f, [this](std::ostringstream &k, const ir::Function &g) { adjoint_function(k, g); });

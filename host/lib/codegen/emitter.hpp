@@ -318,6 +318,10 @@ private:
 
     /// A tile local's declaration type: shared by the block on CUDA.
     std::string tile_declaration(const Type &t) const;
+    /// dst = value for a tile: an operation, a copy of a variable, or a function's result.
+    void tile_assignment(std::ostringstream &o, const std::string &dst, const Expr &value, int depth);
+    /// Whether a function has tiles (parameters, locals, result): no adjoint or replay of it is made.
+    static bool has_tiles(const ir::Function &f);
     /// A lowered tile operation into tile `dst` ("" for a statement without one).
     void tile_statement(std::ostringstream &o, const std::string &dst, const Expr &e, int depth);
     /// tile_map / tile_reduce's per-element call (args[0]) over `operands`:

@@ -29,9 +29,7 @@ void Emitter::statement(std::ostringstream &o, const Stmt &s, int depth) {
     case S::Declare:
     case S::Assign:
         if (s.value->type.is_tile()) {
-            if (s.value->kind == K::Tile) tile_statement(o, local(s.index), *s.value, depth);
-            else if (s.value->kind == K::Local) o << in << "weft::tile_copy(" << local(s.index) << ", " << expr(*s.value) << ");\n";
-            else throw InternalError("generate_cpp: a tile assigned from a " + s.value->type.name() + " expression");
+            tile_assignment(o, local(s.index), *s.value, depth);
         } else if (s.value->kind == K::Intrinsic && s.value->intrinsic == ir::Intrinsic::Tid)
             o << in << local(s.index) << " = weft::int32(weft_t_.idx);\n";
         else if (replay_ && s.value->kind == K::Intrinsic && ir::is_atomic(s.value->intrinsic))
@@ -43,6 +41,7 @@ void Emitter::statement(std::ostringstream &o, const Stmt &s, int depth) {
             o << in << local(s.index) << " = " << expr(*s.value) << ";\n";
         return;
     case S::Store:
+        if (s.value->type.is_tile()) return tile_assignment(o, lvalue(*s.target), *s.value, depth); // t += u on a parameter
         if (replay_ && writes_array(*s.target)) return; // the forward pass wrote it
         o << in << element_store(lvalue(*s.target), expr(*s.value), s.value->type) << ";\n";
         return;
@@ -62,6 +61,12 @@ void Emitter::statement(std::ostringstream &o, const Stmt &s, int depth) {
     case S::Eval:
         if (replay_ && s.value->kind == K::Intrinsic) return; // atomics, print, expect_*: done by the forward pass
         if (s.value->kind == K::Tile && s.value->name != "tile_extract") return tile_statement(o, "", *s.value, depth);
+        if (s.value->type.is_tile()) { // a function's tile result, unused: into a scratch tile
+            o << in << "{\n" << in << "    " << tile_declaration(s.value->type) << " weft_unused_;\n";
+            tile_assignment(o, "weft_unused_", *s.value, depth + 1);
+            o << in << "}\n";
+            return;
+        }
         o << in << expr(*s.value) << ";\n";
         return;
     case S::If:
@@ -96,7 +101,13 @@ void Emitter::statement(std::ostringstream &o, const Stmt &s, int depth) {
         return;
     case S::Break: o << in << "break;\n"; return;
     case S::Continue: o << in << "continue;\n"; return;
-    case S::Return: o << in << (s.value ? "return " + expr(*s.value) : std::string("return")) << ";\n"; return;
+    case S::Return:
+        if (s.value && s.value->type.is_tile()) { // into the caller's tile (Emitter::signature)
+            o << in << "weft::tile_copy(weft_ret_, " << expr(*s.value) << ");\n" << in << "return;\n";
+            return;
+        }
+        o << in << (s.value ? "return " + expr(*s.value) : std::string("return")) << ";\n";
+        return;
     case S::AugAssign: throw InternalError("generate_cpp: an augmented assignment survived lowering");
     }
 }

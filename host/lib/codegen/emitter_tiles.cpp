@@ -28,6 +28,30 @@ std::string Emitter::tile_callback(const Expr &e, const std::vector<std::string>
     return body;
 }
 
+bool Emitter::has_tiles(const ir::Function &f) {
+    if (f.uses_tiles || (f.return_type && f.return_type->is_tile())) return true;
+    for (const ir::Variable &v : f.params)
+        if (v.type.is_tile()) return true;
+    for (const ir::Variable &v : f.locals)
+        if (v.type.is_tile()) return true;
+    return false;
+}
+
+void Emitter::tile_assignment(std::ostringstream &o, const std::string &dst, const Expr &value, int depth) {
+    const std::string in = indent(depth);
+    if (value.kind == K::Tile) return tile_statement(o, dst, value, depth);
+    if (value.kind == K::Local || value.kind == K::Param) {
+        o << in << "weft::tile_copy(" << dst << ", " << expr(value) << ");\n";
+        return;
+    }
+    if (value.kind == K::Call) { // a @wp.func's tile result: written into dst (Emitter::signature)
+        o << in << value.name << (replay_ ? "_rep" : "") << "<weft_contig_>(weft_t_" << (value.args.empty() ? "" : ", " + args(value))
+          << ", " << dst << ");\n";
+        return;
+    }
+    throw InternalError("generate_cpp: a tile assigned from a " + value.type.name() + " expression");
+}
+
 void Emitter::tile_statement(std::ostringstream &o, const std::string &dst, const Expr &e, int depth) {
     const std::string in = indent(depth);
     const std::string &op = e.name;

@@ -330,13 +330,6 @@ std::string Annotation::describe() const {
 Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Value> args) {
     for (const Value &v : args)
         if (!v.ok() && v.function.empty()) return poison();
-    for (std::size_t i = 0; i < args.size(); ++i)
-        if (args[i].ok() && args[i].type().is_tile()) {
-            diags_.error(e.children.size() > i + 1 ? e.children[i + 1]->location : e.location,
-                         "function '" + name + "': tiles cannot be passed to @wp.func functions in this version "
-                         "(keep tile operations in the kernel)");
-            return poison();
-        }
     const auto &defs = funcs_.at(name);
 
     // Candidates: arity fits and every argument is accepted, exactly or by literal conversion.
@@ -431,6 +424,7 @@ Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Val
     if (index < 0) return poison();
     const ir::Function &f = out_.functions[static_cast<std::size_t>(index)];
     if (scope_ && f.uses_tid) scope_->function->uses_tid = true;
+    if (scope_ && f.uses_tiles) scope_->function->uses_tiles = true; // its caller runs tiled too
     if (scope_ && (f.writes_through_refs ||
                    std::any_of(f.params.begin(), f.params.end(), [](const ir::Variable &p) { return p.reference; })))
         scope_->function->writes_through_refs = true;

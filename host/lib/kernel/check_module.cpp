@@ -142,18 +142,31 @@ void rebound_names(const std::vector<ast::StmtPtr> &body, std::set<std::string> 
         rebound_names(s->orelse, out);
     }
 }
+/// Names assigned with `name = value` (not `name += value`).
+void assigned_names(const std::vector<ast::StmtPtr> &body, std::set<std::string> &out) {
+    for (const ast::StmtPtr &s : body) {
+        if (s->kind == ast::Stmt::Kind::Assign || s->kind == ast::Stmt::Kind::AnnAssign)
+            for (const ast::ExprPtr &t : s->targets)
+                if (t->kind == Expr::Kind::Name) out.insert(t->text);
+        assigned_names(s->body, out);
+        assigned_names(s->orelse, out);
+    }
+}
 } // namespace
 
 // A parameter rebound by unpacking or as a loop variable becomes a local that
 // starts as the parameter's value, from the top of the function: every read,
 // before and after the rebinding, then sees the one variable Python has.
 void Checker::shadow_rebound_params(const ast::FunctionDef &def, std::vector<ir::StmtPtr> &out) {
-    std::set<std::string> names;
+    std::set<std::string> names, assigned;
     rebound_names(def.body, names);
+    // A tile parameter is the caller's tile (by reference, as Warp's): `t += u`
+    // changes it, `t = u` binds the name to a tile of the function's own.
+    assigned_names(def.body, assigned);
     ir::Function &f = *scope_->function;
     for (std::size_t i = 0; i < f.params.size(); ++i) {
         const std::string name = f.params[i].name;
-        if (!names.count(name)) continue;
+        if (!names.count(name) && !(f.params[i].type.is_tile() && assigned.count(name))) continue;
         const Type type = f.params[i].type;
         auto value = make(ir::Expr::Kind::Param, type, f.params[i].location);
         value->index = static_cast<int>(i);

@@ -374,6 +374,20 @@ void Checker::stmt_aug_assign(const Stmt &s, std::vector<ir::StmtPtr> &out) {
                                      "', which cannot be stored in '" + lvalue->type.name() + "'");
         return;
     }
+    if (lvalue->type.is_tile()) {
+        // t += u: the operation into t itself (Warp's tile_add_inplace); a
+        // parameter is the caller's tile, which changes.
+        if (lvalue->kind != K::Local && lvalue->kind != K::Param) {
+            diags_.error(target.location, "'" + s.text + "=' on a tile needs a tile variable");
+            return;
+        }
+        auto st = make_stmt(lvalue->kind == K::Local ? S::Assign : S::Store, s.location);
+        if (lvalue->kind == K::Local) st->index = lvalue->index;
+        else st->target = std::move(lvalue);
+        st->value = std::move(combined.expr);
+        out.push_back(std::move(st));
+        return;
+    }
     auto st = make_stmt(S::AugAssign, s.location);
     st->overload = combined.expr->overload;
     st->value = std::move(combined.expr->args[1]);

@@ -237,10 +237,6 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
         diags_.error(at, "'" + name + "' is a Warp tile operation that this version of weft does not support yet");
         return poison();
     }
-    if (scope_ && !scope_->function->is_kernel) {
-        diags_.error(at, name + "(): tiles are supported in kernels only in this version (not in @wp.func functions)");
-        return poison();
-    }
     if (scope_) scope_->function->uses_tiles = true;
     const Type i32 = Type::scalar(Scalar::Int32);
 
@@ -752,6 +748,48 @@ Value Checker::tile_operator(const std::string &op, std::vector<Value> args, Sou
     all.push_back(std::move(call));
     for (Value &v : args) all.push_back(std::move(v));
     return tile_node("tile_map", result, at, std::move(all));
+}
+
+std::optional<Type> Checker::tile_annotation(const Expr &e) {
+    const std::string what = "a tile annotation";
+    std::optional<Scalar> dtype;
+    std::optional<std::vector<int>> shape;
+    if (e.kind == Expr::Kind::Subscript) {
+        // wp.tile[float, M, N]: the dtype, then one constant per dimension.
+        if (e.children.size() < 3 || e.children.size() > 4) {
+            diags_.error(e.location, "wp.tile[...] takes a dtype and 1 or 2 dimensions: wp.tile[float, 16, 16]");
+            return std::nullopt;
+        }
+        dtype = tile_dtype(what, e.children[1].get(), Scalar::Float32);
+        std::vector<int> dims;
+        for (std::size_t i = 2; i < e.children.size(); ++i) {
+            auto d = tile_shape(what, *e.children[i]);
+            if (!d) return std::nullopt;
+            dims.push_back(d->front());
+        }
+        shape = dims;
+    } else {
+        // wp.tile(dtype=float, shape=(M, N), storage=...)
+        const Expr *d = nullptr, *sh = nullptr;
+        for (const ast::Keyword &k : e.keywords) {
+            if (k.name == "dtype") d = k.value.get();
+            else if (k.name == "shape") sh = k.value.get();
+            else if (k.name == "storage") {
+                if (!tile_storage(what, k.value.get())) return std::nullopt;
+            } else {
+                diags_.error(k.location, "wp.tile(...) takes dtype=, shape= and storage=, got '" + k.name + "'");
+                return std::nullopt;
+            }
+        }
+        if (!d || !sh || e.children.size() > 1) {
+            diags_.error(e.location, "a tile annotation needs dtype= and shape=: wp.tile(dtype=float, shape=(16, 16))");
+            return std::nullopt;
+        }
+        dtype = tile_dtype(what, d, Scalar::Float32);
+        shape = tile_shape(what, *sh);
+    }
+    if (!dtype || !shape) return std::nullopt;
+    return tile_type(what, *dtype, *shape, e.location);
 }
 
 Value Checker::tile_element(const Expr &e, Value base) {

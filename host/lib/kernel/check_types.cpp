@@ -194,6 +194,13 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
         inner->reference = true;
         return inner;
     }
+    // wp.tile[dtype, M, N], wp.tile(dtype=T, shape=(M, N)): a tile parameter.
+    if ((e.kind == Expr::Kind::Subscript || e.kind == Expr::Kind::Call) && !e.children.empty())
+        if (auto base = dotted(*e.children[0]); base && *base != "tile" && strip_warp(*base) == "tile") {
+            auto t = tile_annotation(e);
+            if (!t) return std::nullopt;
+            return Annotation{Annotation::Kind::Concrete, *t};
+        }
     // wp.array[T], wp.array2d[T]
     if (e.kind == Expr::Kind::Subscript && e.children.size() == 2) {
         auto base = dotted(*e.children[0]);

@@ -230,6 +230,8 @@ public:
     Value tile_operator(const std::string &op, std::vector<Value> args, SourceLocation at, const std::string &what);
     /// t[i] / t[i, j]: one element of a tile.
     Value tile_element(const ast::Expr &e, Value base);
+    /// wp.tile[dtype, M, N] or wp.tile(dtype=T, shape=(M, N)) as an annotation.
+    std::optional<Type> tile_annotation(const ast::Expr &e);
     /// A tile dimension's largest extent, and a tile's largest storage (Warp's CPU shared memory: 256 KiB).
     static constexpr int max_tile_extent = 1 << 16;
     static constexpr std::uint64_t max_tile_bytes = 256 * 1024;
