@@ -207,6 +207,57 @@ TEST_CASE("every gradient kernel's backward pass compiles for CUDA (NVRTC, no de
     CHECK(f.host.compile_aot(fs::path(WEFT_AUTODIFF_DIR) / "gradient_kernels.py", {Target::cuda_ptx(90)}, {}, {},
                              Pass::Backward)
               .size() == 1);
+    // Tile kernels' backward passes: one lane per block (WEFT_TILE_SINGLE_LANE), the tile adjoints.
+    CHECK(f.host.compile_aot(fs::path(WEFT_AUTODIFF_DIR) / "tile_gradient_kernels.py", {Target::cuda_ptx(90)}, {}, {},
+                             Pass::Backward)
+              .size() == 1);
+}
+
+TEST_CASE("tile kernels' gradients match finite differences: loads, maps, GEMM over k, reductions, scalars from tiles") {
+    TempCache cache;
+    Host host(host_options(cache.path));
+    const CompiledModule m = host.load_module(fs::path(WEFT_AUTODIFF_DIR) / "tile_gradient_kernels.py", fixture_options());
+    std::mt19937 rng(11);
+    // Three blocks of 8 over 20 elements: the last block's loads past the end read zero, its stores drop.
+    Array x = random_array(f64, {20}, rng), s = random_array(f64, {1}, rng);
+    Array out = Array::zeros(f64, {20}, Device::cpu(), true);
+    check_gradients(m.kernel("map_store"), {3}, {x, s, out}, {0, 1}, 2);
+
+    Array A = random_array(f64, {16, 16}, rng), B = random_array(f64, {16, 16}, rng);
+    Array C = Array::zeros(f64, {16, 16}, Device::cpu(), true);
+    check_gradients(m.kernel("gemm"), {2, 2}, {A, B, C}, {0, 1}, 2);
+
+    Array rows = random_array(f64, {5, 8}, rng);
+    Array normalized = Array::zeros(f64, {5, 8}, Device::cpu(), true);
+    check_gradients(m.kernel("normalize_rows"), {5}, {rows, normalized}, {0}, 1);
+
+    Array x2 = random_array(f64, {4, 8}, rng), v = random_array(f64, {8}, rng), alpha = random_array(f64, {1}, rng);
+    Array out2 = Array::zeros(f64, {8, 8}, Device::cpu(), true), total = Array::zeros(f64, {2}, Device::cpu(), true);
+    check_gradients(m.kernel("assorted"), {3}, {x2, v, alpha, out2, total}, {0, 1, 2}, 3);
+    // The other output's gradient seeds nothing (check_gradients zeroes only the one it checks).
+    out2.zero_grad();
+    check_gradients(m.kernel("assorted"), {3}, {x2, v, alpha, out2, total}, {0, 1, 2}, 4);
+}
+
+TEST_CASE("a tile kernel whose gradient would need a tile it overwrites has no backward pass, and says why") {
+    TempCache cache;
+    Host host(host_options(cache.path));
+    const CompiledModule m = host.load_module(fs::path(WEFT_AUTODIFF_DIR) / "tile_gradient_refused.py");
+    std::string message;
+    try {
+        (void)m.kernel("carried").backward();
+    } catch (const UserError &e) {
+        message = e.what();
+    }
+    CHECK_THAT(message, Catch::Matchers::Contains("tile_gradient_refused.py:15:9: kernel 'carried': the gradient "
+                                                           "of tile_matmul needs tile 'v'"));
+    CHECK_THAT(message, Catch::Matchers::Contains("never saved"));
+    // The forward pass runs: three products of the all-ones vector.
+    std::vector<double> ones(64, 1.0);
+    const Array a = Array::from_host(f64, {8, 8}, ones.data(), ones.size() * 8);
+    const Array o = Array::zeros(f64, {8, 1});
+    m.kernel("carried").launch({1}, {a, o});
+    CHECK(read(o) == std::vector<double>(8, 512.0));
 }
 
 TEST_CASE("early returns in kernels and functions") {

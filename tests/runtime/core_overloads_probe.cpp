@@ -299,6 +299,45 @@ int main(int argc, char **argv) try {
         for (const char *ix : index_lists)
             g.call(std::string("weft::index(a, ") + ix + ")", T + "&", "weft::array_t<" + T + "> a{}; ");
 
+    // Tiles (rt/tile.h): every operation the code generator writes, on float32,
+    // float64 and int32 tiles, 1-D (n x 1) and 2-D; the adjoints (rt/tile_adjoint.h) in
+    // the adjoint probe of backward passes' modules.
+    for (const char *s : {"float32", "float64", "int32"}) {
+        const std::string T = std::string("weft::") + s;
+        const std::string t1 = "weft::tile_t<" + T + ", 8, 1>", t2 = "weft::tile_t<" + T + ", 4, 8>",
+                          t2t = "weft::tile_t<" + T + ", 8, 4>", one = "weft::tile_t<" + T + ", 1, 1>";
+        const std::string tiles = t1 + " v{}, w{}; " + t2 + " m{}, n{}; " + t2t + " mt{}; " + one + " r{}; " +
+                                  "weft::tile_t<weft::int32, 1, 1> ri{}; weft::array_t<" + T + "> a{}; weft::array_t<" + T +
+                                  "> a2{}; ";
+        for (const std::string &call : std::vector<std::string>{
+                 "weft::tile_fill(m, " + T + "(1))", "weft::tile_arange(v, " + T + "(0), " + T + "(2))", "weft::tile_copy(m, n)",
+              std::string("weft::tile_load(v, a, 3)"), std::string("weft::tile_load(m, a2, 1, 2)"),
+              std::string("weft::tile_store(a, v, 3)"), std::string("weft::tile_store(a2, m, 1, 2)"),
+              std::string("weft::tile_atomic_add(&m, a2, n, 1, 2)"), "weft::tile_atomic_add(static_cast<" + t1 + " *>(nullptr), a, v, 0)",
+              std::string("weft::tile_astype(m, n)"), std::string("weft::tile_transpose(mt, m)"),
+              std::string("weft::tile_broadcast<1, 2>(m, w)"), std::string("weft::tile_broadcast<2, 2>(m, r)"),
+              std::string("weft::tile_reduce(r, weft::rt::tile_max_op{}, m)"), std::string("weft::tile_sum(r, m)"),
+              std::string("weft::tile_min(r, v)"), std::string("weft::tile_max(r, m)"),
+              std::string("weft::tile_sum_axis<0>(w, m)"), std::string("weft::tile_arg_extreme<true>(ri, m)"),
+              std::string("weft::tile_scan<false>(n, m)"), std::string("weft::tile_dot(r, m, n)"),
+              "weft::tile_axpy(" + T + "(2), m, n)"})
+            g.call(call, "void", tiles);
+        g.call("weft::tile_extract(m, 1, 2)", T, tiles);
+        g.call("weft::tile_extract(v, 1)", T, tiles);
+        if (std::string(s) != "int32")
+            g.call("weft::tile_gemm<true>(m, n, mt, " + T + "(1), " + T + "(1))", "void",
+                   t2 + " m{}; " + t2 + " n{}; weft::tile_t<" + T + ", 8, 8> mt{}; ");
+    }
+    for (const char *op : {"tile_zeros", "tile_ones", "tile_full", "tile_empty", "tile_arange", "tile_load", "tile_store",
+                           "tile_atomic_add", "tile_transpose", "tile_broadcast", "tile_reshape", "tile_astype",
+                           "tile_extract", "tile_sum", "tile_min", "tile_max", "tile_argmin", "tile_argmax", "tile_reduce",
+                           "tile_scan_inclusive", "tile_scan_exclusive", "tile_matmul", "tile_dot", "tile_axpy"})
+        probed.insert(op);
+    // tile_map is a loop the code generator writes in place (WEFT_TILE_FOR; NVRTC
+    // compiles no lambdas), block_dim() a field of the thread index (tid_t).
+    probed.insert("tile_map");
+    probed.insert("block_dim");
+
     // tid() is the code generator's (the launch index), not a runtime function.
     probed.insert("tid");
 

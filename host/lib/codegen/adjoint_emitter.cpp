@@ -79,6 +79,7 @@ bool active(const Type &t) {
     case Type::Kind::Struct:
     case Type::Kind::Tuple: return true;
     case Type::Kind::Native: return t.is_differentiable_native();
+    case Type::Kind::Tile: return Type::scalar(t.scalar_type()).is_float();
     default: return false;
     }
 }
@@ -500,6 +501,8 @@ std::optional<Emitter::Checkpoint> Emitter::checkpoint(const Stmt &loop) const {
     return ad_->checkpoints[&loop] = analyze_checkpoint(loop);
 }
 
+bool Emitter::checkpointed(const Stmt &loop) const { return checkpoint(loop).has_value(); }
+
 std::optional<Emitter::Checkpoint> Emitter::analyze_checkpoint(const Stmt &loop) const {
     if (loop.kind != S::For || !checkpointable(loop.body)) return std::nullopt;
     std::map<int, int> assigned;
@@ -550,6 +553,7 @@ std::optional<Emitter::Checkpoint> Emitter::analyze_checkpoint(const Stmt &loop)
     if (!c.counted) c.state.push_back(loop.index);
     for (const auto &[x, n] : assigned) {
         (void)n;
+        if (f_->locals[static_cast<std::size_t>(x)].type.is_tile()) continue; // recomputed, never saved (check_tile_gradients)
         if (x != loop.index && (carried.count(x) || outside.count(x)) && !droppable(x)) c.state.push_back(x);
     }
     for (int x : c.state)
@@ -557,13 +561,15 @@ std::optional<Emitter::Checkpoint> Emitter::analyze_checkpoint(const Stmt &loop)
             return std::nullopt; // its twin's arrays would need restoring apart from its gradients
     c.iteration_saved.insert(c.state.begin(), c.state.end());
     for (const auto &[x, n] : assigned)
-        if (n > 1) c.iteration_saved.insert(x);
+        if (n > 1 && !f_->locals[static_cast<std::size_t>(x)].type.is_tile()) c.iteration_saved.insert(x);
     return c;
 }
 
 // --- adjoint references -------------------------------------------------------
 
 std::string Emitter::adj_ref(const Expr &atom) const {
+    // A tile_map operation's element operand: the adjoint the loop gives it (adjoint_tiles.cpp).
+    if (atom.kind == K::Local && atom.index < 0) return adj_placeholders_.at(static_cast<std::size_t>(-1 - atom.index));
     if (atom.kind == K::Local && has_adjoint(atom.type)) return adj_local(atom.index);
     if (atom.kind == K::Param && has_adjoint(atom.type)) return "adj_" + param(atom.index);
     return {};
@@ -746,7 +752,7 @@ std::string Emitter::struct_adjoint_helpers() {
 bool Emitter::depends_on_input(const Expr &e) const {
     switch (e.kind) {
     case K::Param: return active(e.type) && f_->params[static_cast<std::size_t>(e.index)].type.kind() != Type::Kind::Array;
-    case K::Local: return ad_->input_locals[static_cast<std::size_t>(e.index)];
+    case K::Local: return e.index < 0 || ad_->input_locals[static_cast<std::size_t>(e.index)]; // < 0: a tile element
     case K::Index:
         if (!e.args.empty() && e.args[0]->type.kind() == Type::Kind::Array && active(e.type)) return true;
         break;
@@ -822,7 +828,10 @@ void Emitter::adjoint_function(std::ostringstream &o, const ir::Function &f) {
         std::vector<bool> in_loops(f.locals.size(), false), params_written(f.params.size(), false);
         count_assignments(f.body, false, count, in_loops, params_written);
         state.saved_locals.resize(f.locals.size());
-        for (std::size_t i = 0; i < f.locals.size(); ++i) state.saved_locals[i] = count[i] > 1 || in_loops[i];
+        // Tiles are never saved (kilobytes each): their values are recomputed, and
+        // check_tile_gradients refuses what recomputing cannot give.
+        for (std::size_t i = 0; i < f.locals.size(); ++i)
+            state.saved_locals[i] = (count[i] > 1 || in_loops[i]) && !f.locals[i].type.is_tile();
         state.saved_params = params_written;
         if (f.is_kernel) state.owned_params = OwnedArrays(f, count).run();
         // On the CPU, a launch keeps shared gradients in private copies
@@ -860,6 +869,7 @@ void Emitter::adjoint_function(std::ostringstream &o, const ir::Function &f) {
         ad_ = nullptr;
         return;
     }
+    if (has_tiles(f)) check_tile_gradients(f);
     const std::vector<AdNode> nodes = ad_build(f.body, 0, false);
 
     std::ostringstream fwd, rev;
@@ -880,9 +890,16 @@ void Emitter::adjoint_function(std::ostringstream &o, const ir::Function &f) {
     for (std::size_t i = 0; i < f.params.size(); ++i) o << "    (void)adj_" << param(static_cast<int>(i)) << ";\n";
     if (f.return_type) o << "    (void)weft_adj_ret_;\n";
     for (std::size_t i = 0; i < f.locals.size(); ++i) {
-        o << "    " << type(f.locals[i].type) << " " << local(static_cast<int>(i)) << "{};\n";
-        if (has_adjoint(f.locals[i].type))
-            o << "    " << type(f.locals[i].type) << " " << adj_local(static_cast<int>(i)) << "{};\n";
+        const Type &t = f.locals[i].type;
+        if (t.is_tile()) { // no initializer (CUDA: shared); the adjoint zeroed
+            o << "    " << tile_declaration(t) << " " << local(static_cast<int>(i)) << ";\n";
+            if (has_adjoint(t))
+                o << "    " << tile_declaration(t) << " " << adj_local(static_cast<int>(i)) << ";\n    weft::tile_fill("
+                  << adj_local(static_cast<int>(i)) << ", " << cpp_type(Type::scalar(t.scalar_type())) << "(0));\n";
+            continue;
+        }
+        o << "    " << type(t) << " " << local(static_cast<int>(i)) << "{};\n";
+        if (has_adjoint(t)) o << "    " << type(t) << " " << adj_local(static_cast<int>(i)) << "{};\n";
     }
     o << "    int weft_exit_ = 0;\n    (void)weft_exit_;\n";
     if (state.uses_tape) o << "    weft::rt::adj_tape weft_tape_;\n";
@@ -1167,6 +1184,7 @@ void Emitter::ad_reverse_plain(std::ostringstream &o, const Stmt &s, int depth) 
     case S::Declare:
     case S::Assign: {
         const Type &t = f_->locals[static_cast<std::size_t>(s.index)].type;
+        if (t.is_tile()) return tile_reverse(o, s, depth);
         const bool grad = active(t) && !(s.value->kind == K::Intrinsic && s.value->intrinsic == ir::Intrinsic::Tid);
         if (!grad && !saved(s.index)) return;
         o << line_marker(s.location) << in << "{\n";
@@ -1246,6 +1264,7 @@ void Emitter::ad_reverse_plain(std::ostringstream &o, const Stmt &s, int depth) 
     }
     case S::Eval: {
         const Expr &v = *s.value;
+        if (v.kind == K::Tile) return tile_reverse(o, s, depth);
         if (v.kind == K::Call || (v.kind == K::Intrinsic && ir::is_atomic(v.intrinsic))) {
             o << line_marker(s.location) << in << "{\n";
             if (v.kind == K::Call && !v.type.is_void()) o << in << "    " << type(v.type) << " weft_a_{};\n";
@@ -1268,7 +1287,14 @@ void Emitter::ad_value(std::ostringstream &o, const Expr &e, const std::string &
         if (!a.empty() && active(e.type)) o << in << "adj_acc(" << a << ", " << r << ");\n";
         return;
     }
-    case K::Tile: throw InternalError("generate_cpp: a tile operation in a backward pass (tile kernels have none)");
+    case K::Tile: { // t[i, j] (tile_extract): the element's adjoint
+        const std::string a = adj_ref(*e.args[0]);
+        if (a.empty() || !active(e.type)) return;
+        o << in << a << ".data[" << (e.args.size() == 3 ? expr(*e.args[1]) + " * " + std::to_string(e.args[0]->type.tile_cols()) + " + " + expr(*e.args[2])
+                                                        : expr(*e.args[1]))
+          << "] += " << r << ";\n";
+        return;
+    }
     case K::Literal:
     case K::String:
     case K::Constant:

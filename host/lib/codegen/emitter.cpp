@@ -85,10 +85,12 @@ GeneratedSource Emitter::run() {
     // so the same module read from any path has one hash.
     out << "#ifndef " << source_file_macro << "\n#define " << source_file_macro << " " << c_string(logical_file_)
         << "\n#endif\n";
+    // A backward pass runs each tile block on one lane (rt/tile.h).
+    if (codegen_.adjoint) out << "#define WEFT_TILE_SINGLE_LANE 1\n";
     out << "#include <weft/rt/runtime.h>\n";
     if (codegen_.adjoint) out << "#include <weft/rt/adjoint.h>\n";
-    lines_ = codegen_.adjoint ? 6 : 5;
     std::string text = out.str();
+    lines_ = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
     auto append = [&](const std::string &s) {
         text += s;
         for (char c : s)

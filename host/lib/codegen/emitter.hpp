@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -89,6 +90,8 @@ private:
     struct Checkpoint;
     AdState *ad_ = nullptr;
     std::optional<Checkpoint> checkpoint(const Stmt &loop) const; // analyze_checkpoint, once per loop
+    /// Whether the backward pass replays this loop's body per iteration (checkpoint()).
+    bool checkpointed(const Stmt &loop) const;
     std::optional<Checkpoint> analyze_checkpoint(const Stmt &loop) const;
     std::string struct_adjoint_helpers();
     std::string adj_struct_path(const Expr &e) const;
@@ -329,6 +332,21 @@ private:
     std::string tile_callback(const Expr &e, const std::vector<std::string> &operands);
     /// What placeholder k (a Local of index -1 - k) of the callback being emitted reads.
     std::vector<std::string> placeholders_;
+    /// ... and its adjoint, in a backward pass ("" for none).
+    std::vector<std::string> adj_placeholders_;
+
+    // --- tile adjoints (adjoint_tiles.cpp) ---------------------------------
+
+    /// Refuses (UserError at the statement) what the tile adjoints would get
+    /// wrong: a tile's value that the backward pass needs but the kernel
+    /// overwrites (tiles are recomputed, never saved), tile operations inside
+    /// loops the backward pass does not replay per iteration, and the
+    /// operations that have no adjoint yet.
+    void check_tile_gradients(const ir::Function &f);
+    /// The reverse of one tile statement: the result's adjoint to its operands'.
+    void tile_reverse(std::ostringstream &o, const Stmt &s, int depth);
+    /// Adds the adjoint `g` (a tile) of tile-valued `v` to its operands' adjoints.
+    void tile_value_adjoint(std::ostringstream &o, const Expr &v, const std::string &g, int depth);
 };
 
 } // namespace weft::codegen::detail

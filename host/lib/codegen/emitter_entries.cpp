@@ -153,6 +153,8 @@ void Emitter::cuda_entry(std::ostringstream &o, const ir::Function &f) {
         // its body (with the same index), the tile operations split between
         // them. One instantiation: each would have its own shared tiles.
         o << "    (void)weft_dense_;\n"
+          // A backward pass runs each block on its thread 0 (WEFT_TILE_SINGLE_LANE).
+          << (codegen_.adjoint ? "    if (threadIdx.x != 0) return;\n" : "")
           << "    for (long long weft_idx_ = blockIdx.x; weft_idx_ < weft_launch_.size; weft_idx_ += gridDim.x)\n"
           << "        " << run << "<false>(weft_launch_, weft_idx_" << pass << ");\n}\n";
         result_.kernels.push_back(std::move(k));

@@ -60,7 +60,11 @@ void Emitter::statement(std::ostringstream &o, const Stmt &s, int depth) {
     }
     case S::Eval:
         if (replay_ && s.value->kind == K::Intrinsic) return; // atomics, print, expect_*: done by the forward pass
-        if (s.value->kind == K::Tile && s.value->name != "tile_extract") return tile_statement(o, "", *s.value, depth);
+        if (s.value->kind == K::Tile && s.value->name != "tile_extract") {
+            // A replay (backward pass) recomputes tiles; the forward pass wrote the arrays.
+            if (replay_ && (s.value->name == "tile_store" || s.value->name == "tile_atomic_add")) return;
+            return tile_statement(o, "", *s.value, depth);
+        }
         if (s.value->type.is_tile()) { // a function's tile result, unused: into a scratch tile
             o << in << "{\n" << in << "    " << tile_declaration(s.value->type) << " weft_unused_;\n";
             tile_assignment(o, "weft_unused_", *s.value, depth + 1);

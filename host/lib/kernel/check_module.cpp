@@ -390,9 +390,6 @@ void Checker::check_kernel(const ast::FunctionDef &def, const std::vector<Type> 
     statements(def.body, body);
     f.body = std::move(body);
     f.uses_tid = f.uses_tid || f.tid_dims > 0;
-    // Tile operations have no adjoints yet: the kernel runs forward only, and
-    // a backward launch says why (Kernel::backward).
-    if (f.uses_tiles) f.enable_backward = false;
     scope_ = outer;
     if (f.writes_through_refs && f.enable_backward && out_.options.enable_backward.value_or(true))
         diags_.error(def.location, "kernel '" + def.name + "' calls a function with wp.ref parameters, which have no "

@@ -99,8 +99,7 @@ Kernel Kernel::backward() const {
         std::lock_guard<std::mutex> lock(module.backward_mutex);
         if (!module.backward) {
             if (!module.build_backward)
-                throw UserError("kernel '" + impl_->name() + "' (module '" + module.name + "') has no backward pass" +
-                                (impl_->entry.tiled ? ": tile operations have no gradients in this version" : ""));
+                throw UserError("kernel '" + impl_->name() + "' (module '" + module.name + "') has no backward pass");
             module.backward = module.build_backward();
         }
         b = module.backward;
@@ -119,9 +118,6 @@ Kernel Kernel::backward() const {
             out.impl_ = std::shared_ptr<const Impl>(b, k.get());
             return out;
         }
-    if (impl_->entry.tiled)
-        throw UserError("kernel '" + impl_->name() + "' (module '" + module.name +
-                        "') has no backward pass: tile operations have no gradients in this version");
     throw UserError("kernel '" + impl_->name() + "' (module '" + module.name +
                     "') has no backward pass: it is declared with enable_backward=False or an external entry point ABI");
 }

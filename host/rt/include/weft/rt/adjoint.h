@@ -9,6 +9,7 @@
 
 #include "weft/rt/array.h"
 #include "weft/rt/debug.h"
+#include "weft/rt/tile_adjoint.h"
 
 namespace weft {
 

@@ -25,10 +25,19 @@ template <typename T, int R, int C> struct tile_t {
     T data[R * C];
 };
 
-#if defined(__CUDA_ARCH__)
+// WEFT_TILE_SINGLE_LANE (defined before this header by backward passes): on
+// CUDA, thread 0 of each block runs the whole block, as the CPU does (the
+// backward entry lets the other threads go), so that the scalar code's
+// adjoints and the tiles' run on one thread with no barrier.
+#if defined(__CUDA_ARCH__) && !defined(WEFT_TILE_SINGLE_LANE)
 #define WEFT_TILE_LANE int(threadIdx.x)
 #define WEFT_TILE_LANES int(blockDim.x)
 #define WEFT_TILE_SYNC() __syncthreads()
+#define WEFT_TILE_SHARED __shared__
+#elif defined(__CUDA_ARCH__)
+#define WEFT_TILE_LANE 0
+#define WEFT_TILE_LANES 1
+#define WEFT_TILE_SYNC() ((void)0)
 #define WEFT_TILE_SHARED __shared__
 #else
 #define WEFT_TILE_LANE 0
