@@ -237,6 +237,12 @@ TEST_CASE("tile kernels' gradients match finite differences: loads, maps, GEMM o
     // The other output's gradient seeds nothing (check_gradients zeroes only the one it checks).
     out2.zero_grad();
     check_gradients(m.kernel("assorted"), {3}, {x2, v, alpha, out2, total}, {0, 1, 2}, 4);
+
+    // Two layers, z and w reassigned (new variables of the names: their values all kept for the gradient).
+    Array features = random_array(f64, {8, 12}, rng), w0 = random_array(f64, {8, 8}, rng, -0.5, 0.5),
+          b0 = random_array(f64, {8, 1}, rng), w1 = random_array(f64, {8, 8}, rng, -0.5, 0.5);
+    Array loss = Array::zeros(f64, {1}, Device::cpu(), true);
+    check_gradients(m.kernel("mlp_layers"), {3}, {features, w0, b0, w1, loss}, {0, 1, 2, 3}, 4);
 }
 
 TEST_CASE("a tile kernel whose gradient would need a tile it overwrites has no backward pass, and says why") {

@@ -59,3 +59,22 @@ def assorted(x: wp.array2d(dtype=wp.float64), v: wp.array(dtype=wp.float64), alp
         wp.tile_store(out, p, offset=(4, 0))
         total[0] = wp.tile_extract(p, 1, 2) + m[3, 5] * wp.tile_sum(t, axis=1)[2]
     wp.tile_atomic_add(total, wp.tile_sum(w * w), offset=1)
+
+
+@wp.func
+def softplus(x: wp.float64):
+    return wp.log(wp.float64(1.0) + wp.exp(x))
+
+
+@wp.kernel
+def mlp_layers(features: wp.array2d(dtype=wp.float64), w0: wp.array2d(dtype=wp.float64),
+               b0: wp.array2d(dtype=wp.float64), w1: wp.array2d(dtype=wp.float64), loss: wp.array(dtype=wp.float64)):
+    # Warp's tiled MLP: z reassigned layer after layer (each a new value: weft renames it).
+    i = wp.tid()
+    z = wp.tile_load(features, shape=(N, 4), offset=(0, i * 4))
+    w = wp.tile_load(w0, shape=(N, N))
+    b = wp.tile_load(b0, shape=(N, 1))
+    z = wp.tile_map(softplus, wp.tile_matmul(w, z) + wp.tile_broadcast(b, shape=(N, 4)))
+    w = wp.tile_load(w1, shape=(N, N))
+    z = wp.tile_map(softplus, wp.tile_matmul(w, z) - wp.tile_broadcast(b, shape=(N, 4)))
+    wp.tile_atomic_add(loss, wp.tile_sum(z * z))

@@ -308,7 +308,7 @@ int main(int argc, char **argv) try {
                           t2t = "weft::tile_t<" + T + ", 8, 4>", one = "weft::tile_t<" + T + ", 1, 1>";
         const std::string tiles = t1 + " v{}, w{}; " + t2 + " m{}, n{}; " + t2t + " mt{}; " + one + " r{}; " +
                                   "weft::tile_t<weft::int32, 1, 1> ri{}; weft::array_t<" + T + "> a{}; weft::array_t<" + T +
-                                  "> a2{}; ";
+                                  "> a2{}; (void)v; (void)w; (void)m; (void)n; (void)mt; (void)r; (void)ri; (void)a; (void)a2; ";
         for (const std::string &call : std::vector<std::string>{
                  "weft::tile_fill(m, " + T + "(1))", "weft::tile_arange(v, " + T + "(0), " + T + "(2))", "weft::tile_copy(m, n)",
               std::string("weft::tile_load(v, a, 3)"), std::string("weft::tile_load(m, a2, 1, 2)"),

@@ -372,7 +372,9 @@ std::string Emitter::constants() {
 std::string Emitter::local(int index) const {
     if (index < 0) return placeholders_.at(static_cast<std::size_t>(-1 - index));
     const ir::Variable &v = f_->locals[static_cast<std::size_t>(index)];
-    return v.temporary ? "t" + v.name.substr(2) + "_" : "v_" + v.name;
+    if (v.temporary) return "t" + v.name.substr(2) + "_";
+    // A later variable of the name: "v<N>_name", which no user name's "v_name" is.
+    return v.version ? "v" + std::to_string(v.version) + "_" + v.name : "v_" + v.name;
 }
 
 std::string Emitter::literal_with_file(const std::string &before, const std::string &after) const {

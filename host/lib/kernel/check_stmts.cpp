@@ -87,8 +87,16 @@ void Checker::assign(const Expr &target, Value value, SourceLocation at, std::ve
                                      std::to_string(var.location.line) + ")");
                 return;
             }
-            auto s = make_stmt(S::Assign, at);
-            s->index = it->second;
+            // A tile assigned again outside any if or loop: a new variable of
+            // the name (the assignment runs once; every later use sees it), so
+            // the backward pass, which recomputes tiles and never saves them,
+            // keeps each value (z = relu(w1 @ z + b1) layer after layer).
+            const bool rename = var.type.is_tile() && scope_->block_depth == 0;
+            auto s = make_stmt(rename ? S::Declare : S::Assign, at);
+            const Type type = var.type; // declare_local grows the locals `var` is one of
+            const int version = var.version + 1;
+            s->index = rename ? declare_local(name, type, target.location) : it->second;
+            if (rename) scope_->function->locals[static_cast<std::size_t>(s->index)].version = version;
             s->value = std::move(value.expr);
             out.push_back(std::move(s));
             return;
@@ -417,8 +425,10 @@ void Checker::stmt_if(const Stmt &s, std::vector<ir::StmtPtr> &out) {
     Value cond = condition(*s.test);
     auto st = make_stmt(S::If, s.location);
     st->cond = std::move(cond.expr);
+    ++scope_->block_depth;
     statements(s.body, st->body);
     statements(s.orelse, st->orelse);
+    --scope_->block_depth;
     out.push_back(std::move(st));
 }
 
@@ -427,7 +437,9 @@ void Checker::stmt_while(const Stmt &s, std::vector<ir::StmtPtr> &out) {
     auto st = make_stmt(S::While, s.location);
     st->cond = std::move(cond.expr);
     ++scope_->loop_depth;
+    ++scope_->block_depth;
     statements(s.body, st->body);
+    --scope_->block_depth;
     --scope_->loop_depth;
     statements(s.orelse, st->orelse);
     out.push_back(std::move(st));
@@ -463,7 +475,9 @@ void Checker::stmt_for(const Stmt &s, std::vector<ir::StmtPtr> &out) {
         st->index = declare_local(var.text, itype, var.location);
     }
     ++scope_->loop_depth;
+    ++scope_->block_depth;
     statements(s.body, st->body);
+    --scope_->block_depth;
     --scope_->loop_depth;
     out.push_back(std::move(st));
 }

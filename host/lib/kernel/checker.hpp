@@ -47,6 +47,7 @@ struct FunctionScope {
     std::map<std::string, int> params;
     std::map<std::string, int> locals;
     int loop_depth = 0;
+    int block_depth = 0; // ifs and loops around the statement being checked
     bool return_inferred = false; // return type taken from the first return
     bool declared_void = false;   // `-> None`
     int tid_dims_line = 0;

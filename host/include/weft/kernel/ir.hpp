@@ -172,6 +172,7 @@ struct Variable {
     SourceLocation location; // first assignment or parameter
     bool temporary = false;  // introduced by lowering; named "_t<N>"
     bool reference = false;  // a wp.ref[T] parameter: the caller's variable or element, written through
+    int version = 0;         // > 0: a later variable of the same name (a tile assigned again), named apart in C++
 };
 
 enum class EntryPointAbi { Warp, ExternalConstantParams };
