@@ -8,6 +8,7 @@
 // The module is loaded with native_cpu (the host's vector and FMA
 // instructions), as OpenBLAS uses them.
 #include "weft/host/host.hpp"
+#include "weft/host/tape.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -70,11 +71,13 @@ int main(int argc, char **argv) {
     fs::path file, cache;
     std::vector<int> sizes{256, 512, 1024};
     int total_log2 = 26;
+    std::int64_t mlp_samples = 8192;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
         if (a == "--kernels") file = argv[i + 1];
         else if (a == "--cache-dir") cache = argv[i + 1];
         else if (a == "--total-log2") total_log2 = std::stoi(argv[i + 1]);
+        else if (a == "--mlp-samples") mlp_samples = std::stoll(argv[i + 1]);
         else if (a == "--sizes") {
             sizes.clear();
             std::string s = argv[i + 1];
@@ -172,5 +175,45 @@ int main(int argc, char **argv) {
     (void)out;
     std::printf("weft total_ms %.3f\nloop total_ms %.3f\n# sums: tiles %.6g, loop %.6g\nratio tiles_total_vs_loop %.3f\n",
                 median(tt), median(th), double(tile_result), double(hand_result), median(th) / median(tt));
+
+    // The tiled MLP (kernels.py): forward, and forward + backward through a Tape, 8192 samples.
+    const std::int64_t samples = mlp_samples;
+    std::uniform_real_distribution<float> weight(-0.18f, 0.18f), unit(-1.0f, 1.0f);
+    const auto param = [&](std::vector<std::int64_t> shape, bool wide) {
+        std::int64_t n = 1;
+        for (std::int64_t d : shape) n *= d;
+        std::vector<float> v(static_cast<std::size_t>(n));
+        for (float &value : v) value = wide ? unit(rng) : weight(rng);
+        Array a = Array::from_host(f32, shape, v.data(), v.size() * 4, Device::cpu(), true);
+        return a;
+    };
+    std::vector<KernelArg> mlp_args{param({32, samples}, true)};
+    for (int layer = 0; layer < 4; ++layer) {
+        mlp_args.push_back(param({layer == 3 ? 3 : 32, 32}, false));
+        mlp_args.push_back(param({layer == 3 ? 3 : 32, 1}, false));
+    }
+    mlp_args.push_back(param({3, samples}, true));
+    const Array loss = Array::zeros(f32, {1}, Device::cpu(), true);
+    mlp_args.push_back(loss);
+    const Kernel mlp = m.kernel("mlp");
+    LaunchOptions lanes32;
+    lanes32.block_dim = 32;
+    std::vector<double> fwd, both;
+    for (int r = 0; r <= 5; ++r) {
+        const double f1 = ms([&] { mlp.launch({samples / 32}, mlp_args, lanes32); });
+        const double f2 = ms([&] {
+            Tape tape;
+            {
+                Tape::Scope scope(tape);
+                mlp.launch({samples / 32}, mlp_args, lanes32);
+            }
+            tape.backward(loss);
+        });
+        if (r) {
+            fwd.push_back(f1);
+            both.push_back(f2);
+        }
+    }
+    std::printf("weft mlp_forward_ms %.3f\nweft mlp_forward_backward_ms %.3f\n", median(fwd), median(both));
     return 0;
 }

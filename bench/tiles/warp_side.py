@@ -58,6 +58,39 @@ def main():
         if r:
             times.append((time.perf_counter() - t0) * 1e3)
     print("warp total_ms %.3f" % statistics.median(times))
+
+    # The tiled MLP: forward, and forward + backward through a tape, 8192 samples.
+    samples = 8192
+    def param(shape, scale):
+        return wp.array(rng.uniform(-scale, scale, shape).astype(np.float32), dtype=float, device="cpu",
+                        requires_grad=True)
+    layers = [param((32, 32), 0.18), param((32, 1), 0.18), param((32, 32), 0.18), param((32, 1), 0.18),
+              param((32, 32), 0.18), param((32, 1), 0.18), param((3, 32), 0.18), param((3, 1), 0.18)]
+    features = param((32, samples), 1.0)
+    reference = param((3, samples), 1.0)
+    loss = wp.zeros(1, dtype=float, device="cpu", requires_grad=True)
+    inputs = [features] + layers + [reference, loss]
+    fwd, both = [], []
+    for r in range(6):
+        loss.zero_()
+        t0 = time.perf_counter()
+        wp.launch_tiled(mod.mlp, dim=samples // 32, inputs=inputs, block_dim=32, device="cpu")
+        wp.synchronize_device("cpu")
+        t1 = time.perf_counter()
+        loss.zero_()
+        tape = wp.Tape()
+        t2 = time.perf_counter()
+        with tape:
+            wp.launch_tiled(mod.mlp, dim=samples // 32, inputs=inputs, block_dim=32, device="cpu")
+        tape.backward(loss=loss)
+        wp.synchronize_device("cpu")
+        t3 = time.perf_counter()
+        tape.zero()
+        if r:
+            fwd.append((t1 - t0) * 1e3)
+            both.append((t3 - t2) * 1e3)
+    print("warp mlp_forward_ms %.3f" % statistics.median(fwd))
+    print("warp mlp_forward_backward_ms %.3f" % statistics.median(both))
     return 0
 
 

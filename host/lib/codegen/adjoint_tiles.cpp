@@ -91,7 +91,8 @@ void Emitter::check_tile_gradients(const ir::Function &f) {
                 bool tiles = v->type.is_tile();
                 for (const ir::ExprPtr &a : v->args) tiles = tiles || a->type.is_tile();
                 if (tiles)
-                    throw UserError(at(s.location) + "calls '" + v->name + "' with tiles, and tile functions have no "
+                    throw UserError(at(s.location) + "calls '" + m_.functions[static_cast<std::size_t>(v->index)].name +
+                                    "' with tiles, and tile functions have no "
                                     "gradient yet: declare the kernel enable_backward=False, or keep the tile operations "
                                     "in the kernel");
             }

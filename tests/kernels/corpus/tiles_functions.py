@@ -42,7 +42,8 @@ def row_total(a: wp.array2d(dtype=float), row: int):
     return wp.tile_sum(r)[0]
 
 
-@wp.kernel
+# Tile functions have no gradient yet.
+@wp.kernel(enable_backward=False)
 def tile_functions(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), out: wp.array2d(dtype=float),
                    sums: wp.array(dtype=float)):
     i, j = wp.tid()

@@ -43,7 +43,8 @@ def matmul_scaled(A: wp.array2d(dtype=float), B: wp.array2d(dtype=float), C: wp.
     wp.tile_store(C, d, offset=(i * 4, 8))
 
 
-@wp.kernel
+# y changes in place after tile_dot reads it: weft keeps no tile for the backward pass, so no gradient.
+@wp.kernel(enable_backward=False)
 def dot_axpy(a: wp.array(dtype=float), out: wp.array(dtype=float)):
     i = wp.tid()
     x = wp.tile_load(a, shape=8, offset=i * 8)
