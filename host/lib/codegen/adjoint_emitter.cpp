@@ -195,6 +195,13 @@ private:
             return;
         }
         if (array_param && (e.kind == K::Shape || (e.kind == K::Intrinsic && e.intrinsic == ir::Intrinsic::Len))) return;
+        // Tiles loaded from or stored to the array: their adjoints add to its
+        // gradient element by element (tile_adj_load), plainly when it is private.
+        if (array_param && e.kind == K::Tile &&
+            (e.name == "tile_load" || e.name == "tile_store" || e.name == "tile_atomic_add")) {
+            for (std::size_t i = 1; i < e.args.size(); ++i) expr(*e.args[i]);
+            return;
+        }
         if (e.kind == K::Param && e.type.kind() == Type::Kind::Array) candidates_.erase(e.index); // passed along: anything goes
         for (const ir::ExprPtr &a : e.args) expr(*a);
     }

@@ -225,8 +225,13 @@ void Emitter::tile_value_adjoint(std::ostringstream &o, const Expr &v, const std
         return;
     }
     if (op == "tile_load") {
+        // Plain adds into a gradient the CPU launch keeps a private copy of per range of blocks
+        // (launch_cpu); atomic ones otherwise (blocks load overlapping parts of an array).
+        const bool plain = v.args[0]->kind == K::Param &&
+                           std::find(private_gradients_.begin(), private_gradients_.end(), v.args[0]->index) !=
+                               private_gradients_.end();
         if (const std::string grad = adj_mirror(*v.args[0]); grad != "{}")
-            o << in << "weft::tile_adj_load(" << grad << ", " << g << offsets(1) << ");\n";
+            o << in << "weft::tile_adj_load<" << (plain ? "false" : "true") << ">(" << grad << ", " << g << offsets(1) << ");\n";
         return;
     }
     if (op == "tile_map") {

@@ -33,11 +33,22 @@ template <typename G, typename T> WEFT_RT_FN typename G::type tile_adj_inner(con
     return s;
 }
 
-/// tile_load's adjoint: g added to the gradient array from the offset (atomically: blocks
-/// overlap), elements outside it dropped, nothing without a gradient array.
-template <typename G, typename T> WEFT_RT_FN void tile_adj_load(const array_t<T> &grad, const G &g, int32 o0, int32 o1 = 0) {
+/// tile_load's adjoint: g added to the gradient array from the offset (Atomic: blocks running
+/// at once load overlapping parts of the array; not when the launch gives each range of blocks
+/// a private copy), elements outside it dropped, nothing without a gradient array.
+template <bool Atomic, typename G, typename T>
+WEFT_RT_FN void tile_adj_load(const array_t<T> &grad, const G &g, int32 o0, int32 o1 = 0) {
     if (!grad.data) return;
-    tile_atomic_add(static_cast<G *>(nullptr), grad, g, o0, o1);
+    if (Atomic) return tile_atomic_add(static_cast<G *>(nullptr), grad, g, o0, o1);
+    for (int e = 0; e < G::count; ++e) {
+        const int i = e / G::cols, j = e % G::cols;
+        const int64 r = int64(o0) + i, c = int64(o1) + j;
+        const bool two = grad.ndim > 1;
+        if (rt::tile_inside(r, grad.shape[0]) && (!two || rt::tile_inside(c, grad.shape[1]))) {
+            T &x = two ? index_nn(grad, int32(r), int32(c)) : index_nn(grad, int32(r));
+            x = x + g.data[e];
+        }
+    }
 }
 
 /// tile_store's adjoint: the gradient array's elements from the offset added to adj (outside: nothing).
@@ -105,17 +116,20 @@ template <typename AA, typename AB, typename TA, typename TB, typename G>
 WEFT_RT_FN void tile_adj_matmul(AA &adj_a, AB &adj_b, const TA &a, const TB &b, const G &g, typename G::type alpha) {
     using T = typename G::type;
     constexpr int M = TA::rows, K = TA::cols, N = TB::cols;
+    // Both as sums of scaled rows, the inner loops contiguous and independent
+    // (vectorized): A's adjoint row i gathers G[i, j] B^T's row j.
+    T bt[N * K];
+    for (int k = 0; k < K; ++k)
+        for (int j = 0; j < N; ++j) bt[j * K + k] = b.data[k * N + j];
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            const T x = alpha * g.data[i * N + j];
+            for (int k = 0; k < K; ++k) adj_a.data[i * K + k] = adj_a.data[i * K + k] + x * bt[j * K + k];
+        }
     for (int i = 0; i < M; ++i)
         for (int k = 0; k < K; ++k) {
-            T s = T(0);
-            for (int j = 0; j < N; ++j) s = s + g.data[i * N + j] * b.data[k * N + j];
-            adj_a.data[i * K + k] = adj_a.data[i * K + k] + alpha * s;
-        }
-    for (int k = 0; k < K; ++k)
-        for (int j = 0; j < N; ++j) {
-            T s = T(0);
-            for (int i = 0; i < M; ++i) s = s + a.data[i * K + k] * g.data[i * N + j];
-            adj_b.data[k * N + j] = adj_b.data[k * N + j] + alpha * s;
+            const T x = alpha * a.data[i * K + k];
+            for (int j = 0; j < N; ++j) adj_b.data[k * N + j] = adj_b.data[k * N + j] + x * g.data[i * N + j];
         }
 }
 
