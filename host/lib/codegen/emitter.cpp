@@ -512,12 +512,16 @@ void Emitter::function(std::ostringstream &o, const ir::Function &f) {
         o << line_marker(s.location) << s.text << "\n}\n";
         return;
     }
+    if (backend_ == Backend::Cuda) o << tile_locals(f);
     for (std::size_t i = 0; i < f.locals.size(); ++i) {
         const Type &t = f.locals[i].type;
-        // A tile is always assigned before it is read: no initializer (a
-        // __shared__ variable takes none, and a CPU tile is kilobytes to zero).
-        if (t.is_tile()) o << "    " << tile_declaration(t) << " " << local(static_cast<int>(i)) << ";\n";
-        else o << "    " << type(t) << " " << local(static_cast<int>(i)) << "{};\n";
+        // A tile is always assigned before it is read: no initializer (a CPU
+        // tile is kilobytes to zero; CUDA's are in tile_locals' arena).
+        if (t.is_tile()) {
+            if (backend_ == Backend::Cpu) o << "    " << cpp_type(t) << " " << local(static_cast<int>(i)) << ";\n";
+        } else {
+            o << "    " << type(t) << " " << local(static_cast<int>(i)) << "{};\n";
+        }
     }
     block(o, f.body, 1);
     o << "}\n";

@@ -321,6 +321,8 @@ private:
 
     /// A tile local's declaration type: shared by the block on CUDA.
     std::string tile_declaration(const Type &t) const;
+    /// CUDA forward code: the declarations of `f`'s tile locals, in one shared arena ("" for none).
+    std::string tile_locals(const ir::Function &f) const;
     /// dst = value for a tile: an operation, a copy of a variable, or a function's result.
     void tile_assignment(std::ostringstream &o, const std::string &dst, const Expr &value, int depth);
     /// Whether a function has tiles (parameters, locals, result): no adjoint or replay of it is made.

@@ -11,8 +11,105 @@ bool elementwise(const std::string &op) { return op == "tile_map" || op == "tile
 } // namespace
 
 std::string Emitter::tile_declaration(const Type &t) const {
-    // CUDA: the block's threads share each tile; the CPU: one task's locals.
-    return std::string(backend_ == Backend::Cuda ? "__shared__ " : "") + cpp_type(t);
+    // CUDA: the block's threads share each tile; the CPU, and a backward pass
+    // (one lane per block): the thread's own locals.
+    return std::string(backend_ == Backend::Cuda && !codegen_.adjoint ? "__shared__ " : "") + cpp_type(t);
+}
+
+std::string Emitter::tile_locals(const ir::Function &f) const {
+    // CUDA forward code: the function's tiles in one shared arena, a tile
+    // whose live range overlaps no other's sharing its bytes (statically
+    // allocated shared memory is at most 48 KiB a block, and a layer-by-layer
+    // MLP names a dozen tiles). A live range: from the tile's first statement
+    // to its last, in statement order; one used inside a loop lives through
+    // the whole loop.
+    struct Range {
+        int local;
+        int first = -1, last = -1;
+        std::uint64_t bytes = 0, offset = 0;
+    };
+    std::vector<Range> ranges;
+    std::map<int, std::size_t> of;
+    for (std::size_t i = 0; i < f.locals.size(); ++i)
+        if (f.locals[i].type.is_tile()) {
+            of[static_cast<int>(i)] = ranges.size();
+            ranges.push_back({static_cast<int>(i), -1, -1, (f.locals[i].type.size() + 15) / 16 * 16, 0});
+        }
+    if (ranges.empty()) return "";
+    int counter = 0;
+    std::vector<int> open_loops; // the statement numbers of the loops around the statement being walked
+    const auto touch = [&](int local, int at) {
+        const auto it = of.find(local);
+        if (it == of.end()) return;
+        Range &r = ranges[it->second];
+        r.first = r.first < 0 ? at : std::min(r.first, at);
+        r.last = std::max(r.last, at);
+    };
+    std::map<int, std::set<int>> used_in_loop; // loop start -> tiles it touches
+    std::vector<std::pair<int, int>> loop_spans;
+    std::function<void(const std::vector<ir::StmtPtr> &)> walk = [&](const std::vector<ir::StmtPtr> &body) {
+        for (const ir::StmtPtr &s : body) {
+            const int at = counter++;
+            std::set<int> here;
+            if (s->kind == S::Declare || s->kind == S::Assign) here.insert(s->index);
+            for (int t : s->targets) here.insert(t);
+            const auto exprs = [&](const Expr &e) {
+                ir::for_each_expr(e, [&](const Expr &x) {
+                    if (x.kind == K::Local && x.index >= 0) here.insert(x.index);
+                });
+            };
+            for (const Expr *e : {s->target.get(), s->value.get(), s->cond.get()})
+                if (e) exprs(*e);
+            for (const ir::ExprPtr &a : s->args) exprs(*a);
+            for (int t : here) {
+                touch(t, at);
+                for (int start : open_loops) used_in_loop[start].insert(t);
+            }
+            const bool loop = s->kind == S::For || s->kind == S::While;
+            if (loop) open_loops.push_back(at);
+            walk(s->body);
+            walk(s->orelse);
+            if (loop) {
+                open_loops.pop_back();
+                loop_spans.emplace_back(at, counter - 1);
+            }
+        }
+    };
+    walk(f.body);
+    for (const auto &[start, end] : loop_spans)
+        for (int t : used_in_loop[start]) touch(t, start), touch(t, end);
+    // First fit, by first statement: the lowest offset clear of every placed range it overlaps.
+    std::vector<std::size_t> order(ranges.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ranges[a].first < ranges[b].first; });
+    std::vector<std::size_t> placed;
+    std::uint64_t total = 0;
+    for (std::size_t i : order) {
+        Range &r = ranges[i];
+        std::uint64_t offset = 0;
+        for (bool moved = true; moved;) {
+            moved = false;
+            for (std::size_t j : placed) {
+                const Range &p = ranges[j];
+                const bool live_together = r.first <= p.last && p.first <= r.last;
+                const bool bytes_overlap = offset < p.offset + p.bytes && p.offset < offset + r.bytes;
+                if (live_together && bytes_overlap) {
+                    offset = p.offset + p.bytes;
+                    moved = true;
+                }
+            }
+        }
+        r.offset = offset;
+        total = std::max(total, offset + r.bytes);
+        placed.push_back(i);
+    }
+    std::string out = "    __shared__ alignas(16) unsigned char weft_tiles_[" + std::to_string(total) + "];\n";
+    for (const Range &r : ranges) {
+        const std::string t = cpp_type(f.locals[static_cast<std::size_t>(r.local)].type);
+        out += "    " + t + " &" + local(r.local) + " = *reinterpret_cast<" + t + " *>(weft_tiles_ + " +
+               std::to_string(r.offset) + ");\n";
+    }
+    return out;
 }
 
 std::string Emitter::tile_callback(const Expr &e, const std::vector<std::string> &operands) {

@@ -191,6 +191,18 @@ std::optional<std::vector<Value>> Checker::tile_offsets(const std::string &name,
     return out;
 }
 
+std::optional<Type> Checker::map_operand(Value &v, const Type &shape) {
+    if (v.type().is_tile()) {
+        const Type &t = v.type();
+        if (t.tile_rows() != shape.tile_rows() || t.tile_cols() != shape.tile_cols() || t.tile_ndim() != shape.tile_ndim())
+            return std::nullopt;
+        return Type::scalar(t.scalar_type());
+    }
+    if (v.literal != Value::Literal::None) coerce(v, Type::scalar(shape.scalar_type()));
+    settle(v);
+    return v.type();
+}
+
 Value Checker::tile_node(const std::string &name, const Type &type, SourceLocation at, std::vector<Value> args) {
     auto x = make(K::Tile, type, at);
     x->name = name;
@@ -545,20 +557,14 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
         for (std::size_t i = 2; i < e.children.size(); ++i) {
             Value v = i == 2 ? tile_operand(name, *e.children[i], "the first operand") : expr(*e.children[i]);
             if (!v.ok()) return poison();
-            const Type &first = args.empty() ? v.type() : args[0].type();
-            if (v.type().is_tile()) {
-                if (v.type().tile_rows() != first.tile_rows() || v.type().tile_ndim() != first.tile_ndim() ||
-                    v.type().tile_cols() != first.tile_cols()) {
-                    diags_.error(e.children[i]->location, name + "(): " + v.type().name() + " has another shape than " +
-                                                              first.name());
-                    return poison();
-                }
-                element_types.push_back(Type::scalar(v.type().scalar_type()));
-            } else {
-                if (v.literal != Value::Literal::None) coerce(v, Type::scalar(first.scalar_type()));
-                settle(v);
-                element_types.push_back(v.type());
+            const Type first = args.empty() ? v.type() : args[0].type();
+            const std::optional<Type> element = map_operand(v, first);
+            if (!element) {
+                diags_.error(e.children[i]->location, name + "(): " + v.type().name() + " has another shape than " +
+                                                          first.name());
+                return poison();
             }
+            element_types.push_back(*element);
             args.push_back(std::move(v));
         }
         if (name == "tile_reduce") element_types.push_back(element_types[0]);
@@ -716,19 +722,13 @@ Value Checker::tile_operator(const std::string &op, std::vector<Value> args, Sou
     const Type &shape = a_tile ? args[0].type() : args[1].type();
     std::vector<Type> element_types;
     for (Value &v : args) {
-        if (v.type().is_tile()) {
-            if (v.type().tile_rows() != shape.tile_rows() || v.type().tile_cols() != shape.tile_cols() ||
-                v.type().tile_ndim() != shape.tile_ndim()) {
-                diags_.error(at, what + ": the tiles have different shapes, " + args[0].type().name() + " and " +
-                                     args[1].type().name());
-                return poison();
-            }
-            element_types.push_back(Type::scalar(v.type().scalar_type()));
-        } else {
-            if (v.literal != Value::Literal::None) coerce(v, Type::scalar(shape.scalar_type()));
-            settle(v);
-            element_types.push_back(v.type());
+        const std::optional<Type> element = map_operand(v, shape);
+        if (!element) {
+            diags_.error(at, what + ": the tiles have different shapes, " + args[0].type().name() + " and " +
+                                 args[1].type().name());
+            return poison();
         }
+        element_types.push_back(*element);
     }
     std::vector<Value> placeholders;
     for (std::size_t k = 0; k < element_types.size(); ++k) {

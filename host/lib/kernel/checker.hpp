@@ -251,6 +251,9 @@ private:
     std::optional<std::vector<Value>> tile_offsets(const std::string &name, const ast::Expr *offset, int ndim,
                                                    SourceLocation at);
     Value tile_node(const std::string &name, const Type &type, SourceLocation at, std::vector<Value> args);
+    /// An operand of a per-element operation beside tiles shaped like `shape`: a tile's
+    /// dtype (nullopt for another shape), or another value's type (a literal takes the dtype).
+    std::optional<Type> map_operand(Value &v, const Type &shape);
     /// tile_map / tile_reduce's operation applied to placeholder operands of `operand_types`.
     Value tile_callback(const std::string &name, const ast::Expr &op, const std::vector<Type> &operand_types,
                         SourceLocation at);
