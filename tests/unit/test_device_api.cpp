@@ -180,6 +180,33 @@ def shift(a: wp.array(dtype=float), b: wp.array2d(dtype=float)):
     (void)fast;
 }
 
+TEST_CASE("debug mode: a tile element outside its tile fails the launch, naming tile, kernel, line and thread") {
+    const Type i32 = Type::scalar(Scalar::Int32);
+    TempCache cache;
+    Host host(options_for(cache));
+    const char *kernel = R"(import warp as wp
+
+@wp.kernel
+def pick(a: wp.array(dtype=float), at: wp.array(dtype=int), out: wp.array(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(a, shape=8)
+    out[i] = t[at[i]]
+)";
+    ModuleLoadOptions debug;
+    debug.debug = true;
+    const Kernel checked = host.load_module_source("pick", kernel, debug).kernel("pick");
+    REQUIRE(checked.tiled());
+    std::vector<float> values{10, 11, 12, 13, 14, 15, 16, 17};
+    Array a = Array::from_vector(f32, values);
+    Array inside = Array::from_vector(i32, std::vector<std::int32_t>{7, 0});
+    Array outside = Array::from_vector(i32, std::vector<std::int32_t>{3, 8});
+    Array out = Array::zeros(f32, {2});
+    checked.launch({2}, {a, inside, out});
+    CHECK(out.to_vector<float>() == std::vector<float>{17, 10});
+    const std::string message = message_of<LaunchError>([&] { checked.launch({2}, {a, outside, out}); });
+    CHECK_THAT(message, Catch::Contains("array 't' index [8] is out of bounds for shape [8] in kernel 'pick' at pick.py:7, thread 1"));
+}
+
 TEST_CASE("debug mode: an integer division or remainder by zero fails the launch, naming kernel, line and thread") {
     const Type i32 = Type::scalar(Scalar::Int32);
     TempCache cache;

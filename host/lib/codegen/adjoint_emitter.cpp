@@ -1294,12 +1294,13 @@ void Emitter::ad_value(std::ostringstream &o, const Expr &e, const std::string &
         if (!a.empty() && active(e.type)) o << in << "adj_acc(" << a << ", " << r << ");\n";
         return;
     }
-    case K::Tile: { // t[i, j] (tile_extract): the element's adjoint
+    case K::Tile: { // t[i, j] (tile_extract): the element's adjoint, when the element is inside the tile
         const std::string a = adj_ref(*e.args[0]);
         if (a.empty() || !active(e.type)) return;
-        o << in << a << ".data[" << (e.args.size() == 3 ? expr(*e.args[1]) + " * " + std::to_string(e.args[0]->type.tile_cols()) + " + " + expr(*e.args[2])
-                                                        : expr(*e.args[1]))
-          << "] += " << r << ";\n";
+        const Type &t = e.args[0]->type;
+        const std::string i = expr(*e.args[1]), j = e.args.size() == 3 ? expr(*e.args[2]) : "0";
+        o << in << "if (" << i << " >= 0 && " << i << " < " << t.tile_rows() << " && " << j << " >= 0 && " << j << " < "
+          << t.tile_cols() << ") " << a << ".data[" << i << " * " << t.tile_cols() << " + " << j << "] += " << r << ";\n";
         return;
     }
     case K::Literal:

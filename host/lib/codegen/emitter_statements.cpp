@@ -321,6 +321,10 @@ std::string Emitter::expr(const Expr &e) {
     case K::Not: return "!(" + expr(*e.args[0]) + ")";
     case K::Intrinsic: return intrinsic(e);
     case K::Tile:
+        if (e.name == "tile_extract" && codegen_.bounds_checks)
+            return "weft::tile_extract_checked(" + expr(*e.args[0]) + ", " + c_string(array_name(*e.args[0])) + ", " +
+                   c_string(f_->name) + ", " + c_string(logical_file_) + ", " + std::to_string(e.location.line) +
+                   ", weft_t_.idx, " + args(e, 1) + ")";
         if (e.name == "tile_extract") return "weft::tile_extract(" + args(e) + ")";
         throw InternalError("generate_cpp: tile operation " + e.name + " outside a tile statement");
     case K::Select:

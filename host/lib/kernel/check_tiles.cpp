@@ -665,6 +665,11 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
                 diags_.error(a->at("out")->location, "tile_matmul(): out must be a tile variable (it is written)");
                 return poison();
             }
+            for (const Value &operand : args) // a and b
+                if (operand.expr->kind == K::Local && operand.expr->index == out.expr->index) {
+                    diags_.error(a->at("out")->location, "tile_matmul(): out must not be a or b (it is written while they are read)");
+                    return poison();
+                }
             args.push_back(std::move(out));
         }
         args.push_back(factor("alpha"));

@@ -229,6 +229,20 @@ template <typename S> WEFT_RT_FN typename S::type tile_extract(const S &t, int32
 template <typename S> WEFT_RT_FN typename S::type tile_extract(const S &t, int32 i, int32 j) {
     return t.data[i * S::cols + j];
 }
+/// t[i] / t[i, j] in debug mode: each index inside the tile, else a failure
+/// reported like an array's (rt/checked.h) and zero.
+template <typename S, typename... I>
+WEFT_RT_FN typename S::type tile_extract_checked(const S &t, const char *tile, const char *kernel, const char *file,
+                                                 int32 line, int64 thread, I... i) {
+    const int32 index[] = {int32(i)...};
+    constexpr int n = int(sizeof...(I));
+    const int32 shape[] = {S::rows, S::cols};
+    bool inside = true;
+    for (int d = 0; d < n; ++d) inside = inside && index[d] >= 0 && index[d] < shape[d];
+    if (inside) return t.data[n == 1 ? index[0] : index[0] * S::cols + index[n - 1]];
+    rt::bounds_failure(tile, kernel, file, line, thread, index, n, shape, n);
+    return typename S::type(0);
+}
 
 /// f (a function object) folded over the elements in order (Warp's CPU order): a (1,) tile.
 template <typename D, typename F, typename S> WEFT_RT_FN void tile_reduce(D &dst, F f, const S &src) {
