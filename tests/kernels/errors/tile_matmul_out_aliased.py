@@ -1,4 +1,4 @@
-# expect: 9:27: tile_matmul(): out must not be a or b
+# expect: 9:26: tile_matmul(): out must not be a or b
 import warp as wp
 
 
