@@ -323,6 +323,8 @@ int main(int argc, char **argv) try {
               "weft::tile_axpy(" + T + "(2), m, n)"})
             g.call(call, "void", tiles);
         g.call("weft::tile_extract(m, 1, 2)", T, tiles);
+        g.call("weft::print_tile<2>(m)", "void", tiles);
+        g.call("weft::print_tile<1>(v)", "void", tiles);
         g.call("weft::tile_extract(v, 1)", T, tiles);
         if (std::string(s) != "int32")
             g.call("weft::tile_gemm<true>(m, n, mt, " + T + "(1), " + T + "(1))", "void",

@@ -355,7 +355,10 @@ std::string Emitter::intrinsic(const Expr &e) {
     case I::AtomicOr: return atomic_call("atomic_or", e, checked_where);
     case I::AtomicXor: return atomic_call("atomic_xor", e, checked_where);
     case I::AtomicExch: return atomic_call("atomic_exch", e, checked_where);
-    case I::Print: return "weft::print(" + args(e) + ")";
+    case I::Print:
+        if (e.args.size() == 1 && e.args[0]->type.is_tile())
+            return "weft::print_tile<" + std::to_string(e.args[0]->type.tile_ndim()) + ">(" + args(e) + ")";
+        return "weft::print(" + args(e) + ")";
     case I::ExpectEq: return "weft::expect_eq(" + args(e) + ", " + where + ")";
     // Release builds drop the check (the condition's effects, if any, still happen).
     case I::Assert: return codegen_.bounds_checks ? "weft::assert_true(" + args(e) + ", " + where + ")" : "(void)0";

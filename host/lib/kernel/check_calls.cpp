@@ -145,7 +145,9 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
         }
     for (const Value &v : args)
         if (!v.ok()) return poison();
-    for (std::size_t i = 0; i < args.size(); ++i)
+    // print(t): a tile alone on its line (Warp's tile printing).
+    const bool prints_tile = name == "print" && args.size() == 1 && args[0].type().is_tile();
+    for (std::size_t i = 0; i < args.size() && !prints_tile; ++i)
         if (args[i].type().is_tile()) {
             diags_.error(i < arg_ast.size() ? arg_ast[i]->location : at,
                          name + "() does not take tiles (got " + args[i].type().name() + ")");
@@ -239,6 +241,7 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
         }
         return result(dtype);
     }
+    if (prints_tile) return result(Type::void_type());
     if (name == "print") {
         for (std::size_t i = 0; i < args.size(); ++i) {
             if (args[i].expr->kind == K::String) continue;

@@ -462,17 +462,10 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
     }
 
     if (name == "tile_broadcast" || name == "tile_reshape") {
-        auto a = tile_arguments(name, e, {"a" /* Warp: t for reshape */, "shape"}, 0);
+        const std::string source = name == "tile_reshape" ? "t" : "a"; // Warp's parameter names
+        auto a = tile_arguments(name, e, {source, "shape"}, 2);
         if (!a) return poison();
-        const Expr *src = a->count("a") ? a->at("a") : nullptr;
-        if (!src)
-            for (const ast::Keyword &k : e.keywords)
-                if (k.name == "t") src = k.value.get();
-        if (!src || !a->count("shape")) {
-            diags_.error(at, name + "() needs a tile and shape=");
-            return poison();
-        }
-        Value t = tile_operand(name, *src, "its first argument");
+        Value t = tile_operand(name, *a->at(source), "its first argument");
         if (!t.ok()) return poison();
         const auto shape = tile_shape(name, *a->at("shape"));
         if (!shape) return poison();

@@ -229,6 +229,25 @@ template <typename S> WEFT_RT_FN typename S::type tile_extract(const S &t, int32
 template <typename S> WEFT_RT_FN typename S::type tile_extract(const S &t, int32 i, int32 j) {
     return t.data[i * S::cols + j];
 }
+/// print(t): the elements, rows on lines of their own, then the shape, as
+/// Warp prints a tile ("[[0.5 1]\n [2 2.5]] = tile(shape=(2,2))"); one line
+/// per block (its first lane prints).
+template <int Dims, typename S> WEFT_RT_FN void print_tile(const S &t) {
+    if (WEFT_TILE_LANE != 0) return;
+    const rt::LineLock line;
+    printf("[");
+    for (int i = 0; i < (Dims == 2 ? S::rows : 1); ++i) {
+        if (Dims == 2) printf(i ? "\n [" : "[");
+        for (int j = 0; j < (Dims == 2 ? S::cols : S::rows); ++j) {
+            if (j) printf(" ");
+            rt::pv(t.data[Dims == 2 ? i * S::cols + j : j], false);
+        }
+        if (Dims == 2) printf("]");
+    }
+    if (Dims == 2) printf("] = tile(shape=(%d,%d))\n", S::rows, S::cols);
+    else printf("] = tile(shape=(%d))\n", S::rows);
+}
+
 /// t[i] / t[i, j] in debug mode: each index inside the tile, else a failure
 /// reported like an array's (rt/checked.h) and zero.
 template <typename S, typename... I>
