@@ -258,6 +258,22 @@ TEST_CASE("a tile kernel whose gradient would need a tile it overwrites has no b
     CHECK_THAT(message, Catch::Matchers::Contains("tile_gradient_refused.py:15:9: kernel 'carried': the gradient "
                                                            "of tile_matmul needs tile 'v'"));
     CHECK_THAT(message, Catch::Matchers::Contains("never saved"));
+    // Tiles of vectors have no adjoint yet: refused, never dropped.
+    const CompiledModule vectors = host.load_module_source("vector_tiles", R"(import warp as wp
+
+@wp.kernel
+def spread(p: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.vec3)):
+    t = wp.tile_load(p, shape=4)
+    wp.tile_store(out, t * 2.0)
+)");
+    std::string vector_message;
+    try {
+        (void)vectors.kernel("spread").backward();
+    } catch (const UserError &e) {
+        vector_message = e.what();
+    }
+    CHECK_THAT(vector_message, Catch::Matchers::Contains("tile 't' holds vec3, and tiles of vectors and matrices have no "
+                                                         "gradient yet"));
     // The forward pass runs: three products of the all-ones vector.
     std::vector<double> ones(64, 1.0);
     const Array a = Array::from_host(f64, {8, 8}, ones.data(), ones.size() * 8);

@@ -79,7 +79,7 @@ bool active(const Type &t) {
     case Type::Kind::Struct:
     case Type::Kind::Tuple: return true;
     case Type::Kind::Native: return t.is_differentiable_native();
-    case Type::Kind::Tile: return Type::scalar(t.scalar_type()).is_float();
+    case Type::Kind::Tile: return t.element().is_float(); // tiles of vectors and matrices: none yet (check_tile_gradients)
     default: return false;
     }
 }
@@ -902,7 +902,7 @@ void Emitter::adjoint_function(std::ostringstream &o, const ir::Function &f) {
             o << "    " << tile_declaration(t) << " " << local(static_cast<int>(i)) << ";\n";
             if (has_adjoint(t))
                 o << "    " << tile_declaration(t) << " " << adj_local(static_cast<int>(i)) << ";\n    weft::tile_fill("
-                  << adj_local(static_cast<int>(i)) << ", " << cpp_type(Type::scalar(t.scalar_type())) << "(0));\n";
+                  << adj_local(static_cast<int>(i)) << ", " << cpp_type(t.element()) << "(0));\n";
             continue;
         }
         o << "    " << type(t) << " " << local(static_cast<int>(i)) << "{};\n";

@@ -9,7 +9,8 @@ namespace weft::codegen::detail {
 
 namespace {
 
-bool float_tile(const Type &t) { return t.is_tile() && Type::scalar(t.scalar_type()).is_float(); }
+/// A tile of float scalars: one with an adjoint (tiles of vectors and matrices have none yet).
+bool float_tile(const Type &t) { return t.is_tile() && t.element().is_float(); }
 
 /// A statement's place: the body lists from the function's down to its own, and its index in each.
 using Path = std::vector<std::pair<const std::vector<ir::StmtPtr> *, std::size_t>>;
@@ -79,6 +80,11 @@ void Emitter::check_tile_gradients(const ir::Function &f) {
     };
     Path path;
     collect(f.body, path);
+    for (const ir::Variable &v : f.locals)
+        if (v.type.is_tile() && !v.type.element().is_scalar() && Type::scalar(v.type.scalar_type()).is_float())
+            throw UserError(at(v.location) + "tile '" + v.name + "' holds " + v.type.element().name() +
+                            ", and tiles of vectors and matrices have no gradient yet: declare the kernel "
+                            "enable_backward=False");
 
     int loops = 0; // loops around the statement being checked
     std::function<void(const std::vector<ir::StmtPtr> &)> check = [&](const std::vector<ir::StmtPtr> &body) {
@@ -161,7 +167,7 @@ void Emitter::tile_reverse(std::ostringstream &o, const Stmt &s, int depth) {
         o << line_marker(s.location) << in << "{\n"
           << in << "    " << tile_declaration(t) << " weft_g_;\n"
           << in << "    weft::tile_copy(weft_g_, " << adj_local(s.index) << ");\n"
-          << in << "    weft::tile_fill(" << adj_local(s.index) << ", " << cpp_type(Type::scalar(t.scalar_type())) << "(0));\n";
+          << in << "    weft::tile_fill(" << adj_local(s.index) << ", " << cpp_type(t.element()) << "(0));\n";
         tile_value_adjoint(o, v, "weft_g_", depth + 1);
         o << in << "}\n";
         return;
@@ -249,7 +255,7 @@ void Emitter::tile_value_adjoint(std::ostringstream &o, const Expr &v, const std
                     continue;
                 }
                 const std::string mine = "weft_ax" + std::to_string(i - 1) + "_";
-                declare += in + "    " + cpp_type(Type::scalar(x.type.scalar_type())) + " " + mine + "{};\n";
+                declare += in + "    " + cpp_type(x.type.element()) + " " + mine + "{};\n";
                 collect += in + "    " + adj + ".data[weft_e_] += " + mine + ";\n";
                 adjs.push_back(mine);
             } else {

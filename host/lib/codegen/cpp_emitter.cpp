@@ -88,7 +88,7 @@ std::string cpp_type(const Type &t) {
     case Type::Kind::Void: return "void";
     case Type::Kind::String: return "const char *";
     case Type::Kind::Tile:
-        return "weft::tile_t<" + cpp_type(Type::scalar(t.scalar_type())) + ", " + std::to_string(t.tile_rows()) + ", " +
+        return "weft::tile_t<" + cpp_type(t.element()) + ", " + std::to_string(t.tile_rows()) + ", " +
                std::to_string(t.tile_cols()) + ">";
     }
     throw InternalError("cpp_type: unknown kind");

@@ -192,10 +192,12 @@ void Emitter::tile_statement(std::ostringstream &o, const std::string &dst, cons
         close = in + "    weft::tile_copy(" + dst + ", weft_alias_);\n" + in + "}\n";
     }
     const std::string pad = aliased ? in + "    " : in;
-    const std::string element = cpp_type(Type::scalar(e.type.scalar_type()));
+    // Vector and matrix elements: T() is zero, T(s) fills with the scalar s.
+    const std::string element = cpp_type(e.type.element());
+    const std::string one = cpp_type(Type::scalar(e.type.scalar_type())) + "(1)";
     o << pad;
-    if (op == "tile_zeros") o << "weft::tile_fill(" << target << ", " << element << "(0));\n";
-    else if (op == "tile_ones") o << "weft::tile_fill(" << target << ", " << element << "(1));\n";
+    if (op == "tile_zeros") o << "weft::tile_fill(" << target << ", " << element << "());\n";
+    else if (op == "tile_ones") o << "weft::tile_fill(" << target << ", " << element << "(" << one << "));\n";
     else if (op == "tile_full") o << "weft::tile_fill(" << target << ", " << a[0] << ");\n";
     else if (op == "tile_arange") o << "weft::tile_arange(" << target << ", " << a[0] << ", " << a[1] << ");\n";
     else if (op == "tile_load") o << "weft::tile_load(" << target << ", " << a[0] << rest(1) << ");\n";

@@ -103,7 +103,7 @@ std::optional<std::vector<int>> Checker::tile_shape(const std::string &name, con
     return out;
 }
 
-std::optional<Type> Checker::tile_type(const std::string &name, Scalar dtype, const std::vector<int> &shape,
+std::optional<Type> Checker::tile_type(const std::string &name, const Type &dtype, const std::vector<int> &shape,
                                        SourceLocation at) {
     const Type t = Type::tile(dtype, shape[0], shape.size() > 1 ? shape[1] : 0);
     if (t.size() > max_tile_bytes) {
@@ -115,16 +115,25 @@ std::optional<Type> Checker::tile_type(const std::string &name, Scalar dtype, co
     return t;
 }
 
-std::optional<Scalar> Checker::tile_dtype(const std::string &name, const Expr *dtype, Scalar fallback) {
+namespace {
+/// What a tile may hold: scalars, vectors and matrices, but not of float16 or bfloat16.
+bool tile_element_type(const Type &t) {
+    return (t.kind() == Type::Kind::Scalar || t.kind() == Type::Kind::Vector || t.kind() == Type::Kind::Matrix) &&
+           !is_half_precision(t.scalar_type());
+}
+const char *const tile_elements = "scalars (bool, integers, float32, float64) and vectors and matrices of them";
+} // namespace
+
+std::optional<Type> Checker::tile_dtype(const std::string &name, const Expr *dtype, const Type &fallback) {
     if (!dtype) return fallback;
     const std::optional<Type> t = concrete_type(*dtype);
     if (!t) return std::nullopt;
-    if (!t->is_scalar() || is_half_precision(t->scalar_type())) {
-        diags_.error(dtype->location, name + "(): tiles of scalar types (bool, integers, float32, float64) are "
-                                             "supported in this version, got '" + t->name() + "'");
+    if (!tile_element_type(*t)) {
+        diags_.error(dtype->location, name + "(): tiles hold " + std::string(tile_elements) + " in this version, got '" +
+                                          t->name() + "'");
         return std::nullopt;
     }
-    return t->scalar_type();
+    return t;
 }
 
 bool Checker::tile_storage(const std::string &name, const Expr *storage) {
@@ -196,7 +205,7 @@ std::optional<Type> Checker::map_operand(Value &v, const Type &shape) {
         const Type &t = v.type();
         if (t.tile_rows() != shape.tile_rows() || t.tile_cols() != shape.tile_cols() || t.tile_ndim() != shape.tile_ndim())
             return std::nullopt;
-        return Type::scalar(t.scalar_type());
+        return t.element();
     }
     if (v.literal != Value::Literal::None) coerce(v, Type::scalar(shape.scalar_type()));
     settle(v);
@@ -262,25 +271,25 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
         const auto shape = tile_shape(name, *a->at("shape"));
         if (!shape) return poison();
         std::vector<Value> args;
-        Scalar fallback = Scalar::Float32;
+        Type fallback = Type::scalar(Scalar::Float32);
         if (full) {
             args.push_back(expr(*a->at("value")));
             if (!args[0].ok()) return poison();
             if (!a->count("dtype")) settle(args[0]);
             if (args[0].literal == Value::Literal::None) {
-                if (!args[0].type().is_scalar()) {
-                    diags_.error(a->at("value")->location, "tile_full(): value must be a scalar, got '" +
-                                                               args[0].type().name() + "'");
+                if (!tile_element_type(args[0].type())) {
+                    diags_.error(a->at("value")->location, "tile_full(): tiles hold " + std::string(tile_elements) +
+                                                               ", the value is '" + args[0].type().name() + "'");
                     return poison();
                 }
-                fallback = args[0].type().scalar_type();
+                fallback = args[0].type();
             }
         }
         const auto dtype = tile_dtype(name, a->count("dtype") ? a->at("dtype") : nullptr, fallback);
         if (!dtype) return poison();
-        if (full && !coerce(args[0], Type::scalar(*dtype))) {
+        if (full && !coerce(args[0], *dtype)) {
             diags_.error(a->at("value")->location, "tile_full(): value is '" + args[0].type().name() +
-                                                       "', the tile's dtype " + std::string(scalar_name(*dtype)));
+                                                       "', the tile's dtype " + dtype->name());
             return poison();
         }
         const auto t = tile_type(name, *dtype, *shape, at);
@@ -306,8 +315,14 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
                                  std::to_string(bounds.size()) + " arguments");
             return poison();
         }
-        const auto dtype = tile_dtype(name, dtype_ast, Scalar::Float32); // Warp's default even for int bounds
-        if (!dtype) return poison();
+        const auto dtype_type = tile_dtype(name, dtype_ast, Type::scalar(Scalar::Float32)); // Warp's default even for int bounds
+        if (!dtype_type) return poison();
+        if (!dtype_type->is_scalar() || dtype_type->is_bool()) {
+            diags_.error(dtype_ast->location, "tile_arange(): dtype must be a numeric scalar type, got '" +
+                                                  dtype_type->name() + "'");
+            return poison();
+        }
+        const std::optional<Scalar> dtype = dtype_type->scalar_type();
         std::vector<double> v; // start, stop, step
         for (const Expr *b : bounds) {
             Value::Literal lit;
@@ -337,7 +352,7 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
                                  " elements; a tile dimension must be 1 to " + std::to_string(max_tile_extent));
             return poison();
         }
-        const auto t = tile_type(name, *dtype, {static_cast<int>(count)}, at);
+        const auto t = tile_type(name, Type::scalar(*dtype), {static_cast<int>(count)}, at);
         if (!t) return poison();
         std::vector<Value> args;
         for (double x : {start, step}) {
@@ -366,13 +381,12 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
                                                        " dimensions, the array " + std::to_string(arr.type().ndim()));
             return poison();
         }
-        if (!arr.type().element().is_scalar() || is_half_precision(arr.type().element().scalar_type())) {
-            diags_.error(a->at("a")->location, "tile_load(): tiles of scalar types (bool, integers, float32, float64) "
-                                                   "are supported in this version, the array holds '" +
-                                                   arr.type().element().name() + "'");
+        if (!tile_element_type(arr.type().element())) {
+            diags_.error(a->at("a")->location, "tile_load(): tiles hold " + std::string(tile_elements) +
+                                                   " in this version, the array holds '" + arr.type().element().name() + "'");
             return poison();
         }
-        const auto t = tile_type(name, arr.type().element().scalar_type(), *shape, at);
+        const auto t = tile_type(name, arr.type().element(), *shape, at);
         if (!t) return poison();
         auto offsets = tile_offsets(name, a->count("offset") ? a->at("offset") : nullptr, arr.type().ndim(), at);
         if (!offsets) return poison();
@@ -398,13 +412,12 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
                                                    std::to_string(arr.type().ndim()));
             return poison();
         }
-        if (arr.type().element() != Type::scalar(t.type().scalar_type())) {
-            diags_.error(a->at("t")->location, name + "(): the tile holds " +
-                                                   std::string(scalar_name(t.type().scalar_type())) + ", the array " +
+        if (arr.type().element() != t.type().element()) {
+            diags_.error(a->at("t")->location, name + "(): the tile holds " + t.type().element().name() + ", the array " +
                                                    arr.type().element().name());
             return poison();
         }
-        if (name == "tile_atomic_add" && t.type().scalar_type() == Scalar::Bool) {
+        if (name == "tile_atomic_add" && t.type().element().is_bool()) {
             diags_.error(a->at("t")->location, "tile_atomic_add(): needs a numeric tile, got " + t.type().name());
             return poison();
         }
@@ -427,9 +440,13 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
         Value t = tile_operand(name, *a->at("a"), "a");
         if (!t.ok()) return poison();
         const Type &tt = t.type();
-        const Scalar s = tt.scalar_type();
-        if (name != "tile_transpose" && s == Scalar::Bool) {
+        const Type el = tt.element();
+        if (name != "tile_transpose" && el.is_bool()) {
             diags_.error(a->at("a")->location, name + "(): needs a numeric tile, got " + tt.name());
+            return poison();
+        }
+        if (name != "tile_transpose" && name != "tile_sum" && !el.is_scalar()) {
+            diags_.error(a->at("a")->location, name + "(): needs a tile of scalars (as Warp's), got " + tt.name());
             return poison();
         }
         Type result = tt;
@@ -439,7 +456,7 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
                 diags_.error(a->at("a")->location, "tile_transpose(): needs a 2-D tile, got " + tt.name());
                 return poison();
             }
-            result = Type::tile(s, tt.tile_cols(), tt.tile_rows());
+            result = Type::tile(el, tt.tile_cols(), tt.tile_rows());
         } else if (name == "tile_scan_inclusive" || name == "tile_scan_exclusive") {
             result = tt;
         } else if (a->count("axis")) {
@@ -451,9 +468,9 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
                 return poison();
             }
             axis = static_cast<int>(c->int_components[0]);
-            result = tt.tile_ndim() == 1 ? Type::tile(s, 1) : Type::tile(s, axis == 0 ? tt.tile_cols() : tt.tile_rows());
+            result = tt.tile_ndim() == 1 ? Type::tile(el, 1) : Type::tile(el, axis == 0 ? tt.tile_cols() : tt.tile_rows());
         } else {
-            result = Type::tile(name == "tile_argmin" || name == "tile_argmax" ? Scalar::Int32 : s, 1);
+            result = name == "tile_argmin" || name == "tile_argmax" ? Type::tile(Scalar::Int32, 1) : Type::tile(el, 1);
         }
         auto x = tile_node(name, result, at, {});
         x.expr->index = axis;
@@ -470,7 +487,7 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
         const auto shape = tile_shape(name, *a->at("shape"));
         if (!shape) return poison();
         const Type &tt = t.type();
-        const auto result = tile_type(name, tt.scalar_type(), *shape, at);
+        const auto result = tile_type(name, tt.element(), *shape, at);
         if (!result) return poison();
         if (name == "tile_reshape") {
             if (result->tile_count() != tt.tile_count()) {
@@ -504,8 +521,13 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
         if (!a) return poison();
         Value t = tile_operand(name, *a->at("t"), "t");
         if (!t.ok()) return poison();
-        const auto dtype = tile_dtype(name, a->at("dtype"), Scalar::Float32);
+        const auto dtype = tile_dtype(name, a->at("dtype"), Type::scalar(Scalar::Float32));
         if (!dtype) return poison();
+        if (!dtype->is_scalar() || !t.type().element().is_scalar()) {
+            diags_.error(at, "tile_astype(): converts tiles of scalars to scalars, got " + t.type().name() + " to '" +
+                                 dtype->name() + "'");
+            return poison();
+        }
         const Type result = Type::tile(*dtype, t.type().tile_rows(), t.type().tile_ndim() == 2 ? t.type().tile_cols() : 0);
         std::vector<Value> args;
         args.push_back(std::move(t));
@@ -530,7 +552,7 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
             args.push_back(tile_index_value(*e.children[i]));
             if (!args.back().ok()) return poison();
         }
-        const Type element = Type::scalar(args[0].type().scalar_type());
+        const Type element = args[0].type().element();
         return tile_node(name, element, at, std::move(args));
     }
 
@@ -564,10 +586,9 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
         Value op = tile_callback(name, *e.children[1], element_types, at);
         if (!op.ok()) return poison();
         const Type &r = op.type();
-        if (!r.is_scalar() || is_half_precision(r.scalar_type())) {
-            diags_.error(e.children[1]->location, name + "(): the operation returns '" + r.name() +
-                                                      "'; tiles of scalars (bool, integers, float32, float64) only in "
-                                                      "this version");
+        if (!tile_element_type(r)) {
+            diags_.error(e.children[1]->location, name + "(): the operation returns '" + r.name() + "'; tiles hold " +
+                                                      std::string(tile_elements) + " in this version");
             return poison();
         }
         if (name == "tile_reduce" && r != element_types[0]) {
@@ -576,8 +597,8 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
             return poison();
         }
         const Type &first = args[0].type();
-        const Type result = name == "tile_reduce" ? Type::tile(r.scalar_type(), 1)
-                                                  : Type::tile(r.scalar_type(), first.tile_rows(),
+        const Type result = name == "tile_reduce" ? Type::tile(r, 1)
+                                                  : Type::tile(r, first.tile_rows(),
                                                                first.tile_ndim() == 2 ? first.tile_cols() : 0);
         std::vector<Value> all;
         all.push_back(std::move(op));
@@ -601,7 +622,7 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
         if (!x.ok() || !y.ok()) return poison();
         const Type xt = x.type(), yt = y.type();
         if (dot) {
-            if (xt != yt || xt.scalar_type() == Scalar::Bool) {
+            if (xt != yt || !xt.element().is_scalar() || xt.element().is_bool()) {
                 diags_.error(at, "tile_dot(): needs two numeric tiles of one type and shape, got " + xt.name() + " and " +
                                      yt.name());
                 return poison();
@@ -615,7 +636,7 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
             diags_.error(at, "tile_matmul(): needs 2-D tiles (M, K) and (K, N), got " + xt.name() + " and " + yt.name());
             return poison();
         }
-        if (!Type::scalar(xt.scalar_type()).is_float() || xt.scalar_type() != yt.scalar_type()) {
+        if (!xt.element().is_float() || xt.element() != yt.element()) {
             diags_.error(at, "tile_matmul(): needs float32 or float64 tiles of one dtype, got " + xt.name() + " and " +
                                  yt.name());
             return poison();
@@ -679,7 +700,7 @@ Value Checker::tile_call(const std::string &name, const Expr &e) {
         Value src = tile_operand(name, *a->at("src"), "src"), dest = tile_operand(name, *a->at("dest"), "dest");
         Value alpha = expr(*a->at("alpha"));
         if (!src.ok() || !dest.ok() || !alpha.ok()) return poison();
-        if (src.type() != dest.type() || src.type().scalar_type() == Scalar::Bool) {
+        if (src.type() != dest.type() || src.type().element().is_bool()) {
             diags_.error(at, "tile_axpy(): src and dest must be numeric tiles of one type, got " + src.type().name() +
                                  " and " + dest.type().name());
             return poison();
@@ -736,12 +757,13 @@ Value Checker::tile_operator(const std::string &op, std::vector<Value> args, Sou
     }
     Value call = builtin_call(op, std::move(placeholders), at, what);
     if (!call.ok()) return poison();
-    if (!call.type().is_scalar()) {
-        diags_.error(at, what + " on these tiles gives '" + call.type().name() + "', not a scalar");
+    if (!tile_element_type(call.type())) {
+        diags_.error(at, what + " on these tiles gives '" + call.type().name() + "'; tiles hold " +
+                             std::string(tile_elements));
         return poison();
     }
     if (scope_) scope_->function->uses_tiles = true;
-    const Type result = Type::tile(call.type().scalar_type(), shape.tile_rows(), shape.tile_ndim() == 2 ? shape.tile_cols() : 0);
+    const Type result = Type::tile(call.type(), shape.tile_rows(), shape.tile_ndim() == 2 ? shape.tile_cols() : 0);
     std::vector<Value> all;
     all.push_back(std::move(call));
     for (Value &v : args) all.push_back(std::move(v));
@@ -750,7 +772,7 @@ Value Checker::tile_operator(const std::string &op, std::vector<Value> args, Sou
 
 std::optional<Type> Checker::tile_annotation(const Expr &e) {
     const std::string what = "a tile annotation";
-    std::optional<Scalar> dtype;
+    std::optional<Type> dtype;
     std::optional<std::vector<int>> shape;
     if (e.kind == Expr::Kind::Subscript) {
         // wp.tile[float, M, N]: the dtype, then one constant per dimension.
@@ -758,7 +780,7 @@ std::optional<Type> Checker::tile_annotation(const Expr &e) {
             diags_.error(e.location, "wp.tile[...] takes a dtype and 1 or 2 dimensions: wp.tile[float, 16, 16]");
             return std::nullopt;
         }
-        dtype = tile_dtype(what, e.children[1].get(), Scalar::Float32);
+        dtype = tile_dtype(what, e.children[1].get(), Type::scalar(Scalar::Float32));
         std::vector<int> dims;
         for (std::size_t i = 2; i < e.children.size(); ++i) {
             auto d = tile_shape(what, *e.children[i]);
@@ -783,7 +805,7 @@ std::optional<Type> Checker::tile_annotation(const Expr &e) {
             diags_.error(e.location, "a tile annotation needs dtype= and shape=: wp.tile(dtype=float, shape=(16, 16))");
             return std::nullopt;
         }
-        dtype = tile_dtype(what, d, Scalar::Float32);
+        dtype = tile_dtype(what, d, Type::scalar(Scalar::Float32));
         shape = tile_shape(what, *sh);
     }
     if (!dtype || !shape) return std::nullopt;
@@ -808,7 +830,7 @@ Value Checker::tile_element(const Expr &e, Value base) {
         args.push_back(tile_index_value(*e.children[i]));
         if (!args.back().ok()) return poison();
     }
-    return tile_node("tile_extract", Type::scalar(t.scalar_type()), e.location, std::move(args));
+    return tile_node("tile_extract", t.element(), e.location, std::move(args));
 }
 
 } // namespace weft::kernel::detail

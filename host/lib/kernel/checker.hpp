@@ -242,8 +242,8 @@ private:
                                                                            const std::vector<std::string> &params,
                                                                            std::size_t required);
     std::optional<std::vector<int>> tile_shape(const std::string &name, const ast::Expr &shape);
-    std::optional<Type> tile_type(const std::string &name, Scalar dtype, const std::vector<int> &shape, SourceLocation at);
-    std::optional<Scalar> tile_dtype(const std::string &name, const ast::Expr *dtype, Scalar fallback);
+    std::optional<Type> tile_type(const std::string &name, const Type &dtype, const std::vector<int> &shape, SourceLocation at);
+    std::optional<Type> tile_dtype(const std::string &name, const ast::Expr *dtype, const Type &fallback);
     bool tile_storage(const std::string &name, const ast::Expr *storage);
     Value tile_operand(const std::string &name, const ast::Expr &e, const char *what);
     /// An offset or index: an integer, as int32.

@@ -69,7 +69,7 @@ std::uint64_t Type::size() const {
     }
     case Kind::Void:
     case Kind::String: return 0;
-    case Kind::Tile: return scalar_size(scalar_) * static_cast<std::uint64_t>(tile_count());
+    case Kind::Tile: return element().size() * static_cast<std::uint64_t>(tile_count());
     }
     throw InternalError("Type::size: unknown kind");
 }
@@ -91,7 +91,7 @@ std::uint64_t Type::alignment() const {
     }
     case Kind::Void:
     case Kind::String: return 0;
-    case Kind::Tile: return scalar_size(scalar_);
+    case Kind::Tile: return element().alignment();
     }
     throw InternalError("Type::alignment: unknown kind");
 }

@@ -153,12 +153,15 @@ Type Type::tuple(std::vector<Type> elements) {
     return t;
 }
 
-Type Type::tile(Scalar dtype, int rows, int cols) {
+Type Type::tile(const Type &dtype, int rows, int cols) {
     Type t;
     t.kind_ = Kind::Tile;
-    t.scalar_ = dtype;
+    t.scalar_ = dtype.kind() == Kind::Scalar || dtype.kind() == Kind::Vector || dtype.kind() == Kind::Matrix
+                    ? dtype.scalar_type()
+                    : Scalar::Float32;
     t.rows_ = rows;
     t.cols_ = cols;
+    t.detail_ = std::make_shared<const std::vector<Type>>(std::vector<Type>{dtype});
     return t;
 }
 
@@ -215,7 +218,7 @@ std::string Type::name() const {
     case Kind::Void: return "void";
     case Kind::String: return "str";
     case Kind::Tile:
-        return "tile(dtype=" + std::string(scalar_name(scalar_)) + ", shape=(" + std::to_string(rows_) +
+        return "tile(dtype=" + element().name() + ", shape=(" + std::to_string(rows_) +
                (cols_ ? ", " + std::to_string(cols_) : std::string(",")) + "))";
     }
     throw InternalError("Type::name: unknown kind");
@@ -245,7 +248,7 @@ std::string Type::code() const {
     }
     case Kind::Void: return "V";
     case Kind::String: return "S";
-    case Kind::Tile: return "L" + std::to_string(rows_) + "_" + std::to_string(cols_) + s;
+    case Kind::Tile: return "L" + std::to_string(rows_) + "_" + std::to_string(cols_) + element().code();
     }
     throw InternalError("Type::code: unknown kind");
 }
@@ -273,7 +276,7 @@ bool operator==(const Type &a, const Type &b) {
     case Type::Kind::Tuple: return a.detail_ == b.detail_ || a.elements() == b.elements();
     case Type::Kind::Void:
     case Type::Kind::String: return true;
-    case Type::Kind::Tile: return a.scalar_ == b.scalar_ && a.rows_ == b.rows_ && a.cols_ == b.cols_;
+    case Type::Kind::Tile: return a.rows_ == b.rows_ && a.cols_ == b.cols_ && a.element() == b.element();
     }
     throw InternalError("Type::operator==: unknown kind");
 }

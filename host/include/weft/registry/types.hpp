@@ -62,9 +62,11 @@ public:
     /// Several values returned by one function.
     static Type tuple(std::vector<Type> elements);
     /// A tile (Warp's cooperative tile model): a block's array of `dtype`
-    /// elements of a compile-time shape, 1-D (`cols` 0) or 2-D. Kernel locals
-    /// only: no value type (no parameter, array element or argument is one).
-    static Type tile(Scalar dtype, int rows, int cols = 0);
+    /// elements (a scalar, vector or matrix) of a compile-time shape, 1-D
+    /// (`cols` 0) or 2-D. Kernel and function locals and parameters only: no
+    /// value type (no kernel parameter, array element or argument is one).
+    static Type tile(const Type &dtype, int rows, int cols = 0);
+    static Type tile(Scalar dtype, int rows, int cols = 0) { return tile(Type::scalar(dtype), rows, cols); }
     /// The result of a call that returns nothing.
     static Type void_type();
     /// A string literal (print() arguments only).
@@ -85,10 +87,11 @@ public:
     /// A native type whose plugin declared it differentiable: its values carry
     /// a gradient (its schema code, "nd..." rather than "nt...", says so).
     bool is_differentiable_native() const;
-    /// Array dtype; tuple elements. InternalError for another kind.
+    /// Array and tile dtype; tuple elements. InternalError for another kind.
     const Type &element() const { return elements().front(); }
     const std::vector<Type> &elements() const {
-        return *static_cast<const std::vector<Type> *>(detail(kind_ == Kind::Array || kind_ == Kind::Tuple));
+        return *static_cast<const std::vector<Type> *>(
+            detail(kind_ == Kind::Array || kind_ == Kind::Tuple || kind_ == Kind::Tile));
     }
     int ndim() const { return rows_; } // arrays
     bool is_tile() const { return kind_ == Kind::Tile; }

@@ -100,7 +100,7 @@ template <typename D, typename T> WEFT_RT_FN void tile_load(D &dst, const array_
 #endif
     WEFT_TILE_FOR(i, D::count) {
         const int64 k = int64(o0) + i;
-        dst.data[i] = rt::tile_inside(k, a.shape[0]) ? index_nn(a, int32(k)) : T(0);
+        dst.data[i] = rt::tile_inside(k, a.shape[0]) ? index_nn(a, int32(k)) : T();
     }
     WEFT_TILE_SYNC();
 }
@@ -110,7 +110,7 @@ template <typename D, typename T> WEFT_RT_FN void tile_load(D &dst, const array_
     WEFT_TILE_FOR(e, D::count) {
         const int i = e / D::cols, j = e % D::cols;
         const int64 r = int64(o0) + i, c = int64(o1) + j;
-        dst.data[e] = rt::tile_inside(r, a.shape[0]) && rt::tile_inside(c, a.shape[1]) ? index_nn(a, int32(r), int32(c)) : T(0);
+        dst.data[e] = rt::tile_inside(r, a.shape[0]) && rt::tile_inside(c, a.shape[1]) ? index_nn(a, int32(r), int32(c)) : T();
     }
 #else
     // Row by row: a dense row inside the array is one contiguous copy.
@@ -118,7 +118,7 @@ template <typename D, typename T> WEFT_RT_FN void tile_load(D &dst, const array_
         const int64 r = int64(o0) + i;
         T *out = dst.data + i * D::cols;
         if (!rt::tile_inside(r, a.shape[0])) {
-            for (int j = 0; j < D::cols; ++j) out[j] = T(0);
+            for (int j = 0; j < D::cols; ++j) out[j] = T();
             continue;
         }
         const char *row = reinterpret_cast<const char *>(a.data) + r * a.strides[0];
@@ -128,7 +128,7 @@ template <typename D, typename T> WEFT_RT_FN void tile_load(D &dst, const array_
         } else {
             for (int j = 0; j < D::cols; ++j) {
                 const int64 c = int64(o1) + j;
-                out[j] = rt::tile_inside(c, a.shape[1]) ? *reinterpret_cast<const T *>(row + c * a.strides[1]) : T(0);
+                out[j] = rt::tile_inside(c, a.shape[1]) ? *reinterpret_cast<const T *>(row + c * a.strides[1]) : T();
             }
         }
     }
@@ -188,7 +188,7 @@ WEFT_RT_FN void tile_atomic_add(O *old, const array_t<T> &a, const S &src, int32
         const int i = e / S::cols, j = e % S::cols;
         const int64 r = int64(o0) + i, c = int64(o1) + j;
         const bool two = a.ndim > 1;
-        T previous = T(0);
+        T previous = T();
         if (rt::tile_inside(r, a.shape[0]) && (!two || rt::tile_inside(c, a.shape[1])))
             previous = rt::atomic<rt::op_add>(two ? &index_nn(a, int32(r), int32(c)) : &index_nn(a, int32(r)), src.data[e]);
         if (old) old->data[e] = previous;
@@ -260,7 +260,7 @@ WEFT_RT_FN typename S::type tile_extract_checked(const S &t, const char *tile, c
     for (int d = 0; d < n; ++d) inside = inside && index[d] >= 0 && index[d] < shape[d];
     if (inside) return t.data[n == 1 ? index[0] : index[0] * S::cols + index[n - 1]];
     rt::bounds_failure(tile, kernel, file, line, thread, index, n, shape, n);
-    return typename S::type(0);
+    return typename S::type();
 }
 
 /// f (a function object) folded over the elements in order (Warp's CPU order): a (1,) tile.
