@@ -258,6 +258,25 @@ TEST_CASE("a tile kernel whose gradient would need a tile it overwrites has no b
     CHECK_THAT(message, Catch::Matchers::Contains("tile_gradient_refused.py:15:9: kernel 'carried': the gradient "
                                                            "of tile_matmul needs tile 'v'"));
     CHECK_THAT(message, Catch::Matchers::Contains("never saved"));
+    CHECK_THAT(message, Catch::Matchers::Contains("kernel 'carried' (module 'tile_gradient_refused') has no backward pass: "));
+    // A warm load (another host, the same cache) keeps the reason (the warm record carries it).
+    {
+        Host warm(host_options(cache.path));
+        const CompiledModule again = warm.load_module(fs::path(WEFT_AUTODIFF_DIR) / "tile_gradient_refused.py");
+        CHECK(again.from_cache());
+        std::string warm_message;
+        try {
+            (void)again.kernel("carried").backward();
+        } catch (const UserError &e) {
+            warm_message = e.what();
+        }
+        CHECK(warm_message == message);
+    }
+    // The refusal is the kernel's alone: the module's other kernel differentiates.
+    std::mt19937 rng(5);
+    Array x = random_array(f64, {6}, rng);
+    Array scaled = Array::zeros(f64, {6}, Device::cpu(), true);
+    check_gradients(m.kernel("scale"), {6}, {x, scaled}, {0}, 1);
     // Tiles of vectors have no adjoint yet: refused, never dropped.
     const CompiledModule vectors = host.load_module_source("vector_tiles", R"(import warp as wp
 

@@ -14,3 +14,10 @@ def carried(x: wp.array2d(dtype=wp.float64), out: wp.array2d(dtype=wp.float64)):
     for k in range(3):
         v = wp.tile_matmul(a, v)
     wp.tile_store(out, v)
+
+
+@wp.kernel
+def scale(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    # The module's other kernels keep their backward passes.
+    i = wp.tid()
+    out[i] = x[i] * wp.float64(3.0)

@@ -510,6 +510,24 @@ std::optional<Emitter::Checkpoint> Emitter::checkpoint(const Stmt &loop) const {
 
 bool Emitter::checkpointed(const Stmt &loop) const { return checkpoint(loop).has_value(); }
 
+std::string Emitter::tile_gradient_refusal(const ir::Function &f) {
+    if (!f.is_kernel || !f.enable_backward || f.abi != ir::EntryPointAbi::Warp || !has_tiles(f)) return "";
+    const ir::Function *outer_function = f_;
+    AdState *outer_state = ad_;
+    AdState state;
+    ad_ = &state;
+    f_ = &f;
+    std::string why;
+    try {
+        check_tile_gradients(f);
+    } catch (const UserError &e) {
+        why = e.what();
+    }
+    ad_ = outer_state;
+    f_ = outer_function;
+    return why;
+}
+
 std::optional<Emitter::Checkpoint> Emitter::analyze_checkpoint(const Stmt &loop) const {
     if (loop.kind != S::For || !checkpointable(loop.body)) return std::nullopt;
     std::map<int, int> assigned;

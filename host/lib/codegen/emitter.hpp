@@ -345,6 +345,9 @@ private:
     /// loops the backward pass does not replay per iteration, and the
     /// operations that have no adjoint yet.
     void check_tile_gradients(const ir::Function &f);
+    /// check_tile_gradients' refusal of kernel `f` ("" for none, or when `f` has no backward pass anyway):
+    /// the forward entry says it (KernelEntry::no_backward), and the backward pass leaves the kernel out.
+    std::string tile_gradient_refusal(const ir::Function &f);
     /// The reverse of one tile statement: the result's adjoint to its operands'.
     void tile_reverse(std::ostringstream &o, const Stmt &s, int depth);
     /// Adds the adjoint `g` (a tile) of tile-valued `v` to its operands' adjoints.

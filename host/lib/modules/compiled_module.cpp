@@ -94,6 +94,9 @@ bool Kernel::tiled() const { return impl_->entry.tiled; }
 
 Kernel Kernel::backward() const {
     const CompiledModule::Impl &module = *impl_->owner;
+    if (!impl_->entry.no_backward.empty())
+        throw UserError("kernel '" + impl_->name() + "' (module '" + module.name + "') has no backward pass: " +
+                        impl_->entry.no_backward);
     std::shared_ptr<CompiledModule::Impl> b;
     {
         std::lock_guard<std::mutex> lock(module.backward_mutex);

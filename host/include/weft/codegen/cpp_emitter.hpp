@@ -40,6 +40,10 @@ struct KernelEntry {
     /// A tile kernel (Warp's launch_tiled): its launch grid counts blocks of
     /// LaunchOptions::block_dim threads; tid() is the block's index.
     bool tiled = false;
+    /// Forward entries: why the kernel has no backward pass although its
+    /// module has one (a tile gradient weft refuses, at file:line:col), or "".
+    /// Its module's other kernels keep theirs.
+    std::string no_backward;
 };
 
 /// The WEFT_STRIDED define of a CPU compile (cpp text guards on it). A kernel
