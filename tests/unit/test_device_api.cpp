@@ -204,7 +204,11 @@ def pick(a: wp.array(dtype=float), at: wp.array(dtype=int), out: wp.array(dtype=
     checked.launch({2}, {a, inside, out});
     CHECK(out.to_vector<float>() == std::vector<float>{17, 10});
     const std::string message = message_of<LaunchError>([&] { checked.launch({2}, {a, outside, out}); });
-    CHECK_THAT(message, Catch::Contains("array 't' index [8] is out of bounds for shape [8] in kernel 'pick' at pick.py:7, thread 1"));
+    CHECK_THAT(message, Catch::Contains("tile 't' index [8] is out of bounds for shape [8] in kernel 'pick' at pick.py:7, thread 1"));
+    LaunchOptions negative;
+    negative.block_dim = -4;
+    CHECK_THAT(message_of<LaunchError>([&] { checked.launch({2}, {a, inside, out}, negative); }),
+               Catch::Contains("kernel 'pick': block size -4 is negative"));
 }
 
 TEST_CASE("debug mode: an integer division or remainder by zero fails the launch, naming kernel, line and thread") {

@@ -128,6 +128,10 @@ public:
     void launch(const std::shared_ptr<const Kernel::Impl> &k, const std::vector<std::int64_t> &dim,
                 const std::vector<KernelArg> &args, const LaunchOptions &options) const override {
         // A tiled launch's blocks have block_dim lanes (block_dim() reads it); other CPU launches 1, as Warp.
+        if (k->entry.tiled && options.block_dim < 0)
+            throw LaunchError("kernel '" + k->name() + "': block size " + std::to_string(options.block_dim) +
+                              " is negative (a tile kernel's block_dim: 1 or more, or 0 for " +
+                              std::to_string(default_tile_block_dim) + ")");
         const int block_dim = k->entry.tiled ? (options.block_dim > 0 ? options.block_dim : default_tile_block_dim) : 1;
         check_launchable(k->name(), k->external(), k->entry.tid_dims, dim);
         std::shared_ptr<ThreadPool> pool = k->live_pool();

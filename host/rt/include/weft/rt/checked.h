@@ -17,17 +17,17 @@ namespace rt {
 /// output here: a launch with a million bad indices logs a few lines, not a
 /// million.
 WEFT_RT_FN void bounds_failure(const char *array, const char *kernel, const char *file, int32 line, int64 thread,
-                               const int32 *index, int n, const int32 *shape, int32 ndim) {
+                               const int32 *index, int n, const int32 *shape, int32 ndim, const char *kind = "array") {
     count_failure();
     char *slot = failure_slot();
     if (!slot) return;
 #if defined(__CUDA_ARCH__) || !defined(WEFT_RT_CUDA)
     Message m{slot, WEFT_RT_FAILURE_MESSAGE};
-    m.text("array '").text(array).text("' index ").list(index, n).text(" is out of bounds for shape ").list(shape, ndim);
+    m.text(kind).text(" '").text(array).text("' index ").list(index, n).text(" is out of bounds for shape ").list(shape, ndim);
     m.text(" in kernel '").text(kernel).text("' at ").text(file).text(":").number(line);
     m.text(", thread ").number(thread);
 #else
-    (void)array, (void)kernel, (void)file, (void)line, (void)index, (void)n, (void)shape, (void)ndim, (void)thread;
+    (void)array, (void)kernel, (void)file, (void)line, (void)index, (void)n, (void)shape, (void)ndim, (void)thread, (void)kind;
 #endif
 }
 

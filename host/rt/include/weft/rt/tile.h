@@ -249,7 +249,7 @@ template <int Dims, typename S> WEFT_RT_FN void print_tile(const S &t) {
 }
 
 /// t[i] / t[i, j] in debug mode: each index inside the tile, else a failure
-/// reported like an array's (rt/checked.h) and zero.
+/// reported like an array's (rt/checked.h, "tile 't' index ...") and zero.
 template <typename S, typename... I>
 WEFT_RT_FN typename S::type tile_extract_checked(const S &t, const char *tile, const char *kernel, const char *file,
                                                  int32 line, int64 thread, I... i) {
@@ -259,7 +259,7 @@ WEFT_RT_FN typename S::type tile_extract_checked(const S &t, const char *tile, c
     bool inside = true;
     for (int d = 0; d < n; ++d) inside = inside && index[d] >= 0 && index[d] < shape[d];
     if (inside) return t.data[n == 1 ? index[0] : index[0] * S::cols + index[n - 1]];
-    rt::bounds_failure(tile, kernel, file, line, thread, index, n, shape, n);
+    rt::bounds_failure(tile, kernel, file, line, thread, index, n, shape, n, "tile");
     return typename S::type();
 }
 
