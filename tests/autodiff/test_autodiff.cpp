@@ -243,6 +243,10 @@ TEST_CASE("tile kernels' gradients match finite differences: loads, maps, GEMM o
           b0 = random_array(f64, {8, 1}, rng), w1 = random_array(f64, {8, 8}, rng, -0.5, 0.5);
     Array loss = Array::zeros(f64, {1}, Device::cpu(), true);
     check_gradients(m.kernel("mlp_layers"), {3}, {features, w0, b0, w1, loss}, {0, 1, 2, 3}, 4);
+
+    Array values = random_array(f64, {16}, rng);
+    Array reduced = Array::zeros(f64, {2}, Device::cpu(), true);
+    check_gradients(m.kernel("reduced"), {2}, {values, reduced}, {0}, 1);
 }
 
 TEST_CASE("a tile kernel whose gradient would need a tile it overwrites has no backward pass, and says why") {

@@ -78,3 +78,14 @@ def mlp_layers(features: wp.array2d(dtype=wp.float64), w0: wp.array2d(dtype=wp.f
     w = wp.tile_load(w1, shape=(N, N))
     z = wp.tile_map(softplus, wp.tile_matmul(w, z) - wp.tile_broadcast(b, shape=(N, 4)))
     wp.tile_atomic_add(loss, wp.tile_sum(z * z))
+
+
+@wp.kernel
+def reduced(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    # tile_reduce with wp.add, wp.min and wp.max: the adjoints of tile_sum, tile_min and tile_max.
+    i = wp.tid()
+    t = wp.tile_load(x, shape=N, offset=i * N)
+    s = wp.tile_reduce(wp.add, t * t)
+    lo = wp.tile_reduce(wp.min, t)
+    hi = wp.tile_reduce(wp.max, t)
+    out[i] = s[0] + lo[0] * hi[0]

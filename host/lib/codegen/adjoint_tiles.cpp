@@ -12,6 +12,15 @@ namespace {
 /// A tile of float scalars: one with an adjoint (tiles of vectors and matrices have none yet).
 bool float_tile(const Type &t) { return t.is_tile() && t.element().is_float(); }
 
+/// tile_reduce's operation when its adjoint is a known one's: "add" (tile_sum's),
+/// "min" / "max" (tile_min's / tile_max's); "" for any other operation.
+std::string reduce_kind(const Expr &v) {
+    const Expr &f = *v.args[0];
+    if (f.kind != K::Builtin || !f.overload || f.overload->external) return "";
+    const std::string &n = f.overload->name;
+    return n == "add" || n == "min" || n == "max" ? n : "";
+}
+
 /// A statement's place: the body lists from the function's down to its own, and its index in each.
 using Path = std::vector<std::pair<const std::vector<ir::StmtPtr> *, std::size_t>>;
 
@@ -41,8 +50,8 @@ std::vector<std::size_t> value_operands(const Expr &v, const std::function<bool(
                 if (v.args[i]->type.is_tile()) out.push_back(i);
     } else if (op == "tile_matmul" || op == "tile_matmul_acc" || op == "tile_dot") {
         out = {0, 1};
-    } else if (op == "tile_min" || op == "tile_max") {
-        out = {0};
+    } else if (op == "tile_min" || op == "tile_max" || (op == "tile_reduce" && reduce_kind(v) != "add")) {
+        out = {op == "tile_reduce" ? std::size_t(1) : std::size_t(0)};
     } else if (op == "tile_axpy" && has_adjoint(*v.args[0])) {
         out = {1};
     }
@@ -104,9 +113,9 @@ void Emitter::check_tile_gradients(const ir::Function &f) {
             }
             if (tile_statement && v->kind == K::Tile) {
                 const std::string &op = v->name;
-                if (op == "tile_reduce" && float_tile(v->args[1]->type))
-                    throw UserError(at(s.location) + "tile_reduce has no gradient yet (tile_sum, tile_min and tile_max "
-                                    "have): declare the kernel enable_backward=False");
+                if (op == "tile_reduce" && float_tile(v->args[1]->type) && reduce_kind(*v).empty())
+                    throw UserError(at(s.location) + "tile_reduce has a gradient with wp.add, wp.min and wp.max only "
+                                    "(those of tile_sum, tile_min and tile_max); this operation has none yet");
                 if (op == "tile_atomic_add" && s.kind != S::Eval && float_tile(v->type))
                     throw UserError(at(s.location) + "the values tile_atomic_add returns have no gradient: declare the "
                                     "kernel enable_backward=False, or leave the result unused");
@@ -288,6 +297,14 @@ void Emitter::tile_value_adjoint(std::ostringstream &o, const Expr &v, const std
             o << in << "weft::tile_adj_sum_axis<" << v.index << ">(" << adj0 << ", " << g << ");\n";
         else
             o << in << "weft::tile_adj_sum(" << adj0 << ", " << g << ");\n";
+    } else if (op == "tile_reduce") {
+        // wp.add, wp.min, wp.max (check_tile_gradients refuses the others): tile_sum's, tile_min's, tile_max's adjoint.
+        const std::string kind = reduce_kind(v), adj = operand_adj(1);
+        if (adj.empty()) return;
+        if (kind == "add") o << in << "weft::tile_adj_sum(" << adj << ", " << g << ");\n";
+        else
+            o << in << "weft::tile_adj_extreme<" << (kind == "min" ? "true" : "false") << ">(" << adj << ", " << a[1] << ", "
+              << g << ");\n";
     } else if (op == "tile_min" || op == "tile_max") {
         if (!adj0.empty())
             o << in << "weft::tile_adj_extreme<" << (op == "tile_min" ? "true" : "false") << ">(" << adj0 << ", " << a[0] << ", "
