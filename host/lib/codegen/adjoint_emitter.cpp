@@ -894,7 +894,7 @@ void Emitter::adjoint_function(std::ostringstream &o, const ir::Function &f) {
         ad_ = nullptr;
         return;
     }
-    if (has_tiles(f)) check_tile_gradients(f);
+    // A tile kernel reaches here only when check_tile_gradients accepted it (emit_functions).
     const std::vector<AdNode> nodes = ad_build(f.body, 0, false);
 
     std::ostringstream fwd, rev;

@@ -219,6 +219,16 @@ Value Checker::tile_node(const std::string &name, const Type &type, SourceLocati
     return Value{std::move(x)};
 }
 
+std::vector<Value> Checker::tile_placeholders(const std::vector<Type> &types, SourceLocation at) {
+    std::vector<Value> out;
+    for (std::size_t k = 0; k < types.size(); ++k) {
+        auto p = make(K::Local, types[k], at);
+        p->index = -1 - static_cast<int>(k);
+        out.push_back(Value{std::move(p)});
+    }
+    return out;
+}
+
 Value Checker::tile_callback(const std::string &name, const Expr &op, const std::vector<Type> &operand_types,
                              SourceLocation at) {
     const std::optional<std::string> fn = function_named(op);
@@ -226,12 +236,7 @@ Value Checker::tile_callback(const std::string &name, const Expr &op, const std:
         diags_.error(op.location, name + "() needs a builtin or @wp.func as its operation (wp.add, wp.max, my_func)");
         return poison();
     }
-    std::vector<Value> placeholders;
-    for (std::size_t k = 0; k < operand_types.size(); ++k) {
-        auto p = make(K::Local, operand_types[k], op.location);
-        p->index = -1 - static_cast<int>(k);
-        placeholders.push_back(Value{std::move(p)});
-    }
+    std::vector<Value> placeholders = tile_placeholders(operand_types, op.location);
     if (funcs_.count(*fn)) {
         // user_call() reads only the call's location (its arguments are the placeholders).
         const ast::Expr synthetic(Expr::Kind::Call, at);
@@ -749,13 +754,7 @@ Value Checker::tile_operator(const std::string &op, std::vector<Value> args, Sou
         }
         element_types.push_back(*element);
     }
-    std::vector<Value> placeholders;
-    for (std::size_t k = 0; k < element_types.size(); ++k) {
-        auto p = make(K::Local, element_types[k], at);
-        p->index = -1 - static_cast<int>(k);
-        placeholders.push_back(Value{std::move(p)});
-    }
-    Value call = builtin_call(op, std::move(placeholders), at, what);
+    Value call = builtin_call(op, tile_placeholders(element_types, at), at, what);
     if (!call.ok()) return poison();
     if (!tile_element_type(call.type())) {
         diags_.error(at, what + " on these tiles gives '" + call.type().name() + "'; tiles hold " +

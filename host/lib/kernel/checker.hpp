@@ -254,6 +254,8 @@ private:
     /// An operand of a per-element operation beside tiles shaped like `shape`: a tile's
     /// dtype (nullopt for another shape), or another value's type (a literal takes the dtype).
     std::optional<Type> map_operand(Value &v, const Type &shape);
+    /// Placeholder operands of these types (locals -1 - k) for a per-element call (ir::tile_callback).
+    std::vector<Value> tile_placeholders(const std::vector<Type> &types, SourceLocation at);
     /// tile_map / tile_reduce's operation applied to placeholder operands of `operand_types`.
     Value tile_callback(const std::string &name, const ast::Expr &op, const std::vector<Type> &operand_types,
                         SourceLocation at);

@@ -65,6 +65,13 @@ template <typename T> WEFT_RT_FN T tile_fma(T a, T b, T c) {
 }
 /// Whether array index i is inside [0, n).
 WEFT_RT_FN bool tile_inside(long long i, int32 n) { return i >= 0 && i < n; }
+/// The element of `a` that element e of a tile of S's shape placed at (o0, o1)
+/// falls on (a 1-D array: o0 alone), or null when it falls outside the array.
+template <typename S, typename T> WEFT_RT_FN T *tile_target(const array_t<T> &a, int32 o0, int32 o1, int e) {
+    const int64 r = int64(o0) + e / S::cols, c = int64(o1) + e % S::cols;
+    if (a.ndim > 1) return tile_inside(r, a.shape[0]) && tile_inside(c, a.shape[1]) ? &index_nn(a, int32(r), int32(c)) : nullptr;
+    return tile_inside(r, a.shape[0]) ? &index_nn(a, int32(r)) : nullptr;
+}
 } // namespace rt
 
 template <typename D> WEFT_RT_FN void tile_fill(D &dst, typename D::type v) {
@@ -185,12 +192,8 @@ template <typename O, typename S, typename T>
 WEFT_RT_FN void tile_atomic_add(O *old, const array_t<T> &a, const S &src, int32 o0, int32 o1 = 0) {
     WEFT_TILE_SYNC();
     WEFT_TILE_FOR(e, S::count) {
-        const int i = e / S::cols, j = e % S::cols;
-        const int64 r = int64(o0) + i, c = int64(o1) + j;
-        const bool two = a.ndim > 1;
-        T previous = T();
-        if (rt::tile_inside(r, a.shape[0]) && (!two || rt::tile_inside(c, a.shape[1])))
-            previous = rt::atomic<rt::op_add>(two ? &index_nn(a, int32(r), int32(c)) : &index_nn(a, int32(r)), src.data[e]);
+        T *target = rt::tile_target<S>(a, o0, o1, e);
+        const T previous = target ? rt::atomic<rt::op_add>(target, src.data[e]) : T();
         if (old) old->data[e] = previous;
     }
     WEFT_TILE_SYNC();

@@ -40,27 +40,15 @@ template <bool Atomic, typename G, typename T>
 WEFT_RT_FN void tile_adj_load(const array_t<T> &grad, const G &g, int32 o0, int32 o1 = 0) {
     if (!grad.data) return;
     if (Atomic) return tile_atomic_add(static_cast<G *>(nullptr), grad, g, o0, o1);
-    for (int e = 0; e < G::count; ++e) {
-        const int i = e / G::cols, j = e % G::cols;
-        const int64 r = int64(o0) + i, c = int64(o1) + j;
-        const bool two = grad.ndim > 1;
-        if (rt::tile_inside(r, grad.shape[0]) && (!two || rt::tile_inside(c, grad.shape[1]))) {
-            T &x = two ? index_nn(grad, int32(r), int32(c)) : index_nn(grad, int32(r));
-            x = x + g.data[e];
-        }
-    }
+    for (int e = 0; e < G::count; ++e)
+        if (T *x = rt::tile_target<G>(grad, o0, o1, e)) *x = *x + g.data[e];
 }
 
 /// tile_store's adjoint: the gradient array's elements from the offset added to adj (outside: nothing).
 template <typename A, typename T> WEFT_RT_FN void tile_adj_store(A &adj, const array_t<T> &grad, int32 o0, int32 o1 = 0) {
     if (!grad.data) return;
-    for (int e = 0; e < A::count; ++e) {
-        const int i = e / A::cols, j = e % A::cols;
-        const int64 r = int64(o0) + i, c = int64(o1) + j;
-        const bool two = grad.ndim > 1;
-        if (rt::tile_inside(r, grad.shape[0]) && (!two || rt::tile_inside(c, grad.shape[1])))
-            adj.data[e] = adj.data[e] + (two ? index_nn(grad, int32(r), int32(c)) : index_nn(grad, int32(r)));
-    }
+    for (int e = 0; e < A::count; ++e)
+        if (const T *x = rt::tile_target<A>(grad, o0, o1, e)) adj.data[e] = adj.data[e] + *x;
 }
 
 template <typename A, typename G> WEFT_RT_FN void tile_adj_transpose(A &adj, const G &g) {
