@@ -430,7 +430,7 @@ bool checkpointable(const std::vector<ir::StmtPtr> &body) {
             if (e.kind != K::Builtin || !e.overload) return;
             const ParameterList &ps = e.overload->params;
             for (std::size_t i = 0; i < ps.size() && i < e.args.size(); ++i)
-                if (ps[i].name == "state" && e.args[i]->kind != K::Literal) mutates = true;
+                if ((ps[i].name == "state" || ps[i].inout) && e.args[i]->kind != K::Literal) mutates = true;
         });
         if (mutates) return false;
         if (!checkpointable(s->body) || !checkpointable(s->orelse)) return false;

@@ -1,6 +1,7 @@
 #include "weft/host/host.hpp"
 
 #include "host_access.hpp"
+#include "objects.hpp"
 #include "loader_internal.hpp"
 #include "modules/module_table.hpp"
 #include "modules/shared_objects.hpp"
@@ -89,10 +90,14 @@ struct Host::Impl {
 
     trust::PluginTrust trust;
 
-    struct Entry {
-        LoadedPlugin plugin;
+    struct Mapped {
         UniqueFd image; // under a trust policy: the sealed copy the library is mapped from (outlives it)
         boost::dll::shared_library library;
+    };
+    struct Entry {
+        LoadedPlugin plugin;
+        // Shared with the plugin's object types: objects alive after the host keep the code they call mapped.
+        std::shared_ptr<Mapped> mapped = std::make_shared<Mapped>();
     };
     std::vector<std::unique_ptr<Entry>> entries; // load order
     // The entries by name, sorted, for find(): scanning every entry per lookup
@@ -116,10 +121,12 @@ struct Host::Impl {
     };
     std::map<std::string, Claim, std::less<>> claims; // guarded by compiled_mutex
     modules::ModuleTable loaded_modules; // guarded by compiled_mutex
+    std::shared_ptr<detail::ObjectTable> objects = std::make_shared<detail::ObjectTable>();
 
     explicit Impl(HostOptions o)
         : options(std::move(o)), logger(options.log_sink, options.log_categories), search_path(options.search_path),
           trust(options.plugin_trust) {
+        objects->logger = &logger;
         if (options.use_environment) {
             // Ignored when the process runs setuid/setgid (environment_override).
             if (const char *env = environment_override("WEFT_PLUGIN_PATH"))
@@ -143,6 +150,20 @@ struct Host::Impl {
         // Loaded modules' later passes (backward, strided copies) hold it weakly: they now say the host is gone.
         pipeline.reset();
         loaded_modules.take_all(); // handles still held elsewhere keep their code, but cannot launch
+        // Objects still alive keep their plugin's library mapped (they may be
+        // used and destroyed later); say which, since their plugin is gone.
+        {
+            const ObjectStats live = objects->stats();
+            if (live.live) {
+                std::string names;
+                for (const std::string &l : live.labels) names += (names.empty() ? "" : ", ") + l;
+                logger.log(LogLevel::Warning, "objects",
+                           "host destroyed with " + std::to_string(live.live) +
+                               " live objects; their plugins' libraries stay mapped until they are destroyed: " + names);
+            }
+            const std::lock_guard lock(objects->mutex);
+            objects->logger = nullptr;
+        }
         // Registrations first: nothing may refer to a plugin once its code is gone.
         registry.clear();
         by_name.clear();
@@ -155,6 +176,13 @@ struct Host::Impl {
     /// Loader debug messages, built only when WEFT_DEBUG asks for them.
     template <class F> void debug(F &&message) const {
         if (logger.enabled(LogLevel::Debug, "loader")) logger.log(LogLevel::Debug, "loader", message());
+    }
+
+    const ObjectTypeInfo *find_object_type(std::string_view name) const {
+        for (const auto &e : entries)
+            for (const ObjectTypeInfo &t : e->plugin.object_types)
+                if (t.name == name) return &t;
+        return nullptr;
     }
 
     const LoadedPlugin *find(std::string_view name) const {
@@ -285,7 +313,7 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
                    m.version.str() + "'");
 
     weft_host_context &context = open_host_context(
-        std::make_unique<InitSession>(InitSession{m.name, registry.begin(m.name, m.prefixes), &logger, {}, {}, {}, {}, {}}),
+        std::make_unique<InitSession>(InitSession{m.name, registry.begin(m.name, m.prefixes), &logger, {}, {}, {}, {}, {}, {}}),
         m.directory().string());
 
     debug([&] { return "running init of " + who; });
@@ -333,9 +361,16 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
             m.directory(),
             {m.path, m.library_path, trust::signature_path(m.path)},
             std::move(verified->files)};
-        entry->image = std::move(verified->image);
+        entry->mapped->image = std::move(verified->image);
     }
-    entry->library = std::move(library);
+    entry->mapped->library = std::move(library);
+    for (const ObjectTypeInfo &t : ctx.object_types) {
+        if (const ObjectTypeInfo *other = find_object_type(t.name))
+            throw fail("registration rejected: object type '" + t.name + "' is already registered by plugin '" +
+                       other->plugin + "'; nothing of the plugin was registered");
+        t.impl->library = entry->mapped;
+    }
+    entry->plugin.object_types = std::move(ctx.object_types);
     // Room for the entry first (geometrically: reserve(size() + 1) would
     // reallocate per plugin): once committed, nothing may fail before the
     // plugin that owns the registrations is kept.
@@ -486,6 +521,30 @@ Host::Host(HostOptions options) : impl_(std::make_unique<Impl>(std::move(options
 }
 
 Host::~Host() = default;
+
+const ObjectTypeInfo *Host::object_type(std::string_view name) const { return impl_->find_object_type(name); }
+
+std::vector<const ObjectTypeInfo *> Host::object_types() const {
+    std::vector<const ObjectTypeInfo *> out;
+    for (const auto &e : impl_->entries)
+        for (const ObjectTypeInfo &t : e->plugin.object_types) out.push_back(&t);
+    return out;
+}
+
+Object Host::create(std::string_view type, const ObjectArgs &args, Device device) {
+    const ObjectTypeInfo *t = impl_->find_object_type(type);
+    if (!t) {
+        std::string names;
+        for (const ObjectTypeInfo *x : object_types()) names += (names.empty() ? "" : ", ") + x->name;
+        throw UserError("no object type '" + escape_for_display(type) + "' (registered: " +
+                        (names.empty() ? std::string("none; load the plugin that provides it") : names) + ")");
+    }
+    // The record is copied into a shared one that objects hold: the host's may go first.
+    auto shared = std::make_shared<const ObjectTypeInfo>(*t);
+    return detail::create_object(shared, args, device, impl_->objects);
+}
+
+ObjectStats Host::object_stats() const { return impl_->objects->stats(); }
 
 void Host::add_search_path(const fs::path &directory) { impl_->search_path.push_back(directory); }
 const std::vector<fs::path> &Host::search_path() const { return impl_->search_path; }

@@ -3,6 +3,7 @@
 // turns every C++ exception into a status plus last_error: no exception
 // crosses the ABI.
 #include "loader_internal.hpp"
+#include "objects.hpp"
 
 #include "weft/support/error.hpp"
 #include "weft/support/text.hpp"
@@ -24,6 +25,9 @@ template <class T> constexpr const char *abi_struct_name() {
     else if constexpr (std::is_same_v<T, weft_field_desc>) return "weft_field_desc";
     else if constexpr (std::is_same_v<T, weft_exposed_field_desc>) return "weft_exposed_field_desc";
     else if constexpr (std::is_same_v<T, weft_build_options_desc>) return "weft_build_options_desc";
+    else if constexpr (std::is_same_v<T, weft_object_type_desc>) return "weft_object_type_desc";
+    else if constexpr (std::is_same_v<T, weft_object_method_desc>) return "weft_object_method_desc";
+    else if constexpr (std::is_same_v<T, weft_object_param_desc>) return "weft_object_param_desc";
     else static_assert(sizeof(T) == 0, "abi_struct_name: unknown ABI struct");
 }
 
@@ -211,6 +215,48 @@ template <class F> weft_status guarded(weft_host_context *ctx, F &&f) noexcept {
     }
 }
 
+static std::string hex_bits(std::uint32_t v) {
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string out;
+    do {
+        out.insert(out.begin(), digits[v & 0xF]);
+        v >>= 4;
+    } while (v);
+    return out;
+}
+
+/// Reads a constructor's or method's parameters, checking names and types.
+static std::vector<ObjectParam> object_params(InitSession &session, const weft_object_param_desc *items,
+                                              std::uint32_t count, const std::string &what,
+                                              std::vector<detail::ParamCheck> &checks) {
+    std::vector<ObjectParam> out;
+    for_each_struct(items, count, "object parameters", [&](std::uint32_t i, const weft_object_param_desc &p) {
+        ObjectParam param;
+        param.name = required(p.name, what + ": parameter " + std::to_string(i) + " name");
+        if (!is_identifier(param.name))
+            throw RegistrationError(RegistrationError::Kind::Invalid,
+                                    what + ": parameter name '" + escape_for_display(param.name) + "' is not an identifier");
+        for (const ObjectParam &q : out)
+            if (q.name == param.name)
+                throw RegistrationError(RegistrationError::Kind::Invalid, what + ": parameter '" + param.name + "' declared twice");
+        param.type = required(p.type, what + ": parameter '" + param.name + "' type");
+        if (p.optional > 1)
+            throw RegistrationError(RegistrationError::Kind::Invalid,
+                                    what + ": parameter '" + param.name + "': optional is " + std::to_string(p.optional) + "; 0 or 1");
+        param.optional = p.optional == 1;
+        param.doc = str(p.doc, what + ": parameter '" + param.name + "' doc");
+        try {
+            checks.push_back(detail::parse_param_type(
+                [&](std::string_view t) { return session.transaction.parse_type(t); }, param.type));
+        } catch (const std::invalid_argument &e) {
+            throw RegistrationError(RegistrationError::Kind::UnknownType,
+                                    what + ": parameter '" + param.name + "' has type " + e.what());
+        }
+        out.push_back(std::move(param));
+    });
+    return out;
+}
+
 extern "C" {
 
 static weft_status api_register_native_type(weft_host_context *ctx, const weft_native_type_desc *d) {
@@ -258,6 +304,12 @@ static weft_status api_register_builtin(weft_host_context *ctx, const weft_built
             assign_required(out.name, p.name, field("parameter name"));
             assign_type_name(out.type, p.type, field("parameter type"), &session.checked_type_names);
             out.cpp_size = p.cpp_size;
+            if (p.flags & ~WEFT_PARAM_INOUT)
+                throw RegistrationError(RegistrationError::Kind::Invalid,
+                                        field("parameter flags")() + ": unknown bits 0x" + hex_bits(p.flags & ~WEFT_PARAM_INOUT));
+            if (p.reserved != 0)
+                throw RegistrationError(RegistrationError::Kind::Invalid, field("parameter reserved")() + " is not 0");
+            out.inout = (p.flags & WEFT_PARAM_INOUT) != 0;
         });
         spec.params.resize(params);
         if (desc.result_type)
@@ -269,6 +321,63 @@ static weft_status api_register_builtin(weft_host_context *ctx, const weft_built
         assign_from_plugin(spec.doc, desc.doc, field("doc"));
         assign_from_plugin(spec.adjoint_native, desc.adjoint_native, field("adjoint_native"));
         session.transaction.add_builtin(spec);
+    });
+}
+
+static weft_status api_register_object_type(weft_host_context *ctx, const weft_object_type_desc *d) {
+    return guarded(ctx, [&](InitSession &session) {
+        const weft_object_type_desc desc = read_struct(d, "object type descriptor");
+        ObjectTypeInfo info;
+        info.name = required(desc.name, "object type descriptor: name");
+        const std::string what = "object type '" + escape_for_display(info.name) + "'";
+        if (!is_identifier(info.name))
+            throw RegistrationError(RegistrationError::Kind::Invalid, what + ": the name is not an identifier");
+        if (const auto &policy = session.transaction.policy()) {
+            const auto &prefixes = policy->builtin_prefixes;
+            const bool owned = std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string &p) {
+                return info.name.rfind(p, 0) == 0 || (p.size() > 1 && p.back() == '_' && info.name == p.substr(0, p.size() - 1));
+            });
+            if (!owned) {
+                std::string list;
+                for (const std::string &p : prefixes) list += (list.empty() ? "'" : ", '") + p + "'";
+                throw RegistrationError(RegistrationError::Kind::Namespace,
+                                        what + ": name is outside the builtin prefixes the plugin owns (" +
+                                            (list.empty() ? std::string("none declared") : list) + ")");
+            }
+        }
+        for (const ObjectTypeInfo &t : session.object_types)
+            if (t.name == info.name)
+                throw RegistrationError(RegistrationError::Kind::Conflict, what + " registered twice");
+        if (!desc.create || !desc.destroy)
+            throw RegistrationError(RegistrationError::Kind::Invalid,
+                                    what + ": " + (desc.create ? "destroy" : "create") + " is NULL");
+        if (desc.reserved != 0)
+            throw RegistrationError(RegistrationError::Kind::Invalid, what + ": reserved is not 0");
+        info.plugin = session.plugin;
+        info.doc = str(desc.doc, what + ": doc");
+        auto impl = std::make_shared<detail::ObjectTypeImpl>();
+        impl->create = desc.create;
+        impl->destroy = desc.destroy;
+        info.params = object_params(session, desc.params, desc.param_count, what + ", constructor", impl->params);
+        for_each_struct(desc.methods, desc.method_count, "object methods", [&](std::uint32_t i, const weft_object_method_desc &m) {
+            ObjectMethodInfo method;
+            method.name = required(m.name, what + ": method " + std::to_string(i) + " name");
+            if (!is_identifier(method.name))
+                throw RegistrationError(RegistrationError::Kind::Invalid,
+                                        what + ": method name '" + escape_for_display(method.name) + "' is not an identifier");
+            if (info.method(method.name))
+                throw RegistrationError(RegistrationError::Kind::Invalid, what + ": method '" + method.name + "' declared twice");
+            if (!m.call)
+                throw RegistrationError(RegistrationError::Kind::Invalid, what + ": method '" + method.name + "': call is NULL");
+            impl->method_params.emplace_back();
+            method.params = object_params(session, m.params, m.param_count, what + ", method '" + method.name + "'",
+                                          impl->method_params.back());
+            method.doc = str(m.doc, what + ": method '" + method.name + "' doc");
+            impl->methods.push_back(m.call);
+            info.methods.push_back(std::move(method));
+        });
+        info.impl = std::move(impl);
+        session.object_types.push_back(std::move(info));
     });
 }
 
@@ -327,6 +436,7 @@ static weft_proc api_get_proc_address(const char *name) {
     if (n == "weft_log") return reinterpret_cast<weft_proc>(&api_log);
     if (n == "weft_report_error") return reinterpret_cast<weft_proc>(&api_report_error);
     if (n == "weft_last_error") return reinterpret_cast<weft_proc>(&api_last_error);
+    if (n == WEFT_REGISTER_OBJECT_TYPE) return reinterpret_cast<weft_proc>(&api_register_object_type);
     return nullptr;
 }
 

@@ -3,6 +3,7 @@
 
 #include "weft/build/build_options.hpp"
 #include "weft/host/host.hpp"
+#include "weft/host/object.hpp"
 #include "weft/support/log.hpp"
 #include "weft/registry/registry.hpp"
 
@@ -66,6 +67,7 @@ struct InitSession {
     Registry::Transaction transaction;
     const Logger *logger = nullptr;
     std::vector<ModuleBuildOptions> build_options;
+    std::vector<ObjectTypeInfo> object_types; // weft_register_object_type, in call order
     std::string reported_error;       // from report_error
     std::vector<std::string> rejected; // every rejected call, in order
     BuiltinSpec builtin_spec;          // register_builtin's input, reused (see host_api.cpp)

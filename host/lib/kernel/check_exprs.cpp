@@ -495,6 +495,15 @@ Value Checker::builtin_call(const std::string &name, std::vector<Value> args, So
     for (Value &v : args) refs.push_back(&v);
     const BuiltinOverload *o = resolve_builtin(name, refs, at, what);
     if (!o) return poison();
+    for (std::size_t i = 0; i < args.size() && i < o->params.size(); ++i)
+        if (o->params[i].inout && (args[i].expr->kind != K::Local || args[i].type() != o->params[i].type)) {
+            // The native function takes T &: only a variable of exactly that type can be written.
+            diags_.error(args[i].expr->location.line ? args[i].expr->location : at,
+                         "argument '" + o->params[i].name + "' of '" + name + "' is written by the call: pass a " +
+                             "local variable of type " + o->params[i].type.name() +
+                             (args[i].expr->kind == K::Local ? " (this one is " + args[i].type().name() + ")" : ""));
+            return poison();
+        }
     auto x = make(K::Builtin, o->result ? *o->result : Type::void_type(), at);
     x->name = name;
     x->overload = note_builtin(*o);

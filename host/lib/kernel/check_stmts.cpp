@@ -448,6 +448,10 @@ void Checker::stmt_while(const Stmt &s, std::vector<ir::StmtPtr> &out) {
 void Checker::stmt_for(const Stmt &s, std::vector<ir::StmtPtr> &out) {
     const Expr &var = *s.targets[0];
     const Expr &iter = *s.iter;
+    {
+        const auto callee = iter.kind == Expr::Kind::Call ? dotted(*iter.children[0]) : std::nullopt;
+        if (!callee || strip_warp(*callee) != "range") return stmt_for_query(s, out);
+    }
     Type itype = Type::scalar(Scalar::Int32); // set by range_bounds()
     std::optional<std::vector<Value>> bounds = range_bounds(iter, itype);
     if (!bounds) return;
@@ -480,6 +484,104 @@ void Checker::stmt_for(const Stmt &s, std::vector<ir::StmtPtr> &out) {
     --scope_->block_depth;
     --scope_->loop_depth;
     out.push_back(std::move(st));
+}
+
+/// `for i in q`, q a plugin's query value (Warp's `for index in
+/// wp.hash_grid_query(...)`): the loop `while next(q, i)`, where `next` is the
+/// builtin that advances a query of q's type, found by its signature
+/// next(query: Q (inout), index: int32 (inout)) -> bool; the iterating call's
+/// name + "_next" first when several have it.
+void Checker::stmt_for_query(const Stmt &s, std::vector<ir::StmtPtr> &out) {
+    const Expr &var = *s.targets[0];
+    const Expr &iter = *s.iter;
+    Value q = expr(iter);
+    if (!q.ok()) return;
+    const Type int32 = Type::scalar(Scalar::Int32);
+    if (q.type().kind() != Type::Kind::Native) {
+        diags_.error(iter.location, "for loops iterate over range(...) or a query value (hash_grid_query(...) and "
+                                    "the like); this is " + q.type().name());
+        return;
+    }
+    std::vector<const BuiltinOverload *> next;
+    for (const std::string &name : registry_.builtin_names()) {
+        if (name.size() < 5 || name.compare(name.size() - 5, 5, "_next") != 0) continue;
+        for (const BuiltinOverload &o : registry_.overloads(name))
+            if (o.params.size() == 2 && o.params[0].inout && o.params[1].inout && o.params[0].type == q.type() &&
+                o.params[1].type == int32 && o.result && *o.result == Type::scalar(Scalar::Bool))
+                next.push_back(&o);
+    }
+    if (next.size() > 1 && iter.kind == Expr::Kind::Call)
+        if (const auto callee = dotted(*iter.children[0])) {
+            const std::string preferred = strip_warp(*callee) + "_next";
+            for (const BuiltinOverload *o : next)
+                if (o->name == preferred) next = {o};
+        }
+    if (next.size() != 1) {
+        std::vector<std::string> names;
+        for (const BuiltinOverload *o : next) names.push_back(o->signature());
+        diags_.error(iter.location,
+                     next.empty() ? "cannot iterate over a " + q.type().name() + ": no builtin NAME_next(query: " +
+                                        q.type().name() + " (inout), index: int32 (inout)) -> bool advances it"
+                                  : "iterating over a " + q.type().name() + " is ambiguous; these builtins advance it:",
+                     std::move(names));
+        return;
+    }
+    // The query lives in a variable the loop advances: the user's own, or a hidden one.
+    const Type query_type = q.type();
+    int query = -1;
+    if (q.expr->kind == K::Local) {
+        query = q.expr->index;
+    } else {
+        ir::Function &f = *scope_->function;
+        f.locals.push_back({"for_query", query_type, iter.location});
+        f.locals.back().temporary = true;
+        query = static_cast<int>(f.locals.size() - 1);
+        auto decl = make_stmt(S::Declare, s.location);
+        decl->index = query;
+        decl->value = std::move(q.expr);
+        out.push_back(std::move(decl));
+    }
+    int index = -1;
+    if (auto it = scope_->locals.find(var.text); it != scope_->locals.end()) {
+        if (scope_->function->locals[static_cast<std::size_t>(it->second)].type != int32) {
+            diags_.error(var.location, "loop variable '" + var.text + "' is " +
+                                           scope_->function->locals[static_cast<std::size_t>(it->second)].type.name() +
+                                           " but the query gives int32 indices");
+            return;
+        }
+        index = it->second;
+        auto zero = make(K::Literal, int32, var.location);
+        zero->value = ir::ConstantValue{int32, {0.0}, {0}};
+        auto init = make_stmt(S::Assign, s.location);
+        init->index = index;
+        init->value = std::move(zero);
+        out.push_back(std::move(init));
+    } else {
+        index = declare_local(var.text, int32, var.location);
+        auto zero = make(K::Literal, int32, var.location);
+        zero->value = ir::ConstantValue{int32, {0.0}, {0}};
+        auto decl = make_stmt(S::Declare, s.location);
+        decl->index = index;
+        decl->value = std::move(zero);
+        out.push_back(std::move(decl));
+    }
+    auto call = make(K::Builtin, Type::scalar(Scalar::Bool), iter.location);
+    call->name = next.front()->name;
+    call->overload = note_builtin(*next.front());
+    auto q_ref = make(K::Local, query_type, iter.location);
+    q_ref->index = query;
+    auto i_ref = make(K::Local, int32, var.location);
+    i_ref->index = index;
+    call->args.push_back(std::move(q_ref));
+    call->args.push_back(std::move(i_ref));
+    auto loop = make_stmt(S::While, s.location);
+    loop->cond = std::move(call);
+    ++scope_->loop_depth;
+    ++scope_->block_depth;
+    statements(s.body, loop->body);
+    --scope_->block_depth;
+    --scope_->loop_depth;
+    out.push_back(std::move(loop));
 }
 
 std::optional<std::vector<Value>> Checker::range_bounds(const Expr &iter, Type &itype) {

@@ -106,8 +106,9 @@ public:
             synchronize(); // waits; failed expect_* checks throw here
             return;
         }
-        // Failed expect_* checks of this module surface at the stream's synchronize().
-        options.stream->backend().check_on_synchronize([k] {
+        // Failed expect_* checks of this module surface at the stream's synchronize(),
+        // which is also as long as host objects the launch received stay alive.
+        options.stream->backend().check_on_synchronize([k, owners = packed.owners()] {
             static_cast<const CudaCode &>(*k->owner->code).synchronize();
         });
     }

@@ -270,14 +270,14 @@ std::pair<std::string, std::string> split_native_name(std::string_view qualified
 std::string BuiltinOverload::signature() const {
     if (generic()) return generic_signature;
     std::vector<std::string> ps;
-    for (const Parameter &p : params) ps.push_back(p.name + ": " + p.type.name());
+    for (const Parameter &p : params) ps.push_back(p.name + ": " + p.type.name() + (p.inout ? " (inout)" : ""));
     return name + "(" + join(ps) + ") -> " + result_name(*this);
 }
 
 std::string BuiltinOverload::identity() const {
     if (generic()) return name + "<generic>" + generic_signature + "@" + native_namespace + native_function;
     std::string out = name + "(";
-    for (const Parameter &p : params) out += p.name + ":" + p.type.code() + ",";
+    for (const Parameter &p : params) out += p.name + ":" + p.type.code() + (p.inout ? "&," : ",");
     out += ")->" + (result ? result->code() : std::string("void"));
     out += "@" + native_namespace + native_function;
     if (!adjoint_native.empty()) out += "/adjoint@" + adjoint_native;
@@ -707,7 +707,7 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
                                : !seen.insert(p.name).second;
         if (twice) throw invalid(what() + ": parameter name '" + p.name + "' appears twice");
         try {
-            o.params.emplace_back(p.name, type_of(p.type));
+            o.params.emplace_back(p.name, type_of(p.type), p.inout);
         } catch (const RegistrationError &e) {
             throw RegistrationError(e.kind(), what() + ": parameter '" + p.name + "': " + e.what());
         }
@@ -745,6 +745,11 @@ const BuiltinOverload &Registry::Transaction::add_builtin(const BuiltinSpec &spe
     o.external = !core;
     o.hidden = !core;
     o.differentiable = core || !spec.adjoint_native.empty();
+    if (!spec.adjoint_native.empty())
+        for (const ParameterSpec &p : spec.params)
+            if (p.inout)
+                throw invalid(what() + ": parameter '" + p.name +
+                              "' is inout, and a builtin that writes its arguments has no adjoint");
     if (!spec.adjoint_native.empty()) {
         if (core) throw invalid(what() + ": core builtins have runtime adjoints, not adjoint_native");
         if (!o.result) throw invalid(what() + ": a builtin without a result has nothing to differentiate (adjoint_native)");

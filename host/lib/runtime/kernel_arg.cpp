@@ -31,6 +31,11 @@ KernelArg::KernelArg(const StructValue &v) : KernelArg(value(v.type(), v.bytes()
     referenced_ = v.arrays();
 }
 
+KernelArg KernelArg::kept(KernelArg arg, std::shared_ptr<const void> owner) {
+    if (owner) arg.owners_.push_back(std::move(owner));
+    return arg;
+}
+
 KernelArg KernelArg::value(Type type, const void *bytes, std::size_t size) {
     if (type.kind() == Type::Kind::Array)
         throw UserError("KernelArg::value: " + type.name() + " is an array type; pass a weft::Array");

@@ -298,6 +298,7 @@ PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &pa
             std::memcpy(at, bytes->data(), bytes->size());
             packed.arrays_.insert(packed.arrays_.end(), a.referenced_arrays().begin(), a.referenced_arrays().end());
         }
+        packed.owners_.insert(packed.owners_.end(), a.owners().begin(), a.owners().end());
     }
     return packed;
 }

@@ -117,7 +117,17 @@ typedef struct weft_param_desc {
      * host rejects the builtin when it differs from the kernel type's size.
      * 0: not stated, not checked. */
     uint64_t cpp_size;
+    /* WEFT_PARAM_* bits (appended without an ABI bump: an older plugin's
+     * struct_size reads as 0, a by-value parameter). */
+    uint32_t flags;
+    uint32_t reserved; /* zero: keeps the layout free of padding */
 } weft_param_desc;
+
+/* weft_param_desc::flags. INOUT: the native function takes the parameter as
+ * a non-const reference (T &) and may write it; a kernel passes a local
+ * variable of exactly the type, which the call updates (Warp's
+ * hash_grid_query_next(query, index)). Such a builtin has no adjoint. */
+#define WEFT_PARAM_INOUT 1u
 
 typedef struct weft_builtin_desc {
     uint32_t struct_size;
@@ -233,6 +243,140 @@ typedef struct weft_host_api {
 } weft_host_api;
 
 /* ------------------------------------------------------------------------ */
+/* Host objects: things an application builds on the host from arrays and
+ * values (a mesh with its BVH, a hash grid over points) that live on one
+ * device, have methods and a lifetime the host manages, and that kernels
+ * reach through a uint64 id (as Warp's wp.Mesh(...).id). A plugin registers
+ * an object type with the host function "weft_register_object_type"
+ * (weft_register_object_type_fn, through get_proc_address, during init like
+ * every registration). The host validates each call's arguments against the
+ * declared parameters before any plugin code runs, holds each object by
+ * reference count, keeps it alive while a launch that received it is pending,
+ * and calls destroy once, when the last reference goes. */
+
+typedef enum weft_value_kind {
+    WEFT_VALUE_NONE = 0,   /* not given: an optional parameter left out    */
+    WEFT_VALUE_INT = 1,    /* int_value                                    */
+    WEFT_VALUE_FLOAT = 2,  /* float_value                                  */
+    WEFT_VALUE_BOOL = 3,   /* int_value, 0 or 1                            */
+    WEFT_VALUE_STRING = 4, /* string_value                                 */
+    WEFT_VALUE_ARRAY = 5,  /* array                                        */
+    WEFT_VALUE_OBJECT = 6, /* object_id, object_type, object               */
+    WEFT_VALUE_KIND_FORCE_32BIT = 0x7fffffff /* not a kind: fixes the enum's size */
+} weft_value_kind;
+
+/* An array argument: a view of the application's array, valid during the call only. */
+typedef struct weft_array_arg {
+    uint32_t struct_size;
+    uint32_t ndim;
+    uint64_t data;          /* first element on `device`: a host pointer, or a CUDA device pointer */
+    const int64_t *shape;   /* ndim extents                                 */
+    const int64_t *strides; /* ndim strides, in bytes                       */
+    const char *dtype;      /* the elements' kernel type: "float32", "vec3", "int32" */
+    uint64_t dtype_size;    /* bytes per element                            */
+    const char *device;     /* "cpu", "cuda:0"                              */
+} weft_array_arg;
+
+/* One argument of a constructor or method call. The host passes exactly one
+ * per declared parameter, in declaration order (WEFT_VALUE_NONE for an
+ * optional one not given), each checked against the parameter's type. */
+typedef struct weft_object_arg {
+    uint32_t struct_size;
+    weft_value_kind kind;
+    const char *name; /* the parameter's name */
+    int64_t int_value;
+    double float_value;
+    const char *string_value;
+    const weft_array_arg *array;
+    uint64_t object_id;      /* an object argument: the id kernels see       */
+    const char *object_type; /* and its type's name                          */
+    void *object;            /* its handle, when its type is this plugin's; else NULL */
+} weft_object_arg;
+
+/* A declared parameter of a constructor or method. `type` is a kernel type
+ * name for an array ("array(dtype=vec3)", "array(int32)": dtype and ndim are
+ * checked) or a scalar ("float32", "int32", "bool", ...: a value converts when
+ * nothing is lost), "string", "object" (any object) or "object(NAME)" (an
+ * object of type NAME). */
+typedef struct weft_object_param_desc {
+    uint32_t struct_size;
+    uint32_t optional; /* nonzero: may be left out (passed as WEFT_VALUE_NONE) */
+    const char *name;  /* identifier, unique in its list                      */
+    const char *type;
+    const char *doc;   /* may be NULL */
+} weft_object_param_desc;
+
+typedef enum weft_copy_kind {
+    WEFT_COPY_HOST_TO_DEVICE = 0,
+    WEFT_COPY_DEVICE_TO_HOST = 1,
+    WEFT_COPY_DEVICE_TO_DEVICE = 2,
+    WEFT_COPY_KIND_FORCE_32BIT = 0x7fffffff /* not a kind: fixes the enum's size */
+} weft_copy_kind;
+
+/* What the host gives a constructor, method or destructor: memory on the
+ * object's device (a plugin never links a device runtime), accounted to the
+ * object, and the error report. Valid during the call only. */
+typedef struct weft_object_context weft_object_context;
+typedef struct weft_object_api {
+    uint32_t struct_size;
+    uint32_t device_is_cuda; /* nonzero: device memory is CUDA device memory */
+    weft_object_context *ctx;
+    const char *device;      /* where the object lives: "cpu", "cuda:0"      */
+    const char *object_type;
+    /* `bytes` zero-filled bytes on the object's device, aligned to 64 bytes;
+     * NULL (with the error set) when the device cannot. Memory left allocated
+     * when the object is destroyed is freed by the host, and reported. */
+    void *(*device_alloc)(weft_object_context *ctx, uint64_t bytes);
+    void (*device_free)(weft_object_context *ctx, void *address);
+    /* Host memory accounted to the object, zero-filled, 64-byte aligned. */
+    void *(*host_alloc)(weft_object_context *ctx, uint64_t bytes);
+    void (*host_free)(weft_object_context *ctx, void *address);
+    /* Copies between host memory and the object's device memory; complete when it returns. */
+    weft_status (*copy)(weft_object_context *ctx, void *dst, const void *src, uint64_t bytes, weft_copy_kind kind);
+    /* Why the call is about to fail, naming the argument ("indices: 7 is not a
+     * multiple of 3"); the host adds plugin, object type and call. */
+    void (*set_error)(weft_object_context *ctx, const char *message);
+} weft_object_api;
+
+/* Builds an object from `args`: sets *object (the plugin's handle, passed to
+ * methods and destroy) and *id (what kernels receive). On failure returns a
+ * status other than WEFT_OK with the error set, having freed what it took. */
+typedef weft_status (*weft_object_create_fn)(const weft_object_api *api, const weft_object_arg *args,
+                                             uint32_t arg_count, void **object, uint64_t *id);
+/* Runs a method; *id holds the object's id and may be changed (a rebuild that
+ * reallocates). Failure as for create; the object must stay valid. */
+typedef weft_status (*weft_object_method_fn)(const weft_object_api *api, void *object, const weft_object_arg *args,
+                                             uint32_t arg_count, uint64_t *id);
+typedef void (*weft_object_destroy_fn)(const weft_object_api *api, void *object);
+
+typedef struct weft_object_method_desc {
+    uint32_t struct_size;
+    uint32_t param_count;
+    const char *name; /* identifier, unique among the type's methods */
+    const weft_object_param_desc *params;
+    weft_object_method_fn call;
+    const char *doc; /* may be NULL */
+} weft_object_method_desc;
+
+typedef struct weft_object_type_desc {
+    uint32_t struct_size;
+    uint32_t param_count;
+    /* An identifier under the plugin's builtin prefixes, or a prefix without
+     * its trailing '_' ("mesh" for the prefix "mesh_"); unique in a host. */
+    const char *name;
+    const weft_object_param_desc *params; /* the constructor's */
+    weft_object_create_fn create;
+    weft_object_destroy_fn destroy;
+    const weft_object_method_desc *methods;
+    uint32_t method_count;
+    uint32_t reserved; /* zero */
+    const char *doc; /* may be NULL */
+} weft_object_type_desc;
+
+#define WEFT_REGISTER_OBJECT_TYPE "weft_register_object_type"
+typedef weft_status (*weft_register_object_type_fn)(weft_host_context *ctx, const weft_object_type_desc *desc);
+
+/* ------------------------------------------------------------------------ */
 /* The entry points a plugin exports (WEFT_PLUGIN_INFO_SYMBOL and
  * WEFT_PLUGIN_INIT_SYMBOL). Only these two symbols need to be visible. */
 typedef const weft_plugin_info *(*weft_plugin_info_fn)(void);
@@ -247,6 +391,9 @@ typedef weft_status (*weft_plugin_init_fn)(const weft_host_api *api);
 #define WEFT_INIT_EXPOSED_FIELD_DESC WEFT_STRUCT_INIT(weft_exposed_field_desc)
 #define WEFT_INIT_NATIVE_TYPE_DESC WEFT_STRUCT_INIT(weft_native_type_desc)
 #define WEFT_INIT_BUILD_OPTIONS_DESC WEFT_STRUCT_INIT(weft_build_options_desc)
+#define WEFT_INIT_OBJECT_PARAM_DESC WEFT_STRUCT_INIT(weft_object_param_desc)
+#define WEFT_INIT_OBJECT_METHOD_DESC WEFT_STRUCT_INIT(weft_object_method_desc)
+#define WEFT_INIT_OBJECT_TYPE_DESC WEFT_STRUCT_INIT(weft_object_type_desc)
 
 #ifdef __cplusplus
 } /* extern "C" */

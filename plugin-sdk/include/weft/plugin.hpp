@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <exception>
 #include <initializer_list>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -325,6 +326,210 @@ struct Adjoint {
     std::string native_name;
 };
 
+// ---------------------------------------------------------------------------
+// Host objects (weft_object_type_desc): a C++ class T becomes an object type.
+// T has
+//   T(ObjectContext &ctx, const ObjectArgs &args);  // throws Error to refuse
+//   std::uint64_t id() const;                       // what kernels receive
+//   void release(ObjectContext &ctx);               // frees what it allocated
+// and methods void T::m(ObjectContext &, const ObjectArgs &). The object
+// itself lives in host memory from the host's callbacks, so the host accounts
+// for every byte an object holds; no exception leaves the plugin.
+
+/// Memory on the object's device and the host's, through the host's callbacks.
+class ObjectContext {
+public:
+    explicit ObjectContext(const weft_object_api *api) : api_(api) {}
+    bool is_cuda() const { return api_->device_is_cuda != 0; }
+    std::string device() const { return api_->device ? api_->device : ""; }
+    /// Zero-filled device memory; throws Error when the device cannot.
+    void *device_alloc(std::uint64_t bytes) const {
+        void *p = api_->device_alloc(api_->ctx, bytes);
+        if (!p) throw Error(WEFT_ERROR_PLUGIN, "cannot allocate " + std::to_string(bytes) + " bytes on " + device());
+        return p;
+    }
+    void device_free(void *p) const { api_->device_free(api_->ctx, p); }
+    void *host_alloc(std::uint64_t bytes) const {
+        void *p = api_->host_alloc(api_->ctx, bytes);
+        if (!p) throw Error(WEFT_ERROR_PLUGIN, "cannot allocate " + std::to_string(bytes) + " bytes of host memory");
+        return p;
+    }
+    void host_free(void *p) const { api_->host_free(api_->ctx, p); }
+    void copy(void *dst, const void *src, std::uint64_t bytes, weft_copy_kind kind) const {
+        if (api_->copy(api_->ctx, dst, src, bytes, kind) != WEFT_OK) throw Error(WEFT_ERROR_PLUGIN, "device copy failed");
+    }
+    /// Device memory holding a copy of `count` host values.
+    template <class V> V *upload(const V *values, std::size_t count) const {
+        auto *d = static_cast<V *>(device_alloc(sizeof(V) * count));
+        copy(d, values, sizeof(V) * count, WEFT_COPY_HOST_TO_DEVICE);
+        return d;
+    }
+    /// `count` values from device memory into host memory.
+    template <class V> void download(V *out, const V *device_values, std::size_t count) const {
+        copy(out, device_values, sizeof(V) * count, WEFT_COPY_DEVICE_TO_HOST);
+    }
+    const weft_object_api &api() const { return *api_; }
+
+private:
+    const weft_object_api *api_;
+};
+
+/// The arguments of one constructor or method call, by parameter name (the
+/// host checked each against its declared type already).
+class ObjectArgs {
+public:
+    ObjectArgs(const weft_object_arg *args, std::uint32_t count) : args_(args), count_(count) {}
+    /// Whether an optional parameter was given.
+    bool has(std::string_view name) const { return find(name).kind != WEFT_VALUE_NONE; }
+    std::int64_t integer(std::string_view name) const { return get(name, WEFT_VALUE_INT).int_value; }
+    double number(std::string_view name) const { return get(name, WEFT_VALUE_FLOAT).float_value; }
+    bool flag(std::string_view name) const { return get(name, WEFT_VALUE_BOOL).int_value != 0; }
+    std::string string(std::string_view name) const { return get(name, WEFT_VALUE_STRING).string_value; }
+    const weft_array_arg &array(std::string_view name) const { return *get(name, WEFT_VALUE_ARRAY).array; }
+    /// A 1-D array's elements as V (the host checked the dtype; its size is checked here).
+    template <class V> const V *elements(std::string_view name, std::int64_t *count) const {
+        const weft_array_arg &a = array(name);
+        if (a.dtype_size != sizeof(V))
+            throw Error(WEFT_ERROR_INVALID_ARGUMENT, std::string(name) + ": elements of " + std::to_string(a.dtype_size) +
+                                                         " bytes, expected " + std::to_string(sizeof(V)));
+        std::int64_t n = 1;
+        for (std::uint32_t i = 0; i < a.ndim; ++i) n *= a.shape[i];
+        // Contiguous only: objects copy their inputs, and a strided view would read gaps.
+        std::int64_t stride = static_cast<std::int64_t>(sizeof(V));
+        for (std::uint32_t i = a.ndim; i-- > 0;) {
+            if (a.shape[i] > 1 && a.strides[i] != stride)
+                throw Error(WEFT_ERROR_INVALID_ARGUMENT, std::string(name) + ": the array must be contiguous");
+            stride *= a.shape[i];
+        }
+        *count = n;
+        return reinterpret_cast<const V *>(static_cast<std::uintptr_t>(a.data));
+    }
+    std::uint64_t object_id(std::string_view name) const { return get(name, WEFT_VALUE_OBJECT).object_id; }
+    /// Another object of this plugin's type T (nullptr when it is another plugin's).
+    template <class T> T *object(std::string_view name) const {
+        return static_cast<T *>(get(name, WEFT_VALUE_OBJECT).object);
+    }
+
+private:
+    const weft_object_arg &find(std::string_view name) const {
+        for (std::uint32_t i = 0; i < count_; ++i)
+            if (args_[i].name && name == args_[i].name) return args_[i];
+        throw Error(WEFT_ERROR_INVALID_ARGUMENT, "no parameter '" + std::string(name) + "' declared");
+    }
+    const weft_object_arg &get(std::string_view name, weft_value_kind kind) const {
+        const weft_object_arg &a = find(name);
+        if (a.kind == WEFT_VALUE_NONE) throw Error(WEFT_ERROR_INVALID_ARGUMENT, std::string(name) + ": not given");
+        if (a.kind != kind) throw Error(WEFT_ERROR_INVALID_ARGUMENT, std::string(name) + ": another kind of value");
+        return a;
+    }
+    const weft_object_arg *args_;
+    std::uint32_t count_;
+};
+
+/// A declared parameter: ObjectParam{"points", "array(dtype=vec3)"}.
+struct ObjectParam {
+    std::string name;
+    std::string type;
+    bool optional = false;
+    std::string doc = {};
+};
+
+namespace detail {
+inline weft_status object_failure(const weft_object_api *api) noexcept {
+    try {
+        throw;
+    } catch (const Error &e) {
+        api->set_error(api->ctx, e.what());
+        return e.status() == WEFT_OK ? WEFT_ERROR_PLUGIN : e.status();
+    } catch (const std::exception &e) {
+        api->set_error(api->ctx, e.what());
+        return WEFT_ERROR_PLUGIN;
+    } catch (...) {
+        api->set_error(api->ctx, "uncaught non-standard exception");
+        return WEFT_ERROR_PLUGIN;
+    }
+}
+
+template <class T>
+weft_status create_object(const weft_object_api *api, const weft_object_arg *args, std::uint32_t n, void **object,
+                          std::uint64_t *id) noexcept {
+    static_assert(alignof(T) <= 64, "an object type's class must not need more than 64-byte alignment");
+    void *memory = nullptr;
+    try {
+        ObjectContext ctx(api);
+        memory = ctx.host_alloc(sizeof(T));
+        T *t = new (memory) T(ctx, ObjectArgs(args, n));
+        *object = t;
+        *id = t->id();
+        return WEFT_OK;
+    } catch (...) {
+        if (memory) api->host_free(api->ctx, memory);
+        return object_failure(api);
+    }
+}
+
+template <class T> void destroy_object(const weft_object_api *api, void *object) noexcept {
+    T *t = static_cast<T *>(object);
+    try {
+        ObjectContext ctx(api);
+        t->release(ctx);
+    } catch (...) {
+    }
+    t->~T();
+    api->host_free(api->ctx, object);
+}
+
+template <class T, void (T::*Method)(ObjectContext &, const ObjectArgs &)>
+weft_status call_method(const weft_object_api *api, void *object, const weft_object_arg *args, std::uint32_t n,
+                        std::uint64_t *id) noexcept {
+    try {
+        ObjectContext ctx(api);
+        T *t = static_cast<T *>(object);
+        (t->*Method)(ctx, ObjectArgs(args, n));
+        *id = t->id();
+        return WEFT_OK;
+    } catch (...) {
+        return object_failure(api);
+    }
+}
+} // namespace detail
+
+/// An object type described from its C++ class (see above).
+template <class T> class ObjectType {
+public:
+    explicit ObjectType(std::string name) : name_(std::move(name)) {}
+    ObjectType &doc(std::string text) {
+        doc_ = std::move(text);
+        return *this;
+    }
+    /// The constructor's parameters, in order.
+    ObjectType &params(std::vector<ObjectParam> ps) {
+        params_ = std::move(ps);
+        return *this;
+    }
+    template <void (T::*Method)(ObjectContext &, const ObjectArgs &)>
+    ObjectType &method(std::string name, std::vector<ObjectParam> ps = {}, std::string doc = {}) {
+        methods_.push_back({std::move(name), std::move(ps), std::move(doc), &detail::call_method<T, Method>});
+        return *this;
+    }
+
+    struct Method {
+        std::string name;
+        std::vector<ObjectParam> params;
+        std::string doc;
+        weft_object_method_fn call;
+    };
+    const std::string &name() const { return name_; }
+    const std::string &doc_text() const { return doc_; }
+    const std::vector<ObjectParam> &param_list() const { return params_; }
+    const std::vector<Method> &methods() const { return methods_; }
+
+private:
+    std::string name_, doc_;
+    std::vector<ObjectParam> params_;
+    std::vector<Method> methods_;
+};
+
 class Registrar {
 public:
     explicit Registrar(const weft_host_api *api) : api_(api) {}
@@ -409,6 +614,49 @@ public:
         check(api_->add_build_options(api_->ctx, &desc));
     }
 
+    /// Registers an object type (weft_register_object_type); Error with
+    /// WEFT_ERROR_UNSUPPORTED from a host that has no host objects.
+    template <class T> void add(const ObjectType<T> &type) {
+        auto reg = reinterpret_cast<weft_register_object_type_fn>(api_->get_proc_address(WEFT_REGISTER_OBJECT_TYPE));
+        if (!reg) throw Error(WEFT_ERROR_UNSUPPORTED, "this weft host has no host objects (" WEFT_REGISTER_OBJECT_TYPE ")");
+        const auto param_descs = [](const std::vector<ObjectParam> &ps) {
+            std::vector<weft_object_param_desc> out;
+            for (const ObjectParam &p : ps) {
+                auto d = make_desc<weft_object_param_desc>();
+                d.name = p.name.c_str();
+                d.type = p.type.c_str();
+                d.optional = p.optional ? 1u : 0u;
+                d.doc = p.doc.c_str();
+                out.push_back(d);
+            }
+            return out;
+        };
+        const std::vector<weft_object_param_desc> ctor = param_descs(type.param_list());
+        std::vector<std::vector<weft_object_param_desc>> method_params;
+        std::vector<weft_object_method_desc> methods;
+        for (const auto &m : type.methods()) method_params.push_back(param_descs(m.params));
+        for (std::size_t i = 0; i < type.methods().size(); ++i) {
+            const auto &m = type.methods()[i];
+            auto d = make_desc<weft_object_method_desc>();
+            d.name = m.name.c_str();
+            d.params = method_params[i].data();
+            d.param_count = static_cast<std::uint32_t>(method_params[i].size());
+            d.call = m.call;
+            d.doc = m.doc.c_str();
+            methods.push_back(d);
+        }
+        auto desc = make_desc<weft_object_type_desc>();
+        desc.name = type.name().c_str();
+        desc.doc = type.doc_text().c_str();
+        desc.params = ctor.data();
+        desc.param_count = static_cast<std::uint32_t>(ctor.size());
+        desc.create = &detail::create_object<T>;
+        desc.destroy = &detail::destroy_object<T>;
+        desc.methods = methods.data();
+        desc.method_count = static_cast<std::uint32_t>(methods.size());
+        check(reg(api_->ctx, &desc));
+    }
+
     void log(weft_log_level level, const std::string &message) const {
         api_->log(api_->ctx, level, message.c_str());
     }
@@ -421,10 +669,13 @@ private:
             throw Error(WEFT_ERROR_INVALID_ARGUMENT,
                         "builtin '" + name + "': " + std::to_string(param_names.size()) + " parameter names for " +
                             std::to_string(sizeof...(Args)) + " parameters");
-        static_assert((std::is_same_v<Args, std::remove_cv_t<std::remove_reference_t<Args>>> && ...),
-                      "take builtin parameters by value: kernel code passes them by value");
+        static_assert(((std::is_same_v<Args, std::remove_cv_t<std::remove_reference_t<Args>>> ||
+                        (std::is_lvalue_reference_v<Args> && !std::is_const_v<std::remove_reference_t<Args>>)) &&
+                       ...),
+                      "take builtin parameters by value, or by non-const reference (T &) for one the builtin "
+                      "writes (an inout parameter: kernels pass a variable)");
         std::vector<std::pair<std::string, std::string>> params;
-        const char *types[] = {kernel_type_name<Args>()..., nullptr};
+        const char *types[] = {kernel_type_name<std::remove_reference_t<Args>>()..., nullptr};
         std::size_t i = 0;
         for (const char *pname : param_names) {
             params.emplace_back(pname, types[i]);
@@ -433,13 +684,15 @@ private:
         const char *result = result_type_name<R>();
         std::uint64_t result_size = 0;
         if constexpr (!std::is_void_v<R>) result_size = sizeof(R);
-        register_builtin(name, params, {std::uint64_t(sizeof(Args))...}, result ? result : "", result_size, native_name,
-                         doc, adjoint);
+        register_builtin(name, params, {std::uint64_t(sizeof(std::remove_reference_t<Args>))...},
+                         result ? result : "", result_size, native_name, doc, adjoint,
+                         {(std::is_lvalue_reference_v<Args> ? WEFT_PARAM_INOUT : 0u)...});
     }
 
     void register_builtin(const std::string &name, const std::vector<std::pair<std::string, std::string>> &params,
                           const std::vector<std::uint64_t> &sizes, const std::string &result, std::uint64_t result_size,
-                          const std::string &native_name, const std::string &doc, const std::string &adjoint) {
+                          const std::string &native_name, const std::string &doc, const std::string &adjoint,
+                          const std::vector<std::uint32_t> &flags = {}) {
         std::vector<weft_param_desc> descs;
         descs.reserve(params.size());
         for (std::size_t i = 0; i < params.size(); ++i) {
@@ -447,6 +700,7 @@ private:
             d.name = params[i].first.c_str();
             d.type = params[i].second.c_str();
             d.cpp_size = sizes[i];
+            d.flags = i < flags.size() ? flags[i] : 0u;
             descs.push_back(d);
         }
         auto desc = make_desc<weft_builtin_desc>();

@@ -7,6 +7,7 @@
 #include "weft/cache/cache.hpp"
 #include "weft/cache/cache_counters.hpp"
 #include "weft/cache/remote_cache.hpp"
+#include "weft/host/object.hpp"
 #include "weft/build/module.hpp"
 #include "weft/modules/compiled_module.hpp"
 #include "weft/kernel/diagnostics.hpp" // KernelSourceError: what load_module throws for bad source
@@ -97,6 +98,7 @@ struct LoadedPlugin {
     OverloadList builtins;
     std::vector<NativeTypeInfo> native_types;  // what it registered, in call order (copies)
     std::vector<ModuleBuildOptions> build_options; // one per add_build_options call
+    std::vector<ObjectTypeInfo> object_types;      // weft_register_object_type, in call order
     /// Loaded under the `signed` policy: the file name of the trusted key that signed it.
     std::string signed_by;
     /// Loaded under a trust policy: the files of its directory as checked.
@@ -171,6 +173,20 @@ public:
     /// Sets the plugins a module uses, by name, taking each one's build options
     /// as they are now. Throws UserError when one is not loaded.
     void set_module_plugins(ModuleSettings &module, const std::vector<std::string> &plugins);
+
+    /// Host objects (weft/host/object.hpp): the object type of that name
+    /// among the loaded plugins', or nullptr; all of them in load order.
+    const ObjectTypeInfo *object_type(std::string_view name) const;
+    std::vector<const ObjectTypeInfo *> object_types() const;
+    /// Builds an object of type `type` on `device` from named arguments, e.g.
+    ///   host.create("mesh", {{"points", points}, {"indices", indices}})
+    /// Every argument is checked against the type's declared parameters
+    /// (names, kinds, array dtype, ndim and device) before plugin code runs.
+    /// Throws UserError naming plugin, object type and argument; nothing is
+    /// left allocated then.
+    Object create(std::string_view type, const ObjectArgs &args, Device device = Device::cpu());
+    /// The objects of this host alive now and the memory they hold.
+    ObjectStats object_stats() const;
 
     /// The artifact cache (its root is resolved on first use).
     const ArtifactCache &cache() const;

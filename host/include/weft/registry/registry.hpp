@@ -31,6 +31,8 @@ struct ParameterSpec {
     /// Builtin parameters: sizeof the C++ type the native function takes, as
     /// the plugin states it; must equal the kernel type's size. 0: not checked.
     std::uint64_t cpp_size = 0;
+    /// Builtin parameters: taken as T & and written (WEFT_PARAM_INOUT).
+    bool inout = false;
 };
 
 struct BuiltinSpec {
@@ -79,6 +81,9 @@ struct NativeTypeSpec {
 struct Parameter {
     std::string name;
     Type type;
+    /// The native function takes it as T & and may write it: a kernel passes a
+    /// local variable of exactly this type (weft_param_desc WEFT_PARAM_INOUT).
+    bool inout = false;
 };
 
 /// A builtin's parameters: most have one or two, kept inside the record.
@@ -310,6 +315,8 @@ public:
     void rollback();
 
     const std::string &owner() const { return owner_; }
+    /// The prefixes this owner's names must start with (none: core, embedders).
+    const std::optional<NamespacePolicy> &policy() const { return policy_; }
     /// How many builtins this owner registered through the transaction (new or
     /// shared; a repeated call counts once), until commit.
     std::size_t staged_builtin_count() const { return staged_builtins_.size(); }

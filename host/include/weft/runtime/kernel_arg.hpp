@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -77,6 +78,12 @@ public:
         return value(std::move(type), &v, sizeof(T));
     }
 
+    /// `arg`, also keeping `owner` alive for as long as a launch that receives
+    /// it may run (a host object behind an id: weft/host/object.hpp).
+    static KernelArg kept(KernelArg arg, std::shared_ptr<const void> owner);
+    /// What kept() attached.
+    const std::vector<std::shared_ptr<const void>> &owners() const { return owners_; }
+
     /// A plain array (an indexed array is not one: is_indexed_array()).
     bool is_array() const { return array_.has_value(); }
     /// The array (UserError when this is a value).
@@ -100,6 +107,7 @@ private:
     Type type_;
     std::vector<std::byte> bytes_;
     std::vector<Array> referenced_;
+    std::vector<std::shared_ptr<const void>> owners_;
 };
 
 } // namespace weft

@@ -53,6 +53,8 @@ public:
     void *const *pointers() const { return pointers_.data(); }
     /// Parameter i's bytes (array parameters: the 64-byte array view).
     const void *arg(std::size_t i) const { return pointers_.at(i); }
+    /// What the arguments keep alive beside arrays (KernelArg::kept: host objects).
+    const std::vector<std::shared_ptr<const void>> &owners() const { return owners_; }
 
 private:
     friend PackedArgs pack_args(std::string_view kernel, const std::vector<KernelParam> &params,
@@ -63,6 +65,7 @@ private:
     std::unique_ptr<Buffer> buffer_;
     std::vector<void *> pointers_;
     std::vector<Array> arrays_; // keeps the storage alive
+    std::vector<std::shared_ptr<const void>> owners_;
 };
 
 /// "kernel 'k', parameter 'p': ", the start of every argument error of CPU and CUDA launches.

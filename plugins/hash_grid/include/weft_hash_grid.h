@@ -1,0 +1,94 @@
+// Kernel side of the hash_grid plugin (Warp's hash_grid_query and friends),
+// included into every module that uses the plugin, on the CPU and in CUDA.
+// The traversal is Warp's: the same cells in the same order (x fastest), the
+// points of a cell in the order they were given, so sums over neighbours add
+// in Warp's order.
+#ifndef WEFT_HASH_GRID_H
+#define WEFT_HASH_GRID_H
+
+#include "weft_hash_grid_types.h"
+
+namespace weft_hash_grid {
+
+WEFT_CALLABLE inline int cell_coord(float v) {
+    // floor, clamped into int's range as Warp's hash_grid_cell_coord does (NaN gives 0).
+    const float c = weft::floor(v);
+    if (c >= 2147483648.0f) return 2147483646;
+    if (c >= -2147483648.0f) return static_cast<int>(c);
+    if (c < -2147483648.0f) return -2147483647 - 1;
+    return 0;
+}
+
+WEFT_CALLABLE inline int cell_index(const Grid &g, int x, int y, int z) {
+    int cx = x % g.dim_x, cy = y % g.dim_y, cz = z % g.dim_z;
+    if (cx < 0) cx += g.dim_x;
+    if (cy < 0) cy += g.dim_y;
+    if (cz < 0) cz += g.dim_z;
+    return cz * (g.dim_x * g.dim_y) + cy * g.dim_x + cx;
+}
+
+WEFT_CALLABLE inline int query_end(int start, int end, int dim) {
+    // A box wider than the grid visits each cell column once.
+    return static_cast<long long>(end) - static_cast<long long>(start) >= static_cast<long long>(dim) ? start + (dim - 1)
+                                                                                                     : end;
+}
+
+WEFT_CALLABLE inline void enter_cell(Query &q) {
+    const int c = cell_index(*q.grid, q.x, q.y, q.z);
+    q.cell_index = q.grid->cell_starts[c];
+    q.cell_end = q.grid->cell_ends[c];
+}
+
+/// Every point in the cells that the box [pos - radius, pos + radius] touches
+/// (a superset of the points within radius: filter by distance, as with Warp).
+WEFT_CALLABLE inline Query query(unsigned long long id, weft::vec3 pos, float radius) {
+    Query q{};
+    q.grid = reinterpret_cast<const Grid *>(id);
+    if (!q.grid || q.grid->num_points == 0) return q; // an unbuilt grid: no points
+    const Grid &g = *q.grid;
+    const float inv = g.cell_width_inv;
+    q.x_start = cell_coord((pos[0] - radius) * inv);
+    q.y_start = cell_coord((pos[1] - radius) * inv);
+    q.z_start = cell_coord((pos[2] - radius) * inv);
+    q.x_end = query_end(q.x_start, cell_coord((pos[0] + radius) * inv), g.dim_x);
+    q.y_end = query_end(q.y_start, cell_coord((pos[1] + radius) * inv), g.dim_y);
+    q.z_end = query_end(q.z_start, cell_coord((pos[2] + radius) * inv), g.dim_z);
+    q.x = q.x_start;
+    q.y = q.y_start;
+    q.z = q.z_start;
+    enter_cell(q);
+    return q;
+}
+
+/// The next point of the query into `index`; false when there is none.
+WEFT_CALLABLE inline bool query_next(Query &q, int &index) {
+    if (!q.grid || q.grid->num_points == 0) return false;
+    for (;;) {
+        if (q.cell_index < q.cell_end) {
+            index = q.grid->point_ids[q.cell_index++];
+            return true;
+        }
+        if (++q.x > q.x_end) {
+            q.x = q.x_start;
+            ++q.y;
+        }
+        if (q.y > q.y_end) {
+            q.y = q.y_start;
+            ++q.z;
+        }
+        if (q.z > q.z_end) return false;
+        enter_cell(q);
+    }
+}
+
+/// The point at sorted position `index` (threads that take consecutive
+/// positions visit neighbouring points); -1 outside [0, points) or before a build.
+WEFT_CALLABLE inline int point_id(unsigned long long id, int index) {
+    const Grid *g = reinterpret_cast<const Grid *>(id);
+    if (!g || index < 0 || index >= g->num_points) return -1;
+    return g->point_ids[index];
+}
+
+} // namespace weft_hash_grid
+
+#endif

@@ -1,0 +1,282 @@
+// Host objects (weft/host/object.hpp) through the bundled hash_grid plugin:
+// construction from checked arguments, methods, ids that kernels query,
+// lifetime across launches and hosts, and bad input. The expected values are
+// what warp-lang 1.19 computes on the CPU for the same kernels and points
+// (tests/geometry/warp_side_hash_grid.py prints them; CTest runs it as
+// warp.hash_grid where warp-lang is installed).
+#include "test_support.hpp"
+
+#include "weft/host/host.hpp"
+#include "weft/runtime/stream.hpp"
+#include "weft/runtime/values.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <numeric>
+
+using namespace weft;
+using weft::test::message_of;
+#include "weft/support/error.hpp"
+namespace fs = std::filesystem;
+
+namespace {
+
+using weft::test::TempDir;
+
+const fs::path kernels = fs::path(WEFT_SOURCE_DIR) / "tests/geometry/hash_grid_kernels.py";
+const Type f32 = Type::scalar(Scalar::Float32);
+const Type i32 = Type::scalar(Scalar::Int32);
+
+/// The points warp_side_hash_grid.py builds.
+std::vector<values::vec3f> golden_points(int n, double side) {
+    std::vector<values::vec3f> out(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i)
+        out[static_cast<std::size_t>(i)] = values::vec3f{{static_cast<float>(std::fmod(i * 0.6180339887498949, 1.0) * side),
+                                                          static_cast<float>(std::fmod(i * 0.7548776662466927, 1.0) * side),
+                                                          static_cast<float>(std::fmod(i * 0.5698402909980532, 1.0) * side)}};
+    return out;
+}
+
+struct Fixture {
+    TempDir cache{"objects"};
+    std::vector<std::string> log;
+    std::unique_ptr<Host> host;
+    Fixture() {
+        HostOptions o = weft::test::cached_host_options(cache.path);
+        o.log_sink = [this](LogLevel level, std::string_view, std::string_view message) {
+            if (level >= LogLevel::Warning) log.emplace_back(message);
+        };
+        host = std::make_unique<Host>(std::move(o));
+        host->load(fs::path(WEFT_BUNDLED_PLUGIN_DIR) / "hash_grid");
+    }
+    Object grid(int dims = 32) {
+        return host->create("hash_grid", {{"dim_x", std::int64_t{dims}}, {"dim_y", std::int64_t{dims}}, {"dim_z", std::int64_t{dims}}});
+    }
+};
+
+long resident_kib() {
+    std::ifstream statm("/proc/self/statm");
+    long pages = 0, resident = 0;
+    statm >> pages >> resident;
+    return resident * 4;
+}
+
+} // namespace
+
+TEST_CASE("a hash grid built by the plugin answers Warp's neighbour queries with warp-lang's values") {
+    Fixture f;
+    const int n = 2000;
+    const float radius = 0.8f;
+    Array points = Array::from_vector(golden_points(n, 10.0));
+    Object grid = f.grid();
+    CHECK(grid.type() == "hash_grid");
+    CHECK(grid.plugin() == "hash_grid");
+    CHECK(grid.id() != 0);
+    const std::uint64_t id_before = grid.id();
+    grid.call("build", {{"points", points}, {"radius", double{radius}}});
+    CHECK(grid.id() == id_before); // a rebuild keeps the id kernels hold
+    CHECK(grid.device_bytes() >= (2 * 32 * 32 * 32 + n) * sizeof(int));
+
+    const CompiledModule m = f.host->load_module(kernels);
+    Array counts = Array::zeros(i32, {n});
+    Array sums = Array::zeros(f32, {n});
+    m.kernel("neighbor_sums").launch({n}, {grid, points, radius, counts, sums});
+    const std::vector<int> c = counts.to_vector<int>();
+    const std::vector<float> s = sums.to_vector<float>();
+    CHECK(std::accumulate(c.begin(), c.end(), 0) == 8142);
+    const int at[] = {0, 1, 17, 999, 1999};
+    const int want_counts[] = {1, 5, 5, 5, 5};
+    const double want_sums[] = {0.64000004529953, 0.9373801946640015, 0.9373800754547119, 0.7498836517333984,
+                                0.9373799562454224};
+    for (int k = 0; k < 5; ++k) {
+        INFO("point " << at[k]);
+        CHECK(c[static_cast<std::size_t>(at[k])] == want_counts[k]);
+        CHECK(s[static_cast<std::size_t>(at[k])] == Approx(want_sums[k]).epsilon(1e-6));
+    }
+    double total = 0;
+    for (float v : s) total += v;
+    CHECK(total == Approx(1674.6385632157326).epsilon(1e-6));
+
+    // Brute force agrees on every point, not just the sampled ones.
+    const std::vector<values::vec3f> p = golden_points(n, 10.0);
+    for (int i = 0; i < n; i += 97) {
+        int brute = 0;
+        for (int j = 0; j < n; ++j) {
+            const float dx = p[static_cast<std::size_t>(i)].c[0] - p[static_cast<std::size_t>(j)].c[0];
+            const float dy = p[static_cast<std::size_t>(i)].c[1] - p[static_cast<std::size_t>(j)].c[1];
+            const float dz = p[static_cast<std::size_t>(i)].c[2] - p[static_cast<std::size_t>(j)].c[2];
+            if (std::sqrt(dx * dx + dy * dy + dz * dz) <= radius) ++brute;
+        }
+        CHECK(c[static_cast<std::size_t>(i)] == brute);
+    }
+
+    Array counts2 = Array::zeros(i32, {n});
+    m.kernel("neighbor_counts_while").launch({n}, {grid, points, radius, counts2});
+    CHECK(counts2.to_vector<int>() == c);
+
+    // The unfiltered candidates: Warp's cell walk, order included.
+    Array first = Array::zeros(i32, {n});
+    Array total_candidates = Array::zeros(i32, {n});
+    m.kernel("candidates").launch({n}, {grid, points, radius, first, total_candidates});
+    const std::vector<int> fi = first.to_vector<int>();
+    const std::vector<int> t = total_candidates.to_vector<int>();
+    CHECK(std::accumulate(t.begin(), t.end(), 0) == 44422);
+    const int want_first[] = {0, 1017, 1698, 669, 1232};
+    for (int k = 0; k < 5; ++k) CHECK(fi[static_cast<std::size_t>(at[k])] == want_first[k]);
+}
+
+TEST_CASE("an unbuilt hash grid yields no neighbours, and hash_grid_point_id outside the points is -1") {
+    Fixture f;
+    Object grid = f.grid(4);
+    const CompiledModule m = f.host->load_module(kernels);
+    Array points = Array::from_vector(golden_points(8, 1.0));
+    Array first = Array::zeros(i32, {8});
+    Array total = Array::zeros(i32, {8});
+    m.kernel("candidates").launch({8}, {grid, points, 0.5f, first, total});
+    CHECK(total.to_vector<int>() == std::vector<int>(8, 0));
+    CHECK(first.to_vector<int>() == std::vector<int>(8, -1));
+    // An empty build is a build: still nothing to find.
+    grid.call("build", {{"points", Array::zeros(Type::vector(Scalar::Float32, 3), {0})}, {"radius", 1.0}});
+    m.kernel("candidates").launch({8}, {grid, points, 0.5f, first, total});
+    CHECK(total.to_vector<int>() == std::vector<int>(8, 0));
+}
+
+TEST_CASE("bad object arguments are refused before plugin code runs, naming plugin, object type and argument") {
+    Fixture f;
+    CHECK_THAT(message_of<UserError>([&] { f.host->create("mesh", {}); }),
+               Catch::Contains("no object type 'mesh' (registered: hash_grid)"));
+    CHECK_THAT(message_of<UserError>([&] { f.host->create("hash_grid", {{"dim_x", std::int64_t{4}}, {"dim_y", std::int64_t{4}}}); }),
+               Catch::Contains("plugin 'hash_grid', object type 'hash_grid', constructor: missing argument 'dim_z' (int32)"));
+    CHECK_THAT(message_of<UserError>([&] {
+                   f.host->create("hash_grid", {{"dim_x", 4.5}, {"dim_y", std::int64_t{4}}, {"dim_z", std::int64_t{4}}});
+               }),
+               Catch::Contains("argument 'dim_x': expects an integer (int32), got a float"));
+    CHECK_THAT(message_of<UserError>([&] {
+                   f.host->create("hash_grid", {{"dim_x", std::int64_t{1} << 40}, {"dim_y", std::int64_t{4}}, {"dim_z", std::int64_t{4}}});
+               }),
+               Catch::Contains("argument 'dim_x': 1099511627776 does not fit int32"));
+    CHECK_THAT(message_of<UserError>([&] {
+                   f.host->create("hash_grid", {{"dim_x", std::int64_t{4}}, {"dim_y", std::int64_t{4}}, {"dim_z", std::int64_t{4}}, {"dims", std::int64_t{4}}});
+               }),
+               Catch::Contains("no parameter 'dims' (parameters: dim_x, dim_y, dim_z)"));
+    // The plugin's own checks: reported with the same prefix, nothing left allocated.
+    CHECK_THAT(message_of<UserError>([&] { f.grid(0); }),
+               Catch::Contains("plugin 'hash_grid', object type 'hash_grid', constructor: dim_x: 0 cells; at least 1"));
+    Object grid = f.grid(4);
+    const std::uint64_t bytes = grid.device_bytes();
+    const auto build = [&](ObjectArgs args) { return message_of<UserError>([&] { grid.call("build", args); }); };
+    CHECK_THAT(build({{"points", Array::zeros(f32, {3})}, {"radius", 1.0}}),
+               Catch::Contains("method 'build': argument 'points': expects array(dtype=vec3"));
+    CHECK_THAT(build({{"points", Array::zeros(Type::vector(Scalar::Float32, 3), {3})}, {"radius", 0.0}}),
+               Catch::Contains("method 'build': radius: 0.000000; a cell width must be positive and finite"));
+    std::vector<values::vec3f> bad = golden_points(5, 1.0);
+    bad[3].c[1] = std::nanf("");
+    CHECK_THAT(build({{"points", Array::from_vector(bad)}, {"radius", 0.5}}),
+               Catch::Contains("method 'build': points[3] is not finite"));
+    CHECK_THAT(build({{"points", Array::zeros(Type::vector(Scalar::Float32, 3), {3})}}),
+               Catch::Contains("method 'build': missing argument 'radius' (float32)"));
+    CHECK_THAT(message_of<UserError>([&] { grid.call("refit"); }),
+               Catch::Contains("object type 'hash_grid': no method 'refit' (methods: build)"));
+    CHECK(grid.device_bytes() == bytes); // failed calls left the object as it was
+    CHECK_THAT(message_of<UserError>([&] { Object().id(); }), Catch::Contains("an empty weft::Object"));
+    CHECK(f.host->object_stats().live == 1);
+}
+
+TEST_CASE("a launch keeps the objects it received alive until it has run") {
+    Fixture f;
+    const int n = 2000;
+    Array points = Array::from_vector(golden_points(n, 10.0));
+    const CompiledModule m = f.host->load_module(kernels);
+    Array counts = Array::zeros(i32, {n});
+    Stream stream;
+    std::promise<void> gate;
+    std::shared_future<void> opened = gate.get_future().share();
+    stream.enqueue([opened] { opened.wait(); }); // holds the stream until the object is dropped
+    {
+        Object grid = f.grid();
+        grid.call("build", {{"points", points}, {"radius", 0.8}});
+        m.kernel("neighbor_counts_while").launch({n}, {grid, points, 0.8f, counts}, &stream);
+    }
+    // The handle is gone, the launch has not run: the object lives on in it.
+    CHECK(f.host->object_stats().live == 1);
+    gate.set_value();
+    stream.synchronize();
+    const std::vector<int> c = counts.to_vector<int>();
+    CHECK(std::accumulate(c.begin(), c.end(), 0) == 8142);
+    CHECK(f.host->object_stats().live == 0);
+    CHECK(f.host->object_stats().device_bytes == 0);
+}
+
+TEST_CASE("10,000 objects created, built and destroyed leave the host's object memory at zero and the process flat") {
+    Fixture f;
+    Array points = Array::from_vector(golden_points(256, 4.0));
+    const auto cycle = [&](int count) {
+        for (int i = 0; i < count; ++i) {
+            Object g = f.grid(8);
+            g.call("build", {{"points", points}, {"radius", 0.5}});
+        }
+    };
+    cycle(1000); // warm the allocator
+    const long before = resident_kib();
+    cycle(10000);
+    const long grown = resident_kib() - before;
+    const ObjectStats s = f.host->object_stats();
+    CHECK(s.live == 0);
+    CHECK(s.device_bytes == 0);
+    CHECK(s.host_bytes == 0);
+    INFO("resident memory grew by " << grown << " KiB");
+    CHECK(grown < 4096); // each cycle holds ~6 KiB: 10,000 leaked would be ~60 MB
+}
+
+TEST_CASE("an object outlives its host: it keeps its plugin's code mapped and still works") {
+    auto f = std::make_unique<Fixture>();
+    Object grid = f->grid(4);
+    Array points = Array::from_vector(golden_points(16, 1.0));
+    std::vector<std::string> *log = &f->log;
+    f->host.reset();
+    REQUIRE(log->size() == 1);
+    CHECK_THAT(log->front(), Catch::Contains("host destroyed with 1 live objects") &&
+                                 Catch::Contains("hash_grid #1 (plugin 'hash_grid', cpu)"));
+    grid.call("build", {{"points", points}, {"radius", 0.25}}); // the plugin's code, after its host
+    CHECK(grid.device_bytes() > 0);
+    grid = Object(); // destroyed here, calling into the still-mapped library
+    f.reset();
+}
+
+TEST_CASE("hash_grid is listed with its constructor and methods") {
+    Fixture f;
+    const ObjectTypeInfo *t = f.host->object_type("hash_grid");
+    REQUIRE(t);
+    CHECK(t->signature() == "hash_grid(dim_x: int32, dim_y: int32, dim_z: int32)");
+    REQUIRE(t->methods.size() == 1);
+    CHECK(t->methods[0].name == "build");
+    CHECK(t->methods[0].params.size() == 2);
+    CHECK(f.host->plugin("hash_grid")->object_types.size() == 1);
+}
+
+TEST_CASE("an inout builtin argument must be a local variable of exactly the parameter's type") {
+    Fixture f;
+    const std::string src = R"(import warp as wp
+@wp.kernel
+def k(grid: wp.uint64, out: wp.array(dtype=int)):
+    q = wp.hash_grid_query(grid, wp.vec3(0.0), 1.0)
+    while wp.hash_grid_query_next(q, out[0]):
+        pass
+)";
+    const std::string msg = message_of<UserError>([&] { f.host->load_module_source("inout_bad", src); });
+    CHECK_THAT(msg, Catch::Contains("inout_bad.py:5:") &&
+                        Catch::Contains("argument 'index' of 'hash_grid_query_next' is written by the call: pass a "
+                                        "local variable of type int32"));
+    const std::string src2 = R"(import warp as wp
+@wp.kernel
+def k(points: wp.array(dtype=wp.vec3)):
+    for i in points[0]:
+        pass
+)";
+    CHECK_THAT(message_of<UserError>([&] { f.host->load_module_source("iter_bad", src2); }),
+               Catch::Contains("for loops iterate over range(...) or a query value"));
+}
