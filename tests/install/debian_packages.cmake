@@ -90,7 +90,7 @@ if(NOT pch)
 endif()
 
 run(${root}/usr/bin/weft plugin list)
-expect("${last_output}" "colors .*philox .*2 plugins on the search path")
+expect("${last_output}" "bvh .*colors .*hash_grid .*mesh .*philox .*5 plugins on the search path")
 
 set(app ${WORK_DIR}/app)
 run(${CMAKE_COMMAND} -S ${EXAMPLE_DIR} -B ${app} -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${root}/usr

@@ -6,6 +6,7 @@
 // warp.hash_grid where warp-lang is installed).
 #include "test_support.hpp"
 
+#include "geometry_inputs.hpp"
 #include "weft/host/host.hpp"
 #include "weft/runtime/stream.hpp"
 #include "weft/runtime/values.hpp"
@@ -17,6 +18,7 @@
 #include <fstream>
 #include <future>
 #include <numeric>
+#include <optional>
 
 using namespace weft;
 using weft::test::message_of;
@@ -279,4 +281,143 @@ def k(points: wp.array(dtype=wp.vec3)):
 )";
     CHECK_THAT(message_of<UserError>([&] { f.host->load_module_source("iter_bad", src2); }),
                Catch::Contains("for loops iterate over range(...) or a query value"));
+}
+
+// ---------------------------------------------------------------------------
+// The mesh and bvh plugins. warp.geometry (tests/geometry/diff_geometry.py)
+// compares every query with warp-lang; these pin the values it agreed on.
+
+namespace {
+
+struct GeometryFixture : Fixture {
+    GeometryFixture() {
+        host->load(fs::path(WEFT_BUNDLED_PLUGIN_DIR) / "mesh");
+        host->load(fs::path(WEFT_BUNDLED_PLUGIN_DIR) / "bvh");
+    }
+    CompiledModule kernels() { return host->load_module(fs::path(WEFT_SOURCE_DIR) / "tests/geometry/mesh_kernels.py"); }
+};
+
+const Type vec3 = Type::vector(Scalar::Float32, 3);
+
+} // namespace
+
+TEST_CASE("mesh_query_ray and mesh_query_point_no_sign on a box give warp-lang's hits, distances and faces") {
+    GeometryFixture f;
+    const geometry_inputs::Mesh box = geometry_inputs::box_mesh();
+    Array points = Array::from_vector(box.points);
+    Object mesh = f.host->create("mesh", {{"points", points}, {"indices", Array::from_vector(i32, box.indices)}});
+    const CompiledModule m = f.kernels();
+    const int n = 1000;
+    geometry_inputs::Points starts, dirs;
+    geometry_inputs::rays(n, 3.0, starts, dirs);
+    Array faces = Array::zeros(i32, {n}), ts = Array::zeros(f32, {n}), normals = Array::zeros(vec3, {n}),
+          signs = Array::zeros(f32, {n});
+    m.kernel("raycast").launch({n}, {mesh, Array::from_vector(starts), Array::from_vector(dirs), faces, ts, normals, signs});
+    const auto t = ts.to_vector<float>();
+    const auto fc = faces.to_vector<int>();
+    int hits = 0;
+    long long face_sum = 0;
+    double t_sum = 0;
+    for (int i = 0; i < n; ++i)
+        if (t[static_cast<std::size_t>(i)] >= 0) {
+            ++hits;
+            face_sum += fc[static_cast<std::size_t>(i)];
+            t_sum += t[static_cast<std::size_t>(i)];
+        }
+    CHECK(hits == 915);
+    CHECK(face_sum == 5544);
+    CHECK(t_sum == Approx(2353.3117458820343).epsilon(1e-6));
+
+    Array qp = Array::from_vector(geometry_inputs::query_points(n, 4.0));
+    Array nearest = Array::zeros(vec3, {n}), dist = Array::zeros(f32, {n});
+    m.kernel("closest").launch({n}, {mesh, qp, 0.75f, faces, nearest, dist});
+    const auto d = dist.to_vector<float>();
+    int found = 0;
+    double d_sum = 0;
+    for (float v : d)
+        if (v >= 0) {
+            ++found;
+            d_sum += v;
+        }
+    CHECK(found == 188);
+    CHECK(d_sum == Approx(80.21022737771273).epsilon(1e-6));
+}
+
+TEST_CASE("a mesh reads the points array it was built from: a kernel moves them, refit follows") {
+    GeometryFixture f;
+    const geometry_inputs::Mesh box = geometry_inputs::box_mesh();
+    std::optional<Array> held = Array::from_vector(box.points);
+    Array &points = *held;
+    Object mesh = f.host->create("mesh", {{"points", points}, {"indices", Array::from_vector(i32, box.indices)}});
+    const CompiledModule m = f.kernels();
+    const std::string shift_src = R"(import warp as wp
+@wp.kernel
+def shift(points: wp.array(dtype=wp.vec3), d: wp.vec3):
+    i = wp.tid()
+    points[i] = points[i] + d
+)";
+    const Kernel shift = f.host->load_module_source("shift_points", shift_src).kernel("shift");
+    shift.launch({8}, {points, values::vec3f{{10.0f, 0.0f, 0.0f}}});
+    mesh.call("refit");
+    // A ray down the x axis from x = 20 meets the moved box's +x face at x = 10.7.
+    Array faces = Array::zeros(i32, {1}), ts = Array::zeros(f32, {1}), normals = Array::zeros(vec3, {1}),
+          signs = Array::zeros(f32, {1});
+    m.kernel("raycast").launch({1}, {mesh, Array::from_vector(std::vector<values::vec3f>{{{20.0f, 0.05f, 0.05f}}}),
+                                     Array::from_vector(std::vector<values::vec3f>{{{-1.0f, 0.0f, 0.0f}}}), faces, ts,
+                                     normals, signs});
+    CHECK(ts.to_vector<float>()[0] == Approx(9.3f));
+    CHECK(normals.to_vector<values::vec3f>()[0].c[0] == Approx(1.0f));
+    // The vertices kernels read are the moved ones (mesh_get_point takes a face-vertex index, as Warp's).
+    double want = 0;
+    for (int k = 0; k < 8; ++k) want += box.points[static_cast<std::size_t>(box.indices[static_cast<std::size_t>(k)])].c[0] + 10.0;
+    Array total = Array::zeros(vec3, {1});
+    m.kernel("vertex_sum").launch({8}, {mesh, 8, total});
+    CHECK(total.to_vector<values::vec3f>()[0].c[0] == Approx(want));
+    // The mesh keeps the array: dropping the caller's handle changes nothing.
+    held.reset();
+    m.kernel("vertex_sum").launch({8}, {mesh, 8, total});
+    CHECK(total.to_vector<values::vec3f>()[0].c[0] == Approx(2 * want));
+}
+
+TEST_CASE("bad meshes and boxes are refused with the argument named, and nothing stays allocated") {
+    GeometryFixture f;
+    const geometry_inputs::Mesh box = geometry_inputs::box_mesh();
+    Array points = Array::from_vector(box.points);
+    const auto mesh_error = [&](std::vector<int> indices, Array pts) {
+        return message_of<UserError>([&] {
+            f.host->create("mesh", {{"points", pts}, {"indices", Array::from_vector(i32, indices)}});
+        });
+    };
+    CHECK_THAT(mesh_error({0, 1, 2, 3}, points),
+               Catch::Contains("plugin 'mesh', object type 'mesh', constructor: indices: 4 values is not a multiple of 3"));
+    CHECK_THAT(mesh_error({0, 1, 8}, points), Catch::Contains("indices[2] = 8 is outside the 8 points"));
+    CHECK_THAT(mesh_error({0, -1, 2}, points), Catch::Contains("indices[1] = -1 is outside the 8 points"));
+    CHECK_THAT(mesh_error({}, points), Catch::Contains("indices: a mesh needs at least one triangle"));
+    std::vector<values::vec3f> nan_points = box.points;
+    nan_points[5].c[2] = std::nanf("");
+    CHECK_THAT(mesh_error({0, 1, 5}, Array::from_vector(nan_points)), Catch::Contains("points[5] is not finite"));
+    CHECK_THAT(message_of<UserError>([&] {
+                   f.host->create("mesh", {{"points", points},
+                                           {"indices", Array::from_vector(i32, box.indices)},
+                                           {"velocities", Array::zeros(vec3, {3})}});
+               }),
+               Catch::Contains("velocities: 3 values for 8 points"));
+    CHECK_THAT(message_of<UserError>([&] {
+                   f.host->create("mesh", {{"points", points}, {"indices", Array::from_vector(i32, box.indices)}},
+                                  Device::cuda(0));
+               }),
+               Catch::Contains("argument 'points': the array is on cpu, the object on cuda:0"));
+    CHECK_THAT(message_of<UserError>([&] {
+                   f.host->create("bvh", {{"lowers", Array::from_vector(std::vector<values::vec3f>{{{1, 0, 0}}})},
+                                          {"uppers", Array::from_vector(std::vector<values::vec3f>{{{0, 1, 1}}})}});
+               }),
+               Catch::Contains("plugin 'bvh', object type 'bvh', constructor: lowers[0] is above uppers[0] on axis 0"));
+    CHECK_THAT(message_of<UserError>([&] {
+                   f.host->create("bvh", {{"lowers", Array::zeros(vec3, {2})}, {"uppers", Array::zeros(vec3, {3})}});
+               }),
+               Catch::Contains("uppers: 3 boxes, but lowers has 2"));
+    const ObjectStats s = f.host->object_stats();
+    CHECK(s.live == 0);
+    CHECK(s.device_bytes == 0);
+    CHECK(s.host_bytes == 0);
 }

@@ -196,8 +196,24 @@ int plugin_inspect(const PluginOptions &o) {
         for (const NativeTypeInfo &t : p.native_types) types.push_back(native_type_json(t));
         json options = json::array();
         for (const ModuleBuildOptions &b : p.build_options) options.push_back(options_json(b));
+        json objects = json::array();
+        for (const ObjectTypeInfo &t : p.object_types) {
+            const auto params = [](const std::vector<ObjectParam> &ps) {
+                json a = json::array();
+                for (const ObjectParam &x : ps)
+                    a.push_back({{"name", x.name}, {"type", x.type}, {"optional", x.optional}, {"retain", x.retain},
+                                 {"doc", x.doc}});
+                return a;
+            };
+            json methods = json::array();
+            for (const ObjectMethodInfo &method : t.methods)
+                methods.push_back({{"name", method.name}, {"params", params(method.params)}, {"doc", method.doc}});
+            objects.push_back({{"name", t.name}, {"signature", t.signature()}, {"params", params(t.params)},
+                               {"methods", methods}, {"doc", t.doc}});
+        }
         out["builtins"] = builtins;
         out["native_types"] = types;
+        out["object_types"] = objects;
         out["build_options"] = options;
         print_out("{}\n", out.dump(2, ' ', false, json_invalid_utf8));
         return 0;
@@ -238,6 +254,17 @@ int plugin_inspect(const PluginOptions &o) {
                                   [&](const ExposedField &x) { return x.name == f.name; });
             print_out("      {:<12} offset {:<4} size {:<4} {}\n", f.name, f.offset, f.size,
                        e != t.exposed.end() ? "exposed as " + e->type.name() : "hidden");
+        }
+    }
+    print_out("object types ({}):\n", p.object_types.size());
+    for (const ObjectTypeInfo &t : p.object_types) {
+        print_out("  {}  (kernels take its id as uint64)\n", escape_for_display(t.signature()));
+        if (!t.doc.empty()) print_out("      {}\n", escape_for_display(t.doc));
+        for (const ObjectMethodInfo &method : t.methods) {
+            std::vector<std::string> ps;
+            for (const ObjectParam &x : method.params) ps.push_back(x.name + ": " + x.type + (x.optional ? " = None" : ""));
+            print_out("      method {}({}){}\n", escape_for_display(method.name), escape_for_display(join(ps)),
+                      method.doc.empty() ? "" : "  " + escape_for_display(method.doc));
         }
     }
     print_out("build options ({}):\n", p.build_options.size());

@@ -13,6 +13,7 @@
 
 #include "weft/modules/compiled_module.hpp"
 #include "weft/host/host.hpp"
+#include "weft/host/object.hpp"
 #include "weft/host/tape.hpp"
 #include "weft/runtime/array.hpp"
 #include "weft/runtime/device.hpp"

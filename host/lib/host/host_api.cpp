@@ -240,12 +240,16 @@ static std::vector<ObjectParam> object_params(InitSession &session, const weft_o
             if (q.name == param.name)
                 throw RegistrationError(RegistrationError::Kind::Invalid, what + ": parameter '" + param.name + "' declared twice");
         param.type = required(p.type, what + ": parameter '" + param.name + "' type");
-        if (p.optional > 1)
+        if (p.flags & ~(WEFT_OBJECT_PARAM_OPTIONAL | WEFT_OBJECT_PARAM_RETAIN))
             throw RegistrationError(RegistrationError::Kind::Invalid,
-                                    what + ": parameter '" + param.name + "': optional is " + std::to_string(p.optional) + "; 0 or 1");
-        param.optional = p.optional == 1;
+                                    what + ": parameter '" + param.name + "': unknown flag bits 0x" +
+                                        hex_bits(p.flags & ~(WEFT_OBJECT_PARAM_OPTIONAL | WEFT_OBJECT_PARAM_RETAIN)));
+        param.optional = (p.flags & WEFT_OBJECT_PARAM_OPTIONAL) != 0;
+        param.retain = (p.flags & WEFT_OBJECT_PARAM_RETAIN) != 0;
         param.doc = str(p.doc, what + ": parameter '" + param.name + "' doc");
         try {
+            if (param.retain && param.type.rfind("array", 0) != 0)
+                throw std::invalid_argument("'" + param.type + "', but only arrays can be retained");
             checks.push_back(detail::parse_param_type(
                 [&](std::string_view t) { return session.transaction.parse_type(t); }, param.type));
         } catch (const std::invalid_argument &e) {

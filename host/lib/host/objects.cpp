@@ -176,6 +176,7 @@ struct MarshalledArgs {
     std::vector<std::vector<std::int64_t>> shapes, strides;
     std::vector<std::string> strings; // dtype names, devices, string values, object types
     std::vector<Object> objects;      // object arguments, alive during the call
+    std::vector<std::pair<std::string, Array>> retain; // arrays the object keeps once the call succeeds
 };
 
 std::string kind_name(const ObjectValue &v) {
@@ -291,6 +292,7 @@ MarshalledArgs marshal(const std::vector<ObjectParam> &params, const std::vector
             view.device = m.strings.back().c_str();
             a.kind = WEFT_VALUE_ARRAY;
             a.array = &view;
+            if (p.retain) m.retain.emplace_back(p.name, *arr);
             break;
         }
         case ParamCheck::Kind::Object: {
@@ -427,6 +429,7 @@ Object create_object(const std::shared_ptr<const ObjectTypeInfo> &type, const Ob
     }
     inst->handle = handle;
     inst->id = id;
+    for (auto &[name, array] : m.retain) inst->retained.insert_or_assign(name, std::move(array));
     inst->constructed = true;
     {
         const std::lock_guard lock(table->mutex);
@@ -493,6 +496,7 @@ void Object::call(std::string_view method, const ObjectArgs &args) const {
         t.impl->methods[k](&api, o.handle, margs.args.data(), static_cast<std::uint32_t>(margs.args.size()), &id);
     o.id = id;
     if (status != WEFT_OK) throw UserError(detail::failure(where, status, escape_for_terminal(ctx.error)));
+    for (auto &[name, array] : margs.retain) o.retained.insert_or_assign(name, std::move(array));
 }
 
 Object::operator KernelArg() const {

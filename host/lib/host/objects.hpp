@@ -65,6 +65,8 @@ struct ObjectInstance {
     // Memory the plugin took through the callbacks: address -> bytes.
     std::mutex memory_mutex;
     std::map<void *, std::uint64_t> device_blocks, host_blocks;
+    // Arrays of WEFT_OBJECT_PARAM_RETAIN parameters, by parameter name (guarded by call_mutex).
+    std::map<std::string, Array> retained;
     std::atomic<std::uint64_t> device_total{0}, host_total{0};
 
     ~ObjectInstance();

@@ -300,11 +300,19 @@ typedef struct weft_object_arg {
  * object of type NAME). */
 typedef struct weft_object_param_desc {
     uint32_t struct_size;
-    uint32_t optional; /* nonzero: may be left out (passed as WEFT_VALUE_NONE) */
-    const char *name;  /* identifier, unique in its list                      */
+    uint32_t flags;   /* WEFT_OBJECT_PARAM_* bits                              */
+    const char *name; /* identifier, unique in its list                       */
     const char *type;
     const char *doc;   /* may be NULL */
 } weft_object_param_desc;
+
+/* weft_object_param_desc::flags. OPTIONAL: may be left out (passed as
+ * WEFT_VALUE_NONE). RETAIN (arrays): the host keeps the array alive as long as
+ * the object, or until a later call passes this parameter again, so the object
+ * may keep its data pointer and read it later (Warp's Mesh reads the points
+ * array it was built from, which kernels may move before a refit). */
+#define WEFT_OBJECT_PARAM_OPTIONAL 1u
+#define WEFT_OBJECT_PARAM_RETAIN 2u
 
 typedef enum weft_copy_kind {
     WEFT_COPY_HOST_TO_DEVICE = 0,

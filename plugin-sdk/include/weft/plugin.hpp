@@ -431,6 +431,8 @@ struct ObjectParam {
     std::string name;
     std::string type;
     bool optional = false;
+    /// An array the object keeps using after the call (WEFT_OBJECT_PARAM_RETAIN).
+    bool retain = false;
     std::string doc = {};
 };
 
@@ -625,7 +627,7 @@ public:
                 auto d = make_desc<weft_object_param_desc>();
                 d.name = p.name.c_str();
                 d.type = p.type.c_str();
-                d.optional = p.optional ? 1u : 0u;
+                d.flags = (p.optional ? WEFT_OBJECT_PARAM_OPTIONAL : 0u) | (p.retain ? WEFT_OBJECT_PARAM_RETAIN : 0u);
                 d.doc = p.doc.c_str();
                 out.push_back(d);
             }

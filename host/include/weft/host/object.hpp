@@ -24,6 +24,8 @@ struct ObjectParam {
     std::string name;
     std::string type; // "array(dtype=vec3)", "float32", "string", "object", "object(mesh)"
     bool optional = false;
+    /// An array the object keeps using: held alive with the object (WEFT_OBJECT_PARAM_RETAIN).
+    bool retain = false;
     std::string doc;
 };
 

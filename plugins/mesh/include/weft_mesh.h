@@ -1,0 +1,216 @@
+// Kernel side of the mesh plugin (Warp's mesh_query_* and mesh_eval_*),
+// included into every module that uses the plugin, on the CPU and in CUDA.
+// Results follow Warp's definitions: barycentrics (u, v) weight the face's
+// first and second vertex, the closest point search skips sliver triangles,
+// and ray hits use the watertight test.
+#ifndef WEFT_MESH_H
+#define WEFT_MESH_H
+
+#include "weft_mesh_types.h"
+
+namespace weft_mesh {
+
+WEFT_CALLABLE inline const Mesh &get(unsigned long long id) { return *reinterpret_cast<const Mesh *>(id); }
+
+WEFT_CALLABLE inline void vertex(const Mesh &m, int tri, int corner, float *out) {
+    const float *p = m.points[m.indices[tri * 3 + corner]];
+    out[0] = p[0];
+    out[1] = p[1];
+    out[2] = p[2];
+}
+
+/// The closest point within max_dist, its face and barycentrics; result false when none.
+WEFT_CALLABLE inline QueryPoint query_point_no_sign(unsigned long long id, weft::vec3 point, float max_dist) {
+    QueryPoint out{};
+    const Mesh &m = get(id);
+    if (m.tree.num_nodes == 0) return out;
+    const float p[3] = {point[0], point[1], point[2]};
+    float min_d = max_dist * max_dist;
+    int min_face = 0;
+    float min_v = 0.0f, min_w = 0.0f;
+    int stack[weft_bvh::stack_size];
+    int count = 0;
+    stack[count++] = 0;
+    while (count) {
+        const weft_bvh::Node &n = m.tree.nodes[stack[--count]];
+        if (weft_bvh::box_distance_sq(p, n.lower, n.upper) > min_d) continue;
+        if (n.leaf) {
+            for (int s = n.a; s < n.b; ++s) {
+                const int tri = m.tree.primitives[s];
+                float a[3], b[3], c[3];
+                vertex(m, tri, 0, a);
+                vertex(m, tri, 1, b);
+                vertex(m, tri, 2, c);
+                const weft::vec3 e0(b[0] - a[0], b[1] - a[1], b[2] - a[2]), e1(c[0] - a[0], c[1] - a[1], c[2] - a[2]),
+                    e2(c[0] - b[0], c[1] - b[1], c[2] - b[2]);
+                // A sliver has no well-defined closest point: skipped, as Warp does.
+                if (weft::length(weft::cross(e0, e1)) / (weft::dot(e0, e0) + weft::dot(e1, e1) + weft::dot(e2, e2)) < 1.e-6f)
+                    continue;
+                float u, v;
+                weft_bvh::closest_point_barycentric(a, b, c, p, u, v);
+                const float w = 1.0f - u - v;
+                float d = 0.0f;
+                for (int k = 0; k < 3; ++k) {
+                    const float e = u * a[k] + v * b[k] + w * c[k] - p[k];
+                    d += e * e;
+                }
+                if (d < min_d) {
+                    min_d = d;
+                    min_v = v;
+                    min_w = w;
+                    min_face = tri;
+                }
+            }
+        } else {
+            const weft_bvh::Node &l = m.tree.nodes[n.a], &r = m.tree.nodes[n.b];
+            const float dl = weft_bvh::box_distance_sq(p, l.lower, l.upper);
+            const float dr = weft_bvh::box_distance_sq(p, r.lower, r.upper);
+            // The nearer child is searched first (pushed last).
+            const int first = dl < dr ? n.b : n.a, second = dl < dr ? n.a : n.b;
+            const float d_first = dl < dr ? dr : dl, d_second = dl < dr ? dl : dr;
+            if (d_first < min_d && count < weft_bvh::stack_size) stack[count++] = first;
+            if (d_second < min_d && count < weft_bvh::stack_size) stack[count++] = second;
+        }
+    }
+    if (min_d < max_dist * max_dist) {
+        out.result = true;
+        out.u = 1.0f - min_v - min_w;
+        out.v = min_v;
+        out.face = min_face;
+    }
+    return out;
+}
+
+/// The first hit of the ray start + t dir, 0 <= t < max_t.
+WEFT_CALLABLE inline QueryRay query_ray(unsigned long long id, weft::vec3 start, weft::vec3 dir, float max_t) {
+    QueryRay out{};
+    const Mesh &m = get(id);
+    if (m.tree.num_nodes == 0) return out;
+    const float s[3] = {start[0], start[1], start[2]}, d[3] = {dir[0], dir[1], dir[2]};
+    const float inv[3] = {1.0f / d[0], 1.0f / d[1], 1.0f / d[2]};
+    float min_t = max_t, min_u = 0.0f, min_v = 0.0f, min_sign = 1.0f;
+    int min_face = -1;
+    int stack[weft_bvh::stack_size];
+    int count = 0;
+    float t_root;
+    if (weft_bvh::ray_box(s, inv, m.tree.nodes[0].lower, m.tree.nodes[0].upper, t_root)) stack[count++] = 0;
+    while (count) {
+        const weft_bvh::Node &n = m.tree.nodes[stack[--count]];
+        if (n.leaf) {
+            for (int k = n.a; k < n.b; ++k) {
+                const int tri = m.tree.primitives[k];
+                float a[3], b[3], c[3];
+                vertex(m, tri, 0, a);
+                vertex(m, tri, 1, b);
+                vertex(m, tri, 2, c);
+                float t, u, v, det;
+                if (weft_bvh::ray_triangle(s, d, a, b, c, t, u, v, det) && t < min_t && t >= 0.0f) {
+                    min_t = t;
+                    min_u = u;
+                    min_v = v;
+                    min_sign = det;
+                    min_face = tri;
+                }
+            }
+            continue;
+        }
+        const weft_bvh::Node &l = m.tree.nodes[n.a], &r = m.tree.nodes[n.b];
+        float tl = 0.0f, tr = 0.0f;
+        const bool hl = weft_bvh::ray_box(s, inv, l.lower, l.upper, tl) && tl < min_t;
+        const bool hr = weft_bvh::ray_box(s, inv, r.lower, r.upper, tr) && tr < min_t;
+        if (hl && hr && count + 2 <= weft_bvh::stack_size) {
+            // Nearer first: pushed last.
+            stack[count++] = tl < tr ? n.b : n.a;
+            stack[count++] = tl < tr ? n.a : n.b;
+        } else if (hl && count < weft_bvh::stack_size) {
+            stack[count++] = n.a;
+        } else if (hr && count < weft_bvh::stack_size) {
+            stack[count++] = n.b;
+        }
+    }
+    if (min_face < 0) return out;
+    float a[3], b[3], c[3];
+    vertex(m, min_face, 0, a);
+    vertex(m, min_face, 1, b);
+    vertex(m, min_face, 2, c);
+    const weft::vec3 normal = weft::normalize(weft::cross(weft::vec3(b[0] - a[0], b[1] - a[1], b[2] - a[2]),
+                                                          weft::vec3(c[0] - a[0], c[1] - a[1], c[2] - a[2])));
+    out.result = true;
+    out.sign = min_sign;
+    out.face = min_face;
+    out.t = min_t;
+    out.u = min_u;
+    out.v = min_v;
+    out.normal = normal;
+    return out;
+}
+
+WEFT_CALLABLE inline QueryAABB query_aabb(unsigned long long id, weft::vec3 lower, weft::vec3 upper) {
+    const Mesh &m = get(id);
+    const float lo[3] = {lower[0], lower[1], lower[2]}, hi[3] = {upper[0], upper[1], upper[2]};
+    QueryAABB q{};
+    q.walk = weft_bvh::begin_query(&m.tree, lo, hi, false);
+    q.mesh = &m;
+    return q;
+}
+
+/// The next face whose bounds overlap the box, into index.
+WEFT_CALLABLE inline bool query_aabb_next(QueryAABB &q, int &index) {
+    int tri;
+    while (weft_bvh::next_primitive(q.walk, tri)) {
+        float a[3], b[3], c[3], lo[3], hi[3];
+        vertex(*q.mesh, tri, 0, a);
+        vertex(*q.mesh, tri, 1, b);
+        vertex(*q.mesh, tri, 2, c);
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = a[k] < b[k] ? (a[k] < c[k] ? a[k] : c[k]) : (b[k] < c[k] ? b[k] : c[k]);
+            hi[k] = a[k] > b[k] ? (a[k] > c[k] ? a[k] : c[k]) : (b[k] > c[k] ? b[k] : c[k]);
+        }
+        if (weft_bvh::boxes_overlap(lo, hi, q.walk.lower, q.walk.upper)) {
+            index = tri;
+            return true;
+        }
+    }
+    return false;
+}
+
+WEFT_CALLABLE inline weft::vec3 eval_position(unsigned long long id, int face, float u, float v) {
+    const Mesh &m = get(id);
+    float a[3], b[3], c[3];
+    vertex(m, face, 0, a);
+    vertex(m, face, 1, b);
+    vertex(m, face, 2, c);
+    const float w = 1.0f - u - v;
+    return weft::vec3(a[0] * u + b[0] * v + c[0] * w, a[1] * u + b[1] * v + c[1] * w, a[2] * u + b[2] * v + c[2] * w);
+}
+
+WEFT_CALLABLE inline weft::vec3 eval_velocity(unsigned long long id, int face, float u, float v) {
+    const Mesh &m = get(id);
+    if (!m.velocities) return weft::vec3();
+    const float *a = m.velocities[m.indices[face * 3 + 0]], *b = m.velocities[m.indices[face * 3 + 1]],
+                *c = m.velocities[m.indices[face * 3 + 2]];
+    const float w = 1.0f - u - v;
+    return weft::vec3(a[0] * u + b[0] * v + c[0] * w, a[1] * u + b[1] * v + c[1] * w, a[2] * u + b[2] * v + c[2] * w);
+}
+
+/// The point at face-vertex `index` (face * 3 + corner), as Warp's mesh_get_point.
+WEFT_CALLABLE inline weft::vec3 get_point(unsigned long long id, int index) {
+    const Mesh &m = get(id);
+    const float *p = m.points[m.indices[index]];
+    return weft::vec3(p[0], p[1], p[2]);
+}
+
+/// The velocity at face-vertex `index` (zero without velocities).
+WEFT_CALLABLE inline weft::vec3 get_velocity(unsigned long long id, int index) {
+    const Mesh &m = get(id);
+    if (!m.velocities) return weft::vec3();
+    const float *p = m.velocities[m.indices[index]];
+    return weft::vec3(p[0], p[1], p[2]);
+}
+
+/// The vertex index at position `index` of the flat index array (face * 3 + corner).
+WEFT_CALLABLE inline int get_index(unsigned long long id, int index) { return get(id).indices[index]; }
+
+} // namespace weft_mesh
+
+#endif
