@@ -185,50 +185,64 @@ WEFT_CALLABLE inline bool ray_triangle(const float *p, const float *dir, const f
 
 /// A box or ray query in progress (bvh_query_aabb, bvh_query_ray,
 /// mesh_query_aabb): a traversal stack, and the leaf slots being walked.
+// Kernels pass queries by value, and NVRTC checks a native type's layout
+// with a constexpr probe that cannot read pointers or assign bare arrays: the
+// tree is an address, the arrays are wrapped.
+struct Stack {
+    int entries[stack_size];
+};
+struct Float3 {
+    float v[3];
+};
+
 struct Query {
-    const Tree *tree;
-    int stack[stack_size];
+    unsigned long long tree; // const Tree *
+    Stack stack;
     int count;
     int slot;     // next leaf slot to report
     int slot_end; // one past the leaf's last
     int is_ray;
     int reserved;
-    float lower[3]; // the box, or the ray's start
-    float upper[3]; // the box, or 1 / the ray's direction
+    Float3 lower; // the box, or the ray's start
+    Float3 upper; // the box, or 1 / the ray's direction
 };
+
+WEFT_CALLABLE inline const Tree &tree_of(const Query &q) { return *reinterpret_cast<const Tree *>(q.tree); }
 
 WEFT_CALLABLE inline Query begin_query(const Tree *tree, const float *lo_or_start, const float *hi_or_inv, bool ray) {
     Query q{};
-    q.tree = tree;
+    q.tree = reinterpret_cast<unsigned long long>(tree);
     q.is_ray = ray ? 1 : 0;
     for (int k = 0; k < 3; ++k) {
-        q.lower[k] = lo_or_start[k];
-        q.upper[k] = hi_or_inv[k];
+        q.lower.v[k] = lo_or_start[k];
+        q.upper.v[k] = hi_or_inv[k];
     }
-    if (tree && tree->num_nodes > 0) q.stack[q.count++] = 0;
+    if (tree && tree->num_nodes > 0) q.stack.entries[q.count++] = 0;
     return q;
 }
 
 /// The next primitive whose node boxes the query meets (a superset of the
 /// primitives it meets: test each one, as with Warp), into `index`.
 WEFT_CALLABLE inline bool next_primitive(Query &q, int &index) {
+    if (!q.tree) return false;
+    const Tree &tree = tree_of(q);
     for (;;) {
         if (q.slot < q.slot_end) {
-            index = q.tree->primitives[q.slot++];
+            index = tree.primitives[q.slot++];
             return true;
         }
         if (q.count == 0) return false;
-        const Node &n = q.tree->nodes[q.stack[--q.count]];
+        const Node &n = tree.nodes[q.stack.entries[--q.count]];
         float t;
-        const bool hit = q.is_ray ? ray_box(q.lower, q.upper, n.lower, n.upper, t)
-                                  : boxes_overlap(n.lower, n.upper, q.lower, q.upper);
+        const bool hit = q.is_ray ? ray_box(q.lower.v, q.upper.v, n.lower, n.upper, t)
+                                  : boxes_overlap(n.lower, n.upper, q.lower.v, q.upper.v);
         if (!hit) continue;
         if (n.leaf) {
             q.slot = n.a;
             q.slot_end = n.b;
         } else if (q.count + 2 <= stack_size) {
-            q.stack[q.count++] = n.b;
-            q.stack[q.count++] = n.a;
+            q.stack.entries[q.count++] = n.b;
+            q.stack.entries[q.count++] = n.a;
         }
     }
 }

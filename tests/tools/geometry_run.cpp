@@ -101,9 +101,37 @@ void run_mesh(Host &host, const CompiledModule &m, const std::string &tag, const
 
 } // namespace
 
+/// Every geometry kernel file, forward and backward, through NVRTC (PTX and
+/// CUBIN) and the CPU compiler: what needs no device.
+int compile_all(const std::string &plugins, int files, char **paths) {
+    HostOptions options;
+    options.quiet = true;
+    options.use_environment = false;
+    Host host(options);
+    for (const char *name : {"mesh", "bvh", "hash_grid"}) host.load(plugins + "/" + name);
+    const std::vector<Target> targets{Target::cpu(), Target::cuda_ptx(90), Target::cuda_cubin(80)};
+    for (int i = 0; i < files; ++i)
+        for (const Pass pass : {Pass::Forward, Pass::Backward}) {
+            const auto artifacts = host.compile_aot(paths[i], targets, {}, {}, pass);
+            std::printf("%s %s: %zu artifacts (cpu, PTX sm_90, CUBIN sm_80)\n", paths[i],
+                        pass == Pass::Forward ? "forward" : "backward", artifacts.size());
+            if (artifacts.size() != targets.size()) return 1;
+        }
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 4 && std::string(argv[1]) == "--compile") {
+        try {
+            return compile_all(argv[2], argc - 3, argv + 3);
+        } catch (const std::exception &e) {
+            std::cerr << "geometry_run: " << e.what() << "\n";
+            return 1;
+        }
+    }
     if (argc != 3) {
-        std::cerr << "usage: geometry_run <bundled plugin dir> <mesh_kernels.py>\n";
+        std::cerr << "usage: geometry_run <bundled plugin dir> <mesh_kernels.py>\n"
+                     "       geometry_run --compile <bundled plugin dir> FILE.py...\n";
         return 2;
     }
     try {

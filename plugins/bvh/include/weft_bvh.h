@@ -25,9 +25,9 @@ WEFT_CALLABLE inline Query query_ray(unsigned long long id, weft::vec3 start, we
 WEFT_CALLABLE inline bool query_next(Query &q, int &index) {
     int i;
     while (next_primitive(q, i)) {
-        const float *lo = q.tree->item_lowers[i], *hi = q.tree->item_uppers[i];
+        const float *lo = tree_of(q).item_lowers[i], *hi = tree_of(q).item_uppers[i];
         float t;
-        if (q.is_ray ? ray_box(q.lower, q.upper, lo, hi, t) : boxes_overlap(lo, hi, q.lower, q.upper)) {
+        if (q.is_ray ? ray_box(q.lower.v, q.upper.v, lo, hi, t) : boxes_overlap(lo, hi, q.lower.v, q.upper.v)) {
             index = i;
             return true;
         }

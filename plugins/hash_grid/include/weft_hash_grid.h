@@ -33,19 +33,23 @@ WEFT_CALLABLE inline int query_end(int start, int end, int dim) {
                                                                                                      : end;
 }
 
+WEFT_CALLABLE inline const Grid *grid_of(const Query &q) { return reinterpret_cast<const Grid *>(q.grid); }
+
 WEFT_CALLABLE inline void enter_cell(Query &q) {
-    const int c = cell_index(*q.grid, q.x, q.y, q.z);
-    q.cell_index = q.grid->cell_starts[c];
-    q.cell_end = q.grid->cell_ends[c];
+    const Grid &g = *grid_of(q);
+    const int c = cell_index(g, q.x, q.y, q.z);
+    q.cell_index = g.cell_starts[c];
+    q.cell_end = g.cell_ends[c];
 }
 
 /// Every point in the cells that the box [pos - radius, pos + radius] touches
 /// (a superset of the points within radius: filter by distance, as with Warp).
 WEFT_CALLABLE inline Query query(unsigned long long id, weft::vec3 pos, float radius) {
     Query q{};
-    q.grid = reinterpret_cast<const Grid *>(id);
-    if (!q.grid || q.grid->num_points == 0) return q; // an unbuilt grid: no points
-    const Grid &g = *q.grid;
+    q.grid = id;
+    const Grid *grid = grid_of(q);
+    if (!grid || grid->num_points == 0) return q; // an unbuilt grid: no points
+    const Grid &g = *grid;
     const float inv = g.cell_width_inv;
     q.x_start = cell_coord((pos[0] - radius) * inv);
     q.y_start = cell_coord((pos[1] - radius) * inv);
@@ -62,10 +66,11 @@ WEFT_CALLABLE inline Query query(unsigned long long id, weft::vec3 pos, float ra
 
 /// The next point of the query into `index`; false when there is none.
 WEFT_CALLABLE inline bool query_next(Query &q, int &index) {
-    if (!q.grid || q.grid->num_points == 0) return false;
+    const Grid *g = grid_of(q);
+    if (!g || g->num_points == 0) return false;
     for (;;) {
         if (q.cell_index < q.cell_end) {
-            index = q.grid->point_ids[q.cell_index++];
+            index = g->point_ids[q.cell_index++];
             return true;
         }
         if (++q.x > q.x_end) {

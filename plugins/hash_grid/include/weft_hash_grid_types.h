@@ -27,7 +27,9 @@ struct Query {
     int cell_index; // next sorted position in the current cell
     int cell_end;   // one past the current cell's last
     int reserved;
-    const Grid *grid;
+    // const Grid *, as an address: NVRTC checks a native type's layout with a
+    // constexpr probe, which cannot read pointers.
+    unsigned long long grid;
 };
 
 } // namespace weft_hash_grid

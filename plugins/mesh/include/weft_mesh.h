@@ -150,7 +150,7 @@ WEFT_CALLABLE inline QueryAABB query_aabb(unsigned long long id, weft::vec3 lowe
     const float lo[3] = {lower[0], lower[1], lower[2]}, hi[3] = {upper[0], upper[1], upper[2]};
     QueryAABB q{};
     q.walk = weft_bvh::begin_query(&m.tree, lo, hi, false);
-    q.mesh = &m;
+    q.mesh = id;
     return q;
 }
 
@@ -159,14 +159,15 @@ WEFT_CALLABLE inline bool query_aabb_next(QueryAABB &q, int &index) {
     int tri;
     while (weft_bvh::next_primitive(q.walk, tri)) {
         float a[3], b[3], c[3], lo[3], hi[3];
-        vertex(*q.mesh, tri, 0, a);
-        vertex(*q.mesh, tri, 1, b);
-        vertex(*q.mesh, tri, 2, c);
+        const Mesh &m = get(q.mesh);
+        vertex(m, tri, 0, a);
+        vertex(m, tri, 1, b);
+        vertex(m, tri, 2, c);
         for (int k = 0; k < 3; ++k) {
             lo[k] = a[k] < b[k] ? (a[k] < c[k] ? a[k] : c[k]) : (b[k] < c[k] ? b[k] : c[k]);
             hi[k] = a[k] > b[k] ? (a[k] > c[k] ? a[k] : c[k]) : (b[k] > c[k] ? b[k] : c[k]);
         }
-        if (weft_bvh::boxes_overlap(lo, hi, q.walk.lower, q.walk.upper)) {
+        if (weft_bvh::boxes_overlap(lo, hi, q.walk.lower.v, q.walk.upper.v)) {
             index = tri;
             return true;
         }

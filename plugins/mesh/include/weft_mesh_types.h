@@ -50,7 +50,7 @@ struct QueryRay {
 /// Warp's MeshQueryAABB: the triangles whose bounds overlap a box.
 struct QueryAABB {
     weft_bvh::Query walk;
-    const Mesh *mesh;
+    unsigned long long mesh; // const Mesh * (an address: see weft_bvh::Query)
 };
 
 } // namespace weft_mesh
