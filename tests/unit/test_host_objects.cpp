@@ -421,3 +421,123 @@ TEST_CASE("bad meshes and boxes are refused with the argument named, and nothing
     CHECK(s.device_bytes == 0);
     CHECK(s.host_bytes == 0);
 }
+
+// ---------------------------------------------------------------------------
+// The ABI itself, through a plugin written in plain C (tests/plugins/object_kit).
+
+namespace {
+
+struct KitFixture {
+    TempDir cache{"object_kit"};
+    std::vector<std::string> log;
+    std::unique_ptr<Host> host;
+    explicit KitFixture(const char *mode = nullptr) {
+        if (mode) ::setenv("OBJECT_KIT_MODE", mode, 1);
+        else ::unsetenv("OBJECT_KIT_MODE");
+        HostOptions o = weft::test::cached_host_options(cache.path);
+        o.log_sink = [this](LogLevel level, std::string_view, std::string_view message) {
+            if (level >= LogLevel::Warning) log.emplace_back(message);
+        };
+        host = std::make_unique<Host>(std::move(o));
+    }
+    ~KitFixture() { ::unsetenv("OBJECT_KIT_MODE"); }
+    const fs::path plugin = fs::path(WEFT_TEST_PLUGIN_DIR) / "object_kit";
+    Kernel reader() {
+        return host->load_module_source("kit_reader", R"(import warp as wp
+@wp.kernel
+def read(counter: wp.uint64, out: wp.array(dtype=wp.int64)):
+    out[0] = kit_counter_value(counter)
+)").kernel("read");
+    }
+    int destroyed(const Object &any) {
+        Array out = Array::zeros(i32, {1});
+        any.call("report", {{"out", out}});
+        return out.to_vector<int>()[0];
+    }
+};
+
+std::int64_t read_counter(const Kernel &k, const Object &o) {
+    Array out = Array::zeros(Type::scalar(Scalar::Int64), {1});
+    k.launch({1}, {o, out});
+    return out.to_vector<std::int64_t>()[0];
+}
+
+} // namespace
+
+TEST_CASE("a C plugin's object: kernels read it by id, methods change it and its id, arguments of every kind arrive") {
+    KitFixture f;
+    f.host->load(f.plugin);
+    const Kernel read = f.reader();
+    Object c = f.host->create("kit_counter", {{"start", std::int64_t{5}}});
+    CHECK(read_counter(read, c) == 5);
+    c.call("add", {{"amount", std::int64_t{3}}});
+    CHECK(read_counter(read, c) == 8);
+    const std::uint64_t before = c.id();
+    c.call("rekey");
+    CHECK(c.id() != before);
+    CHECK(read_counter(read, c) == 8);
+    CHECK_THAT(message_of<UserError>([&] { c.call("add", {{"amount", std::int64_t{2000000}}}); }),
+               Catch::Contains("plugin 'object_kit', object type 'kit_counter', method 'add': amount: the counter would pass 1000000"));
+    CHECK(read_counter(read, c) == 8); // a failed method left the object as it was
+    // A float32 array and another object of the type (the plugin receives its own handle).
+    Object d = f.host->create("kit_counter", {{"start", std::int64_t{1}},
+                                              {"source", Array::from_vector(f32, std::vector<float>{1.5f, 2.5f})},
+                                              {"other", c}});
+    CHECK(read_counter(read, d) == 1 + 1 + 2 + 8);
+    CHECK_THAT(message_of<UserError>([&] { f.host->create("kit_counter", {{"start", std::int64_t{0}}, {"other", std::int64_t{3}}}); }),
+               Catch::Contains("argument 'other': expects an object of type 'kit_counter', got an integer"));
+    CHECK_THAT(message_of<UserError>([&] {
+                   f.host->create("kit_counter", {{"start", std::int64_t{0}}, {"source", Array::zeros(i32, {2})}});
+               }),
+               Catch::Contains("argument 'source': expects array(dtype=float32), got array(dtype=int32)"));
+}
+
+TEST_CASE("each object is destroyed once, when its last reference goes, and what a plugin leaves allocated the host frees") {
+    KitFixture f;
+    f.host->load(f.plugin);
+    Object keeper = f.host->create("kit_counter", {{"start", std::int64_t{0}}});
+    const int at_start = f.destroyed(keeper);
+    {
+        Object a = f.host->create("kit_counter", {{"start", std::int64_t{1}}});
+        Object copy = a;
+        a = Object();
+        CHECK(f.destroyed(keeper) == at_start); // `copy` still holds it
+        CHECK(f.host->object_stats().live == 2);
+    }
+    CHECK(f.destroyed(keeper) == at_start + 1);
+    // A constructor that fails after allocating: no destroy, nothing left.
+    const ObjectStats before = f.host->object_stats();
+    CHECK_THAT(message_of<UserError>([&] { f.host->create("kit_counter", {{"start", std::int64_t{1}}, {"label", std::string("fail")}}); }),
+               Catch::Contains("constructor: label: asked to fail after allocating"));
+    CHECK_THAT(message_of<UserError>([&] { f.host->create("kit_counter", {{"start", std::int64_t{-1}}}); }),
+               Catch::Contains("plugin 'object_kit', object type 'kit_counter', constructor: start: must not be negative"));
+    CHECK(f.destroyed(keeper) == at_start + 1);
+    CHECK(f.host->object_stats().device_bytes == before.device_bytes);
+    CHECK(f.host->object_stats().host_bytes == before.host_bytes);
+    // destroy that leaves memory behind: freed by the host, with a warning naming the object.
+    {
+        Object leaky = f.host->create("kit_counter", {{"start", std::int64_t{1}}, {"label", std::string("leak")}});
+        CHECK(leaky.device_bytes() == 8 + 1000);
+    }
+    REQUIRE(f.log.size() == 1);
+    CHECK_THAT(f.log[0], Catch::Contains("kit_counter #") && Catch::Contains("destroy left 1000 bytes allocated; the host freed them"));
+    CHECK(f.host->object_stats().device_bytes == before.device_bytes);
+}
+
+TEST_CASE("a refused object type takes the whole plugin with it, naming what was wrong") {
+    const std::pair<const char *, const char *> cases[] = {
+        {"outside", "object type 'elsewhere': name is outside the builtin prefixes the plugin owns ('kit_')"},
+        {"null_create", "object type 'kit_counter': create is NULL"},
+        {"bad_type", "object type 'kit_counter', constructor: parameter 'start' has type 'quaternion_of_doom'"},
+        {"twice", "object type 'kit_counter' registered twice"},
+    };
+    for (const auto &[mode, message] : cases) {
+        INFO(mode);
+        KitFixture f(mode);
+        CHECK_THAT(message_of<UserError>([&] { f.host->load(f.plugin); }),
+                   Catch::Contains(message) && Catch::Contains("nothing of the plugin was registered"));
+        CHECK(f.host->object_types().empty());
+        CHECK_FALSE(f.host->registry().has_builtin("kit_counter_value"));
+        CHECK_FALSE(f.host->plugin("object_kit"));
+    }
+}

@@ -478,12 +478,14 @@ std::string smoke_module_source(const LoadedPlugin &plugin) {
     std::size_t kernels = 0;
     for (std::size_t i = 0; i < plugin.builtins.size(); ++i) {
         const BuiltinOverload &b = plugin.builtins[i];
-        std::string params, args, unspellable;
+        std::string params, args, unspellable, locals;
         for (std::size_t k = 0; k < b.params.size(); ++k) {
             const std::string type = spelled(b.params[k].type);
             if (type.empty()) unspellable = b.params[k].name + ": " + b.params[k].type.name();
             params += (k ? ", " : "") + ("a" + std::to_string(k)) + ": " + type;
-            args += (k ? ", " : "") + ("a" + std::to_string(k));
+            // An inout parameter takes a variable the call may write: a local copy.
+            if (b.params[k].inout) locals += "    l" + std::to_string(k) + " = a" + std::to_string(k) + "\n";
+            args += (k ? ", " : "") + ((b.params[k].inout ? "l" : "a") + std::to_string(k));
         }
         out << "\n\n# builtin " << b.signature() << " [native " << b.native_name << "]\n";
         if (!unspellable.empty()) {
@@ -491,7 +493,7 @@ std::string smoke_module_source(const LoadedPlugin &plugin) {
             continue;
         }
         out << "@wp.kernel\ndef call_" << b.name << "_" << i << "(" << params << "):\n"
-            << "    " << (b.result ? "r = " : "") << "wp." << b.name << "(" << args << ")\n";
+            << locals << "    " << (b.result ? "r = " : "") << "wp." << b.name << "(" << args << ")\n";
         ++kernels;
     }
     for (std::size_t i = 0; i < plugin.native_types.size(); ++i) {

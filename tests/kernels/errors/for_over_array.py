@@ -1,4 +1,4 @@
-# expect: 8:14: for loops iterate over range(...) or a query value (hash_grid_query(...) and the like); this is array(float32)
+# expect: 8:14: for loops iterate over range(...) or a query value (hash_grid_query(...) and the like); this is array(dtype=float32)
 import warp as wp
 
 
