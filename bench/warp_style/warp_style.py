@@ -105,6 +105,7 @@ def warp_side(path, weft_json):
         if not kernels:
             raise RuntimeError("no kernels")
         launches = {}  # (id(kernel), overload key or None) -> arrays after the launch
+        keep = []  # host objects (`# objects:`) alive until the launches are read back
         for kernel in kernels:
             n = tid_dims(wp, kernel)
             dim = dc.SHAPES[n] if n >= 2 else (64,)
@@ -115,7 +116,7 @@ def warp_side(path, weft_json):
             else:
                 targets = [(None, kernel)]
             for key, k in targets:
-                args, arrays = dc.kernel_inputs(k)
+                args, arrays = dc.kernel_inputs(k, dc.object_specs(path), keep)
                 if uses_tiles(kernel):  # weft launches it tiled too (kernel_suite run's block_dim)
                     wp.launch_tiled(k, dim=dim, inputs=args, block_dim=64, device="cpu")
                 else:
@@ -173,7 +174,15 @@ def run_program(build, path, scratch, warp_only):
         weft = os.path.join(build, "bin", "weft")
         suite = os.path.join(build, "tests", "tools", "kernel_suite")
         try:
-            r = subprocess.run([weft, "check", path], capture_output=True, text=True, timeout=TIMEOUT, env=env)
+            # `# plugins:` names bundled plugins (the geometry objects' kernels).
+            plugins = []
+            with open(path) as f:
+                for line in f:
+                    if line.startswith("# plugins:"):
+                        for name in line[len("# plugins:"):].split():
+                            plugins += ["--plugin", os.path.join(build, "bundled-plugins", name)]
+            r = subprocess.run([weft, "check", path] + plugins, capture_output=True, text=True, timeout=TIMEOUT,
+                               env=env)
             if r.returncode != 0:
                 rejected = first_line(r.stdout + "\n" + r.stderr) or f"exit {r.returncode}"
         except subprocess.TimeoutExpired:

@@ -80,11 +80,20 @@ private:
             if (!std::isfinite(p[i]))
                 throw Error(WEFT_ERROR_INVALID_ARGUMENT, "points[" + std::to_string(i / 3) + "] is not finite");
         std::vector<build::Box> boxes(static_cast<std::size_t>(host_.num_tris));
-        for (std::size_t t = 0; t < boxes.size(); ++t)
+        float edge_sum = 0.0f; // in float, in Warp's order: the same average to the last bit
+        const auto length = [](const float *a, const float *b) {
+            const float d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+            return std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        };
+        for (std::size_t t = 0; t < boxes.size(); ++t) {
+            const float *v[3];
             for (int c = 0; c < 3; ++c) {
-                const float *v = &p[static_cast<std::size_t>(host_indices_[t * 3 + static_cast<std::size_t>(c)]) * 3];
-                boxes[t].grow(v, v);
+                v[c] = &p[static_cast<std::size_t>(host_indices_[t * 3 + static_cast<std::size_t>(c)]) * 3];
+                boxes[t].grow(v[c], v[c]);
             }
+            edge_sum += length(v[0], v[1]) + length(v[0], v[2]) + length(v[2], v[1]);
+        }
+        average_edge_length_ = edge_sum / static_cast<float>(host_.num_tris * 3);
         return boxes;
     }
 
@@ -99,6 +108,7 @@ private:
         host_.points = points_;
         host_.velocities = velocities_;
         host_.indices = indices_;
+        host_.average_edge_length = average_edge_length_;
         ctx.copy(descriptor_, &host_, sizeof host_, WEFT_COPY_HOST_TO_DEVICE);
     }
 
@@ -106,6 +116,7 @@ private:
     const float (*velocities_)[3] = nullptr;
     const int *indices_ = nullptr;
     std::vector<int> host_indices_;
+    mutable float average_edge_length_ = 0.0f; // set with the boxes
     weft_mesh::Mesh host_{};
     weft_mesh::Mesh *descriptor_ = nullptr;
     weft_bvh::Node *nodes_ = nullptr;
@@ -148,6 +159,13 @@ void init(weft::plugin::Registrar &r) {
     r.builtin<QueryPoint(std::uint64_t, vec3, float)>(
         "mesh_query_point_no_sign", {"id", "point", "max_dist"}, "weft_mesh::query_point_no_sign",
         "The closest point on the mesh within max_dist: face and barycentrics (u, v).");
+    r.builtin<QueryPoint(std::uint64_t, vec3, float, float)>(
+        "mesh_query_point_sign_normal", {"id", "point", "max_dist", "epsilon"}, "weft_mesh::query_point_sign_normal",
+        "The closest point within max_dist and its sign (+1 outside, -1 inside) from the angle-weighted normal of the "
+        "closest feature; epsilon scales the average edge length that merges nearly equal features.");
+    r.builtin<QueryPoint(std::uint64_t, vec3, float)>("mesh_query_point_sign_normal", {"id", "point", "max_dist"},
+                                                      "weft_mesh::query_point_sign_normal",
+                                                      "mesh_query_point_sign_normal with epsilon 1e-3.");
     r.builtin<QueryRay(std::uint64_t, vec3, vec3, float)>("mesh_query_ray", {"id", "start", "dir", "max_t"},
                                                           "weft_mesh::query_ray",
                                                           "The first hit of the ray start + t dir, t < max_t.");

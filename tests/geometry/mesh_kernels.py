@@ -122,3 +122,18 @@ def bvh_rays(
         s += i
     counts[tid] = n
     sums[tid] = s
+
+
+@wp.kernel
+def closest_sign(mesh: wp.uint64, points: wp.array(dtype=wp.vec3), max_dist: float, signs: wp.array(dtype=float), dist: wp.array(dtype=float)):
+    # Warp's example_mesh: the side of the surface a particle is on
+    tid = wp.tid()
+    p = points[tid]
+    query = wp.mesh_query_point_sign_normal(mesh, p, max_dist)
+    if query.result:
+        c = wp.mesh_eval_position(mesh, query.face, query.u, query.v)
+        signs[tid] = query.sign
+        dist[tid] = wp.length(c - p)
+    else:
+        signs[tid] = 0.0
+        dist[tid] = -1.0

@@ -41,6 +41,13 @@ def run_mesh(tag, points, indices):
     report(tag + ".closest.nearest_sum", float(nearest.numpy()[found].astype(np.float64).sum()))
     report(tag + ".closest.face_sum", int(faces.numpy()[found].sum()))
 
+    signs = wp.zeros(n, dtype=float, device=dev)
+    wp.launch(k.closest_sign, dim=n, inputs=[mesh.id, qp, 0.75, signs, dist], device=dev)
+    sg = signs.numpy()
+    report(tag + ".sign.inside", int((sg < 0).sum()))
+    report(tag + ".sign.outside", int((sg > 0).sum()))
+    report(tag + ".sign.dist_sum", float(dist.numpy()[sg != 0].astype(np.float64).sum()))
+
     starts, dirs = gi.rays(n, 3.0)
     ts = wp.zeros(n, dtype=float, device=dev)
     normals = wp.zeros(n, dtype=wp.vec3, device=dev)

@@ -1,5 +1,7 @@
 #include "corpus_runs.hpp"
 
+#include "geometry_inputs.hpp"
+
 #include "weft/modules/compiled_module.hpp"
 #include "weft/runtime/array.hpp"
 #include "weft/runtime/kernel_arg.hpp"
@@ -8,7 +10,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <optional>
+#include <sstream>
 
 namespace weft::test {
 
@@ -153,6 +158,77 @@ IndexedArray reversed_first_dimension(const Array &base, Device device) {
     return IndexedArray{base, {Array::from_vector(Type::scalar(Scalar::Int32), reverse, device)}};
 }
 
+/// `# objects: mesh=sphere grid=hash_grid(points,0.4) tree=soup_bvh`: the
+/// host object each named uint64 parameter receives (see the header).
+struct ObjectSpec {
+    std::string kind;
+    std::string array_param; // hash_grid: the array parameter it is built over
+    double radius = 0;
+};
+
+std::map<std::string, ObjectSpec> object_specs(const std::filesystem::path &file) {
+    std::map<std::string, ObjectSpec> out;
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("# objects:", 0) != 0) continue;
+        std::istringstream words(line.substr(10));
+        for (std::string w; words >> w;) {
+            const auto eq = w.find('=');
+            if (eq == std::string::npos) throw std::runtime_error(file.string() + ": '# objects:' entry '" + w + "' is not NAME=KIND");
+            ObjectSpec spec;
+            std::string kind = w.substr(eq + 1);
+            if (const auto open = kind.find('('); open != std::string::npos) {
+                const std::string inner = kind.substr(open + 1, kind.size() - open - 2);
+                const auto comma = inner.find(',');
+                spec.array_param = inner.substr(0, comma);
+                spec.radius = std::stod(inner.substr(comma + 1));
+                kind = kind.substr(0, open);
+            }
+            spec.kind = kind;
+            out[w.substr(0, eq)] = spec;
+        }
+    }
+    return out;
+}
+
+Object make_object(Host &host, const ObjectSpec &spec, const std::map<std::string, Array> &arrays, Device device) {
+    namespace gi = geometry_inputs;
+    const Type i32 = Type::scalar(Scalar::Int32);
+    const auto mesh = [&](const gi::Mesh &m) {
+        return host.create("mesh", {{"points", Array::from_vector(m.points, device)},
+                                    {"indices", Array::from_vector(i32, m.indices, device)}}, device);
+    };
+    if (spec.kind == "sphere") return mesh(gi::sphere());
+    if (spec.kind == "box") return mesh(gi::box_mesh());
+    if (spec.kind == "soup") return mesh(gi::soup());
+    if (spec.kind == "soup_bvh") {
+        const gi::Mesh m = gi::soup();
+        gi::Points lo, hi;
+        for (std::size_t t = 0; t < m.indices.size(); t += 3) {
+            values::vec3f l = m.points[static_cast<std::size_t>(m.indices[t])], h = l;
+            for (std::size_t c = 1; c < 3; ++c)
+                for (int k = 0; k < 3; ++k) {
+                    const float v = m.points[static_cast<std::size_t>(m.indices[t + c])].c[k];
+                    l.c[k] = std::min(l.c[k], v);
+                    h.c[k] = std::max(h.c[k], v);
+                }
+            lo.push_back(l);
+            hi.push_back(h);
+        }
+        return host.create("bvh", {{"lowers", Array::from_vector(lo, device)}, {"uppers", Array::from_vector(hi, device)}},
+                           device);
+    }
+    if (spec.kind == "hash_grid") {
+        const auto it = arrays.find(spec.array_param);
+        if (it == arrays.end()) throw std::runtime_error("hash_grid over '" + spec.array_param + "': no such array parameter");
+        Object grid = host.create("hash_grid", {{"dim_x", std::int64_t{16}}, {"dim_y", std::int64_t{16}}, {"dim_z", std::int64_t{16}}},
+                                  device);
+        grid.call("build", {{"points", it->second}, {"radius", spec.radius}});
+        return grid;
+    }
+    throw std::runtime_error("unknown object kind '" + spec.kind + "'");
+}
+
 } // namespace
 
 std::vector<KernelRun> run_module_kernels(Host &host, const std::filesystem::path &file, Device device) {
@@ -162,6 +238,7 @@ std::vector<KernelRun> run_module_kernels(Host &host, const std::filesystem::pat
     options.fmad = false;
     options.enable_backward = false;
     const CompiledModule module = host.load_module(file, options);
+    const std::map<std::string, ObjectSpec> objects = object_specs(file);
     std::vector<KernelRun> runs;
     std::vector<Kernel> kernels = module.kernels(); // each instance of a generic kernel apart
     std::stable_sort(kernels.begin(), kernels.end(), [](const Kernel &a, const Kernel &b) { return a.name() < b.name(); });
@@ -174,9 +251,16 @@ std::vector<KernelRun> run_module_kernels(Host &host, const std::filesystem::pat
         run.dim = tid_dims >= 2 ? shape_for(tid_dims) : std::vector<std::int64_t>{64};
         std::vector<KernelArg> args;
         std::vector<Array> arrays;
+        std::map<std::string, Array> by_name; // for objects built over an array argument
+        std::vector<std::pair<std::size_t, std::string>> object_params;
         std::uint64_t seed = 1;
         for (const KernelParam &p : kernel.params()) {
             ++seed;
+            if (objects.count(p.name) && p.type == Type::scalar(Scalar::UInt64)) {
+                object_params.emplace_back(args.size(), p.name);
+                args.push_back(KernelArg(std::uint64_t{0})); // replaced once every array is made
+                continue;
+            }
             if (p.type.kind() == Type::Kind::Array) {
                 const Type &dtype = p.type.element();
                 const std::vector<std::int64_t> shape = shape_for(p.type.ndim());
@@ -187,6 +271,7 @@ std::vector<KernelRun> run_module_kernels(Host &host, const std::filesystem::pat
                     if (auto why = put_value(dtype, bytes.data() + i * dtype.size(), seed, static_cast<std::uint64_t>(i)))
                         run.error = "unsupported: parameter '" + p.name + "' holds " + *why;
                 arrays.push_back(Array::from_host(dtype, shape, bytes.data(), bytes.size(), device));
+                by_name.insert_or_assign(p.name, arrays.back());
                 if (p.type.is_indexed_array())
                     args.emplace_back(reversed_first_dimension(arrays.back(), device));
                 else
@@ -199,6 +284,11 @@ std::vector<KernelRun> run_module_kernels(Host &host, const std::filesystem::pat
                 else
                     args.push_back(KernelArg::value(p.type, bytes.data(), bytes.size()));
             }
+        }
+        std::vector<Object> live; // the objects outlive the launch
+        for (const auto &[position, name] : object_params) {
+            live.push_back(make_object(host, objects.at(name), by_name, device));
+            args[position] = live.back();
         }
         if (run.error.empty()) {
             try {

@@ -36,7 +36,12 @@ struct KernelRun {
 /// inputs: floats in [0.25, 1.75] (positive, so sqrt, log and division stay
 /// finite), integers 0 to 7 (valid as small indices and loop counts), bools
 /// alternating; arrays of 64 elements per dimension for 1-D, 16 x 16, 8 x 8 x 8
-/// or 4 x 4 x 4 x 4.
+/// or 4 x 4 x 4 x 4. A `# objects: NAME=KIND ...` line gives the uint64
+/// parameter NAME a host object (the geometry plugins must be loaded):
+/// `sphere`, `box`, `soup` (meshes of tests/geometry/geometry_inputs.hpp),
+/// `soup_bvh` (a BVH over the soup's triangle bounds) or
+/// `hash_grid(ARRAY,RADIUS)` (a 16^3 hash grid built over the kernel's array
+/// argument ARRAY with cells RADIUS wide).
 std::vector<KernelRun> run_module_kernels(Host &host, const std::filesystem::path &file, Device device);
 
 /// "" when `a` and `b` agree: the same kernels, the same errors, integer and

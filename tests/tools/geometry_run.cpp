@@ -54,6 +54,23 @@ void run_mesh(Host &host, const CompiledModule &m, const std::string &tag, const
         report(tag + ".closest.nearest_sum", vsum(nearest.to_vector<values::vec3f>(), found));
         report(tag + ".closest.face_sum", face_sum);
     }
+    {
+        Array signs = Array::zeros(f32, {n});
+        m.kernel("closest_sign").launch({n}, {obj, qp, 0.75f, signs, dist});
+        const auto sg = signs.to_vector<float>();
+        const auto d = dist.to_vector<float>();
+        long long inside = 0, outside = 0;
+        double dsum = 0;
+        for (int i = 0; i < n; ++i) {
+            const float s = sg[static_cast<std::size_t>(i)];
+            inside += s < 0;
+            outside += s > 0;
+            if (s != 0) dsum += d[static_cast<std::size_t>(i)];
+        }
+        report(tag + ".sign.inside", inside);
+        report(tag + ".sign.outside", outside);
+        report(tag + ".sign.dist_sum", dsum);
+    }
     gi::Points starts, dirs;
     gi::rays(n, 3.0, starts, dirs);
     Array ts = Array::zeros(f32, {n}), normals = Array::zeros(vec3, {n}), signs = Array::zeros(f32, {n});

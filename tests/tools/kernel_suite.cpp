@@ -169,6 +169,16 @@ int run_fed(const std::string &path, const std::string &out) {
     options.cache_dir = cache;
     {
         Host host(options);
+        // `# plugins:` names test plugins or bundled ones (the geometry plugins' objects).
+        for (const std::string &words : tagged(path, "# plugins:")) {
+            std::istringstream in(words);
+            for (std::string name; in >> name;) {
+                if (host.plugin(name)) continue;
+                const std::filesystem::path test_plugin = std::filesystem::path(WEFT_TEST_PLUGIN_DIR) / name;
+                host.load(std::filesystem::exists(test_plugin) ? test_plugin
+                                                               : std::filesystem::path(WEFT_BUNDLED_PLUGIN_DIR) / name);
+            }
+        }
         std::ofstream(out, std::ios::binary) << test::runs_to_json(test::run_module_kernels(host, path, Device::cpu()));
     }
     std::filesystem::remove_all(cache);

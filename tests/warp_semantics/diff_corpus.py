@@ -167,17 +167,69 @@ def find_kernel(module, name):
     return kernel, key
 
 
-def kernel_inputs(kernel):
+def object_specs(path):
+    """`# objects: NAME=KIND ...` (corpus_runs.hpp): {NAME: (KIND, ARRAY, RADIUS)}."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("# objects:"):
+                continue
+            for w in line[len("# objects:"):].split():
+                name, kind = w.split("=", 1)
+                array, radius = None, None
+                if "(" in kind:
+                    kind, inner = kind[:-1].split("(", 1)
+                    array, radius = inner.split(",")
+                    radius = float(radius)
+                out[name] = (kind, array, radius)
+    return out
+
+
+def make_object(spec, named_arrays, keep):
+    """The Warp object corpus_runs.cpp builds for `spec`; returns its id (kept alive in `keep`)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "geometry"))
+    import geometry_inputs as gi
+
+    kind, array, radius = spec
+
+    def mesh(m):
+        points, indices = m
+        return wp.Mesh(points=wp.array(np.array(points, dtype=np.float32), dtype=wp.vec3, device="cpu"),
+                       indices=wp.array(np.array(indices, dtype=np.int32), dtype=wp.int32, device="cpu"))
+
+    if kind in ("sphere", "box", "soup"):
+        obj = mesh({"sphere": gi.sphere, "box": gi.box_mesh, "soup": gi.soup}[kind]())
+    elif kind == "soup_bvh":
+        points, indices = gi.soup()
+        tri = np.array(points, dtype=np.float32)[np.array(indices).reshape(-1, 3)]
+        obj = wp.Bvh(wp.array(tri.min(axis=1), dtype=wp.vec3, device="cpu"),
+                     wp.array(tri.max(axis=1), dtype=wp.vec3, device="cpu"))
+    elif kind == "hash_grid":
+        obj = wp.HashGrid(16, 16, 16, device="cpu")
+        obj.build(named_arrays[array], radius)
+    else:
+        raise ValueError("unknown object kind " + kind)
+    keep.append(obj)
+    return obj.id
+
+
+def kernel_inputs(kernel, objects=None, keep=None):
     """The arguments made from `kernel`'s parameter types, and (array, dtype) for each array parameter."""
-    args, arrays = [], []
+    args, arrays, named, pending = [], [], {}, []
     for p, var in enumerate(kernel.adj.args):
         seed = p + 2
-        if wp.types.is_array(var.type):
+        if objects and var.label in objects and var.type is wp.uint64:
+            pending.append((len(args), var.label))
+            args.append(None)
+        elif wp.types.is_array(var.type):
             a = array_of(var.type, seed)
             args.append(a)
             arrays.append((a, var.type.dtype))
+            named[var.label] = a
         else:
             args.append(value_of(var.type, seed, 0))
+    for position, name in pending:
+        args[position] = make_object(objects[name], named, keep)
     return args, arrays
 
 
@@ -212,7 +264,8 @@ def run_module(suite, path, scratch):
                 results.append((name, "not compared", "no such overload in Warp's module"))
                 continue
             kernel = overloads[key]
-        args, arrays = kernel_inputs(kernel)
+        keep = []
+        args, arrays = kernel_inputs(kernel, object_specs(path), keep)
         try:
             if run.get("block_dim"):  # a tile kernel: its grid counts blocks
                 wp.launch_tiled(kernel, dim=tuple(run["dim"]), inputs=args, block_dim=run["block_dim"], device="cpu")

@@ -273,14 +273,15 @@ std::string Emitter::native_signature_checks() {
     for (const BuiltinOverload &b : m_.references.builtins) {
         if (!b.external || b.generic()) continue;
         std::string params;
-        for (const Parameter &p : b.params) params += ", " + type(p.type);
+        for (const Parameter &p : b.params) params += ", " + type(p.type) + (p.inout ? " &" : "");
         const std::string result = b.result ? type(*b.result) : "void";
         const std::string owner = b.owners.empty() ? "?" : b.owners.front();
         o << "static_assert(weft_signature_<" << result << params << ">::of(static_cast<decltype(&" << b.native_name
           << ")>(nullptr)), "
           << c_string("plugin '" + owner + "': builtin " + b.signature() + ": its native function " + b.native_name +
                       " must be exactly " + result + "(" + (params.empty() ? "" : params.substr(2)) +
-                      ") (parameters by value, no conversions: a registered int64 needs a 64-bit C++ integer)")
+                      ") (parameters by value, inout ones by reference, no conversions: a registered int64 "
+                      "needs a 64-bit C++ integer)")
           << ");\n";
     }
     return o.str();

@@ -81,6 +81,108 @@ WEFT_CALLABLE inline QueryPoint query_point_no_sign(unsigned long long id, weft:
     return out;
 }
 
+/// The closest point within max_dist and its side: sign +1 where the point
+/// lies on the side the angle-weighted pseudo-normal of the closest feature
+/// (face, edge or vertex; Baerentzen and Aanaes 2005) points to, else -1.
+/// Features within epsilon * the average edge length of the closest count as
+/// one, as Warp's mesh_query_point_sign_normal does.
+WEFT_CALLABLE inline QueryPoint query_point_sign_normal(unsigned long long id, weft::vec3 point, float max_dist,
+                                                        float epsilon = 1e-3f) {
+    QueryPoint out{};
+    const Mesh &m = get(id);
+    if (m.tree.num_nodes == 0) return out;
+    const weft::vec3 x = point;
+    const float p_[3] = {point[0], point[1], point[2]};
+    float min_dist = max_dist;
+    int min_face = 0;
+    float min_v = 0.0f, min_w = 0.0f;
+    weft::vec3 normal_sum;
+    const float tol = m.average_edge_length * epsilon, tol_sq = tol * tol;
+    int stack[weft_bvh::stack_size];
+    int count = 0;
+    stack[count++] = 0;
+    while (count) {
+        const weft_bvh::Node &n = m.tree.nodes[stack[--count]];
+        const float reach = (min_dist + tol) * (min_dist + tol);
+        if (weft_bvh::box_distance_sq(p_, n.lower, n.upper) > reach) continue;
+        if (!n.leaf) {
+            const weft_bvh::Node &l = m.tree.nodes[n.a], &r = m.tree.nodes[n.b];
+            const float dl = weft_bvh::box_distance_sq(p_, l.lower, l.upper);
+            const float dr = weft_bvh::box_distance_sq(p_, r.lower, r.upper);
+            const int first = dl < dr ? n.b : n.a, second = dl < dr ? n.a : n.b;
+            const float d_first = dl < dr ? dr : dl, d_second = dl < dr ? dl : dr;
+            if (d_first < reach && count < weft_bvh::stack_size) stack[count++] = first;
+            if (d_second < reach && count < weft_bvh::stack_size) stack[count++] = second;
+            continue;
+        }
+        for (int s = n.a; s < n.b; ++s) {
+            const int tri = m.tree.primitives[s];
+            float a[3], b[3], c[3];
+            vertex(m, tri, 0, a);
+            vertex(m, tri, 1, b);
+            vertex(m, tri, 2, c);
+            const weft::vec3 P(a[0], a[1], a[2]), Q(b[0], b[1], b[2]), R(c[0], c[1], c[2]);
+            const weft::vec3 e0 = weft::sub(Q, P), e1 = weft::sub(R, P), e2 = weft::sub(R, Q);
+            const weft::vec3 normal = weft::cross(e0, e1);
+            const float e0_sq = weft::dot(e0, e0), e1_sq = weft::dot(e1, e1), e2_sq = weft::dot(e2, e2);
+            if (weft::length(normal) / (e0_sq + e1_sq + e2_sq) < 1.e-6f) continue; // a sliver
+            float u, v;
+            weft_bvh::closest_point_barycentric(a, b, c, p_, u, v);
+            const float w = 1.0f - u - v;
+            const weft::vec3 cp_point = weft::add(weft::add(weft::mul(u, P), weft::mul(v, Q)), weft::mul(w, R));
+            const float dist = weft::sqrt(weft::length_sq(weft::sub(cp_point, x)));
+            if (!(dist < min_dist + tol)) continue;
+            // The face's share of the feature's pseudo-normal: its angle at a
+            // vertex, pi along an edge (two faces), 2 pi inside the face.
+            const weft::vec3 cp = weft::sub(cp_point, P), cq = weft::sub(cp_point, Q), cr = weft::sub(cp_point, R);
+            const float cp_sq = weft::length_sq(cp), cq_sq = weft::length_sq(cq), cr_sq = weft::length_sq(cr);
+            float weight;
+            if (cp_sq < tol_sq) {
+                weight = weft::acos(weft::dot(weft::normalize(e0), weft::normalize(e1)));
+            } else if (cq_sq < tol_sq) {
+                weight = weft::acos(weft::dot(weft::normalize(e2), weft::normalize(weft::neg(e0))));
+            } else if (cr_sq < tol_sq) {
+                weight = weft::acos(weft::dot(weft::normalize(weft::neg(e1)), weft::normalize(weft::neg(e2))));
+            } else {
+                const float e0cp = weft::dot(e0, cp), e2cq = weft::dot(e2, cq), e1cp = weft::dot(e1, cp);
+                const bool on_edge = cp_sq * e0_sq - e0cp * e0cp < tol_sq * e0_sq ||
+                                     cq_sq * e2_sq - e2cq * e2cq < tol_sq * e2_sq ||
+                                     cp_sq * e1_sq - e1cp * e1cp < tol_sq * e1_sq;
+                weight = on_edge ? 3.14159265359f : 2.0f * 3.14159265359f;
+            }
+            if (dist > min_dist - tol) { // the same feature as the closest so far: add its share
+                normal_sum = weft::add(normal_sum, weft::mul(weight, weft::normalize(normal)));
+                if (dist < min_dist) {
+                    min_dist = dist;
+                    min_v = v;
+                    min_w = w;
+                    min_face = tri;
+                }
+            } else { // a clearly closer feature: start over from it
+                min_dist = dist;
+                min_v = v;
+                min_w = w;
+                min_face = tri;
+                normal_sum = weft::mul(weight, weft::normalize(normal));
+            }
+        }
+    }
+    if (!(min_dist < max_dist)) return out;
+    out.result = true;
+    out.u = 1.0f - min_v - min_w;
+    out.v = min_v;
+    out.face = min_face;
+    float a[3], b[3], c[3];
+    vertex(m, min_face, 0, a);
+    vertex(m, min_face, 1, b);
+    vertex(m, min_face, 2, c);
+    const weft::vec3 closest = weft::add(weft::add(weft::mul(weft::vec3(a[0], a[1], a[2]), out.u),
+                                                   weft::mul(weft::vec3(b[0], b[1], b[2]), out.v)),
+                                         weft::mul(weft::vec3(c[0], c[1], c[2]), min_w));
+    out.sign = weft::dot(normal_sum, weft::sub(x, closest)) > 0.0f ? 1.0f : -1.0f;
+    return out;
+}
+
 /// The first hit of the ray start + t dir, 0 <= t < max_t.
 WEFT_CALLABLE inline QueryRay query_ray(unsigned long long id, weft::vec3 start, weft::vec3 dir, float max_t) {
     QueryRay out{};

@@ -25,6 +25,8 @@ struct Mesh {
     const int *indices;        // 3 per triangle
     int num_points;
     int num_tris;
+    float average_edge_length; // the sign_normal query's tolerance scale, as Warp's
+    int reserved;
 };
 
 /// Warp's MeshQueryPoint.
