@@ -164,7 +164,7 @@ void init(weft::plugin::Registrar &r) {
         "The closest point within max_dist and its sign (+1 outside, -1 inside) from the angle-weighted normal of the "
         "closest feature; epsilon scales the average edge length that merges nearly equal features.");
     r.builtin<QueryPoint(std::uint64_t, vec3, float)>("mesh_query_point_sign_normal", {"id", "point", "max_dist"},
-                                                      "weft_mesh::query_point_sign_normal",
+                                                      "weft_mesh::query_point_sign_normal_default",
                                                       "mesh_query_point_sign_normal with epsilon 1e-3.");
     r.builtin<QueryRay(std::uint64_t, vec3, vec3, float)>("mesh_query_ray", {"id", "start", "dir", "max_t"},
                                                           "weft_mesh::query_ray",

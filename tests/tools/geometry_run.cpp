@@ -118,8 +118,10 @@ void run_mesh(Host &host, const CompiledModule &m, const std::string &tag, const
 
 } // namespace
 
-/// Every geometry kernel file, forward and backward, through NVRTC (PTX and
-/// CUBIN) and the CPU compiler: what needs no device.
+/// Every geometry kernel file through NVRTC (PTX and CUBIN) and the CPU
+/// compiler, forward, and backward where it has one: what needs no device. The
+/// mesh queries have no gradients yet (their results are constants), so a
+/// backward pass through one is refused, naming the field; that is checked too.
 int compile_all(const std::string &plugins, int files, char **paths) {
     HostOptions options;
     options.quiet = true;
@@ -129,6 +131,20 @@ int compile_all(const std::string &plugins, int files, char **paths) {
     const std::vector<Target> targets{Target::cpu(), Target::cuda_ptx(90), Target::cuda_cubin(80)};
     for (int i = 0; i < files; ++i)
         for (const Pass pass : {Pass::Forward, Pass::Backward}) {
+            const bool mesh_queries = std::string(paths[i]).find("mesh_kernels") != std::string::npos;
+            if (pass == Pass::Backward && mesh_queries) {
+                try {
+                    host.compile_aot(paths[i], targets, {}, {}, pass);
+                    std::printf("%s backward: compiled, but a mesh query's gradient would be lost\n", paths[i]);
+                    return 1;
+                } catch (const std::exception &e) {
+                    if (std::string(e.what()).find("a native type is not differentiable, so the gradient would be lost") ==
+                        std::string::npos)
+                        throw;
+                    std::printf("%s backward: refused, as it must be: %.120s...\n", paths[i], e.what());
+                }
+                continue;
+            }
             const auto artifacts = host.compile_aot(paths[i], targets, {}, {}, pass);
             std::printf("%s %s: %zu artifacts (cpu, PTX sm_90, CUBIN sm_80)\n", paths[i],
                         pass == Pass::Forward ? "forward" : "backward", artifacts.size());

@@ -434,6 +434,12 @@ void Checker::stmt_if(const Stmt &s, std::vector<ir::StmtPtr> &out) {
 
 void Checker::stmt_while(const Stmt &s, std::vector<ir::StmtPtr> &out) {
     Value cond = condition(*s.test);
+    if (cond.ok() && cond.expr->kind == K::Builtin && cond.expr->overload &&
+        std::any_of(cond.expr->overload->params.begin(), cond.expr->overload->params.end(),
+                    [](const Parameter &p) { return p.inout; })) {
+        query_loop(std::move(cond.expr), s.body, s.orelse, s.location, out);
+        return;
+    }
     auto st = make_stmt(S::While, s.location);
     st->cond = std::move(cond.expr);
     ++scope_->loop_depth;
@@ -484,6 +490,73 @@ void Checker::stmt_for(const Stmt &s, std::vector<ir::StmtPtr> &out) {
     --scope_->block_depth;
     --scope_->loop_depth;
     out.push_back(std::move(st));
+}
+
+/// A loop whose condition advances a query through inout arguments
+/// (`while hash_grid_query_next(query, index)`), written so that a backward
+/// pass sees each iteration's index: the call writes hidden copies of the
+/// scalar arguments, and the user's variables are assigned from them by
+/// ordinary statements, which backward passes save and restore:
+///     raw = index
+///     while True:
+///         more = next(query, raw)
+///         if not more: ORELSE; break
+///         index = raw
+///         BODY
+/// The query state itself is advanced in place (a backward pass does not
+/// walk it back: reading its fields in the body is not differentiated).
+void Checker::query_loop(ir::ExprPtr call, const std::vector<ast::StmtPtr> &body,
+                         const std::vector<ast::StmtPtr> &orelse, SourceLocation at, std::vector<ir::StmtPtr> &out) {
+    ir::Function &f = *scope_->function;
+    std::vector<std::pair<int, int>> copies; // (user's local, hidden copy)
+    for (std::size_t i = 0; i < call->args.size() && i < call->overload->params.size(); ++i) {
+        ir::Expr &arg = *call->args[i];
+        if (!call->overload->params[i].inout || arg.kind != K::Local || arg.type.kind() != Type::Kind::Scalar) continue;
+        f.locals.push_back({"query_index", arg.type, at});
+        f.locals.back().temporary = true;
+        const int raw = static_cast<int>(f.locals.size() - 1);
+        auto init = make_stmt(S::Declare, at);
+        init->index = raw;
+        init->value = make(K::Local, arg.type, at);
+        init->value->index = arg.index;
+        out.push_back(std::move(init));
+        copies.emplace_back(arg.index, raw);
+        arg.index = raw;
+    }
+    const Type boolean = Type::scalar(Scalar::Bool);
+    f.locals.push_back({"query_more", boolean, at});
+    f.locals.back().temporary = true;
+    const int more = static_cast<int>(f.locals.size() - 1);
+    auto loop = make_stmt(S::While, at);
+    loop->cond = make(K::Literal, boolean, at);
+    loop->cond->value = ir::ConstantValue{boolean, {1.0}, {1}};
+    auto step = make_stmt(S::Declare, at);
+    step->index = more;
+    step->value = std::move(call);
+    loop->body.push_back(std::move(step));
+    auto done = make_stmt(S::If, at);
+    done->cond = make(K::Local, boolean, at);
+    done->cond->index = more;
+    if (!orelse.empty()) {
+        // Its `break` would leave this loop, not the one around it, once the loop is rewritten.
+        diags_.error(orelse.front()->location, "an else branch after a while loop over a query is not supported");
+        return;
+    }
+    ++scope_->loop_depth;
+    ++scope_->block_depth;
+    done->orelse.push_back(make_stmt(S::Break, at));
+    loop->body.push_back(std::move(done));
+    for (const auto &[user, raw] : copies) {
+        auto assign = make_stmt(S::Assign, at);
+        assign->index = user;
+        assign->value = make(K::Local, f.locals[static_cast<std::size_t>(raw)].type, at);
+        assign->value->index = raw;
+        loop->body.push_back(std::move(assign));
+    }
+    statements(body, loop->body);
+    --scope_->block_depth;
+    --scope_->loop_depth;
+    out.push_back(std::move(loop));
 }
 
 /// `for i in q`, q a plugin's query value (Warp's `for index in
@@ -574,14 +647,7 @@ void Checker::stmt_for_query(const Stmt &s, std::vector<ir::StmtPtr> &out) {
     i_ref->index = index;
     call->args.push_back(std::move(q_ref));
     call->args.push_back(std::move(i_ref));
-    auto loop = make_stmt(S::While, s.location);
-    loop->cond = std::move(call);
-    ++scope_->loop_depth;
-    ++scope_->block_depth;
-    statements(s.body, loop->body);
-    --scope_->block_depth;
-    --scope_->loop_depth;
-    out.push_back(std::move(loop));
+    query_loop(std::move(call), s.body, {}, s.location, out);
 }
 
 std::optional<std::vector<Value>> Checker::range_bounds(const Expr &iter, Type &itype) {

@@ -328,6 +328,8 @@ private:
     /// for i in range(...): the loop variable is a local of the bounds' type.
     void stmt_for(const ast::Stmt &s, std::vector<ir::StmtPtr> &out);
     void stmt_for_query(const ast::Stmt &s, std::vector<ir::StmtPtr> &out);
+    void query_loop(ir::ExprPtr call, const std::vector<ast::StmtPtr> &body, const std::vector<ast::StmtPtr> &orelse,
+                    SourceLocation at, std::vector<ir::StmtPtr> &out);
     /// range(...)'s bounds, converted to one integer type (set in `itype`); nullopt after an error.
     std::optional<std::vector<Value>> range_bounds(const ast::Expr &iter, Type &itype);
     /// break and continue, inside a loop only.

@@ -87,7 +87,7 @@ WEFT_CALLABLE inline QueryPoint query_point_no_sign(unsigned long long id, weft:
 /// Features within epsilon * the average edge length of the closest count as
 /// one, as Warp's mesh_query_point_sign_normal does.
 WEFT_CALLABLE inline QueryPoint query_point_sign_normal(unsigned long long id, weft::vec3 point, float max_dist,
-                                                        float epsilon = 1e-3f) {
+                                                        float epsilon) {
     QueryPoint out{};
     const Mesh &m = get(id);
     if (m.tree.num_nodes == 0) return out;
@@ -181,6 +181,11 @@ WEFT_CALLABLE inline QueryPoint query_point_sign_normal(unsigned long long id, w
                                          weft::mul(weft::vec3(c[0], c[1], c[2]), min_w));
     out.sign = weft::dot(normal_sum, weft::sub(x, closest)) > 0.0f ? 1.0f : -1.0f;
     return out;
+}
+
+/// Warp's default epsilon (a separate function: a builtin's native function has exactly its parameters).
+WEFT_CALLABLE inline QueryPoint query_point_sign_normal_default(unsigned long long id, weft::vec3 point, float max_dist) {
+    return query_point_sign_normal(id, point, max_dist, 1e-3f);
 }
 
 /// The first hit of the ray start + t dir, 0 <= t < max_t.
