@@ -119,6 +119,8 @@ int main(int argc, char **argv) {
         Object grid = host.create("hash_grid", {{"dim_x", std::int64_t{128}}, {"dim_y", std::int64_t{128}}, {"dim_z", std::int64_t{128}}});
         Array counts = Array::zeros(Type::scalar(Scalar::Int32), {points_n});
         const Kernel neighbors = m.kernel("neighbors");
+        std::printf("weft hash_grid_build_ms %.3f\n",
+                    best_ms(repeat, [&] { grid.call("build", {{"points", p}, {"radius", radius}}); }));
         std::printf("weft hash_grid_ms %.3f\n", best_ms(repeat, [&] {
                         grid.call("build", {{"points", p}, {"radius", radius}});
                         neighbors.launch({points_n}, {grid, p, static_cast<float>(radius), counts});

@@ -71,5 +71,6 @@ def grid_step():
     wp.launch(k.neighbors, dim=a.points, inputs=[grid.id, p, radius, counts], device="cpu")
 
 
+print("warp hash_grid_build_ms %.3f" % best(lambda: grid.build(p, radius)))
 print("warp hash_grid_ms %.3f" % best(grid_step))
 print("warp hash_grid_neighbors %d" % int(counts.numpy().sum()))

@@ -141,21 +141,37 @@ WEFT_CALLABLE inline float difference_of_products(float a, float b, float c, flo
     return WEFT_BVH_FMAF(a, b, -cd) + WEFT_BVH_FMAF(-c, d, cd);
 }
 
+/// What the watertight test derives from a ray alone, once per ray: the axis
+/// the ray is longest along (kz) and the shear that maps it onto +z.
+struct RayShear {
+    int kx, ky, kz;
+    float sx, sy, sz;
+};
+
+WEFT_CALLABLE inline RayShear ray_shear(const float *dir) {
+    const float ax = dir[0] < 0 ? -dir[0] : dir[0], ay = dir[1] < 0 ? -dir[1] : dir[1], az = dir[2] < 0 ? -dir[2] : dir[2];
+    RayShear r;
+    r.kz = ax > ay ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
+    r.kx = r.kz + 1 == 3 ? 0 : r.kz + 1;
+    r.ky = r.kx + 1 == 3 ? 0 : r.kx + 1;
+    if (dir[r.kz] < 0.0f) {
+        const int s = r.kx;
+        r.kx = r.ky;
+        r.ky = s;
+    }
+    r.sx = dir[r.kx] / dir[r.kz];
+    r.sy = dir[r.ky] / dir[r.kz];
+    r.sz = 1.0f / dir[r.kz];
+    return r;
+}
+
 /// Watertight ray/triangle intersection (Woop, Benthin and Wald, JCGT 2013):
 /// t along dir, barycentrics (u, v) weighting a and b, and det (its sign
 /// tells the side the ray comes from), as Warp's mesh_query_ray reports.
-WEFT_CALLABLE inline bool ray_triangle(const float *p, const float *dir, const float *a, const float *b, const float *c,
+WEFT_CALLABLE inline bool ray_triangle(const float *p, const RayShear &r, const float *a, const float *b, const float *c,
                                        float &t, float &u, float &v, float &det_out) {
-    const float ax = dir[0] < 0 ? -dir[0] : dir[0], ay = dir[1] < 0 ? -dir[1] : dir[1], az = dir[2] < 0 ? -dir[2] : dir[2];
-    int kz = ax > ay ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
-    int kx = kz + 1 == 3 ? 0 : kz + 1;
-    int ky = kx + 1 == 3 ? 0 : kx + 1;
-    if (dir[kz] < 0.0f) {
-        const int s = kx;
-        kx = ky;
-        ky = s;
-    }
-    const float sx = dir[kx] / dir[kz], sy = dir[ky] / dir[kz], sz = 1.0f / dir[kz];
+    const int kx = r.kx, ky = r.ky, kz = r.kz;
+    const float sx = r.sx, sy = r.sy, sz = r.sz;
     const float A[3] = {a[0] - p[0], a[1] - p[1], a[2] - p[2]};
     const float B[3] = {b[0] - p[0], b[1] - p[1], b[2] - p[2]};
     const float C[3] = {c[0] - p[0], c[1] - p[1], c[2] - p[2]};
@@ -175,10 +191,10 @@ WEFT_CALLABLE inline bool ray_triangle(const float *p, const float *dir, const f
     if (det == 0.0f) return false;
     const float T = U * (sz * A[kz]) + V * (sz * B[kz]) + W * (sz * C[kz]);
     if ((det < 0.0f) != (T < 0.0f) && T != 0.0f) return false; // behind the start (t = 0 counts as a hit)
-    const float r = 1.0f / det;
-    u = U * r;
-    v = V * r;
-    t = T * r;
+    const float rcp = 1.0f / det;
+    u = U * rcp;
+    v = V * rcp;
+    t = T * rcp;
     det_out = det;
     return true;
 }

@@ -195,6 +195,7 @@ WEFT_CALLABLE inline QueryRay query_ray(unsigned long long id, weft::vec3 start,
     if (m.tree.num_nodes == 0) return out;
     const float s[3] = {start[0], start[1], start[2]}, d[3] = {dir[0], dir[1], dir[2]};
     const float inv[3] = {1.0f / d[0], 1.0f / d[1], 1.0f / d[2]};
+    const weft_bvh::RayShear shear = weft_bvh::ray_shear(d);
     float min_t = max_t, min_u = 0.0f, min_v = 0.0f, min_sign = 1.0f;
     int min_face = -1;
     int stack[weft_bvh::stack_size];
@@ -211,7 +212,7 @@ WEFT_CALLABLE inline QueryRay query_ray(unsigned long long id, weft::vec3 start,
                 vertex(m, tri, 1, b);
                 vertex(m, tri, 2, c);
                 float t, u, v, det;
-                if (weft_bvh::ray_triangle(s, d, a, b, c, t, u, v, det) && t < min_t && t >= 0.0f) {
+                if (weft_bvh::ray_triangle(s, shear, a, b, c, t, u, v, det) && t < min_t && t >= 0.0f) {
                     min_t = t;
                     min_u = u;
                     min_v = v;
