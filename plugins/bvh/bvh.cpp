@@ -1,9 +1,9 @@
 // The bvh plugin: Warp's wp.Bvh(lowers, uppers) as a host object. The tree is
 // built on the host (bvh_build.hpp) and copied to the object's device; it
 // keeps the caller's lowers and uppers (retained), which refit reads again.
-#include "bvh_build.hpp"
-
 #include <weft/plugin.hpp>
+
+#include "bvh_build.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -54,36 +54,30 @@ public:
                         "uppers: " + std::to_string(m) + " boxes, but lowers has " + std::to_string(n));
         if (n > 0x3fffffff) throw Error(WEFT_ERROR_INVALID_ARGUMENT, "lowers: more than 2^30 boxes");
         count_ = n;
-        build::Result tree = build::build_tree(read_boxes(ctx, lowers_, uppers_, n));
         descriptor_ = static_cast<weft_bvh::Tree *>(ctx.device_alloc(sizeof(weft_bvh::Tree)));
-        primitives_ = tree.primitives;
-        upload(ctx, tree.nodes);
+        tree_.build(ctx, read_boxes(ctx, lowers_, uppers_, n));
+        publish(ctx);
     }
 
     std::uint64_t id() const { return reinterpret_cast<std::uintptr_t>(descriptor_); }
 
     /// refit(): the same tree over the boxes' current values.
     void refit(ObjectContext &ctx, const ObjectArgs &) {
-        std::vector<weft_bvh::Node> nodes(nodes_host_);
-        build::refit(nodes, primitives_, read_boxes(ctx, lowers_, uppers_, count_));
-        upload(ctx, nodes);
+        tree_.refit(ctx, read_boxes(ctx, lowers_, uppers_, count_));
+        publish(ctx);
     }
 
     void release(ObjectContext &ctx) {
-        ctx.device_free(nodes_);
-        ctx.device_free(prims_);
+        tree_.release(ctx);
         ctx.device_free(descriptor_);
     }
 
 private:
-    void upload(ObjectContext &ctx, const std::vector<weft_bvh::Node> &nodes) {
-        ctx.device_free(nodes_);
-        ctx.device_free(prims_);
-        nodes_ = nodes.empty() ? nullptr : ctx.upload(nodes.data(), nodes.size());
-        prims_ = primitives_.empty() ? nullptr : ctx.upload(primitives_.data(), primitives_.size());
-        nodes_host_ = nodes;
-        weft_bvh::Tree t{nodes_, prims_, static_cast<int>(nodes.size()), static_cast<int>(primitives_.size()), lowers_,
-                         uppers_};
+    /// The descriptor kernels read: the tree, and the items' boxes (the caller's arrays).
+    void publish(ObjectContext &ctx) {
+        weft_bvh::Tree t = tree_.tree();
+        t.item_lowers = lowers_;
+        t.item_uppers = uppers_;
         ctx.copy(descriptor_, &t, sizeof t, WEFT_COPY_HOST_TO_DEVICE);
     }
 
@@ -91,10 +85,7 @@ private:
     const float (*uppers_)[3] = nullptr;
     std::int64_t count_ = 0;
     weft_bvh::Tree *descriptor_ = nullptr;
-    weft_bvh::Node *nodes_ = nullptr;
-    int *prims_ = nullptr;
-    std::vector<weft_bvh::Node> nodes_host_;
-    std::vector<int> primitives_;
+    build::DeviceTree tree_;
 };
 
 using vec3 = weft::plugin::vec3;

@@ -51,24 +51,21 @@ public:
                 throw Error(WEFT_ERROR_INVALID_ARGUMENT, "indices[" + std::to_string(i) + "] = " +
                                                              std::to_string(host_indices_[i]) + " is outside the " +
                                                              std::to_string(num_points) + " points");
-        build::Result tree = build::build_tree(triangle_boxes(ctx));
-        primitives_ = std::move(tree.primitives);
         descriptor_ = static_cast<weft_mesh::Mesh *>(ctx.device_alloc(sizeof(weft_mesh::Mesh)));
-        upload(ctx, tree.nodes);
+        tree_.build(ctx, triangle_boxes(ctx));
+        publish(ctx);
     }
 
     std::uint64_t id() const { return reinterpret_cast<std::uintptr_t>(descriptor_); }
 
     /// refit(): the same tree over the points' current positions.
     void refit(ObjectContext &ctx, const ObjectArgs &) {
-        std::vector<weft_bvh::Node> nodes(nodes_host_);
-        build::refit(nodes, primitives_, triangle_boxes(ctx));
-        upload(ctx, nodes);
+        tree_.refit(ctx, triangle_boxes(ctx));
+        publish(ctx);
     }
 
     void release(ObjectContext &ctx) {
-        ctx.device_free(nodes_);
-        ctx.device_free(prims_);
+        tree_.release(ctx);
         ctx.device_free(descriptor_);
     }
 
@@ -97,14 +94,9 @@ private:
         return boxes;
     }
 
-    void upload(ObjectContext &ctx, const std::vector<weft_bvh::Node> &nodes) {
-        ctx.device_free(nodes_);
-        ctx.device_free(prims_);
-        nodes_ = ctx.upload(nodes.data(), nodes.size());
-        prims_ = ctx.upload(primitives_.data(), primitives_.size());
-        nodes_host_ = nodes;
-        host_.tree = weft_bvh::Tree{nodes_, prims_, static_cast<int>(nodes.size()), static_cast<int>(primitives_.size()),
-                                    nullptr, nullptr};
+    /// The descriptor kernels read: the tree and the caller's arrays.
+    void publish(ObjectContext &ctx) {
+        host_.tree = tree_.tree();
         host_.points = points_;
         host_.velocities = velocities_;
         host_.indices = indices_;
@@ -119,10 +111,7 @@ private:
     mutable float average_edge_length_ = 0.0f; // set with the boxes
     weft_mesh::Mesh host_{};
     weft_mesh::Mesh *descriptor_ = nullptr;
-    weft_bvh::Node *nodes_ = nullptr;
-    int *prims_ = nullptr;
-    std::vector<weft_bvh::Node> nodes_host_;
-    std::vector<int> primitives_;
+    build::DeviceTree tree_;
 };
 
 using vec3 = weft::plugin::vec3;

@@ -9,6 +9,8 @@
 
 #include "weft_bvh_core.h"
 
+#include <weft/plugin.hpp>
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -178,5 +180,47 @@ inline void refit(std::vector<Node> &nodes, const std::vector<int> &primitives, 
         }
     }
 }
+
+/// A tree in an object's device memory (through the host's callbacks), with
+/// the host copy a refit starts from: what the bvh and mesh objects share.
+class DeviceTree {
+public:
+    /// Builds the tree over `boxes` (one per primitive) and copies it to the device.
+    void build(weft::plugin::ObjectContext &ctx, const std::vector<Box> &boxes) {
+        Result r = build_tree(boxes);
+        primitives_ = std::move(r.primitives);
+        upload(ctx, std::move(r.nodes));
+    }
+    /// The same tree over the primitives' new boxes.
+    void refit(weft::plugin::ObjectContext &ctx, const std::vector<Box> &boxes) {
+        std::vector<Node> nodes = host_nodes_;
+        build::refit(nodes, primitives_, boxes);
+        upload(ctx, std::move(nodes));
+    }
+    /// What kernels read (the items' own boxes are the owner's to add).
+    Tree tree() const {
+        return Tree{nodes_, prims_, static_cast<int>(host_nodes_.size()), static_cast<int>(primitives_.size()), nullptr,
+                    nullptr};
+    }
+    void release(weft::plugin::ObjectContext &ctx) {
+        ctx.device_free(nodes_);
+        ctx.device_free(prims_);
+        nodes_ = nullptr;
+        prims_ = nullptr;
+    }
+
+private:
+    void upload(weft::plugin::ObjectContext &ctx, std::vector<Node> nodes) {
+        release(ctx);
+        if (!nodes.empty()) nodes_ = ctx.upload(nodes.data(), nodes.size());
+        if (!primitives_.empty()) prims_ = ctx.upload(primitives_.data(), primitives_.size());
+        host_nodes_ = std::move(nodes);
+    }
+
+    Node *nodes_ = nullptr;
+    int *prims_ = nullptr;
+    std::vector<Node> host_nodes_;
+    std::vector<int> primitives_;
+};
 
 } // namespace weft_bvh::build

@@ -59,6 +59,18 @@ WEFT_CALLABLE inline float box_distance_sq(const float *p, const float *lo, cons
     return d;
 }
 
+/// Pushes the children of inner node `n` whose boxes lie within `reach`
+/// (squared distance from p), the nearer one last so that it is searched first.
+WEFT_CALLABLE inline void push_nearer_last(const Tree &tree, const Node &n, const float *p, float reach, int *stack,
+                                           int &count) {
+    const Node &l = tree.nodes[n.a], &r = tree.nodes[n.b];
+    const float dl = box_distance_sq(p, l.lower, l.upper), dr = box_distance_sq(p, r.lower, r.upper);
+    const int first = dl < dr ? n.b : n.a, second = dl < dr ? n.a : n.b;
+    const float d_first = dl < dr ? dr : dl, d_second = dl < dr ? dl : dr;
+    if (d_first < reach && count < stack_size) stack[count++] = first;
+    if (d_second < reach && count < stack_size) stack[count++] = second;
+}
+
 /// Slab test: whether the ray start + t dir (t >= 0) meets the box, and the entry t.
 WEFT_CALLABLE inline bool ray_box(const float *start, const float *inv_dir, const float *lo, const float *hi, float &t_enter) {
     float t0 = 0.0f, t1 = 3.402823466e38f;

@@ -62,14 +62,7 @@ WEFT_CALLABLE inline QueryPoint query_point_no_sign(unsigned long long id, weft:
                 }
             }
         } else {
-            const weft_bvh::Node &l = m.tree.nodes[n.a], &r = m.tree.nodes[n.b];
-            const float dl = weft_bvh::box_distance_sq(p, l.lower, l.upper);
-            const float dr = weft_bvh::box_distance_sq(p, r.lower, r.upper);
-            // The nearer child is searched first (pushed last).
-            const int first = dl < dr ? n.b : n.a, second = dl < dr ? n.a : n.b;
-            const float d_first = dl < dr ? dr : dl, d_second = dl < dr ? dl : dr;
-            if (d_first < min_d && count < weft_bvh::stack_size) stack[count++] = first;
-            if (d_second < min_d && count < weft_bvh::stack_size) stack[count++] = second;
+            weft_bvh::push_nearer_last(m.tree, n, p, min_d, stack, count);
         }
     }
     if (min_d < max_dist * max_dist) {
@@ -106,13 +99,7 @@ WEFT_CALLABLE inline QueryPoint query_point_sign_normal(unsigned long long id, w
         const float reach = (min_dist + tol) * (min_dist + tol);
         if (weft_bvh::box_distance_sq(p_, n.lower, n.upper) > reach) continue;
         if (!n.leaf) {
-            const weft_bvh::Node &l = m.tree.nodes[n.a], &r = m.tree.nodes[n.b];
-            const float dl = weft_bvh::box_distance_sq(p_, l.lower, l.upper);
-            const float dr = weft_bvh::box_distance_sq(p_, r.lower, r.upper);
-            const int first = dl < dr ? n.b : n.a, second = dl < dr ? n.a : n.b;
-            const float d_first = dl < dr ? dr : dl, d_second = dl < dr ? dl : dr;
-            if (d_first < reach && count < weft_bvh::stack_size) stack[count++] = first;
-            if (d_second < reach && count < weft_bvh::stack_size) stack[count++] = second;
+            weft_bvh::push_nearer_last(m.tree, n, p_, reach, stack, count);
             continue;
         }
         for (int s = n.a; s < n.b; ++s) {
