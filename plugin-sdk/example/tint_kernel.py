@@ -14,3 +14,10 @@ def tint(pixels: wp.array(dtype=example_tint.Rgb), target: example_tint.Rgb, amo
 @wp.kernel
 def average(pixels: wp.array(dtype=example_tint.Rgb), mean: wp.array(dtype=example_tint.Rgb)):
     mean[0] = wp.example_tint_average(pixels)
+
+
+@wp.kernel
+def recolor(palette: wp.uint64, index: wp.array(dtype=int), pixels: wp.array(dtype=example_tint.Rgb)):
+    # palette: an example_tint_palette object's id
+    i = wp.tid()
+    pixels[i] = wp.example_tint_palette_color(palette, index[i])

@@ -93,6 +93,8 @@ run(${weft} plugin inspect ${bin}/example_tint)
 expect("${last_output}" "plugin example_tint 1\\.0\\.0.*example_tint_mix\\(a: example_tint::Rgb, b: example_tint::Rgb, t: float32\\) -> example_tint::Rgb")
 # The array builtin: registered with the SDK's mirror type, implemented in the kernel-only header.
 expect("${last_output}" "example_tint_average\\(pixels: array\\(dtype=example_tint::Rgb\\)\\) -> example_tint::Rgb")
+# A host object type, spelled with the installed SDK's ObjectType<T>.
+expect("${last_output}" "object types \\(1\\):.*example_tint_palette\\(colors: array\\(dtype=example_tint::Rgb\\)\\).*method scale\\(factor: float32\\)")
 run(${weft} build ${src}/tint_kernel.py --plugin ${bin}/example_tint --target cpu)
 expect("${last_output}" "artifacts/cpu\\.[0-9a-f]+\\.bin")
 
