@@ -13,7 +13,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <limits>
+#include <thread>
 #include <vector>
 
 namespace weft_bvh::build {
@@ -52,17 +54,22 @@ public:
         out_.primitives.resize(n);
         for (std::size_t i = 0; i < n; ++i) out_.primitives[i] = static_cast<int>(i);
         out_.nodes.reserve(n ? 2 * n : 1);
-        if (n) node(0, static_cast<int>(n), 0);
+        if (n) node(out_.nodes, 0, static_cast<int>(n), 0);
     }
     Result take() { return std::move(out_); }
 
 private:
     static constexpr int bins = 16;
     static constexpr int leaf_size = 4;
+    // Subtrees this large near the root are built on a thread of their own:
+    // the two halves touch disjoint runs of the primitive array and fill
+    // node lists of their own, joined with their indices offset.
+    static constexpr int parallel_size = 1 << 15;
+    static constexpr int parallel_depth = 2;
 
-    int node(int begin, int end, int depth) {
-        const int index = static_cast<int>(out_.nodes.size());
-        out_.nodes.push_back(Node{});
+    int node(std::vector<Node> &nodes, int begin, int end, int depth) {
+        const int index = static_cast<int>(nodes.size());
+        nodes.push_back(Node{});
         Box box, centroids;
         for (int i = begin; i < end; ++i) {
             const int p = out_.primitives[static_cast<std::size_t>(i)];
@@ -73,7 +80,7 @@ private:
         const int count = end - begin;
         int mid = -1;
         if (count > leaf_size) mid = split(begin, end, box, centroids, depth);
-        Node &n = out_.nodes[static_cast<std::size_t>(index)];
+        Node &n = nodes[static_cast<std::size_t>(index)];
         for (int k = 0; k < 3; ++k) {
             n.lower[k] = box.lo[k];
             n.upper[k] = box.hi[k];
@@ -84,9 +91,39 @@ private:
             n.b = end;
             return index;
         }
-        const int left = node(begin, mid, depth + 1);
-        const int right = node(mid, end, depth + 1);
-        Node &parent = out_.nodes[static_cast<std::size_t>(index)]; // the vector may have grown
+        int left = 0, right = 0;
+        if (depth < parallel_depth && end - mid >= parallel_size && mid - begin >= parallel_size) {
+            std::vector<Node> right_nodes;
+            right_nodes.reserve(static_cast<std::size_t>(end - mid) * 2);
+            std::exception_ptr failed;
+            std::thread worker([&] {
+                try {
+                    node(right_nodes, mid, end, depth + 1);
+                } catch (...) {
+                    failed = std::current_exception(); // out of memory: rethrown on this thread
+                }
+            });
+            try {
+                left = node(nodes, begin, mid, depth + 1);
+            } catch (...) {
+                worker.join();
+                throw;
+            }
+            worker.join();
+            if (failed) std::rethrow_exception(failed);
+            right = static_cast<int>(nodes.size());
+            for (Node x : right_nodes) {
+                if (!x.leaf) {
+                    x.a += right;
+                    x.b += right;
+                }
+                nodes.push_back(x);
+            }
+        } else {
+            left = node(nodes, begin, mid, depth + 1);
+            right = node(nodes, mid, end, depth + 1);
+        }
+        Node &parent = nodes[static_cast<std::size_t>(index)]; // the vector may have grown
         parent.leaf = 0;
         parent.a = left;
         parent.b = right;
