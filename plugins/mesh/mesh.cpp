@@ -155,6 +155,12 @@ void init(weft::plugin::Registrar &r) {
     r.builtin<QueryPoint(std::uint64_t, vec3, float)>("mesh_query_point_sign_normal", {"id", "point", "max_dist"},
                                                       "weft_mesh::query_point_sign_normal_default",
                                                       "mesh_query_point_sign_normal with epsilon 1e-3.");
+    r.builtin<QueryPoint(std::uint64_t, vec3, float)>(
+        "mesh_query_point", {"id", "point", "max_dist"}, "weft_mesh::query_point",
+        "The closest point within max_dist and its side (-1 inside) by a vote of three axis rays.");
+    r.builtin<QueryPoint(std::uint64_t, vec3, float)>(
+        "mesh_query_furthest_point_no_sign", {"id", "point", "min_dist"}, "weft_mesh::query_furthest_point_no_sign",
+        "The point of the mesh furthest from point, beyond min_dist: face and barycentrics (u, v).");
     r.builtin<QueryRay(std::uint64_t, vec3, vec3, float)>("mesh_query_ray", {"id", "start", "dir", "max_t"},
                                                           "weft_mesh::query_ray",
                                                           "The first hit of the ray start + t dir, t < max_t.");

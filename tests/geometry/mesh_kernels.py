@@ -137,3 +137,24 @@ def closest_sign(mesh: wp.uint64, points: wp.array(dtype=wp.vec3), max_dist: flo
     else:
         signs[tid] = 0.0
         dist[tid] = -1.0
+
+
+@wp.kernel
+def furthest(mesh: wp.uint64, points: wp.array(dtype=wp.vec3), dist: wp.array(dtype=float)):
+    tid = wp.tid()
+    p = points[tid]
+    q = wp.mesh_query_furthest_point_no_sign(mesh, p, 0.1)
+    if q.result:
+        dist[tid] = wp.length(wp.mesh_eval_position(mesh, q.face, q.u, q.v) - p)
+    else:
+        dist[tid] = -1.0
+
+
+@wp.kernel
+def closest_vote(mesh: wp.uint64, points: wp.array(dtype=wp.vec3), signs: wp.array(dtype=float)):
+    tid = wp.tid()
+    q = wp.mesh_query_point(mesh, points[tid], 10.0)
+    if q.result:
+        signs[tid] = q.sign
+    else:
+        signs[tid] = 0.0

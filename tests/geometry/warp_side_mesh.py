@@ -48,6 +48,15 @@ def run_mesh(tag, points, indices):
     report(tag + ".sign.outside", int((sg > 0).sum()))
     report(tag + ".sign.dist_sum", float(dist.numpy()[sg != 0].astype(np.float64).sum()))
 
+    wp.launch(k.closest_vote, dim=n, inputs=[mesh.id, qp, signs], device=dev)
+    sg = signs.numpy()
+    report(tag + ".vote.inside", int((sg < 0).sum()))
+    report(tag + ".vote.outside", int((sg > 0).sum()))
+    wp.launch(k.furthest, dim=n, inputs=[mesh.id, qp, dist], device=dev)
+    fd = dist.numpy()
+    report(tag + ".furthest.found", int((fd >= 0).sum()))
+    report(tag + ".furthest.dist_sum", float(fd[fd >= 0].astype(np.float64).sum()))
+
     starts, dirs = gi.rays(n, 3.0)
     ts = wp.zeros(n, dtype=float, device=dev)
     normals = wp.zeros(n, dtype=wp.vec3, device=dev)

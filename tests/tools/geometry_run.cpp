@@ -71,6 +71,29 @@ void run_mesh(Host &host, const CompiledModule &m, const std::string &tag, const
         report(tag + ".sign.outside", outside);
         report(tag + ".sign.dist_sum", dsum);
     }
+    {
+        Array signs = Array::zeros(f32, {n});
+        m.kernel("closest_vote").launch({n}, {obj, qp, signs});
+        long long inside = 0, outside = 0;
+        for (float s : signs.to_vector<float>()) {
+            inside += s < 0;
+            outside += s > 0;
+        }
+        report(tag + ".vote.inside", inside);
+        report(tag + ".vote.outside", outside);
+    }
+    {
+        m.kernel("furthest").launch({n}, {obj, qp, dist});
+        long long found = 0;
+        double dsum = 0;
+        for (float d : dist.to_vector<float>())
+            if (d >= 0) {
+                ++found;
+                dsum += d;
+            }
+        report(tag + ".furthest.found", found);
+        report(tag + ".furthest.dist_sum", dsum);
+    }
     gi::Points starts, dirs;
     gi::rays(n, 3.0, starts, dirs);
     Array ts = Array::zeros(f32, {n}), normals = Array::zeros(vec3, {n}), signs = Array::zeros(f32, {n});

@@ -170,6 +170,85 @@ WEFT_CALLABLE inline QueryPoint query_point_sign_normal(unsigned long long id, w
     return out;
 }
 
+/// The point of the mesh furthest from `point`, farther than min_dist (a
+/// vertex of the furthest face, as Warp's mesh_query_furthest_point_no_sign).
+WEFT_CALLABLE inline QueryPoint query_furthest_point_no_sign(unsigned long long id, weft::vec3 point, float min_dist) {
+    QueryPoint out{};
+    const Mesh &m = get(id);
+    if (m.tree.num_nodes == 0) return out;
+    const float p[3] = {point[0], point[1], point[2]};
+    // Squared distance from p to the box's furthest corner.
+    const auto far_sq = [&p](const float *lo, const float *hi) {
+        float d = 0.0f;
+        for (int k = 0; k < 3; ++k) {
+            const float a = p[k] - lo[k] < 0.0f ? lo[k] - p[k] : p[k] - lo[k];
+            const float b = p[k] - hi[k] < 0.0f ? hi[k] - p[k] : p[k] - hi[k];
+            const float e = a > b ? a : b;
+            d += e * e;
+        }
+        return d;
+    };
+    float best = min_dist * min_dist;
+    int max_face = 0;
+    float max_v = 0.0f, max_w = 0.0f;
+    int stack[weft_bvh::stack_size];
+    int count = 0;
+    stack[count++] = 0;
+    while (count) {
+        const weft_bvh::Node &n = m.tree.nodes[stack[--count]];
+        if (far_sq(n.lower, n.upper) < best) continue;
+        if (!n.leaf) {
+            const weft_bvh::Node &l = m.tree.nodes[n.a], &r = m.tree.nodes[n.b];
+            const float dl = far_sq(l.lower, l.upper), dr = far_sq(r.lower, r.upper);
+            // The farther child is searched first (pushed last).
+            const int first = dl > dr ? n.b : n.a, second = dl > dr ? n.a : n.b;
+            const float d_first = dl > dr ? dr : dl, d_second = dl > dr ? dl : dr;
+            if (d_first > best && count < weft_bvh::stack_size) stack[count++] = first;
+            if (d_second > best && count < weft_bvh::stack_size) stack[count++] = second;
+            continue;
+        }
+        for (int s = n.a; s < n.b; ++s) {
+            const int tri = m.tree.primitives[s];
+            float a[3], b[3], c[3];
+            vertex(m, tri, 0, a);
+            vertex(m, tri, 1, b);
+            vertex(m, tri, 2, c);
+            const weft::vec3 e0(b[0] - a[0], b[1] - a[1], b[2] - a[2]), e1(c[0] - a[0], c[1] - a[1], c[2] - a[2]),
+                e2(c[0] - b[0], c[1] - b[1], c[2] - b[2]);
+            if (weft::length(weft::cross(e0, e1)) / (weft::dot(e0, e0) + weft::dot(e1, e1) + weft::dot(e2, e2)) < 1.e-6f)
+                continue;
+            float da = 0.0f, db = 0.0f, dc = 0.0f;
+            for (int k = 0; k < 3; ++k) {
+                da += (p[k] - a[k]) * (p[k] - a[k]);
+                db += (p[k] - b[k]) * (p[k] - b[k]);
+                dc += (p[k] - c[k]) * (p[k] - c[k]);
+            }
+            // The furthest vertex, ties to the later one as Warp's.
+            const float u = da > db && da > dc ? 1.0f : 0.0f;
+            const float v = u == 0.0f && db > dc ? 1.0f : 0.0f;
+            const float w = 1.0f - u - v;
+            float d = 0.0f;
+            for (int k = 0; k < 3; ++k) {
+                const float e = u * a[k] + v * b[k] + w * c[k] - p[k];
+                d += e * e;
+            }
+            if (d > best) {
+                best = d;
+                max_v = v;
+                max_w = w;
+                max_face = tri;
+            }
+        }
+    }
+    if (best > min_dist * min_dist) {
+        out.result = true;
+        out.u = 1.0f - max_v - max_w;
+        out.v = max_v;
+        out.face = max_face;
+    }
+    return out;
+}
+
 /// Warp's default epsilon (a separate function: a builtin's native function has exactly its parameters).
 WEFT_CALLABLE inline QueryPoint query_point_sign_normal_default(unsigned long long id, weft::vec3 point, float max_dist) {
     return query_point_sign_normal(id, point, max_dist, 1e-3f);
@@ -237,6 +316,21 @@ WEFT_CALLABLE inline QueryRay query_ray(unsigned long long id, weft::vec3 start,
     out.u = min_u;
     out.v = min_v;
     out.normal = normal;
+    return out;
+}
+
+/// The closest point within max_dist, and its side by a vote of three rays
+/// from the point along +x, +y and +z: inside (sign -1) when at least two
+/// first hits are back faces, as Warp's mesh_query_point decides it.
+WEFT_CALLABLE inline QueryPoint query_point(unsigned long long id, weft::vec3 point, float max_dist) {
+    QueryPoint out = query_point_no_sign(id, point, max_dist);
+    if (!out.result) return out;
+    int votes = 0;
+    for (int i = 0; i < 3; ++i) {
+        const QueryRay r = query_ray(id, point, weft::vec3(float(i == 0), float(i == 1), float(i == 2)), 3.402823466e38f);
+        if (r.result && r.sign < 0.0f) ++votes;
+    }
+    out.sign = votes >= 2 ? -1.0f : 1.0f;
     return out;
 }
 
