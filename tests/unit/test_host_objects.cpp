@@ -515,6 +515,9 @@ TEST_CASE("each object is destroyed once, when its last reference goes, and what
     CHECK(f.destroyed(keeper) == at_start + 1);
     CHECK(f.host->object_stats().device_bytes == before.device_bytes);
     CHECK(f.host->object_stats().host_bytes == before.host_bytes);
+    // A garbage size fails the callback (no wrapped-around small block), with a message.
+    CHECK_THAT(message_of<UserError>([&] { f.host->create("kit_counter", {{"start", std::int64_t{1}}, {"label", std::string("huge")}}); }),
+               Catch::Contains("constructor: cannot allocate 18446744073709551605 bytes of host memory"));
     // destroy that leaves memory behind: freed by the host, with a warning naming the object.
     {
         Object leaky = f.host->create("kit_counter", {{"start", std::int64_t{1}}, {"label", std::string("leak")}});

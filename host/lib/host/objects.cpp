@@ -31,6 +31,8 @@ namespace {
 // --- device memory: host memory on the CPU, the device's runtime elsewhere ------
 
 void *aligned_zeroed(std::uint64_t bytes) {
+    // A garbage size (an unset variable in C) must not wrap the rounding below into a small block.
+    if (bytes > (std::uint64_t{1} << 48)) throw std::bad_alloc();
     const std::uint64_t rounded = (std::max<std::uint64_t>(bytes, 1) + 63) / 64 * 64;
     void *p = std::aligned_alloc(64, static_cast<std::size_t>(rounded));
     if (!p) throw std::bad_alloc();

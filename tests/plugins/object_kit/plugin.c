@@ -44,6 +44,12 @@ static weft_status create(const weft_object_api *api, const weft_object_arg *arg
     }
     api->copy(api->ctx, c->value, &v, sizeof v, WEFT_COPY_HOST_TO_DEVICE);
     c->leak = NULL;
+    /* label "huge": a size no device has (a garbage size): the callback must fail, not wrap */
+    if (args[1].kind == WEFT_VALUE_STRING && strcmp(args[1].string_value, "huge") == 0) {
+        if (api->device_alloc(api->ctx, UINT64_MAX - 10) != NULL) return fail(api, "huge: allocated");
+        if (api->host_alloc(api->ctx, UINT64_MAX - 10) != NULL) return fail(api, "huge: allocated on the host");
+        return WEFT_ERROR_PLUGIN; /* the callback's own message stands */
+    }
     /* label "fail": refuse after allocating, leaving the cleanup to the host */
     if (args[1].kind == WEFT_VALUE_STRING && strcmp(args[1].string_value, "fail") == 0)
         return fail(api, "label: asked to fail after allocating");
