@@ -601,3 +601,31 @@ def energy(grid: wp.uint64, points: wp.array(dtype=wp.vec3), radius: float, e: w
     for (const auto &g : grad) norm += std::abs(g.c[0]) + std::abs(g.c[1]) + std::abs(g.c[2]);
     CHECK(norm > 1.0); // not a vacuous zero gradient
 }
+
+TEST_CASE("a query advanced outside a loop condition has no backward pass, and says why when one is asked for") {
+    Fixture f;
+    const std::string src = R"(import warp as wp
+@wp.kernel
+def first_neighbor(grid: wp.uint64, points: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    tid = wp.tid()
+    q = wp.hash_grid_query(grid, points[tid], 1.0)
+    j = int(0)
+    found = wp.hash_grid_query_next(q, j)
+    if found:
+        out[tid] = wp.length(points[tid] - points[j])
+)";
+    const Kernel k = f.host->load_module_source("stray_next", src).kernel("first_neighbor");
+    Array points = Array::from_vector(Type::vector(Scalar::Float32, 3), golden_points(16, 2.0), Device::cpu(), true);
+    Object grid = f.grid(4);
+    grid.call("build", {{"points", points}, {"radius", 1.0}});
+    Array out = Array::zeros(f32, {16}, Device::cpu(), true);
+    Tape tape;
+    {
+        auto scope = tape.record();
+        k.launch({16}, {grid, points, out}); // the forward pass runs
+    }
+    CHECK(out.to_vector<float>()[0] >= 0.0f);
+    CHECK_THAT(message_of<UserError>([&] { tape.backward(out); }),
+               Catch::Contains("calls 'hash_grid_query_next', which writes its argument 'query', outside a loop "
+                               "condition: a backward pass cannot walk that write back"));
+}

@@ -510,8 +510,51 @@ std::optional<Emitter::Checkpoint> Emitter::checkpoint(const Stmt &loop) const {
 
 bool Emitter::checkpointed(const Stmt &loop) const { return checkpoint(loop).has_value(); }
 
-std::string Emitter::tile_gradient_refusal(const ir::Function &f) {
-    if (!f.is_kernel || !f.enable_backward || f.abi != ir::EntryPointAbi::Warp || !has_tiles(f)) return "";
+namespace {
+/// A call of a builtin that writes an argument (an inout parameter) that a
+/// backward pass cannot walk back, in `f` or a function it calls: every one
+/// but the call a query loop advances by (the checker's query_loop: `more =
+/// next(query, index)`, whose index it then assigns by a statement).
+std::string loose_inout_call(const ir::Module &m, const ir::Function &f, std::set<const ir::Function *> &seen) {
+    if (!seen.insert(&f).second) return "";
+    std::string found;
+    ir::for_each_stmt(f.body, [&](const Stmt &s) {
+        if (!found.empty()) return;
+        const bool loop_step = s.kind == S::Declare && s.index >= 0 &&
+                               f.locals[static_cast<std::size_t>(s.index)].temporary &&
+                               f.locals[static_cast<std::size_t>(s.index)].name == "query_more";
+        const auto visit = [&](const Expr &root) {
+            ir::for_each_expr(root, [&](const Expr &e) {
+                if (!found.empty()) return;
+                if (e.kind == K::Call) {
+                    found = loose_inout_call(m, m.functions[static_cast<std::size_t>(e.index)], seen);
+                    return;
+                }
+                if (e.kind != K::Builtin || !e.overload || (loop_step && &e == s.value.get())) return;
+                for (const Parameter &p : e.overload->params)
+                    if (p.inout) {
+                        found = "kernel code at line " + std::to_string(e.location.line) + " calls '" + e.overload->name +
+                                "', which writes its argument '" + p.name +
+                                "', outside a loop condition: a backward pass cannot walk that write back (write "
+                                "it as `while " + e.overload->name + "(...)` or `for x in query`, or declare the "
+                                "kernel @wp.kernel(enable_backward=False))";
+                        return;
+                    }
+            });
+        };
+        for (const Expr *e : {s.target.get(), s.value.get(), s.cond.get()})
+            if (e) visit(*e);
+        for (const kernel::ir::ExprPtr &a : s.args) visit(*a);
+    });
+    return found;
+}
+} // namespace
+
+std::string Emitter::gradient_refusal(const ir::Function &f) {
+    if (!f.is_kernel || !f.enable_backward || f.abi != ir::EntryPointAbi::Warp) return "";
+    std::set<const ir::Function *> seen;
+    if (std::string why = loose_inout_call(m_, f, seen); !why.empty()) return "kernel '" + f.name + "': " + why;
+    if (!has_tiles(f)) return "";
     const ir::Function *outer_function = f_;
     AdState *outer_state = ad_;
     AdState state;

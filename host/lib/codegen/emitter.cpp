@@ -599,7 +599,7 @@ void Emitter::emit_functions(std::ostringstream &o, std::vector<std::string> &ke
     for (const ir::Function &f : m_.functions)
         if (!f.is_kernel && f.reference_params_from < 0 && !has_tiles(f)) adjoint_function(o, f);
     for (const ir::Function &f : m_.functions)
-        if (f.is_kernel && f.enable_backward && f.abi == ir::EntryPointAbi::Warp && tile_gradient_refusal(f).empty())
+        if (f.is_kernel && f.enable_backward && f.abi == ir::EntryPointAbi::Warp && gradient_refusal(f).empty())
             kernel_code(f, [this](std::ostringstream &k, const ir::Function &g) { adjoint_function(k, g); });
 }
 

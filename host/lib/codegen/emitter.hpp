@@ -347,7 +347,7 @@ private:
     void check_tile_gradients(const ir::Function &f);
     /// check_tile_gradients' refusal of kernel `f` ("" for none, or when `f` has no backward pass anyway):
     /// the forward entry says it (KernelEntry::no_backward), and the backward pass leaves the kernel out.
-    std::string tile_gradient_refusal(const ir::Function &f);
+    std::string gradient_refusal(const ir::Function &f);
     /// The reverse of one tile statement: the result's adjoint to its operands'.
     void tile_reverse(std::ostringstream &o, const Stmt &s, int depth);
     /// Adds the adjoint `g` (a tile) of tile-valued `v` to its operands' adjoints.

@@ -121,7 +121,7 @@ void Emitter::cuda_entry(std::ostringstream &o, const ir::Function &f) {
     k.abi = f.abi;
     k.params = entry_params(f);
     k.tiled = f.uses_tiles;
-    if (!codegen_.adjoint) k.no_backward = tile_gradient_refusal(f);
+    if (!codegen_.adjoint) k.no_backward = gradient_refusal(f);
     std::string decl, grid_decl, pass, dense = "true";
     bool specializable = true;
     for (std::size_t i = 0; i < k.params.size(); ++i) {
@@ -180,7 +180,7 @@ void Emitter::entry(std::ostringstream &o, const ir::Function &f) {
     k.params = entry_params(f);
     k.loops = has_loop(f) || f.uses_tiles; // a tile block's work is a loop per operation
     k.tiled = f.uses_tiles;
-    if (!codegen_.adjoint) k.no_backward = tile_gradient_refusal(f);
+    if (!codegen_.adjoint) k.no_backward = gradient_refusal(f);
     if (codegen_.adjoint)
         for (int p : private_gradients_) k.private_gradients.push_back(static_cast<int>(f.params.size()) + p);
     std::string params_decl, params_pass, dense = "true";
