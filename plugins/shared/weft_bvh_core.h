@@ -147,10 +147,17 @@ WEFT_CALLABLE inline void closest_point_barycentric(const float *a, const float 
     u = 1.0f - v - w;
 }
 
-/// a*b - c*d with one rounding error (Kahan's algorithm, two FMAs).
+/// a*b - c*d with one rounding error: Kahan's algorithm where FMA is an
+/// instruction (CUDA, a CPU build for the host's own features); else in
+/// double, where the products are exact (the same value but in rare double
+/// roundings, without a call to the C library's fmaf per use).
 WEFT_CALLABLE inline float difference_of_products(float a, float b, float c, float d) {
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__) || defined(__FMA__)
     const float cd = c * d;
     return WEFT_BVH_FMAF(a, b, -cd) + WEFT_BVH_FMAF(-c, d, cd);
+#else
+    return static_cast<float>(static_cast<double>(a) * b - static_cast<double>(c) * d);
+#endif
 }
 
 /// What the watertight test derives from a ray alone, once per ray: the axis
