@@ -232,7 +232,14 @@ TEST_CASE("10,000 objects created, built and destroyed leave the host's object m
     CHECK(s.device_bytes == 0);
     CHECK(s.host_bytes == 0);
     INFO("resident memory grew by " << grown << " KiB");
-    CHECK(grown < 4096); // each cycle holds ~6 KiB: 10,000 leaked would be ~60 MB
+    // Each cycle holds ~6 KiB: 10,000 leaked would be ~60 MB. AddressSanitizer
+    // keeps freed blocks in its quarantine (256 MB), so there the accounting
+    // above and LeakSanitizer at exit are the check.
+#if defined(__SANITIZE_ADDRESS__)
+    (void)grown;
+#else
+    CHECK(grown < 4096);
+#endif
 }
 
 TEST_CASE("an object outlives its host: it keeps its plugin's code mapped and still works") {
