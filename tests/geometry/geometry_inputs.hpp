@@ -74,6 +74,21 @@ inline Mesh soup(int n = 300) {
     return m;
 }
 
+/// Each triangle's bounds (a BVH over a mesh's triangles, as wp.Bvh gets them from numpy's min and max).
+inline void triangle_bounds(const Mesh &m, Points &lo, Points &hi) {
+    for (std::size_t t = 0; t < m.indices.size(); t += 3) {
+        vec3f l = m.points[static_cast<std::size_t>(m.indices[t])], h = l;
+        for (std::size_t c = 1; c < 3; ++c)
+            for (int k = 0; k < 3; ++k) {
+                const float v = m.points[static_cast<std::size_t>(m.indices[t + c])].c[k];
+                l.c[k] = std::min(l.c[k], v);
+                h.c[k] = std::max(h.c[k], v);
+            }
+        lo.push_back(l);
+        hi.push_back(h);
+    }
+}
+
 inline Points query_points(int n, double side) {
     Points out;
     for (int i = 0; i < n; ++i)

@@ -202,19 +202,8 @@ Object make_object(Host &host, const ObjectSpec &spec, const std::map<std::strin
     if (spec.kind == "box") return mesh(gi::box_mesh());
     if (spec.kind == "soup") return mesh(gi::soup());
     if (spec.kind == "soup_bvh") {
-        const gi::Mesh m = gi::soup();
         gi::Points lo, hi;
-        for (std::size_t t = 0; t < m.indices.size(); t += 3) {
-            values::vec3f l = m.points[static_cast<std::size_t>(m.indices[t])], h = l;
-            for (std::size_t c = 1; c < 3; ++c)
-                for (int k = 0; k < 3; ++k) {
-                    const float v = m.points[static_cast<std::size_t>(m.indices[t + c])].c[k];
-                    l.c[k] = std::min(l.c[k], v);
-                    h.c[k] = std::max(h.c[k], v);
-                }
-            lo.push_back(l);
-            hi.push_back(h);
-        }
+        gi::triangle_bounds(gi::soup(), lo, hi);
         return host.create("bvh", {{"lowers", Array::from_vector(lo, device)}, {"uppers", Array::from_vector(hi, device)}},
                            device);
     }

@@ -202,19 +202,8 @@ int main(int argc, char **argv) {
         run_mesh(host, m, "box", gi::box_mesh());
         run_mesh(host, m, "soup", gi::soup());
 
-        const gi::Mesh s = gi::soup();
         gi::Points lo, hi;
-        for (std::size_t t = 0; t < s.indices.size(); t += 3) {
-            values::vec3f l = s.points[static_cast<std::size_t>(s.indices[t])], h = l;
-            for (int c = 1; c < 3; ++c)
-                for (int k = 0; k < 3; ++k) {
-                    const float v = s.points[static_cast<std::size_t>(s.indices[t + static_cast<std::size_t>(c)])].c[k];
-                    l.c[k] = std::min(l.c[k], v);
-                    h.c[k] = std::max(h.c[k], v);
-                }
-            lo.push_back(l);
-            hi.push_back(h);
-        }
+        gi::triangle_bounds(gi::soup(), lo, hi);
         Array lowers = Array::from_vector(lo), uppers = Array::from_vector(hi);
         Object bvh = host.create("bvh", {{"lowers", lowers}, {"uppers", uppers}});
         const int n = 1000;

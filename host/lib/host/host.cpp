@@ -98,6 +98,8 @@ struct Host::Impl {
         LoadedPlugin plugin;
         // Shared with the plugin's object types: objects alive after the host keep the code they call mapped.
         std::shared_ptr<Mapped> mapped = std::make_shared<Mapped>();
+        // The plugin's object types as the objects hold them (they may outlive the host), made once at load.
+        std::vector<std::shared_ptr<const ObjectTypeInfo>> object_records;
     };
     std::vector<std::unique_ptr<Entry>> entries; // load order
     // The entries by name, sorted, for find(): scanning every entry per lookup
@@ -178,10 +180,10 @@ struct Host::Impl {
         if (logger.enabled(LogLevel::Debug, "loader")) logger.log(LogLevel::Debug, "loader", message());
     }
 
-    const ObjectTypeInfo *find_object_type(std::string_view name) const {
+    const std::shared_ptr<const ObjectTypeInfo> *find_object_type(std::string_view name) const {
         for (const auto &e : entries)
-            for (const ObjectTypeInfo &t : e->plugin.object_types)
-                if (t.name == name) return &t;
+            for (const auto &t : e->object_records)
+                if (t->name == name) return &t;
         return nullptr;
     }
 
@@ -365,10 +367,11 @@ const LoadedPlugin &Host::Impl::load_one(const PluginManifest &m) {
     }
     entry->mapped->library = std::move(library);
     for (const ObjectTypeInfo &t : ctx.object_types) {
-        if (const ObjectTypeInfo *other = find_object_type(t.name))
+        if (const auto *other = find_object_type(t.name))
             throw fail("registration rejected: object type '" + t.name + "' is already registered by plugin '" +
-                       other->plugin + "'; nothing of the plugin was registered");
+                       (*other)->plugin + "'; nothing of the plugin was registered");
         t.impl->library = entry->mapped;
+        entry->object_records.push_back(std::make_shared<const ObjectTypeInfo>(t));
     }
     entry->plugin.object_types = std::move(ctx.object_types);
     // Room for the entry first (geometrically: reserve(size() + 1) would
@@ -522,7 +525,10 @@ Host::Host(HostOptions options) : impl_(std::make_unique<Impl>(std::move(options
 
 Host::~Host() = default;
 
-const ObjectTypeInfo *Host::object_type(std::string_view name) const { return impl_->find_object_type(name); }
+const ObjectTypeInfo *Host::object_type(std::string_view name) const {
+    const auto *t = impl_->find_object_type(name);
+    return t ? t->get() : nullptr;
+}
 
 std::vector<const ObjectTypeInfo *> Host::object_types() const {
     std::vector<const ObjectTypeInfo *> out;
@@ -532,16 +538,14 @@ std::vector<const ObjectTypeInfo *> Host::object_types() const {
 }
 
 Object Host::create(std::string_view type, const ObjectArgs &args, Device device) {
-    const ObjectTypeInfo *t = impl_->find_object_type(type);
+    const auto *t = impl_->find_object_type(type);
     if (!t) {
         std::string names;
         for (const ObjectTypeInfo *x : object_types()) names += (names.empty() ? "" : ", ") + x->name;
         throw UserError("no object type '" + escape_for_display(type) + "' (registered: " +
                         (names.empty() ? std::string("none; load the plugin that provides it") : names) + ")");
     }
-    // The record is copied into a shared one that objects hold: the host's may go first.
-    auto shared = std::make_shared<const ObjectTypeInfo>(*t);
-    return detail::create_object(shared, args, device, impl_->objects);
+    return detail::create_object(*t, args, device, impl_->objects);
 }
 
 ObjectStats Host::object_stats() const { return impl_->objects->stats(); }

@@ -19,6 +19,21 @@ WEFT_CALLABLE inline void vertex(const Mesh &m, int tri, int corner, float *out)
     out[2] = p[2];
 }
 
+/// The three corners of triangle `tri`.
+WEFT_CALLABLE inline void corners(const Mesh &m, int tri, float *a, float *b, float *c) {
+    vertex(m, tri, 0, a);
+    vertex(m, tri, 1, b);
+    vertex(m, tri, 2, c);
+}
+
+/// A triangle too thin for a well-defined closest point (Warp's test: its area
+/// against its squared edges); the point queries skip it, as Warp's do.
+WEFT_CALLABLE inline bool sliver(const float *a, const float *b, const float *c) {
+    const weft::vec3 e0(b[0] - a[0], b[1] - a[1], b[2] - a[2]), e1(c[0] - a[0], c[1] - a[1], c[2] - a[2]),
+        e2(c[0] - b[0], c[1] - b[1], c[2] - b[2]);
+    return weft::length(weft::cross(e0, e1)) / (weft::dot(e0, e0) + weft::dot(e1, e1) + weft::dot(e2, e2)) < 1.e-6f;
+}
+
 /// The closest point within max_dist, its face and barycentrics; result false when none.
 WEFT_CALLABLE inline QueryPoint query_point_no_sign(unsigned long long id, weft::vec3 point, float max_dist) {
     QueryPoint out{};
@@ -38,14 +53,8 @@ WEFT_CALLABLE inline QueryPoint query_point_no_sign(unsigned long long id, weft:
             for (int s = n.a; s < n.b; ++s) {
                 const int tri = m.tree.primitives[s];
                 float a[3], b[3], c[3];
-                vertex(m, tri, 0, a);
-                vertex(m, tri, 1, b);
-                vertex(m, tri, 2, c);
-                const weft::vec3 e0(b[0] - a[0], b[1] - a[1], b[2] - a[2]), e1(c[0] - a[0], c[1] - a[1], c[2] - a[2]),
-                    e2(c[0] - b[0], c[1] - b[1], c[2] - b[2]);
-                // A sliver has no well-defined closest point: skipped, as Warp does.
-                if (weft::length(weft::cross(e0, e1)) / (weft::dot(e0, e0) + weft::dot(e1, e1) + weft::dot(e2, e2)) < 1.e-6f)
-                    continue;
+                corners(m, tri, a, b, c);
+                if (sliver(a, b, c)) continue;
                 float u, v;
                 weft_bvh::closest_point_barycentric(a, b, c, p, u, v);
                 const float w = 1.0f - u - v;
@@ -105,9 +114,7 @@ WEFT_CALLABLE inline QueryPoint query_point_sign_normal(unsigned long long id, w
         for (int s = n.a; s < n.b; ++s) {
             const int tri = m.tree.primitives[s];
             float a[3], b[3], c[3];
-            vertex(m, tri, 0, a);
-            vertex(m, tri, 1, b);
-            vertex(m, tri, 2, c);
+            corners(m, tri, a, b, c);
             const weft::vec3 P(a[0], a[1], a[2]), Q(b[0], b[1], b[2]), R(c[0], c[1], c[2]);
             const weft::vec3 e0 = weft::sub(Q, P), e1 = weft::sub(R, P), e2 = weft::sub(R, Q);
             const weft::vec3 normal = weft::cross(e0, e1);
@@ -160,9 +167,7 @@ WEFT_CALLABLE inline QueryPoint query_point_sign_normal(unsigned long long id, w
     out.v = min_v;
     out.face = min_face;
     float a[3], b[3], c[3];
-    vertex(m, min_face, 0, a);
-    vertex(m, min_face, 1, b);
-    vertex(m, min_face, 2, c);
+    corners(m, min_face, a, b, c);
     const weft::vec3 closest = weft::add(weft::add(weft::mul(weft::vec3(a[0], a[1], a[2]), out.u),
                                                    weft::mul(weft::vec3(b[0], b[1], b[2]), out.v)),
                                          weft::mul(weft::vec3(c[0], c[1], c[2]), min_w));
@@ -210,13 +215,8 @@ WEFT_CALLABLE inline QueryPoint query_furthest_point_no_sign(unsigned long long 
         for (int s = n.a; s < n.b; ++s) {
             const int tri = m.tree.primitives[s];
             float a[3], b[3], c[3];
-            vertex(m, tri, 0, a);
-            vertex(m, tri, 1, b);
-            vertex(m, tri, 2, c);
-            const weft::vec3 e0(b[0] - a[0], b[1] - a[1], b[2] - a[2]), e1(c[0] - a[0], c[1] - a[1], c[2] - a[2]),
-                e2(c[0] - b[0], c[1] - b[1], c[2] - b[2]);
-            if (weft::length(weft::cross(e0, e1)) / (weft::dot(e0, e0) + weft::dot(e1, e1) + weft::dot(e2, e2)) < 1.e-6f)
-                continue;
+            corners(m, tri, a, b, c);
+            if (sliver(a, b, c)) continue;
             float da = 0.0f, db = 0.0f, dc = 0.0f;
             for (int k = 0; k < 3; ++k) {
                 da += (p[k] - a[k]) * (p[k] - a[k]);
@@ -274,9 +274,7 @@ WEFT_CALLABLE inline QueryRay query_ray(unsigned long long id, weft::vec3 start,
             for (int k = n.a; k < n.b; ++k) {
                 const int tri = m.tree.primitives[k];
                 float a[3], b[3], c[3];
-                vertex(m, tri, 0, a);
-                vertex(m, tri, 1, b);
-                vertex(m, tri, 2, c);
+                corners(m, tri, a, b, c);
                 float t, u, v, det;
                 if (weft_bvh::ray_triangle(s, shear, a, b, c, t, u, v, det) && t < min_t && t >= 0.0f) {
                     min_t = t;
@@ -304,9 +302,7 @@ WEFT_CALLABLE inline QueryRay query_ray(unsigned long long id, weft::vec3 start,
     }
     if (min_face < 0) return out;
     float a[3], b[3], c[3];
-    vertex(m, min_face, 0, a);
-    vertex(m, min_face, 1, b);
-    vertex(m, min_face, 2, c);
+    corners(m, min_face, a, b, c);
     const weft::vec3 normal = weft::normalize(weft::cross(weft::vec3(b[0] - a[0], b[1] - a[1], b[2] - a[2]),
                                                           weft::vec3(c[0] - a[0], c[1] - a[1], c[2] - a[2])));
     out.result = true;
@@ -349,9 +345,7 @@ WEFT_CALLABLE inline bool query_aabb_next(QueryAABB &q, int &index) {
     while (weft_bvh::next_primitive(q.walk, tri)) {
         float a[3], b[3], c[3], lo[3], hi[3];
         const Mesh &m = get(q.mesh);
-        vertex(m, tri, 0, a);
-        vertex(m, tri, 1, b);
-        vertex(m, tri, 2, c);
+        corners(m, tri, a, b, c);
         for (int k = 0; k < 3; ++k) {
             lo[k] = a[k] < b[k] ? (a[k] < c[k] ? a[k] : c[k]) : (b[k] < c[k] ? b[k] : c[k]);
             hi[k] = a[k] > b[k] ? (a[k] > c[k] ? a[k] : c[k]) : (b[k] > c[k] ? b[k] : c[k]);
@@ -367,9 +361,7 @@ WEFT_CALLABLE inline bool query_aabb_next(QueryAABB &q, int &index) {
 WEFT_CALLABLE inline weft::vec3 eval_position(unsigned long long id, int face, float u, float v) {
     const Mesh &m = get(id);
     float a[3], b[3], c[3];
-    vertex(m, face, 0, a);
-    vertex(m, face, 1, b);
-    vertex(m, face, 2, c);
+    corners(m, face, a, b, c);
     const float w = 1.0f - u - v;
     return weft::vec3(a[0] * u + b[0] * v + c[0] * w, a[1] * u + b[1] * v + c[1] * w, a[2] * u + b[2] * v + c[2] * w);
 }
