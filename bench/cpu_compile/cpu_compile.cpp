@@ -4,11 +4,11 @@
 //   ratio cold_<file>_inprocess_vs_subprocess        in-process / subprocess (no PCH either)
 //   ratio cold_<file>_inprocess_pch_vs_subprocess    in-process with PCH / subprocess without
 //   ratio cold_<file>_inprocess_pch_vs_subprocess_pch
-//   ratio cold_<file>_parts_vs_one_unit              the generated source compiled in its parts, one
-//                                                     thread each, / as one translation unit (wall time)
-//   ratio cold_<file>_parts_cpu_vs_one_unit          the same in CPU time (what splitting costs)
-//   ratio cold_<file>_largest_part_cpu_vs_one_unit   the largest part's median CPU time / one unit's (the
-//                                                     wall time on an idle machine with a core per part)
+//   ratio cold_<file>_units_vs_one_unit              the module's compile units, one thread each, / the
+//                                                     whole generated source as one translation unit (wall time)
+//   ratio cold_<file>_units_cpu_vs_one_unit          the same in CPU time (what splitting costs)
+//   ratio cold_<file>_largest_unit_cpu_vs_one_unit   the largest unit's median CPU time / one unit's (the
+//                                                     wall time on an idle machine with a core per unit)
 //   ratio cold_<file>_dense_only_cpu_vs_with_strided CPU time of what a load compiles (the dense
 //                                                     copies) / of the whole text (strided copies too)
 //   ratio warm_<file>_same_process_vs_cold           warm load / cold compile (PCH)
@@ -21,6 +21,7 @@
 //
 //   build/bin/bench_cpu_compile [--kernels bench/kernels] [--repeat 5]
 #include "weft/backend/cpu_compiler.hpp"
+#include "weft/cache/cache.hpp"
 #include "weft/codegen/cpp_emitter.hpp"
 #include "weft/host/host.hpp"
 #include "weft/support/file.hpp"
@@ -164,83 +165,94 @@ int main(int argc, char **argv) {
             sub_pch.push_back(shell_ms(clang + " " + flags + " -include-pch '" + pch.string() + "' -c '" + generated.string() +
                                        "' -o '" + obj.string() + "'"));
         }
-        // The generated source compiled in process as one unit and in its parts
-        // (one per thread), alternately, with the cache's PCH.
+        // The generated source compiled in process as one translation unit and
+        // as the compile units a load compiles (their texts are in the cache's
+        // unit entries), one per thread, alternately, with the cache's PCH.
         const std::string text = weft::read_input_file(generated, 256u << 20, "generated source");
-        int parts = 1;
-        for (std::size_t at = text.find("WEFT_PART == "); at != std::string::npos; at = text.find("WEFT_PART == ", at + 1))
-            parts = std::max(parts, std::atoi(text.c_str() + at + 13));
+        std::vector<std::string> units;
+        const std::string stem = fs::path(file).stem().string();
+        for (const weft::CacheEntryInfo &e : weft::ArtifactCache(cache).list())
+            if (e.module == stem && std::find(e.targets.begin(), e.targets.end(), "cpu-unit") != e.targets.end())
+                units.push_back(weft::read_input_file(e.directory / "module.src", 256u << 20, "unit source"));
         weft::backend::CpuCompileOptions unit;
         unit.weft_include_dirs = {rt_dir};
         unit.defines = {dense_only};
         for (const auto &e : fs::directory_iterator(cache / "v1" / "pch"))
             if (e.path().extension() == ".pch") unit.pch = e.path();
-        std::vector<double> one_unit, in_parts;
+        const auto compile_units = [&](const weft::backend::CpuCompileOptions &o) {
+            std::vector<std::thread> threads;
+            for (std::size_t i = 0; i < units.size(); ++i)
+                threads.emplace_back([&, i] {
+                    weft::backend::CpuCompileOptions mine = o;
+                    mine.part = static_cast<int>(i) + 1;
+                    (void)weft::backend::compile_to_object(units[i], mine);
+                });
+            for (std::thread &t : threads) t.join();
+        };
+        std::vector<double> one_unit, in_units;
         for (int r = 0; r < repeat; ++r) {
             auto t0 = Clock::now();
             (void)weft::backend::compile_to_object(text, unit);
             one_unit.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
             t0 = Clock::now();
-            (void)weft::backend::compile_module(text, parts, unit);
-            in_parts.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+            compile_units(unit);
+            in_units.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
         }
-        std::printf("%-16s compile of the generated source: one unit %7.1f ms, %d part(s) on up to %u threads %7.1f ms\n",
-                    file, median(one_unit), parts, std::thread::hardware_concurrency(), median(in_parts));
+        std::printf("%-16s compile of the generated source: one unit %7.1f ms, %zu compile units on %zu threads (%u cores) %7.1f ms\n",
+                    file, median(one_unit), units.size(), units.size(), std::thread::hardware_concurrency(),
+                    median(in_units));
         // CPU time, which other load on the machine does not inflate: what
-        // the parts cost together, and the largest, which bounds the wall time
-        // on an idle machine with a core per part. The largest is the part
-        // with the largest median: the worst single repeat of any part would
-        // make balanced parts look uneven on a noisy machine.
-        double whole_cpu = 0, parts_cpu = 0, largest_cpu = 0;
-        std::vector<std::vector<double>> part_cpu(static_cast<std::size_t>(parts));
+        // the units cost together, and the largest, which bounds the wall time
+        // on an idle machine with a core per unit, and what an edit of one
+        // kernel recompiles. The largest is the unit with the largest median.
+        double whole_cpu = 0, units_cpu = 0, largest_cpu = 0;
+        std::vector<std::vector<double>> unit_cpu(units.size());
         for (int r = 0; r < repeat; ++r) {
             double t0 = thread_cpu_ms();
             (void)weft::backend::compile_to_object(text, unit);
             whole_cpu += (thread_cpu_ms() - t0) / repeat;
-            for (int k = 1; k <= parts && parts > 1; ++k) {
+            for (std::size_t k = 0; k < units.size(); ++k) {
                 weft::backend::CpuCompileOptions o = unit;
-                o.part = k;
+                o.part = static_cast<int>(k) + 1;
                 t0 = thread_cpu_ms();
-                (void)weft::backend::compile_to_object(text, o);
+                (void)weft::backend::compile_to_object(units[k], o);
                 const double ms = thread_cpu_ms() - t0;
-                parts_cpu += ms / repeat;
-                part_cpu[static_cast<std::size_t>(k - 1)].push_back(ms);
+                units_cpu += ms / repeat;
+                unit_cpu[k].push_back(ms);
             }
         }
-        std::string each_part;
-        for (std::size_t k = 0; k < part_cpu.size() && parts > 1; ++k) {
-            const double m = median(part_cpu[k]);
+        std::string each_unit;
+        std::vector<double> unit_medians;
+        for (std::size_t k = 0; k < unit_cpu.size(); ++k) {
+            const double m = median(unit_cpu[k]);
+            unit_medians.push_back(m);
             largest_cpu = std::max(largest_cpu, m);
             char item[32];
             std::snprintf(item, sizeof item, "%s%.1f", k ? ", " : "", m);
-            each_part += item;
+            each_unit += item;
         }
         // What compiling the strided copies too (an AOT build, or the eager
-        // compile before issue 20) costs: CPU time of the whole text, all parts.
+        // compile before issue 20) costs: CPU time of the whole text.
         double whole_text_cpu = 0, dense_text_cpu = 0;
         for (int r = 0; r < repeat; ++r)
-            for (int k = parts > 1 ? 1 : 0; k <= parts; ++k) {
-                if (k == 0 && parts > 1) continue;
-                for (int variant : {weft::codegen::strided_whole, weft::codegen::strided_dense_only}) {
-                    weft::backend::CpuCompileOptions o = unit;
-                    o.part = k;
-                    o.defines = {std::string(weft::codegen::strided_macro) + "=" + std::to_string(variant)};
-                    const double t0 = thread_cpu_ms();
-                    (void)weft::backend::compile_to_object(text, o);
-                    (variant == weft::codegen::strided_whole ? whole_text_cpu : dense_text_cpu) +=
-                        (thread_cpu_ms() - t0) / repeat;
-                }
+            for (int variant : {weft::codegen::strided_whole, weft::codegen::strided_dense_only}) {
+                weft::backend::CpuCompileOptions o = unit;
+                o.defines = {std::string(weft::codegen::strided_macro) + "=" + std::to_string(variant)};
+                const double t0 = thread_cpu_ms();
+                (void)weft::backend::compile_to_object(text, o);
+                (variant == weft::codegen::strided_whole ? whole_text_cpu : dense_text_cpu) += (thread_cpu_ms() - t0) / repeat;
             }
-        std::printf("%-16s CPU time of every part: dense copies only %7.1f ms, with the strided copies %7.1f ms\n", file,
+        std::printf("%-16s CPU time of the whole text: dense copies only %7.1f ms, with the strided copies %7.1f ms\n", file,
                     dense_text_cpu, whole_text_cpu);
         std::printf("ratio cold_%s_dense_only_cpu_vs_with_strided %.3f\n", tag.c_str(), dense_text_cpu / whole_text_cpu);
-        if (parts > 1) {
-            std::printf("%-16s CPU time: one unit %7.1f ms; %d parts %7.1f ms together, the largest %7.1f ms (medians: %s)\n",
-                        file, whole_cpu, parts, parts_cpu, largest_cpu, each_part.c_str());
-            std::printf("ratio cold_%s_parts_cpu_vs_one_unit %.3f\n", tag.c_str(), parts_cpu / whole_cpu);
-            std::printf("ratio cold_%s_largest_part_cpu_vs_one_unit %.3f\n", tag.c_str(), largest_cpu / whole_cpu);
+        if (!units.empty()) {
+            std::printf("%-16s CPU time: one unit %7.1f ms; %zu compile units %7.1f ms together, the largest %7.1f ms, "
+                        "the median %7.1f ms (each: %s)\n",
+                        file, whole_cpu, units.size(), units_cpu, largest_cpu, median(unit_medians), each_unit.c_str());
+            std::printf("ratio cold_%s_units_cpu_vs_one_unit %.3f\n", tag.c_str(), units_cpu / whole_cpu);
+            std::printf("ratio cold_%s_largest_unit_cpu_vs_one_unit %.3f\n", tag.c_str(), largest_cpu / whole_cpu);
+            std::printf("ratio cold_%s_units_vs_one_unit %.3f\n", tag.c_str(), median(in_units) / median(one_unit));
         }
-        std::printf("ratio cold_%s_parts_vs_one_unit %.3f\n", tag.c_str(), median(in_parts) / median(one_unit));
         const double c = median(cold), cp = median(cold_pch), s = median(sub), sp = median(sub_pch);
         const double ws = median(warm_same), wn = warm_new.empty() ? -1 : median(warm_new);
         const double wh = warm_new_host.empty() ? -1 : median(warm_new_host);

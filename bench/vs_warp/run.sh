@@ -13,7 +13,7 @@ weft_side="$build/bin/bench_vs_warp_weft"
 py="${WEFT_BENCH_VENV:-$HOME/.cache/weft/warp-venv}/bin/python"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 out="$tmp/results"
-for mode in cold warm run; do
+for mode in cold warm run edit; do
   "$py" "$here/warp_side.py" --kernels "$kernels" --mode "$mode" --cache-dir "$tmp/warp-cache" 2>/dev/null | grep -v '^#' >> "$out"
   "$weft_side" --kernels "$kernels" --mode "$mode" --cache-dir "$tmp/weft-cache" >> "$out"
 done

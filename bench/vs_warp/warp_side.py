@@ -14,6 +14,8 @@ Result lines on stdout (one per measurement, the value is a median):
     warp warm_load_ms <file> <ms>
     warp saxpy_10M_ms <ms>
     warp launch_overhead_us <us>
+    warp edit_one_kernel_ms ten_kernels.py <ms>
+    warp edit_shared_func_ms ten_kernels.py <ms>
 
 Lines starting with '#' are context (versions, samples, checks); parsers
 should ignore them.
@@ -25,6 +27,10 @@ cold: each repetition runs in a fresh child process: wp.init() with
       check a new module dir appeared (it really compiled).  The last repetition leaves the cache populated for 'warm'.
 warm: each repetition runs in a fresh child process with the populated cache;
       same timed region; checks that no new module dir appeared (cache hit).
+edit: one process: wp.init(), import + load ten_kernels.py (which builds the
+      PCH and fills the kernel cache), then for each edit in edits.txt and each
+      repetition r, time [import the edited text (a new file, a new module
+      name) + wp.load_module]: a recompile with everything else warm.
 run:  saxpy (from <kernels>/saxpy.py) on 10M float32, median of 10 launches
       (+ wp.synchronize()) after 2 warm-ups; then 1000 launches with dim=1,
       each timed on its own, median in microseconds.
@@ -174,6 +180,51 @@ def parent_load(args) -> int:
 
 
 # --------------------------------------------------------------------------
+# edit: recompiles after an edit, PCH and cache warm
+# --------------------------------------------------------------------------
+def read_edits() -> list[tuple[str, str, str]]:
+    out = []
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "edits.txt")) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            key, old, new = line.rstrip("\n").split("\t")
+            out.append((key, old, new.replace("\\n", "\n")))
+    return out
+
+
+def edit_mode(args) -> int:
+    import tempfile
+
+    wp, init_ms = _init_warp(args.cache_dir, args.no_backward, args.no_pch)
+    print(f"# init_ms {init_ms:.1f}")
+    text = open(os.path.join(args.kernels, "ten_kernels.py")).read()
+    work = tempfile.mkdtemp(prefix="warp-edit-")
+    try:
+        def load(name: str, source: str) -> float:
+            path = os.path.join(work, name + ".py")
+            with open(path, "w") as f:
+                f.write(source)
+            t0 = time.perf_counter()
+            mod = _import_file(path)
+            wp.load_module(mod, device="cpu")
+            return (time.perf_counter() - t0) * 1e3
+
+        print(f"# first load (PCH and module) {load('ten_kernels', text):.1f} ms")
+        for key, old, new in read_edits():
+            if old not in text:
+                print(f"warp_side: edit {key}: text not found in ten_kernels.py", file=sys.stderr)
+                return 1
+            samples = [load(f"ten_kernels_{key}_{r}", text.replace(old, new.replace("{r}", str(r))))
+                       for r in range(1, args.repeat + 1)]
+            print(f"# {key}: samples_ms={[round(s, 1) for s in samples]}")
+            print(f"warp {key}_ms ten_kernels.py {statistics.median(samples):.3f}", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+# --------------------------------------------------------------------------
 # run: saxpy throughput and launch overhead
 # --------------------------------------------------------------------------
 def run_mode(args) -> int:
@@ -237,7 +288,7 @@ def run_mode(args) -> int:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernels", required=True, help="directory holding saxpy.py, ten_kernels.py")
-    ap.add_argument("--mode", required=True, choices=["cold", "warm", "run"])
+    ap.add_argument("--mode", required=True, choices=["cold", "warm", "run", "edit"])
     ap.add_argument("--cache-dir", required=True,
                     help="Warp kernel cache dir (Warp adds a <warp-version>/ subdir); cold mode removes the measured files' modules from it")
     ap.add_argument("--files", nargs="+", default=DEFAULT_FILES, help="kernel files for cold/warm")
@@ -262,7 +313,7 @@ def main() -> int:
           f"python {sys.version.split()[0]} device cpu enable_backward={not args.no_backward} "
           f"pch={not args.no_pch} "
           f"cpus={os.cpu_count()} loadavg={_loadavg()}")
-    rc = run_mode(args) if args.mode == "run" else parent_load(args)
+    rc = run_mode(args) if args.mode == "run" else edit_mode(args) if args.mode == "edit" else parent_load(args)
     # A busy machine (e.g. a parallel build) inflates every number; say so.
     print(f"# loadavg at end {_loadavg()}")
     return rc

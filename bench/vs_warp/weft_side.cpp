@@ -8,14 +8,21 @@
 //       PCH too);
 // warm: load with the cache populated, each file in 5 new processes (the
 //       median; each is the first load of its process, as on Warp's side);
-// run:  saxpy over 10M float32 (all cores, and one thread), launch overhead.
+// run:  saxpy over 10M float32 (all cores, and one thread), launch overhead;
+// edit: one process: load ten_kernels.py (cold), then for each edit in
+//       edits.txt and each of 5 repetitions, time loading the edited text (a
+//       file written beside it): the compile units the edit changed are
+//       compiled, the others come from the cache. As on Warp's side.
 #include "weft/host/host.hpp"
+
+#include "weft/support/file.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -40,8 +47,8 @@ int main(int argc, char **argv) {
         else if (!std::strcmp(argv[i], "--file")) only = argv[i + 1]; // cold, warm: one file, in this process
         else if (!std::strcmp(argv[i], "--prebuilt")) prebuilt = std::strcmp(argv[i + 1], "0") != 0; // cold
     }
-    if (kernels.empty() || cache.empty() || (mode != "cold" && mode != "warm" && mode != "run")) {
-        std::fprintf(stderr, "usage: weft_side --kernels DIR --mode cold|warm|run --cache-dir DIR\n");
+    if (kernels.empty() || cache.empty() || (mode != "cold" && mode != "warm" && mode != "run" && mode != "edit")) {
+        std::fprintf(stderr, "usage: weft_side --kernels DIR --mode cold|warm|run|edit --cache-dir DIR\n");
         return 2;
     }
     // One cache per kernel file: a cold compile of one leaves the other's warm entry.
@@ -97,6 +104,58 @@ int main(int argc, char **argv) {
             }
             const char *key = mode == "warm" ? "warm_load_ms" : prebuilt ? "cold_compile_ms" : "cold_compile_no_prebuilt_ms";
             std::printf("weft %s %s %.3f\n", key, file, ms);
+        }
+        return 0;
+    }
+    if (mode == "edit") {
+        const fs::path edits = WEFT_BENCH_EDITS;
+        std::ifstream in(edits);
+        if (!in) {
+            std::fprintf(stderr, "weft_side: cannot read %s\n", edits.c_str());
+            return 1;
+        }
+        fs::remove_all(cache / "edit");
+        weft::HostOptions o = options(0, "edit");
+        weft::Host host(o);
+        const std::string text = weft::read_input_file(kernels / "ten_kernels.py", 1 << 20, "kernel file");
+        const fs::path work = cache / "edit-files";
+        fs::create_directories(work);
+        const auto load = [&](const std::string &source) {
+            const fs::path file = work / "ten_kernels.py";
+            weft::write_file_atomically(file, source);
+            const auto t0 = Clock::now();
+            const weft::CompiledModule m = host.load_module(file);
+            if (m.from_cache()) {
+                std::fprintf(stderr, "weft_side: an edited module came from the cache\n");
+                std::exit(1);
+            }
+            return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        };
+        std::printf("# first load (cold) %.1f ms\n", load(text));
+        for (std::string line; std::getline(in, line);) {
+            if (line.empty() || line[0] == '#') continue;
+            const std::size_t t1 = line.find('\t'), t2 = line.find('\t', t1 + 1);
+            const std::string key = line.substr(0, t1), old_text = line.substr(t1 + 1, t2 - t1 - 1);
+            std::string replacement = line.substr(t2 + 1);
+            for (std::size_t at; (at = replacement.find("\\n")) != std::string::npos;) replacement.replace(at, 2, "\n");
+            const std::size_t where = text.find(old_text);
+            if (where == std::string::npos) {
+                std::fprintf(stderr, "weft_side: edit %s: text not found in ten_kernels.py\n", key.c_str());
+                return 1;
+            }
+            std::vector<double> ms;
+            const weft::CacheCounters before = host.cache_counters();
+            for (int r = 1; r <= 5; ++r) {
+                std::string edited = text, now = replacement;
+                for (std::size_t at; (at = now.find("{r}")) != std::string::npos;) now.replace(at, 3, std::to_string(r));
+                edited.replace(where, old_text.size(), now);
+                ms.push_back(load(edited));
+            }
+            const weft::CacheCounters after = host.cache_counters();
+            std::printf("# %s: compile units compiled %llu, from the cache %llu (5 repetitions)\n", key.c_str(),
+                        static_cast<unsigned long long>(after.unit_compiles - before.unit_compiles),
+                        static_cast<unsigned long long>(after.unit_hits - before.unit_hits));
+            std::printf("weft %s_ms ten_kernels.py %.3f\n", key.c_str(), median(ms));
         }
         return 0;
     }

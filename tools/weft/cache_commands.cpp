@@ -81,7 +81,8 @@ std::size_t stale_count(const CacheReport &r) {
 
 nlohmann::json counters_json(const CacheCounters &c) {
     return {{"local_hits", c.local_hits},         {"local_misses", c.local_misses},
-            {"compiles", c.compiles},             {"remote_hits", c.remote.hits},
+            {"compiles", c.compiles},             {"unit_hits", c.unit_hits},
+            {"unit_compiles", c.unit_compiles},   {"remote_hits", c.remote.hits},
             {"remote_misses", c.remote.misses},   {"remote_errors", c.remote.errors},
             {"remote_rejected", c.remote.rejected}, {"remote_stores", c.remote.stores},
             {"remote_skipped", c.remote.skipped}, {"remote_too_large", c.remote.too_large}};
@@ -152,6 +153,8 @@ int cache_stats(const CacheOptions &o) {
     print_out("local hits:        {}\n", c.local_hits);
     print_out("local misses:      {}\n", c.local_misses);
     print_out("compiles:          {}\n", c.compiles);
+    print_out("unit hits:         {}\n", c.unit_hits);
+    print_out("unit compiles:     {}\n", c.unit_compiles);
     print_out("remote hits:       {}\n", c.remote.hits);
     print_out("remote misses:     {}\n", c.remote.misses);
     print_out("remote errors:     {}\n", c.remote.errors);

@@ -7,7 +7,7 @@
 namespace weft {
 
 std::string Target::str() const {
-    if (kind == Kind::Cpu) return output == Output::SharedObject ? "cpu-so" : "cpu";
+    if (kind == Kind::Cpu) return output == Output::SharedObject ? "cpu-so" : output == Output::Unit ? "cpu-unit" : "cpu";
     const std::string a = std::to_string(arch);
     return output == Output::Ptx ? "cuda-compute_" + a + "-ptx" : "cuda-sm_" + a + "-cubin";
 }
@@ -15,6 +15,7 @@ std::string Target::str() const {
 Target Target::parse(std::string_view text) {
     if (text == "cpu") return cpu();
     if (text == "cpu-so") return cpu_shared_object();
+    if (text == "cpu-unit") return cpu_unit();
     auto number = [&](std::string_view digits) {
         int v = 0;
         auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
@@ -35,7 +36,7 @@ Target Target::parse(std::string_view text) {
         }
     }
     throw UserError("invalid target '" + std::string(text) +
-                    "' (expected cpu, cpu-so, cuda-compute_<arch>-ptx or cuda-sm_<arch>-cubin)");
+                    "' (expected cpu, cpu-so, cpu-unit, cuda-compute_<arch>-ptx or cuda-sm_<arch>-cubin)");
 }
 
 } // namespace weft

@@ -25,6 +25,8 @@ template <class C, class F> void each(C &c, F &&f) {
     f("warm_hits", c.warm_hits);
     f("local_misses", c.local_misses);
     f("compiles", c.compiles);
+    f("unit_hits", c.unit_hits);
+    f("unit_compiles", c.unit_compiles);
     f("remote_hits", c.remote.hits);
     f("remote_misses", c.remote.misses);
     f("remote_errors", c.remote.errors);
@@ -67,7 +69,7 @@ CacheCounters parse(const std::string &text) {
 
 CacheCounters &CacheCounters::operator+=(const CacheCounters &other) {
     CacheCounters copy = other;
-    std::uint64_t *theirs[11];
+    std::uint64_t *theirs[13];
     std::size_t i = 0;
     each(copy, [&](const char *, std::uint64_t &v) { theirs[i++] = &v; });
     i = 0;

@@ -27,6 +27,26 @@ std::string c_string_literal(const std::string &s) {
     return out + "\"";
 }
 
+std::string without_line_numbers(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    constexpr std::string_view directive = "#line ";
+    for (std::size_t at = 0; at < text.size();) {
+        std::size_t end = text.find('\n', at);
+        end = end == std::string_view::npos ? text.size() : end + 1;
+        std::string_view line = text.substr(at, end - at);
+        if (line.substr(0, directive.size()) == directive) {
+            std::size_t digits = directive.size();
+            while (digits < line.size() && line[digits] >= '0' && line[digits] <= '9') ++digits;
+            out += directive;
+            line.remove_prefix(digits);
+        }
+        out += line;
+        at = end;
+    }
+    return out;
+}
+
 std::string kernel_signature_digest(const std::vector<KernelEntry> &kernels) {
     Sha256 h;
     h.field("weft.kernel-signatures.v2").field(std::to_string(kernels.size()));

@@ -71,7 +71,6 @@ private:
     // Reverse mode (adjoint_emitter.cpp).
     bool split_strided_ = false; // CPU kernels' strided copies compile apart (strided_macro)
     int section_ = 0;            // the kernel being emitted: its WEFT_STRIDED value (1-based)
-    std::vector<std::size_t> strided_entry_bytes_; // per kernel section: text only a strided copy compiles
     bool replay_ = false; // emitting a replay: array stores, atomics and prints are skipped
     std::vector<int> deferred_; // the kernel being emitted: parameters whose atomic adds are deferred (deferred_atomics.hpp)
     std::vector<bool> varying_;  // ... its locals that may change along a row (detail::varying_locals)
@@ -153,7 +152,6 @@ private:
     std::string param(int index) const { return "p_" + f_->params[static_cast<std::size_t>(index)].name; }
 
     /// "before" WEFT_PY_FILE "after": one string literal once concatenated.
-    std::string literal_with_file(const std::string &before, const std::string &after) const;
 
     std::string line_marker(const kernel::SourceLocation &at) const;
 
@@ -190,15 +188,32 @@ private:
     /// "template <bool weft_contig_> WEFT_FN R name(const weft::tid_t &weft_t_, T p_x, ...)"
     std::string signature(const ir::Function &f, const std::string &name);
 
+    /// One function's code in the three places a module's text holds it:
+    /// its declarations (backward pass), its definitions (function and
+    /// replay), its adjoint. The module's text is every function's
+    /// declarations, then definitions, then adjoints, in function order; a
+    /// compile unit's text is the same for the functions its kernels reach.
+    struct FunctionCode {
+        std::string declarations, definitions, adjoint;
+    };
+    /// A kernel's code: its forward entry, or in the backward pass its adjoint entry.
+    struct KernelCode {
+        std::size_t function = 0; // index in the module's functions
+        std::string text;
+    };
+
     /// Forward mode: functions and kernel entries. Adjoint mode: user functions
     /// and their replays (no side effects), then the adjoints and each
     /// differentiable kernel's adjoint body and backward entry. Declarations
     /// first: a @wp.func_grad or @wp.func_replay instance follows what it serves.
-    /// Functions into `o`; each kernel's code (its forward entry, or in the
-    /// backward pass its adjoint entry) into one string of `kernels`, in source
-    /// order, after every function it may call: kernels are what a module
-    /// split into parts divides.
-    void emit_functions(std::ostringstream &o, std::vector<std::string> &kernels);
+    /// Functions into `functions` (by function index), kernels into `kernels`
+    /// in source order: kernels are what a module's compile units divide.
+    void emit_functions(std::vector<FunctionCode> &functions, std::vector<KernelCode> &kernels);
+
+    /// CPU: the module's kernels as compile units (GeneratedSource::units).
+    /// `prefix` is what every unit starts with, `tail` what the first ends with.
+    void make_units(const std::string &prefix, const std::vector<FunctionCode> &functions,
+                    const std::vector<KernelCode> &kernels, const std::string &tail);
 
     /// Whether a view may leave its array's innermost dimension strided
     /// (a[:, j], a[::2], a run-time step): code specialized on dense arrays

@@ -373,7 +373,6 @@ void Emitter::entry(std::ostringstream &o, const ir::Function &f) {
             "    if (" + dense + ")\n        " + dense_symbol(k) + launch_args + ";\n    else\n        " +
             strided_symbol(k) + launch_args + ";\n}\n" + "#endif\n";
         o << strided_entries;
-        strided_entry_bytes_.back() = strided_entries.size();
     }
     result_.kernels.push_back(std::move(k));
 }

@@ -79,6 +79,8 @@ CacheCounters Pipeline::counters() const {
     c.warm_hits = warm_hits_;
     c.local_misses = local_misses_;
     c.compiles = compiles_;
+    c.unit_hits = unit_hits_;
+    c.unit_compiles = unit_compiles_;
     if (remote_) c.remote = remote_->counters();
     return c;
 }
@@ -182,6 +184,11 @@ std::vector<GeneratedModule> Pipeline::generate(const CheckedModule &module, con
         inputs.toolchain = cuda ? backend::cuda_toolchain_identity(cuda_options(g, no_dir))
                                 : backend::toolchain_identity(cpu_options(g, no_dir));
         g.hash = compute_module_hash(inputs, options);
+        if (!g.source.units.empty()) {
+            // Everything but the text, which each unit's key adds its own of.
+            inputs.generated_source = "weft.compile-units.v1";
+            g.unit_context = compute_module_hash(inputs, options);
+        }
         out.push_back(std::move(g));
     }
     return out;
@@ -209,7 +216,7 @@ GeneratedModule strided_variant(const GeneratedModule &g, int strided) {
         if (k == g.source.kernels.end())
             throw InternalError("strided_variant: module '" + g.module + "' has no kernel of strided section " +
                                 std::to_string(strided));
-        v.source.parts = 1; // one kernel's copy: one unit
+        v.source.units.clear(); // one kernel's copy, from the module's text (its guards select it)
     }
     return v;
 }

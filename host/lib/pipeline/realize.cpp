@@ -16,6 +16,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <atomic>
 #include <chrono>
 #include <unistd.h>
@@ -187,9 +188,91 @@ std::optional<PrebuiltPch> find_prebuilt(const fs::path &given, backend::CpuComp
     return p;
 }
 
+/// Where a module's compile units are looked up and kept, and counted.
+struct UnitStore {
+    const ArtifactCache &cache;
+    std::atomic<std::uint64_t> &hits, &compiles;
+    const std::function<void(const std::string &)> &uncached;
+    const Logger &logger;
+};
+
+std::string unit_key(const GeneratedModule &g, const codegen::CompileUnit &u) {
+    return Sha256()
+        .field("weft.compile-unit.v1")
+        .field(g.unit_context)
+        .field(std::to_string(g.strided))
+        .field(codegen::without_line_numbers(u.text))
+        .hex();
+}
+
+/// The module's object: its compile units, each from the cache when its key
+/// is there (an edit left it as it was) or compiled (at once, on up to the
+/// hardware's concurrency of threads), bundled in unit order; or its text as
+/// one unit when codegen made none.
+std::vector<char> compile_source(const GeneratedModule &g, const backend::CpuCompileOptions &options,
+                                 const UnitStore &store, const fs::path &generated) {
+    const std::vector<codegen::CompileUnit> &units = g.source.units;
+    std::vector<std::string> keys;
+    std::set<int> parts;
+    for (const codegen::CompileUnit &u : units) {
+        keys.push_back(unit_key(g, u));
+        parts.insert(backend::unit_part(keys.back()));
+    }
+    // Two units named alike would not link: such a module compiles whole.
+    if (units.empty() || parts.size() != units.size()) return backend::compile_to_object(g.source.text, options);
+    std::vector<std::vector<char>> objects(units.size());
+    std::vector<std::size_t> missing;
+    for (std::size_t i = 0; i < units.size(); ++i) {
+        if (std::optional<CachedArtifact> hit = store.cache.find(g.module, keys[i], Target::cpu_unit())) {
+            objects[i].assign(hit->content.begin(), hit->content.end());
+            ++store.hits;
+        } else {
+            missing.push_back(i);
+        }
+    }
+    run_concurrently(missing.size(), [&](std::size_t m) {
+        const std::size_t i = missing[m];
+        backend::CpuCompileOptions o = options;
+        o.part = backend::unit_part(keys[i]);
+        try {
+            objects[i] = backend::compile_to_object(units[i].text, o);
+        } catch (const backend::CompileError &e) {
+            // Lines of the unit's text: name a copy of it, kept beside the module's.
+            const fs::path copy = generated.string() + "." + units[i].name + ".cpp";
+            std::string message = e.what();
+            try {
+                write_file_atomically(copy, units[i].text);
+                const std::string name = g.source.file_name + ":";
+                for (auto at = message.find(name); at != std::string::npos; at = message.find(name, at + copy.string().size() + 1))
+                    message.replace(at, name.size(), copy.string() + ":");
+            } catch (const UserError &) {
+            }
+            throw backend::CompileError(message, e.diagnostics(), e.pch_rejected());
+        }
+    });
+    store.compiles += missing.size();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::size_t i : missing) {
+        try {
+            store.cache.store(g.module, keys[i], Target::cpu_unit(), units[i].text,
+                              std::string(objects[i].begin(), objects[i].end()));
+        } catch (const UserError &e) {
+            store.uncached(e.what());
+        }
+    }
+    if (store.logger.enabled(LogLevel::Debug, "time"))
+        store.logger.log(LogLevel::Debug, "time",
+                         "module '" + g.module + "': " + std::to_string(units.size()) + " compile units, " +
+                             std::to_string(units.size() - missing.size()) + " from the cache, " +
+                             std::to_string(missing.size()) + " compiled; storing them " +
+                             std::to_string(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()) +
+                             " ms");
+    return backend::bundle_objects(objects);
+}
+
 std::string compile_cpu(const GeneratedModule &g, const fs::path &root, backend::CpuCompileOptions options,
                         const Logger &logger, const std::function<void(const std::string &)> &uncached,
-                        const fs::path &prebuilt) {
+                        const fs::path &prebuilt, const UnitStore &units) {
     const backend::CpuCompileOptions given = options;
     bool using_prebuilt = false;
     if (g.options.use_pch)
@@ -214,7 +297,7 @@ std::string compile_cpu(const GeneratedModule &g, const fs::path &root, backend:
         }
     }
     try {
-        const std::vector<char> object = backend::compile_module(g.source.text, g.source.parts, options);
+        const std::vector<char> object = compile_source(g, options, units, options.source_name);
         return {object.begin(), object.end()};
     } catch (const backend::CompileError &e) {
         if (!e.pch_rejected() || options.pch.empty()) throw;
@@ -228,7 +311,7 @@ std::string compile_cpu(const GeneratedModule &g, const fs::path &root, backend:
                 const std::lock_guard<std::mutex> lock(prebuilt_mutex);
                 prebuilt_checked[options.pch.string()] = false;
             }
-            return compile_cpu(g, root, given, logger, uncached, fs::path());
+            return compile_cpu(g, root, given, logger, uncached, fs::path(), units);
         }
         // A PCH that does not fit (corrupt, or from other headers): rebuild it once.
         logger.log(LogLevel::Warning, "cache",
@@ -241,7 +324,7 @@ std::string compile_cpu(const GeneratedModule &g, const fs::path &root, backend:
             uncached(error.what());
             options.pch.clear();
         }
-        const std::vector<char> object = backend::compile_module(g.source.text, g.source.parts, options);
+        const std::vector<char> object = compile_source(g, options, units, options.source_name);
         return {object.begin(), object.end()};
     }
 }
@@ -466,8 +549,9 @@ Artifact Pipeline::realize(const GeneratedModule &g) const {
         std::vector<fs::path> searched = options.weft_include_dirs;
         searched.insert(searched.end(), options.include_dirs.begin(), options.include_dirs.end());
         try {
-            a.bytes = compile_cpu(g, root, std::move(options), logger_, [this](const std::string &why) { uncached(why); },
-                                  prebuilt());
+            const std::function<void(const std::string &)> uncached_here = [this](const std::string &why) { uncached(why); };
+            a.bytes = compile_cpu(g, root, std::move(options), logger_, uncached_here, prebuilt(),
+                                  UnitStore{cache_, unit_hits_, unit_compiles_, uncached_here, logger_});
         } catch (const backend::CompileError &e) {
             throw backend::CompileError(failure(e.what(), searched), e.diagnostics());
         }

@@ -46,17 +46,23 @@ struct CpuCompileOptions {
     std::vector<std::string> defines;                       // "NAME" or "NAME=VALUE" (-D)
     std::filesystem::path pch;                              // optional: a PCH from build_pch with the same options
     std::string source_name = "module.cpp";                 // name the in-memory source is known by
-    /// Which part of a module split into several translation units this
-    /// compile is (1..N): defines WEFT_PART to it and names the object's static
-    /// initializer for the part, so the parts' objects link into one JITDylib.
-    /// 0: the whole source as one unit.
+    /// Names the object's static initializer and __dso_handle
+    /// (weft.static_init.<part>, __dso_handle.<part>) so that several objects
+    /// link into one JITDylib or shared object: a module's compile units
+    /// (an id from each unit's cache key, so a cached unit keeps its names
+    /// wherever it lands) and strided copies. 0: one object, plain names.
     int part = 0;
 };
 
 /// The part number of a kernel's separately compiled strided copy (codegen's
-/// strided_section, 1-based): beyond any module's parts, so that the copy's
-/// object links into the module's JITDylib beside them (JitModule::add_object).
+/// strided_section, 1-based): below any unit's (unit_part), so that the
+/// copy's object links into the module's JITDylib beside them (JitModule::add_object).
 inline constexpr int strided_copy_part(int strided_section) { return 1000 + strided_section; }
+/// A compile unit's part number, from its cache key's first 8 hex digits:
+/// 1,000,000 and up. Two units of a module with the same number would be a
+/// duplicate definition at the link, never a silent mix-up; the pipeline
+/// compiles such a module whole.
+int unit_part(std::string_view key_hex);
 
 // A compile that failed: the generated source, a plugin preamble or header,
 // or a PCH that does not fit. what() lists the error diagnostics (with their
@@ -89,15 +95,6 @@ public:
 // source errors. Warnings, if any, are appended to *warnings when given.
 std::vector<char> compile_to_object(std::string_view source, const CpuCompileOptions &options,
                                     std::vector<CpuDiagnostic> *warnings = nullptr);
-
-// A module whose generated source is split into `parts` translation units
-// (WEFT_PART guards, codegen's GeneratedSource::parts): each part compiled on
-// its own thread (at most the hardware's concurrency at once), the objects
-// returned as one bundle (bundle_objects) that CpuJit::load links as one
-// module. parts <= 1: compile_to_object of the whole source. A failure
-// throws the CompileError of the lowest-numbered failing part, so the same
-// error is reported whichever thread finished first.
-std::vector<char> compile_module(std::string_view source, int parts, const CpuCompileOptions &options);
 
 // Several relocatable objects as one artifact: a GNU ar archive with a
 // symbol table, written deterministically, so an AOT copy links as it is.
@@ -209,7 +206,7 @@ public:
     /// failed creation is reported by instance().
     static std::shared_future<void> prepare();
 
-    // Links `object` (from compile_to_object, or a bundle from compile_module)
+    // Links `object` (from compile_to_object, or a bundle of a module's compile units)
     // into a new JITDylib named after
     // `name` (made unique), now: undefined symbols resolve against the host
     // symbols defined through define_host_symbols, then the process (libc,

@@ -16,6 +16,10 @@ struct CacheCounters {
     std::uint64_t warm_hits = 0;
     std::uint64_t local_misses = 0;
     std::uint64_t compiles = 0;
+    /// Of a CPU module's compiles: its compile units taken from the cache
+    /// (unchanged by an edit) and compiled.
+    std::uint64_t unit_hits = 0;
+    std::uint64_t unit_compiles = 0;
     RemoteCacheCounters remote;
 
     CacheCounters &operator+=(const CacheCounters &other);

@@ -9,6 +9,7 @@
 #include "weft/kernel/ir.hpp"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace weft::codegen {
@@ -76,38 +77,45 @@ inline std::string strided_symbol(const KernelEntry &k) { return k.symbol + "_st
 std::string kernel_signature_digest(const std::vector<KernelEntry> &kernels);
 inline constexpr const char *kernel_signatures_symbol = "weft_kernel_signatures";
 
+/// A CPU module's kernels as translation units that compile apart and are
+/// cached apart (issue 42: an edit recompiles the kernels it changed). A
+/// unit's text is whole on its own: the module's runtime includes and
+/// declarations (contracts, structs, tuples, constants), the functions its
+/// kernels reach, and its kernels; the first unit also defines the module's
+/// globals and kernel signature digest. Nothing in a unit's text depends on
+/// the other kernels, so its cache key is its own text (with #line numbers
+/// left out: they reach no object code), and a unit whose text an edit left
+/// as it was is taken from the cache. Each unit is also what a kernel's
+/// strided copy compiles (WEFT_STRIDED = its section).
+struct CompileUnit {
+    std::string name;         // its kernels' names joined by '+', for messages and file names
+    std::string text;
+    std::vector<int> kernels; // indices into GeneratedSource::kernels, in source order
+};
+
 struct GeneratedSource {
     std::string text;
     std::string file_name; // the name the source is compiled as (diagnostics)
     std::vector<KernelEntry> kernels;
-    /// CPU: how many translation units the text holds (behind WEFT_PART
-    /// guards, compiled one per thread by backend::compile_module); 1: one.
-    /// Compiled without WEFT_PART, the text is the whole module as one unit.
-    int parts = 1;
+    /// CPU modules with kernels and no preamble code (every unit would define
+    /// it again): one unit per kernel, or per group of kernels when a module
+    /// has more than max_units. Empty: `text` is compiled as one unit (CUDA,
+    /// a CPU preamble, no kernels).
+    std::vector<CompileUnit> units;
 };
 
-/// The part (1..N) of each kernel, given the size of each kernel's generated
-/// code in source order: one part per min_part_bytes of kernel code, at most
-/// max_parts and at most one per kernel, balanced largest kernel first
-/// (each weighing its text and kernel_fixed_bytes).
-/// Decided from the text alone, never from the machine, so a module has one
-/// hash everywhere; all zeros when the module is one unit. Each part pays
-/// the fixed front-end work again (the PCH, the preamble, every function:
-/// about 15 ms, bench_cpu_compile), about what 2 KiB of kernel code costs:
-/// 16 KiB parts keep that under an eighth of a part. A part beyond the
-/// machine's cores waits for one and costs a whole part: with 12 KiB parts
-/// bench/kernels/ten_kernels.py (46 KiB of kernel code) was three parts, and
-/// compiled cold on two cores in 172-222 ms instead of 149-156 ms as two.
-inline constexpr std::size_t min_part_bytes = 16 * 1024;
-inline constexpr int max_parts = 8;
-/// What a kernel costs to compile beyond its text's size, in bytes of text:
-/// its entry, launch loop and their passes. Compiled alone with clang -O2,
-/// ten_kernels' kernels cost 45-60M instructions plus about 10M per KiB of
-/// their text (the 10 KiB 2-D stencil 154M, the 2.5 KiB saxpy 63M).
-/// Balanced by text alone, ten_kernels' parts compiled in 412M and 485M
-/// instructions; with this weight, in 470M and 434M.
-inline constexpr std::size_t kernel_fixed_bytes = 4 * 1024;
-std::vector<int> assign_parts(const std::vector<std::size_t> &kernel_bytes);
+/// At most this many units per module: each pays the fixed front-end work
+/// again (the PCH, the declarations: about 10-15 ms, bench_cpu_compile), so a
+/// module of hundreds of small kernels groups them, each kernel into the unit
+/// its name hashes to (an edit then recompiles the kernels that share its
+/// unit; adding or removing a kernel regroups nothing else).
+inline constexpr std::size_t max_units = 32;
+
+/// `text` with the number of every #line directive left out: what a unit's
+/// cache key hashes. Line markers reach diagnostics only (no debug
+/// information is compiled; run-time messages spell their lines as values
+/// in the text), so a unit that an edit above it only moved keeps its key.
+std::string without_line_numbers(std::string_view text);
 
 /// The macro through which generated text names its kernel file (in #line
 /// markers and compile-time messages). The text defines it to "<module>.py"

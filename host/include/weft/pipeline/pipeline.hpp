@@ -80,6 +80,9 @@ struct GeneratedModule {
     std::string module;
     Target target;
     std::string hash; // full-width module hash for this target
+    /// What every compile unit's cache key starts from (codegen::CompileUnit):
+    /// the module hash's inputs short of the generated text.
+    std::string unit_context;
     codegen::GeneratedSource source;
     std::string origin; // the file name #line markers resolve to (the define, outside the hash)
     ModuleLoadOptions options;
@@ -235,6 +238,7 @@ private:
     mutable std::filesystem::path prebuilt_; // once prebuilt_found_
     const std::filesystem::path &prebuilt() const;
     mutable std::atomic<std::uint64_t> local_hits_{0}, warm_hits_{0}, local_misses_{0}, compiles_{0};
+    mutable std::atomic<std::uint64_t> unit_hits_{0}, unit_compiles_{0};
     mutable std::atomic<bool> uncached_warned_{false};
     /// A write under the cache root failed: warned once, and the load goes on in memory.
     void uncached(const std::string &why) const;

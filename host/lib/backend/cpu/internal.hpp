@@ -92,10 +92,14 @@ std::vector<char> emit_object(llvm::Module &module, const clang::CompilerInvocat
 // static_init.cpp: llvm.global_ctors -> one function named
 // static_init_name(part) (nothing else would run them: there is no ORC
 // platform runtime), and an object-local __dso_handle for static destructors,
-// named dso_handle_name(part).
+// named dso_handle_name(part) (CpuCompileOptions::part).
 inline constexpr const char *static_init_symbol = "weft.static_init";
 std::string static_init_name(int part); // "weft.static_init", "weft.static_init.<part>"
 std::string dso_handle_name(int part);  // "__dso_handle", "__dso_handle.<part>"
+// Whether a symbol is one of those, of any part: a linked module finds each
+// object's by name, wherever the object sits in its bundle.
+bool is_static_init_name(std::string_view symbol);
+bool is_dso_handle_name(std::string_view symbol);
 void lower_static_constructors(llvm::Module &module, int part);
 
 } // namespace weft::backend::cpu

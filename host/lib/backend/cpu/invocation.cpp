@@ -86,7 +86,6 @@ std::vector<std::string> driver_arguments(const CpuCompileOptions &options, Inpu
     for (const auto &dir : options.weft_include_dirs) a.push_back("-I" + dir.string());
     for (const auto &dir : options.include_dirs) a.push_back("-I" + dir.string());
     for (const auto &d : options.defines) a.push_back("-D" + d);
-    if (kind == InputKind::Source && options.part > 0) a.push_back("-DWEFT_PART=" + std::to_string(options.part));
     if (kind == InputKind::Source && !options.pch.empty()) {
         a.emplace_back("-include-pch");
         a.push_back(options.pch.string());

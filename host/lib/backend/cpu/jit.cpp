@@ -24,6 +24,7 @@
 #include <llvm/ExecutionEngine/Orc/ExecutorProcessControl.h>
 #include <llvm/ExecutionEngine/Orc/ObjectFileInterface.h>
 #include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
+#include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -35,6 +36,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -250,7 +252,7 @@ void JitModule::link(std::vector<std::vector<char>> objects, const std::vector<i
     };
 
     llvm::orc::SymbolLookupSet defined;
-    std::vector<llvm::orc::SymbolStringPtr> inits; // one per object that has static constructors, in part order
+    std::vector<llvm::orc::SymbolStringPtr> inits; // one per object that has static constructors, in object order
     std::vector<llvm::orc::SymbolStringPtr> dso_handles; // one per object that has static destructors
     for (std::size_t i = 0; i < objects.size(); ++i) {
         const std::string buffer_name = parts[i] == 0 ? name_ : name_ + " part " + std::to_string(parts[i]);
@@ -259,13 +261,11 @@ void JitModule::link(std::vector<std::vector<char>> objects, const std::vector<i
         objects[i] = {};
         auto interface = llvm::orc::getObjectFileInterface(es, buffer->getMemBufferRef());
         if (!interface) throw fail("not a loadable object", interface.takeError());
-        const auto init = jit.intern(cpu::static_init_name(parts[i]));
-        const auto dso = jit.intern(cpu::dso_handle_name(parts[i]));
         for (const auto &[symbol, flags] : interface->SymbolFlags) {
             if (symbol == interface->InitSymbol) continue;
             defined.add(symbol, llvm::orc::SymbolLookupFlags::WeaklyReferencedSymbol);
-            if (symbol == init) inits.push_back(symbol);
-            if (symbol == dso) dso_handles.push_back(symbol);
+            if (cpu::is_static_init_name(*symbol)) inits.push_back(symbol);
+            if (cpu::is_dso_handle_name(*symbol)) dso_handles.push_back(symbol);
         }
         if (llvm::Error e = jit.layer->add(jd, std::move(buffer))) throw fail("adding the object", std::move(e));
     }
@@ -411,11 +411,30 @@ std::unique_ptr<JitModule> load_shared_object(std::string_view bytes, std::strin
     // they are not found, and every such load would link the object instead.
     if (filled != calls.size() + 1) throw fail("its stubs are not this host's host calls (shared_stubs.c)");
     module->exit_key_ = table;
-    // Static constructors (static_init.cpp): the whole module's, else each part's in order.
-    if (auto *init = reinterpret_cast<void (*)()>(::dlsym(module->native_, cpu::static_init_name(0).c_str()))) init();
-    for (int part = 1; part <= static_cast<int>(max_bundled_objects); ++part)
-        if (auto *init = reinterpret_cast<void (*)()>(::dlsym(module->native_, cpu::static_init_name(part).c_str())))
-            init();
+    // Static constructors (static_init.cpp): each object's, named for its
+    // part, found in the library's dynamic symbols (in name order).
+    std::vector<std::string> inits;
+    {
+        auto object = llvm::object::ObjectFile::createObjectFile(
+            llvm::MemoryBufferRef(llvm::StringRef(bytes.data(), bytes.size()), label));
+        if (!object) throw fail("reading its symbols: " + message_of(object.takeError()));
+        const auto *elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(object->get());
+        if (!elf) throw fail("not an ELF shared object");
+        for (const llvm::object::ELFSymbolRef &symbol : elf->getDynamicSymbolIterators()) {
+            llvm::Expected<llvm::StringRef> symbol_name = symbol.getName();
+            llvm::Expected<std::uint32_t> flags = symbol.getFlags();
+            if (!symbol_name || !flags) {
+                if (!symbol_name) llvm::consumeError(symbol_name.takeError());
+                if (!flags) llvm::consumeError(flags.takeError());
+                continue;
+            }
+            if (cpu::is_static_init_name(*symbol_name) && !(*flags & llvm::object::SymbolRef::SF_Undefined))
+                inits.push_back(symbol_name->str());
+        }
+    }
+    std::sort(inits.begin(), inits.end());
+    for (const std::string &init_name : inits)
+        if (auto *init = reinterpret_cast<void (*)()>(::dlsym(module->native_, init_name.c_str()))) init();
     return module;
 }
 

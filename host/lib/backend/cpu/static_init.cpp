@@ -22,6 +22,33 @@ std::string dso_handle_name(int part) {
     return part <= 0 ? std::string("__dso_handle") : "__dso_handle." + std::to_string(part);
 }
 
+bool is_static_init_name(std::string_view symbol) {
+    const std::string_view base = static_init_symbol;
+    return symbol.substr(0, base.size()) == base && (symbol.size() == base.size() || symbol[base.size()] == '.');
+}
+
+bool is_dso_handle_name(std::string_view symbol) {
+    const std::string_view base = "__dso_handle";
+    return symbol.substr(0, base.size()) == base && (symbol.size() == base.size() || symbol[base.size()] == '.');
+}
+
+} // namespace weft::backend::cpu
+
+namespace weft::backend {
+
+int unit_part(std::string_view key_hex) {
+    unsigned long v = 0;
+    for (std::size_t i = 0; i < 8 && i < key_hex.size(); ++i) {
+        const char c = key_hex[i];
+        v = v * 16 + static_cast<unsigned long>(c >= 'a' ? c - 'a' + 10 : c >= 'A' ? c - 'A' + 10 : c - '0');
+    }
+    return 1000000 + static_cast<int>(v % 1000000000ul);
+}
+
+} // namespace weft::backend
+
+namespace weft::backend::cpu {
+
 void lower_static_constructors(llvm::Module &module, int part) {
     const std::string init_name = static_init_name(part);
     // __cxa_atexit(dtor, object, &__dso_handle) registers static destructors
