@@ -455,8 +455,9 @@ TEST_CASE("a PCH whose header on disk changed is rejected") {
     CHECK(CpuJit::instance().load(compile_to_object(user, o), "rebuilt")->lookup_function<int()>("value")() == 22);
 }
 
-// A module split the way codegen splits one: shared code in every part,
-// globals defined by part 1, each part's own entry points behind WEFT_PART.
+// A module split the way codegen splits one into compile units: shared code
+// in every unit, globals defined by one, each unit's own entry points (here
+// one text, a unit selected by WEFT_PART).
 constexpr const char *parted_source = R"(
 #ifndef WEFT_PART
 #define WEFT_PART 0
@@ -486,44 +487,53 @@ extern "C" int counted() { return shared_counter; }
 #endif
 )";
 
-TEST_CASE("a module compiled in parts links as one module: shared globals, weak code, every part's constructors") {
+/// Parts 1..n of parted_source, each compiled as a unit of its own with the
+/// part number `first_id + k` naming its static initializer, bundled in the
+/// order `order` gives (part numbers, 1-based).
+std::vector<char> compile_parts(const std::vector<int> &order, int first_id = 1000000) {
+    std::vector<std::vector<char>> objects;
+    for (int k : order) {
+        CpuCompileOptions o;
+        o.defines = {"WEFT_PART=" + std::to_string(k)};
+        o.part = first_id + k;
+        objects.push_back(compile_to_object(parted_source, o));
+    }
+    return bundle_objects(objects);
+}
+
+TEST_CASE("a module compiled as units links as one module: shared globals, weak code, every unit's constructors") {
     static int ctor_runs = 0;
     CpuJit::instance().define_host_symbols({{"weft_test_parts_ctor_runs", &ctor_runs}});
-    const std::vector<char> bundle = compile_module(parted_source, 3, {});
-    REQUIRE(is_object_bundle(std::string_view(bundle.data(), bundle.size())));
-    CHECK(unbundle_objects(bundle).size() == 3);
-    auto module = CpuJit::instance().load(bundle, "parted");
-    CHECK(ctor_runs == 11); // parts 1 and 2 each ran their own
-    CHECK(module->lookup_function<int(int)>("first")(5) == 11);
-    CHECK(module->lookup_function<int(int)>("second")(5) == 12);
-    CHECK(module->lookup_function<int(int)>("third")(5) == 30);
-    CHECK(module->lookup_function<int()>("counted")() == 3); // one counter, defined by part 1
-    module.reset();
-    CHECK(ctor_runs == 11 + 1100); // both parts' static destructors ran at unload
+    // In any order: each object's initializer is found by its name, not its place.
+    for (const std::vector<int> &order : {std::vector<int>{1, 2, 3}, std::vector<int>{3, 1, 2}}) {
+        ctor_runs = 0;
+        const std::vector<char> bundle = compile_parts(order);
+        REQUIRE(is_object_bundle(std::string_view(bundle.data(), bundle.size())));
+        CHECK(unbundle_objects(bundle).size() == 3);
+        auto module = CpuJit::instance().load(bundle, "parted");
+        CHECK(ctor_runs == 11); // units 1 and 2 each ran their own
+        CHECK(module->lookup_function<int(int)>("first")(5) == 11);
+        CHECK(module->lookup_function<int(int)>("second")(5) == 12);
+        CHECK(module->lookup_function<int(int)>("third")(5) == 30);
+        CHECK(module->lookup_function<int()>("counted")() == 3); // one counter, defined by unit 1
+        module.reset();
+        CHECK(ctor_runs == 11 + 1100); // both units' static destructors ran at unload
+    }
 
     // The same source as one unit gives the same results.
     ctor_runs = 0;
-    auto whole = CpuJit::instance().load(compile_module(parted_source, 1, {}), "whole");
+    auto whole = CpuJit::instance().load(compile_to_object(parted_source, {}), "whole");
     CHECK(ctor_runs == 11);
     CHECK(whole->lookup_function<int(int)>("second")(5) == 12);
     whole.reset();
     CHECK(ctor_runs == 11 + 1100);
 
-    // Deterministic: the same parts give the same bytes.
-    CHECK(compile_module(parted_source, 3, {}) == bundle);
-}
-
-TEST_CASE("a module in parts reports the lowest failing part's errors, whichever thread finished first") {
-    const std::string source = std::string(parted_source) +
-                               "#if WEFT_PART == 2\n#line 40 \"kernel.py\"\nextern \"C\" int broken( { }\n#endif\n"
-                               "#if WEFT_PART == 3\n#line 50 \"kernel.py\"\nextern \"C\" int worse( { }\n#endif\n";
-    try {
-        (void)compile_module(source, 3, {});
-        FAIL("no error");
-    } catch (const CompileError &e) {
-        CHECK_THAT(e.what(), Catch::Contains("kernel.py:40:"));
-        CHECK_THAT(e.what(), !Catch::Contains("kernel.py:50:"));
-    }
+    // Deterministic: the same units give the same bytes.
+    CHECK(compile_parts({1, 2, 3}) == compile_parts({1, 2, 3}));
+    // A unit's part number comes from its key's first 8 hex digits.
+    CHECK(unit_part("00000000ffff") == 1000000);
+    CHECK(unit_part("0000000aff") == 1000010);
+    CHECK(unit_part("ffffffff") == 1000000 + static_cast<int>(0xffffffffu % 1000000000u));
 }
 
 TEST_CASE("object bundles: a single object stays itself, and damaged bundles are clear errors") {
@@ -531,7 +541,7 @@ TEST_CASE("object bundles: a single object stays itself, and damaged bundles are
     CHECK(bundle_objects({object}) == object);
     CHECK(unbundle_objects(object) == std::vector<std::vector<char>>{object});
 
-    const std::vector<char> bundle = compile_module(parted_source, 2, {});
+    const std::vector<char> bundle = compile_parts({1, 2});
     std::vector<char> cut(bundle.begin(), bundle.begin() + static_cast<std::ptrdiff_t>(bundle.size() / 2));
     CHECK_THROWS_WITH(unbundle_objects(cut), Catch::Contains("malformed object bundle"));
     CHECK_THROWS_WITH(CpuJit::instance().load(cut, "cut"), Catch::Contains("malformed object bundle"));

@@ -34,7 +34,11 @@ Target parse_target(const std::string &t) {
     }
     if (t.rfind("sm_", 0) == 0) return Target::cuda_cubin(arch(3));
     if (t.rfind("compute_", 0) == 0) return Target::cuda_ptx(arch(8));
-    return Target::parse(t);
+    const Target target = Target::parse(t);
+    if (target.output == Target::Output::Unit)
+        throw UserError("invalid target '" + t + "': a compile unit is what the cache keeps of a module, not a build "
+                        "target (build for cpu)");
+    return target;
 }
 } // namespace
 

@@ -140,8 +140,8 @@ GeneratedSource Emitter::run() {
     }
     if (codegen_.adjoint) append(struct_adjoint_helpers());
     append(tuples());
+    const std::string prefix = text; // what every unit starts with
     append(constants());
-    const std::string prefix = text;
     append(bodies);
     for (std::size_t k = 0; k < kernels.size(); ++k) {
         if (!split_strided_) {
@@ -187,7 +187,14 @@ void Emitter::make_units(const std::string &prefix, const std::vector<FunctionCo
             unit.name += (unit.name.empty() ? "" : "+") + m_.functions[kernels[k].function].name;
         }
         const std::vector<std::size_t> reached = ir::reached_functions(m_, roots);
-        unit.text = prefix;
+        // The constants its code names: editing another's value leaves it alone.
+        std::set<std::string> named;
+        for (std::size_t f : reached)
+            for (const ir::StmtPtr &s : m_.functions[f].body)
+                ir::for_each_expr(*s, [&](const ir::Expr &e) {
+                    if (e.kind == K::Constant) named.insert(e.name);
+                });
+        unit.text = prefix + constants(&named);
         for (const auto part : {&FunctionCode::declarations, &FunctionCode::definitions, &FunctionCode::adjoint})
             for (std::size_t f : reached)
                 if (!m_.functions[f].is_kernel) unit.text += functions[f].*part;
@@ -381,11 +388,12 @@ std::string Emitter::constant_value(const ir::ConstantValue &c) {
     return out + ")";
 }
 
-std::string Emitter::constants() {
+std::string Emitter::constants(const std::set<std::string> *names) {
     std::ostringstream o;
     for (const ir::Constant &c : m_.constants)
-        o << "WEFT_FN " << type(c.value.type) << " " << constant_function(c.name) << "() { return "
-          << constant_value(c.value) << "; }\n";
+        if (!names || names->count(c.name))
+            o << "WEFT_FN " << type(c.value.type) << " " << constant_function(c.name) << "() { return "
+              << constant_value(c.value) << "; }\n";
     return o.str();
 }
 

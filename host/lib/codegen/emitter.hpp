@@ -143,7 +143,8 @@ private:
 
     std::string constant_value(const ir::ConstantValue &c);
 
-    std::string constants();
+    /// The module's constants, or those of `names` (a compile unit's).
+    std::string constants(const std::set<std::string> *names = nullptr);
 
     // --- functions --------------------------------------------------------
 

@@ -6,6 +6,8 @@
 //                                         /module.src       the generated source
 //                                         /artifacts/<target>.json            target, file, size, sha256
 //                                         /artifacts/<target>.<digest16>.bin  the artifact
+//   <root>/v1/entries/<module>-<unit key>/...               a CPU module's compile unit (target
+//                                                           cpu-unit; module.src is the unit's text)
 //   <root>/v1/keys/<content key>.key                        warm-load record (see find_key)
 //   <root>/v1/tmp/                                          staging, one folder per writer
 //   <root>/v1/generated/, pch/, runtime-headers/            kept by Host::load_module (cleared with the rest)
