@@ -232,6 +232,9 @@ int cache_push(const CacheOptions &o) {
         const std::string source = read_input_file(e.directory / "module.src", std::uintmax_t(1) << 30, "module source");
         for (const std::string &t : e.targets) {
             const Target target = Target::parse(t);
+            // A compile unit's object serves this cache's next compile of an
+            // edited module; the module's artifact is what the remote shares.
+            if (target.output == Target::Output::Unit) continue;
             const std::optional<CachedArtifact> artifact = cache.find(e.module, e.hash, target); // verified
             if (artifact && remote->store(e.module, e.hash, target, source, artifact->content))
                 ++pushed;
