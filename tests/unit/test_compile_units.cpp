@@ -95,6 +95,28 @@ TEST_CASE("a module compiled as units runs every kernel, shares its check counte
         CHECK(backend::unbundle_objects(std::vector<char>(bytes.begin(), bytes.end())).size() == 13);
         check_kernels(m);
 
+        // A view with gaps runs k3's strided copy, compiled from k3's unit
+        // alone (the functions it reaches, not the module's other kernels).
+        {
+            const Type f32 = Type::scalar(Scalar::Float32);
+            Array wide = Array::from_vector(f32, std::vector<float>{1, 0, 2, 0, 3, 0});
+            Array out = Array::zeros(f32, {3});
+            Array v = Array::zeros(Type::vector(Scalar::Float32, 3), {3});
+            m.kernel("k3").launch({3}, {wide.view({3}, {8}), out, v});
+            CHECK(out.to_vector<float>() == std::vector<float>{8, 12, 16});
+            bool found = false;
+            for (const CacheEntryInfo &e : ArtifactCache(cache.path).list()) {
+                const std::string text = read_input_file(e.directory / "module.src", 64 << 20, "source");
+                // Not the module's own entry: the strided copy's, under a hash derived from it.
+                if (e.hash == m.hash() || e.targets != std::vector<std::string>{"cpu"} ||
+                    text.find("wk2k3_cpu_strided") == std::string::npos)
+                    continue;
+                found = true;
+                CHECK(text.find("wk2k4_cpu") == std::string::npos);
+            }
+            CHECK(found);
+        }
+
         // The check counter is one for the module: `checked` sits in a unit of its own.
         const Type f32 = Type::scalar(Scalar::Float32);
         CHECK_THROWS_WITH(m.kernel("checked").launch({2}, {Array::from_vector(f32, std::vector<float>{1, 5})}),

@@ -216,7 +216,13 @@ GeneratedModule strided_variant(const GeneratedModule &g, int strided) {
         if (k == g.source.kernels.end())
             throw InternalError("strided_variant: module '" + g.module + "' has no kernel of strided section " +
                                 std::to_string(strided));
-        v.source.units.clear(); // one kernel's copy, from the module's text (its guards select it)
+        // One kernel's copy: from its compile unit's text when the unit holds
+        // it alone (the functions it reaches, not the module's), else from the
+        // module's text, whose guards select it.
+        const int index = static_cast<int>(k - g.source.kernels.begin());
+        for (const codegen::CompileUnit &u : g.source.units)
+            if (u.kernels == std::vector<int>{index}) v.source.text = u.text;
+        v.source.units.clear();
     }
     return v;
 }

@@ -16,6 +16,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <exception>
 #include <set>
 #include <atomic>
 #include <chrono>
@@ -230,6 +231,12 @@ std::vector<char> compile_source(const GeneratedModule &g, const backend::CpuCom
             missing.push_back(i);
         }
     }
+    // Largest first: the last unit to start is a short one, whatever the cores.
+    std::stable_sort(missing.begin(), missing.end(),
+                     [&](std::size_t a, std::size_t b) { return units[a].text.size() > units[b].text.size(); });
+    // A failure reads the same whichever thread finished first: the first
+    // failing unit in the file's order is the one reported.
+    std::vector<std::exception_ptr> failures(units.size());
     run_concurrently(missing.size(), [&](std::size_t m) {
         const std::size_t i = missing[m];
         backend::CpuCompileOptions o = options;
@@ -247,9 +254,13 @@ std::vector<char> compile_source(const GeneratedModule &g, const backend::CpuCom
                     message.replace(at, name.size(), copy.string() + ":");
             } catch (const UserError &) {
             }
-            throw backend::CompileError(message, e.diagnostics(), e.pch_rejected());
+            failures[i] = std::make_exception_ptr(backend::CompileError(message, e.diagnostics(), e.pch_rejected()));
+        } catch (...) {
+            failures[i] = std::current_exception();
         }
     });
+    for (const std::exception_ptr &failure : failures)
+        if (failure) std::rethrow_exception(failure);
     store.compiles += missing.size();
     const auto t0 = std::chrono::steady_clock::now();
     for (std::size_t i : missing) {
