@@ -122,6 +122,59 @@ def k(a: wp.array(dtype=float)):
         CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
 }
 
+TEST_CASE("atomic_cas gives warp-lang's values: a spin lock, one winner per cell, floats compared by value") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const fs::path file = fs::path(WEFT_WARP_SEMANTICS_DIR) / "atomic_cas.py";
+    const Type i32 = Type::scalar(Scalar::Int32), i64 = Type::scalar(Scalar::Int64);
+    for (const bool debug : {false, true}) {
+        INFO((debug ? "debug" : "release") << " mode");
+        ModuleLoadOptions options;
+        options.debug = debug;
+        options.name = debug ? "cas_debug" : "cas";
+        const Kernel k = host.load_module(file, options).kernel("cas");
+        Array lock = Array::zeros(i32, {1}), counter = Array::zeros(i32, {1}), wins = Array::zeros(i32, {1});
+        Array cells = Array::from_vector(i64, std::vector<std::int64_t>{0, -1, 0, -1}).view({2, 2}, {16, 8});
+        Array f = Array::from_vector(f32, std::vector<float>{1.5f});
+        Array zero = Array::from_vector(f32, std::vector<float>{0.0f});
+        Array old = Array::zeros(f32, {4});
+        k.launch({64}, {lock, counter, cells, wins, f, zero, old});
+        // warp-lang 1.19 on the CPU (one thread): 64, one winner per cell
+        // (threads 0 and 1 there; here whichever even and odd thread came first).
+        CHECK(counter.to_vector<std::int32_t>() == std::vector<std::int32_t>{64});
+        CHECK(wins.to_vector<std::int32_t>() == std::vector<std::int32_t>{2});
+        const std::vector<std::int64_t> c = cells.to_vector<std::int64_t>();
+        CHECK(c[1] % 2 == 0);
+        CHECK(c[3] % 2 == 1);
+        CHECK(old.to_vector<float>() == std::vector<float>{1.5f, 2.5f, 2.5f, 0.0f});
+        CHECK(f.to_vector<float>() == std::vector<float>{2.5f});
+        CHECK(zero.to_vector<float>() == std::vector<float>{3.0f});
+        CHECK_NOTHROW(k.backward()); // no gradient flows through it, and the backward pass builds
+    }
+    const std::string bad = weft::test::message_of<kernel::KernelSourceError>([&] {
+        host.load_module_source("cas_vector", R"(import warp as wp
+
+@wp.kernel
+def k(a: wp.array(dtype=wp.vec2i)):
+    wp.atomic_cas(a, 0, wp.vec2i(1, 2), wp.vec2i(3, 4))
+)");
+    });
+    CHECK_THAT(bad, Catch::Contains("atomic_cas() works on arrays of [u]int32, [u]int64, float32 or float64 scalars, "
+                                    "got 'vec2i'"));
+    const std::string count = weft::test::message_of<kernel::KernelSourceError>([&] {
+        host.load_module_source("cas_count", R"(import warp as wp
+
+@wp.kernel
+def k(a: wp.array(dtype=int)):
+    wp.atomic_cas(a, 0, 1)
+)");
+    });
+    CHECK_THAT(count, Catch::Contains("atomic_cas() on an array of 1 dimension takes 4 arguments (the array, 1 index, "
+                                      "the compared value, the new value), got 3"));
+    if (backend::nvrtc_available()) // NVRTC, no device needed
+        CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
+}
+
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
     TempDir cache("semantics");
     Host host(options_for(cache));

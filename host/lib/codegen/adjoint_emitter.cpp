@@ -190,7 +190,7 @@ private:
             return;
         }
         if (array_param && e.kind == K::Intrinsic && ir::is_atomic(e.intrinsic)) {
-            if (!tid_indexed(e, 1, e.args.size() - 1)) candidates_.erase(e.args[0]->index);
+            if (!tid_indexed(e, 1, ir::atomic_indices_end(e))) candidates_.erase(e.args[0]->index);
             for (std::size_t i = 1; i < e.args.size(); ++i) expr(*e.args[i]);
             return;
         }

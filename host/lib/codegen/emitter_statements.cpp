@@ -128,7 +128,7 @@ std::string Emitter::atomic_element(const Expr &atomic) {
                                                    c_string(f_->name) + ", " + c_string(logical_file_) + ", " +
                                                    std::to_string(atomic.location.line) + ", weft_t_.idx"
                                              : "weft::index(" + expr(*atomic.args[0]);
-    for (std::size_t i = 1; i + 1 < atomic.args.size(); ++i) out += ", " + expr(*atomic.args[i]);
+    for (std::size_t i = 1; i < ir::atomic_indices_end(atomic); ++i) out += ", " + expr(*atomic.args[i]);
     return out + ")";
 }
 
@@ -143,9 +143,11 @@ std::string Emitter::atomic_call(const char *name, const Expr &e, const std::str
         return out + ")";
     }
     if (!codegen_.bounds_checks) return "weft::" + std::string(name) + "(" + args(e) + ")";
-    std::string out = "weft::" + std::string(name) + "_checked(" + expr(*e.args.back()) + ", " + expr(*e.args[0]) +
-                      ", " + c_string(array_name(*e.args[0])) + ", " + where;
-    for (std::size_t i = 1; i + 1 < e.args.size(); ++i) out += ", " + expr(*e.args[i]);
+    // The values first (they follow the indices in the kernel's call).
+    const std::size_t end = ir::atomic_indices_end(e);
+    std::string out = "weft::" + std::string(name) + "_checked(" + args(e, end) + ", " + expr(*e.args[0]) + ", " +
+                      c_string(array_name(*e.args[0])) + ", " + where;
+    for (std::size_t i = 1; i < end; ++i) out += ", " + expr(*e.args[i]);
     return out + ")";
 }
 
@@ -355,6 +357,7 @@ std::string Emitter::intrinsic(const Expr &e) {
     case I::AtomicOr: return atomic_call("atomic_or", e, checked_where);
     case I::AtomicXor: return atomic_call("atomic_xor", e, checked_where);
     case I::AtomicExch: return atomic_call("atomic_exch", e, checked_where);
+    case I::AtomicCas: return atomic_call("atomic_cas", e, checked_where);
     case I::Print:
         if (e.args.size() == 1 && e.args[0]->type.is_tile())
             return "weft::print_tile<" + std::to_string(e.args[0]->type.tile_ndim()) + ">(" + args(e) + ")";

@@ -199,15 +199,18 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
             return poison();
         }
         const Type arr = args[0].type();
-        const std::size_t expected = static_cast<std::size_t>(arr.ndim()) + 2;
+        const bool cas = name == "atomic_cas";
+        const std::size_t indices_end = static_cast<std::size_t>(arr.ndim()) + 1;
+        const std::size_t expected = indices_end + (cas ? 2 : 1);
         if (args.size() != expected) {
             diags_.error(at, name + "() on an array of " + std::to_string(arr.ndim()) + " dimension" +
                                  (arr.ndim() == 1 ? "" : "s") + " takes " + std::to_string(expected) +
                                  " arguments (the array, " + std::to_string(arr.ndim()) + " index" +
-                                 (arr.ndim() == 1 ? "" : "es") + ", the value), got " + std::to_string(args.size()));
+                                 (arr.ndim() == 1 ? "" : "es") + (cas ? ", the compared value, the new value" : ", the value") +
+                                 "), got " + std::to_string(args.size()));
             return poison();
         }
-        for (std::size_t i = 1; i + 1 < args.size(); ++i) {
+        for (std::size_t i = 1; i < indices_end; ++i) {
             settle(args[i]);
             if (!args[i].type().is_integer()) {
                 diags_.error(arg_ast[i]->location, "index must be an integer, got '" + args[i].type().name() + "'");
@@ -229,16 +232,25 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
                                  dtype.name() + "'");
             return poison();
         }
-        if (name == "atomic_exch" && !int32_64 && s != Scalar::Float32 && s != Scalar::Float64) {
+        if (cas && !dtype.is_scalar()) {
+            // Warp's CPU code compares and swaps a whole vector without
+            // atomicity, and its CUDA code does not compile: weft refuses it.
+            diags_.error(at, "atomic_cas() works on arrays of [u]int32, [u]int64, float32 or float64 scalars, got '" +
+                                 dtype.name() + "' (compare and swap the components of a vector one by one)");
+            return poison();
+        }
+        if ((name == "atomic_exch" || cas) && !int32_64 && s != Scalar::Float32 && s != Scalar::Float64) {
             diags_.error(at, name + "() works on arrays of [u]int32, [u]int64, float32 or float64 values (or vectors of "
                                     "them), got '" + dtype.name() + "'");
             return poison();
         }
-        if (!coerce(args.back(), dtype)) {
-            diags_.error(arg_ast.back()->location, name + "() value must be " + dtype.name() + " (the array's dtype), got '" +
-                                                       args.back().type().name() + "'");
-            return poison();
-        }
+        for (std::size_t i = indices_end; i < args.size(); ++i)
+            if (!coerce(args[i], dtype)) {
+                diags_.error(arg_ast[i]->location, name + "() " + (cas && i == indices_end ? "compared value" : "value") +
+                                                       " must be " + dtype.name() + " (the array's dtype), got '" +
+                                                       args[i].type().name() + "'");
+                return poison();
+            }
         return result(dtype);
     }
     if (prints_tile) return result(Type::void_type());

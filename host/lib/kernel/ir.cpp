@@ -43,7 +43,7 @@ bool fits(IntValue v, Scalar s) {
 }
 
 namespace {
-constexpr std::array<std::pair<Intrinsic, std::string_view>, 21> intrinsic_names{{
+constexpr std::array<std::pair<Intrinsic, std::string_view>, 22> intrinsic_names{{
     {Intrinsic::Tid, "tid"},
     {Intrinsic::Len, "len"},
     {Intrinsic::Select, "select"},
@@ -56,6 +56,7 @@ constexpr std::array<std::pair<Intrinsic, std::string_view>, 21> intrinsic_names
     {Intrinsic::AtomicOr, "atomic_or"},
     {Intrinsic::AtomicXor, "atomic_xor"},
     {Intrinsic::AtomicExch, "atomic_exch"},
+    {Intrinsic::AtomicCas, "atomic_cas"},
     {Intrinsic::Print, "print"},
     {Intrinsic::ExpectEq, "expect_eq"},
     {Intrinsic::ExpectNeq, "expect_neq"},
@@ -83,7 +84,12 @@ std::optional<Intrinsic> parse_intrinsic(std::string_view name) {
 bool is_atomic(Intrinsic i) {
     return i == Intrinsic::AtomicAdd || i == Intrinsic::AtomicSub || i == Intrinsic::AtomicMin ||
            i == Intrinsic::AtomicMax || i == Intrinsic::AtomicAnd || i == Intrinsic::AtomicOr ||
-           i == Intrinsic::AtomicXor || i == Intrinsic::AtomicExch;
+           i == Intrinsic::AtomicXor || i == Intrinsic::AtomicExch || i == Intrinsic::AtomicCas;
+}
+
+std::size_t atomic_indices_end(const Expr &atomic) {
+    const std::size_t values = atomic.intrinsic == Intrinsic::AtomicCas ? 2 : 1;
+    return atomic.args.size() > values ? atomic.args.size() - values : 1;
 }
 
 ExprPtr Expr::clone() const {

@@ -277,6 +277,9 @@ void register_core_builtins(Registry &registry) {
     r.generic("atomic_exch", "atomic_exch(arr: array(T), i: int32..., value: T) -> T",
               "Atomically sets arr[i...] to value (T an [u]int32, [u]int64, float32 or float64 scalar or vector) and "
               "returns the old value.");
+    r.generic("atomic_cas", "atomic_cas(arr: array(T), i: int32..., compare: T, value: T) -> T",
+              "Atomically sets arr[i...] to value where it equals compare (==, as Warp's CPU code; T an [u]int32, "
+              "[u]int64, float32 or float64 scalar) and returns the old value.");
     r.generic("print", "print(value, ...) -> void", "Prints its arguments from the kernel (printf-style).");
     r.generic("expect_eq", "expect_eq(a: T, b: T) -> void",
               "Reports the kernel, line and both values when a != b, and fails the launch.");

@@ -68,12 +68,16 @@ enum class Intrinsic : std::uint8_t {
     AtomicXor,
     AtomicExch,
     BlockDim, // block_dim(): a tiled launch's threads per block (1 in other CPU launches, as Warp)
+    AtomicCas, // atomic_cas(arr, i..., compare, value): two values after the indices
 };
 std::string_view intrinsic_name(Intrinsic i);
 std::optional<Intrinsic> parse_intrinsic(std::string_view name);
 bool is_atomic(Intrinsic i);
 
 struct Expr;
+/// Where an atomic's indices end in its arguments (the array is argument 0,
+/// the indices follow, then its value, or atomic_cas's compare and value).
+std::size_t atomic_indices_end(const Expr &atomic);
 struct Stmt;
 /// The values a View's omitted slice bounds take (Warp's SLICE_BEGIN / SLICE_END).
 constexpr std::int32_t slice_begin = 2147483647;

@@ -500,6 +500,32 @@ template <int OP, typename V, WEFT_RT_IF(comp<V>::is)> WEFT_RT_FN V atomic(V *p,
     for (int i = 0; i < comp<V>::n; ++i) at(old, i) = atomic<OP>(&at(*p, i), at(v, i));
     return old;
 }
+/// *p = v where *p == compare (by value, as Warp's CPU code compares: 0.0
+/// equals -0.0, a NaN nothing), atomically; returns the old value. A
+/// compare-and-swap of the bits seen, retried while another thread changed them.
+template <typename T, WEFT_RT_IF(is_scalar<T>)> WEFT_RT_FN T atomic_cas(T *p, T compare, T v) {
+    typedef bits_of<T> U;
+    U *up = reinterpret_cast<U *>(p);
+    const U desired = __builtin_bit_cast(U, v);
+#if defined(__CUDA_ARCH__)
+    U seen = *static_cast<volatile U *>(up);
+    for (;;) {
+        if (!(__builtin_bit_cast(T, seen) == compare)) return __builtin_bit_cast(T, seen);
+        const U before = atomicCAS(up, seen, desired);
+        if (before == seen) return __builtin_bit_cast(T, seen);
+        seen = before;
+    }
+#else
+    U seen;
+    __atomic_load(up, &seen, __ATOMIC_SEQ_CST);
+    for (;;) {
+        if (!(__builtin_bit_cast(T, seen) == compare)) return __builtin_bit_cast(T, seen);
+        // On failure `seen` becomes what the element holds now.
+        if (__atomic_compare_exchange_n(up, &seen, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+            return __builtin_bit_cast(T, seen);
+    }
+#endif
+}
 } // namespace rt
 
 // atomic_add(arr, i[, j[, k[, l]]], value) and friends: return the old value.
@@ -531,5 +557,26 @@ WEFT_RT_ATOMICS(array_t)
 WEFT_RT_ATOMICS(indexedarray_t)
 #undef WEFT_RT_ATOMICS
 #undef WEFT_RT_ATOMIC
+
+// atomic_cas(arr, i[, j[, k[, l]]], compare, value): returns the old value.
+template <typename T, template <typename> class A>
+WEFT_RT_FN T atomic_cas(const A<T> &a, int32 i, typename rt::nodeduce<T>::type c, typename rt::nodeduce<T>::type v) {
+    return rt::atomic_cas(&index(a, i), c, v);
+}
+template <typename T, template <typename> class A>
+WEFT_RT_FN T atomic_cas(const A<T> &a, int32 i, int32 j, typename rt::nodeduce<T>::type c,
+                        typename rt::nodeduce<T>::type v) {
+    return rt::atomic_cas(&index(a, i, j), c, v);
+}
+template <typename T, template <typename> class A>
+WEFT_RT_FN T atomic_cas(const A<T> &a, int32 i, int32 j, int32 k, typename rt::nodeduce<T>::type c,
+                        typename rt::nodeduce<T>::type v) {
+    return rt::atomic_cas(&index(a, i, j, k), c, v);
+}
+template <typename T, template <typename> class A>
+WEFT_RT_FN T atomic_cas(const A<T> &a, int32 i, int32 j, int32 k, int32 l, typename rt::nodeduce<T>::type c,
+                        typename rt::nodeduce<T>::type v) {
+    return rt::atomic_cas(&index(a, i, j, k, l), c, v);
+}
 
 } // namespace weft

@@ -129,5 +129,11 @@ WEFT_RT_ATOMIC_CHECKED(atomic_or, rt::op_or, v)
 WEFT_RT_ATOMIC_CHECKED(atomic_xor, rt::op_xor, v)
 WEFT_RT_ATOMIC_CHECKED(atomic_exch, rt::op_exch, v)
 #undef WEFT_RT_ATOMIC_CHECKED
+template <typename T, template <typename> class A, typename... I>
+WEFT_RT_FN T atomic_cas_checked(typename rt::nodeduce<T>::type c, typename rt::nodeduce<T>::type v, const A<T> &a,
+                                const char *array, const char *kernel, const char *file, int32 line, int64 thread,
+                                I... i) {
+    return rt::atomic_cas(&index_checked<false>(a, array, kernel, file, line, thread, i...), c, v);
+}
 
 } // namespace weft
