@@ -6,6 +6,7 @@
 
 #include "weft/backend/cuda.hpp"
 #include "weft/host/host.hpp"
+#include "weft/host/tape.hpp"
 #include "weft/kernel/diagnostics.hpp"
 #include "weft/runtime/values.hpp"
 
@@ -173,6 +174,57 @@ def k(a: wp.array(dtype=int)):
                                       "the compared value, the new value), got 3"));
     if (backend::nvrtc_available()) // NVRTC, no device needed
         CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
+}
+
+TEST_CASE("inverse, inverse_approx and lower_bound give warp-lang's values, and inverse its gradients") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const CompiledModule m = host.load_module(fs::path(WEFT_WARP_SEMANTICS_DIR) / "inverse_search.py");
+    const Type m22 = Type::matrix(Scalar::Float32, 2, 2), m33 = Type::matrix(Scalar::Float32, 3, 3),
+               m44 = Type::matrix(Scalar::Float32, 4, 4);
+    const auto matrices = [](const Type &t, const std::vector<float> &v) {
+        return Array::from_host(t, {2}, v.data(), v.size() * sizeof(float), Device::cpu(), true);
+    };
+    const auto floats = [](const Array &a) {
+        std::vector<float> v(static_cast<std::size_t>(a.shape()[0]) * a.dtype().size() / sizeof(float));
+        a.copy_to_host(v.data(), v.size() * sizeof(float));
+        return v;
+    };
+    // The second of each pair is singular (2x2, 3x3) or 2 I (4x4).
+    Array a2 = matrices(m22, {2, 1, 1, 3, 1, 2, 2, 4});
+    Array a3 = matrices(m33, {2, 0.5f, 0.25f, 1, 3, 0, 0.5f, -1, 4, 1, 2, 3, 2, 4, 6, 0, 1, 1});
+    Array a4 = matrices(m44, {4, 1, 0, 0.5f, 1, 3, 0.25f, 0, 0, 0.25f, 2, 1, 0.5f, 0, 1, 5,
+                              2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2});
+    Array o2 = Array::zeros(m22, {2}, Device::cpu(), true), o3 = Array::zeros(m33, {2}, Device::cpu(), true),
+          o4 = Array::zeros(m44, {2}, Device::cpu(), true);
+    Array loss = Array::zeros(f32, {1}, Device::cpu(), true);
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        m.kernel("inverses").launch({2}, {a2, a3, a4, o2, o3, o4, loss});
+    }
+    tape.backward(loss);
+    // warp-lang 1.19 on the CPU, bit for bit.
+    CHECK(floats(o2) == std::vector<float>{0x1.3333340000000p-1f, -0x1.99999a0000000p-3f, -0x1.99999a0000000p-3f, 0x1.99999a0000000p-2f, 0.0f, 0.0f, 0.0f, 0.0f});
+    CHECK(floats(o3) == std::vector<float>{0x1.1f70480000000p-1f, -0x1.af286c0000000p-4f, -0x1.1f70480000000p-5f, -0x1.7f40600000000p-3f, 0x1.79435e0000000p-2f, 0x1.7f40600000000p-7f, -0x1.df10780000000p-4f, 0x1.af286c0000000p-4f, 0x1.077c420000000p-2f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f});
+    CHECK(floats(o4) == std::vector<float>{0x1.1c9ece0000000p-2f, -0x1.85451e0000000p-4f, 0x1.d541c80000000p-6f, -0x1.129f3a0000000p-5f, -0x1.85451e0000000p-4f, 0x1.7a9ae40000000p-2f, -0x1.cfecac0000000p-5f, 0x1.55471e0000000p-6f, 0x1.d541c80000000p-6f, -0x1.cfecac0000000p-5f, 0x1.2149480000000p-1f, -0x1.da96e40000000p-4f, -0x1.129f3a0000000p-5f, 0x1.55471e0000000p-6f, -0x1.da96e40000000p-4f, 0x1.cfecac0000000p-3f, 0x1.0000000000000p-1f, 0.0f, 0.0f, 0.0f, 0.0f, 0x1.0000000000000p-1f, 0.0f, 0.0f, 0.0f, 0.0f, 0x1.0000000000000p-1f, 0.0f, 0.0f, 0.0f, 0.0f, 0x1.0000000000000p-1f});
+    CHECK(loss.to_vector<float>() == std::vector<float>{0x1.c302040000000p-1f});
+    const std::vector<float> g3 = floats(a3.grad()), g4 = floats(a4.grad()), w3 = {-0x1.43941a0000000p-2f, 0x1.0fbffe0000000p-4f, 0x1.327d360000000p-3f, 0x1.2e91240000000p-4f, 0x1.56e8c00000000p-7f, -0x1.86d0ce0000000p-3f, -0x1.ae51460000000p-8f, 0x1.6847600000000p-4f, 0x1.15e9d20000000p-6f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f}, w4 = {0x1.3ab0700000000p-8f, 0x1.d74e0e0000000p-7f, -0x1.c5bdc00000000p-10f, -0x1.19050e0000000p-13f, 0x1.81fc480000000p-7f, -0x1.0fdb1e0000000p-4f, 0x1.43817c0000000p-7f, -0x1.9d32e60000000p-9f, 0x1.e38ece0000000p-6f, -0x1.1c5a240000000p-11f, 0x1.c1936c0000000p-10f, -0x1.afcdcc0000000p-9f, -0x1.fbae940000000p-5f, 0x1.21a0c20000000p-6f, -0x1.828a740000000p-8f, 0x1.e3742a0000000p-8f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, -0x1.0000000000000p-3f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, -0x1.0000000000000p-2f, 0.0f, 0.0f, 0.0f};
+    REQUIRE(g3.size() == w3.size());
+    REQUIRE(g4.size() == w4.size());
+    for (std::size_t i = 0; i < g3.size(); ++i) CHECK(g3[i] == Approx(w3[i]).margin(1e-6));
+    for (std::size_t i = 0; i < g4.size(); ++i) CHECK(g4[i] == Approx(w4[i]).margin(1e-6));
+
+    Array values = Array::from_vector(f32, std::vector<float>{0.5f, 1, 1, 2, 3.5f});
+    Array ints = Array::from_vector(Type::scalar(Scalar::Int64), std::vector<std::int64_t>{0, 3, 3, 9, 12, 20});
+    Array keys = Array::from_vector(f32, std::vector<float>{-1, 0.5f, 1, 1.5f, 3.5f, 9});
+    Array found = Array::zeros(Type::scalar(Scalar::Int32), {18});
+    m.kernel("search").launch({6}, {values, ints, keys, found});
+    // Past the last element: the last index, as Warp's search (never the end).
+    CHECK(found.to_vector<std::int32_t>() == std::vector<std::int32_t>{0, 0, 1, 3, 4, 4, 1, 1, 1, 3, 3, 3, 0, 1, 3, 3, 4, 5});
+    if (backend::nvrtc_available()) // NVRTC, no device needed
+        CHECK(host.compile_aot(fs::path(WEFT_WARP_SEMANTICS_DIR) / "inverse_search.py",
+                               {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
 }
 
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {

@@ -69,6 +69,16 @@ void register_core_builtins(Registry &registry) {
         r.add(name, {{"state", "uint32"}}, "vec3", std::string("Warp's ") + name + ": a uniform point; advances state.");
     r.add("sample_cdf", {{"state", "uint32"}, {"cdf", "array(float32)"}}, "int32",
           "The first index of the ascending 1-D cdf not below a uniform draw; advances state.");
+    // Warp's lower_bound (weft/rt/array.h): a binary search of an ascending 1-D array.
+    for (const std::vector<std::string> *types : {&int_types, &float_types})
+        for (const std::string &t : *types) {
+            const std::string arr = "array(" + t + ")";
+            r.add("lower_bound", {{"arr", arr}, {"value", t}}, "int32",
+                  "The first index of the ascending arr whose element is not below value (its last index when "
+                  "every element is below, as Warp's).");
+            r.add("lower_bound", {{"arr", arr}, {"arr_begin", "int32"}, {"arr_end", "int32"}, {"value", t}}, "int32",
+                  "The same search of arr[arr_begin:arr_end] (arr_end - 1 when every element there is below value).");
+        }
     r.add("poisson", {{"state", "uint32"}, {"lam", "float32"}}, "uint32",
           "A Poisson-distributed count with mean lam (Warp's algorithm); advances state.");
 
@@ -196,6 +206,10 @@ void register_core_builtins(Registry &registry) {
             r.add("div", {{"a", m}, {"b", s}}, m, "Divides every element of a by b.");
             r.unary("transpose", m, "Returns the transpose of a.");
             r.add("determinant", {{"a", m}}, s, "Returns det(a).");
+            r.unary("inverse", m, "The inverse of a (Warp's: the adjugate over the determinant; the zero matrix when "
+                                  "a is singular).");
+            r.unary("inverse_approx", m, "The inverse of a, as inverse (Warp's CUDA code may use a faster reciprocal; "
+                                         "weft computes the same inverse on every device).");
             r.add("outer", {{"a", v}, {"b", v}}, m, "Outer product a b^T.");
             r.add("trace", {{"a", m}}, s, "Sum of the diagonal of a.");
             r.add("lerp", {{"a", m}, {"b", m}, {"t", s}}, m, "a (1 - t) + b t, per element.");

@@ -323,6 +323,18 @@ WEFT_RT_FN void adj_determinant(const mat_t<N, N, T> &m, mat_t<N, N, T> &adj_m, 
         }
 }
 
+/// d inverse(m) = -inverse(m) dm inverse(m): adj_m -= inv^T r inv^T (Giles,
+/// "An extended collection of matrix derivative results", 2.2.3; as Warp's).
+template <int N, typename T>
+WEFT_RT_FN void adj_inverse(const mat_t<N, N, T> &m, mat_t<N, N, T> &adj_m, const mat_t<N, N, T> &r) {
+    const mat_t<N, N, T> inv_t = transpose(inverse(m));
+    adj_m = sub(adj_m, mul(mul(inv_t, r), inv_t));
+}
+template <int N, typename T>
+WEFT_RT_FN void adj_inverse_approx(const mat_t<N, N, T> &m, mat_t<N, N, T> &adj_m, const mat_t<N, N, T> &r) {
+    adj_inverse(m, adj_m, r);
+}
+
 // -- quaternions ------------------------------------------------------------------
 template <typename T>
 WEFT_RT_FN void adj_mul(const quat_t<T> &a, const quat_t<T> &b, quat_t<T> &adj_a, quat_t<T> &adj_b, const quat_t<T> &r) {

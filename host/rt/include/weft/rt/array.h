@@ -558,6 +558,23 @@ WEFT_RT_ATOMICS(indexedarray_t)
 #undef WEFT_RT_ATOMICS
 #undef WEFT_RT_ATOMIC
 
+/// Warp's lower_bound: the first index in [begin, end) whose element is not
+/// below value, by binary search of ascending elements; end - 1 when every
+/// element is below it (Warp's search never looks past end - 1).
+template <typename T>
+WEFT_RT_FN int32 lower_bound(const array_t<T> &a, int32 begin, int32 end, typename rt::nodeduce<T>::type value) {
+    int32 lower = begin, upper = end - 1;
+    while (lower < upper) {
+        const int32 mid = lower + (upper - lower) / 2;
+        if (lt(index_nn(a, mid), value)) lower = mid + 1;
+        else upper = mid;
+    }
+    return lower;
+}
+template <typename T> WEFT_RT_FN int32 lower_bound(const array_t<T> &a, typename rt::nodeduce<T>::type value) {
+    return lower_bound(a, 0, a.shape[0], value);
+}
+
 // atomic_cas(arr, i[, j[, k[, l]]], compare, value): returns the old value.
 template <typename T, template <typename> class A>
 WEFT_RT_FN T atomic_cas(const A<T> &a, int32 i, typename rt::nodeduce<T>::type c, typename rt::nodeduce<T>::type v) {

@@ -318,6 +318,82 @@ template <typename T> WEFT_RT_FN T determinant(const mat_t<4, 4, T> &m) {
     }
     return T(d);
 }
+/// Warp's inverse, operation for operation: the adjugate times the
+/// reciprocal of the determinant, or the zero matrix when the determinant is
+/// zero (a NaN one too, for 2x2 and 4x4, as Warp's `|det| > 0` tests).
+template <typename T> WEFT_RT_FN mat_t<2, 2, T> inverse(const mat_t<2, 2, T> &m) {
+    const T det = determinant(m);
+    mat_t<2, 2, T> r;
+    if (!(det > T(0) || det < T(0))) return r;
+    const T k = T(1) / det;
+    r.c[0].c[0] = m.c[1].c[1] * k;
+    r.c[0].c[1] = -m.c[0].c[1] * k;
+    r.c[1].c[0] = -m.c[1].c[0] * k;
+    r.c[1].c[1] = m.c[0].c[0] * k;
+    return r;
+}
+template <typename T> WEFT_RT_FN mat_t<3, 3, T> inverse(const mat_t<3, 3, T> &m) {
+    const T det = determinant(m);
+    mat_t<3, 3, T> r;
+    if (det == T(0)) return r;
+    const vec_t<3, T> *a = m.c;
+    const T k = T(1) / det;
+    // Cofactors, transposed: row i of the inverse is column i of the cofactors.
+    r.c[0].c[0] = (a[1].c[1] * a[2].c[2] - a[1].c[2] * a[2].c[1]) * k;
+    r.c[1].c[0] = (a[1].c[2] * a[2].c[0] - a[1].c[0] * a[2].c[2]) * k;
+    r.c[2].c[0] = (a[1].c[0] * a[2].c[1] - a[1].c[1] * a[2].c[0]) * k;
+    r.c[0].c[1] = (a[0].c[2] * a[2].c[1] - a[0].c[1] * a[2].c[2]) * k;
+    r.c[1].c[1] = (a[0].c[0] * a[2].c[2] - a[0].c[2] * a[2].c[0]) * k;
+    r.c[2].c[1] = (a[0].c[1] * a[2].c[0] - a[0].c[0] * a[2].c[1]) * k;
+    r.c[0].c[2] = (a[0].c[1] * a[1].c[2] - a[0].c[2] * a[1].c[1]) * k;
+    r.c[1].c[2] = (a[0].c[2] * a[1].c[0] - a[0].c[0] * a[1].c[2]) * k;
+    r.c[2].c[2] = (a[0].c[0] * a[1].c[1] - a[0].c[1] * a[1].c[0]) * k;
+    return r;
+}
+/// 4x4: cofactors from the 2x2 minors of the first and of the last two
+/// columns (kept in double, as Warp keeps them), the determinant in double.
+template <typename T> WEFT_RT_FN mat_t<4, 4, T> inverse(const mat_t<4, 4, T> &m) {
+    const auto x = [&](int i, int j) { return m.c[i].c[j]; };
+    // Minors of columns 0 and 1 (rows ab as the name says).
+    double m01 = x(0, 0) * x(1, 1) - x(1, 0) * x(0, 1), m02 = x(0, 0) * x(2, 1) - x(2, 0) * x(0, 1);
+    double m03 = x(0, 0) * x(3, 1) - x(3, 0) * x(0, 1), m12 = x(1, 0) * x(2, 1) - x(2, 0) * x(1, 1);
+    double m13 = x(1, 0) * x(3, 1) - x(3, 0) * x(1, 1), m23 = x(2, 0) * x(3, 1) - x(3, 0) * x(2, 1);
+    // Cofactors of columns 2 and 3 from them.
+    const double c33 = x(0, 2) * m12 - x(1, 2) * m02 + x(2, 2) * m01;
+    const double c23 = x(1, 2) * m03 - x(3, 2) * m01 - x(0, 2) * m13;
+    const double c13 = x(0, 2) * m23 - x(2, 2) * m03 + x(3, 2) * m02;
+    const double c03 = x(2, 2) * m13 - x(3, 2) * m12 - x(1, 2) * m23;
+    const double c32 = x(1, 3) * m02 - x(2, 3) * m01 - x(0, 3) * m12;
+    const double c22 = x(0, 3) * m13 - x(1, 3) * m03 + x(3, 3) * m01;
+    const double c12 = x(2, 3) * m03 - x(3, 3) * m02 - x(0, 3) * m23;
+    const double c02 = x(1, 3) * m23 - x(2, 3) * m13 + x(3, 3) * m12;
+    // Minors of columns 2 and 3, then the cofactors of columns 0 and 1 (in T, as Warp's).
+    m01 = x(0, 2) * x(1, 3) - x(1, 2) * x(0, 3);
+    m02 = x(0, 2) * x(2, 3) - x(2, 2) * x(0, 3);
+    m03 = x(0, 2) * x(3, 3) - x(3, 2) * x(0, 3);
+    m12 = x(1, 2) * x(2, 3) - x(2, 2) * x(1, 3);
+    m13 = x(1, 2) * x(3, 3) - x(3, 2) * x(1, 3);
+    m23 = x(2, 2) * x(3, 3) - x(3, 2) * x(2, 3);
+    const T c30 = T(x(1, 1) * m02 - x(2, 1) * m01 - x(0, 1) * m12);
+    const T c20 = T(x(0, 1) * m13 - x(1, 1) * m03 + x(3, 1) * m01);
+    const T c10 = T(x(2, 1) * m03 - x(3, 1) * m02 - x(0, 1) * m23);
+    const T c00 = T(x(1, 1) * m23 - x(2, 1) * m13 + x(3, 1) * m12);
+    const T c31 = T(x(0, 0) * m12 - x(1, 0) * m02 + x(2, 0) * m01);
+    const T c21 = T(x(1, 0) * m03 - x(3, 0) * m01 - x(0, 0) * m13);
+    const T c11 = T(x(0, 0) * m23 - x(2, 0) * m03 + x(3, 0) * m02);
+    const T c01 = T(x(2, 0) * m13 - x(3, 0) * m12 - x(1, 0) * m23);
+    const double det = x(3, 0) * c30 + x(2, 0) * c20 + x(1, 0) * c10 + x(0, 0) * c00;
+    mat_t<4, 4, T> r;
+    if (!(det > 0.0 || det < 0.0)) return r;
+    const double k = 1.0 / det;
+    const double c[4][4] = {{c00, c01, c02, c03}, {c10, c11, c12, c13}, {c20, c21, c22, c23}, {c30, c31, c32, c33}};
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j) r.c[i].c[j] = T(c[j][i] * k);
+    return r;
+}
+/// Warp's inverse_approx: on the CPU Warp's is the inverse; weft's is on every device.
+template <int N, typename T> WEFT_RT_FN mat_t<N, N, T> inverse_approx(const mat_t<N, N, T> &m) { return inverse(m); }
+
 /// identity<N, T>(): the N x N identity (the generic builtin identity(n, dtype)).
 template <int N, typename T> WEFT_RT_FN mat_t<N, N, T> identity() {
     mat_t<N, N, T> r;
