@@ -272,6 +272,11 @@ void register_core_builtins(Registry &registry) {
         r.binary("spatial_cross_dual", sv, "Twist cross wrench: (w_a x w_b + v_a x v_b, w_a x v_b).");
         r.add("spatial_adjoint", {{"r", m33}, {"s", m33}}, sm, "The 6x6 block matrix [[r, 0], [s, r]].");
     }
+    // Geometric tests (weft/rt/geometry.h).
+    for (const char *v3 : {"vec3", "vec3d"})
+        r.add("intersect_tri_tri", {{"v0", v3}, {"v1", v3}, {"v2", v3}, {"u0", v3}, {"u1", v3}, {"u2", v3}}, "int32",
+              "1 when triangles (v0, v1, v2) and (u0, u1, u2) intersect, coplanar ones when they overlap in their "
+              "plane, else 0 (Moller's test, as Warp's).");
     r.generic("quat_identity", "quat_identity(dtype: type = float32) -> quat", "The identity rotation (0, 0, 0, 1).");
     r.generic("transform_identity", "transform_identity(dtype: type = float32) -> transform",
               "The identity transform: zero translation, rotation (0, 0, 0, 1).");

@@ -6,6 +6,7 @@
 //   scalar.h  scalar core builtins: add ... rshift, math functions
 //   linalg.h  vec_t / mat_t / quat_t, their aliases (vec3, mat33d, quath, ...) and builtins
 //   spatial.h transform_t (transform, transformd, ...), transform and spatial-vector builtins
+//   geometry.h geometric tests (intersect_tri_tri)
 //   array.h   array_t, index(), len, select / where, atomic_add / _sub / _min / _max
 //   random.h  Warp's random numbers (rand_init, randf, sample_*, ...)
 //   noise.h   Warp's Perlin noise: noise, pnoise, curlnoise
@@ -24,13 +25,15 @@
 //   weft::mat22(a, b, c, d) row by row or weft::mat22(row0, row1); weft::quat(x, y, z, w).
 //   float16 values: weft::float16(1.5f) (explicit; constexpr).
 // - Components: v[i] or v.c[i]; m[i] is row i, m[i][j] an element; q.c[0..3] is x, y, z, w.
-// - Expand WEFT_DEFINE_RUNTIME_GLOBALS once per translation unit.
+// - Expand WEFT_DEFINE_RUNTIME_GLOBALS once per module, in one of its
+//   translation units (the runtime headers declare the globals extern).
 #pragma once
 
 #include "weft/rt/base.h"
 #include "weft/rt/scalar.h"
 #include "weft/rt/linalg.h"
 #include "weft/rt/spatial.h"
+#include "weft/rt/geometry.h"
 #include "weft/rt/array.h"
 #include "weft/rt/random.h"
 #include "weft/rt/noise.h"
