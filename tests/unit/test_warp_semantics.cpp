@@ -260,6 +260,45 @@ TEST_CASE("intersect_tri_tri answers as warp-lang does on 600 triangle pairs, co
         CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
 }
 
+TEST_CASE("quat_from_matrix gives warp-lang's values on every branch, and its gradients") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const fs::path file = fs::path(WEFT_WARP_SEMANTICS_DIR) / "quat_from_matrix.py";
+    const Kernel k = host.load_module(file).kernel("from_matrix");
+    const Type m33 = Type::matrix(Scalar::Float32, 3, 3), m44 = Type::matrix(Scalar::Float32, 4, 4);
+    const std::vector<float> rotations = {0x1.da785c0000000p-1f, -0x1.342cd60000000p-2f, 0x1.ccf0a40000000p-3f, 0x1.4b453c0000000p-2f, 0x1.e321820000000p-1f, -0x1.1fb9ac0000000p-4f, -0x1.87a7740000000p-3f, 0x1.1a6f360000000p-3f, 0x1.f190c00000000p-1f, 0x1.cff2380000000p-1f, 0x1.20cbbe0000000p-3f, 0x1.9856e40000000p-2f, 0x1.e010c60000000p-3f, -0x1.e785120000000p-1f, -0x1.9149b60000000p-3f, 0x1.6885a20000000p-2f, 0x1.1587b60000000p-2f, -0x1.cab0000000000p-1f, -0x1.f19d180000000p-1f, 0x1.1fd4ce0000000p-3f, 0x1.82b6c60000000p-3f, 0x1.c52b680000000p-3f, 0x1.a35ffa0000000p-1f, 0x1.0efc780000000p-1f, -0x1.48d3d00000000p-4f, 0x1.1cc3b00000000p-1f, -0x1.a783780000000p-1f, -0x1.bc89060000000p-1f, -0x1.28e0da0000000p-2f, 0x1.9c4d4c0000000p-2f, 0x1.74a4bc0000000p-2f, -0x1.d8f27c0000000p-1f, 0x1.e9d7cc0000000p-4f, 0x1.59598a0000000p-2f, 0x1.005d780000000p-2f, 0x1.d0a5920000000p-1f, -0x1.ed64ca0000000p-3f, 0x1.2295540000000p+0f, 0x1.3929de0000000p-2f, 0x1.3929de0000000p-2f, -0x1.ed64ca0000000p-3f, 0x1.2295540000000p+0f, 0x1.2295540000000p+0f, 0x1.3929de0000000p-2f, -0x1.ed64ca0000000p-3f}; // rotations of every branch, the last scaled by 1.2
+    std::vector<float> blocks;
+    for (int i = 0; i < 5; ++i)
+        for (int r = 0; r < 4; ++r)
+            for (int c = 0; c < 4; ++c)
+                blocks.push_back(r < 3 && c < 3 ? rotations[static_cast<std::size_t>(9 * i + 3 * r + c)]
+                                                : r == 0 && c == 3 ? 5.0f : r == 3 && c == 1 ? 7.0f : r == c ? 1.0f : 0.0f);
+    Array a3 = Array::from_host(m33, {5}, rotations.data(), rotations.size() * sizeof(float), Device::cpu(), true);
+    Array a4 = Array::from_host(m44, {5}, blocks.data(), blocks.size() * sizeof(float), Device::cpu(), true);
+    Array q = Array::zeros(Type::quaternion(Scalar::Float32), {5}, Device::cpu(), true);
+    Array loss = Array::zeros(f32, {1}, Device::cpu(), true);
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        k.launch({5}, {a3, a4, q, loss});
+    }
+    tape.backward(loss);
+    const auto floats = [](const Array &a) {
+        std::vector<float> v(static_cast<std::size_t>(a.shape()[0]) * a.dtype().size() / sizeof(float));
+        a.copy_to_host(v.data(), v.size() * sizeof(float));
+        return v;
+    };
+    // warp-lang 1.19 on the CPU: the quaternions bit for bit, the gradients (another chain rule) to rounding.
+    CHECK(floats(q) == std::vector<float>{0x1.b2f7a80000000p-5f, 0x1.b2f7a80000000p-4f, 0x1.4639be0000000p-3f, 0x1.f5cb4a0000000p-1f, 0x1.f005120000000p-1f, 0x1.8cd0da0000000p-4f, 0x1.8cd0dc0000000p-3f, 0x1.ed944e0000000p-4f, 0x1.858f600000000p-4f, 0x1.e6f3340000000p-1f, 0x1.242b860000000p-2f, 0x1.21bd580000000p-4f, 0x1.89e99c0000000p-3f, 0x1.89e99c0000000p-4f, 0x1.ec64000000000p-1f, 0x1.5c17bc0000000p-3f, 0x1.f7129a0000000p-2f, 0x1.2413aa0000000p-1f, 0x1.2413aa0000000p-1f, -0x1.5030560000000p-2f});
+    const std::vector<float> g3 = floats(a3.grad()), g4 = floats(a4.grad()), w3 = {0x1.dc34c60000000p-5f, 0x1.8d96120000000p-1f, 0x1.015b220000000p-1f, -0x1.8d96120000000p-1f, 0x1.dc34c60000000p-5f, -0x1.015b220000000p-2f, -0x1.015b220000000p-1f, 0x1.015b220000000p-2f, 0x1.dc34c60000000p-5f, 0x1.9011a20000000p-4f, 0x1.0009360000000p-1f, -0x1.9ccb540000000p-1f, 0x1.0009360000000p-1f, -0x1.9011a20000000p-4f, -0x1.bec8ac0000000p-4f, -0x1.9ccb540000000p-1f, 0x1.bec8ac0000000p-4f, -0x1.9011a20000000p-4f, -0x1.da3a880000000p-3f, 0x1.de18060000000p-3f, 0x1.c0b91e0000000p-4f, 0x1.de18060000000p-3f, 0x1.da3a880000000p-3f, -0x1.c0f0100000000p-1f, -0x1.c0b91e0000000p-4f, -0x1.c0f0100000000p-1f, -0x1.da3a880000000p-3f, 0x1.6877880000000p-3f, -0x1.e4c3ee0000000p-3f, 0x1.85dd960000000p-2f, 0x1.e4c3ee0000000p-3f, 0x1.6877880000000p-3f, 0x1.291cde0000000p-1f, 0x1.85dd960000000p-2f, 0x1.291cde0000000p-1f, -0x1.6877880000000p-3f, 0x1.c5de8e0000000p-2f, 0x1.b18ae20000000p-1f, -0x1.21fc0e0000000p+0f, 0x1.b18ae20000000p-1f, -0x1.c5de8e0000000p-2f, -0x1.54a1360000000p-3f, -0x1.21fc0e0000000p+0f, 0x1.54a1360000000p-3f, -0x1.c5de8e0000000p-2f}, w4 = {-0x1.7e70540000000p-6f, -0x1.348d420000000p-5f, 0x1.9b67020000000p-6f, 0.0f, 0x1.348d420000000p-5f, -0x1.7e70540000000p-6f, -0x1.1210240000000p-2f, 0.0f, -0x1.9b67020000000p-6f, 0x1.1210240000000p-2f, -0x1.7e70540000000p-6f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0x1.78b0c80000000p-5f, -0x1.5b75380000000p-6f, -0x1.5b753a0000000p-5f, 0.0f, -0x1.5b75380000000p-6f, -0x1.78b0c80000000p-5f, 0x1.2342540000000p-2f, 0.0f, -0x1.5b753a0000000p-5f, -0x1.2342540000000p-2f, -0x1.78b0c80000000p-5f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0x1.8f481c0000000p-8f, 0x1.0c8ba60000000p-2f, -0x1.0da2260000000p-2f, 0.0f, 0x1.0c8ba60000000p-2f, -0x1.8f481c0000000p-8f, -0x1.df235e0000000p-10f, 0.0f, 0x1.0da2260000000p-2f, -0x1.df235e0000000p-10f, 0x1.8f481c0000000p-8f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0x1.6e8f000000000p-8f, 0x1.0b35180000000p-2f, 0x1.090cb60000000p-2f, 0.0f, -0x1.0b35180000000p-2f, 0x1.6e8f000000000p-8f, -0x1.253f360000000p-11f, 0.0f, 0x1.090cb60000000p-2f, -0x1.253f360000000p-11f, -0x1.6e8f000000000p-8f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0x1.e4562c0000000p-3f, -0x1.7b17380000000p-3f, -0x1.7b17380000000p-3f, 0.0f, -0x1.7b17380000000p-3f, -0x1.e4562c0000000p-3f, 0x1.28518e0000000p-2f, 0.0f, -0x1.7b17380000000p-3f, -0x1.28518e0000000p-2f, -0x1.e4562c0000000p-3f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    REQUIRE(g3.size() == w3.size());
+    REQUIRE(g4.size() == w4.size());
+    for (std::size_t i = 0; i < g3.size(); ++i) CHECK(g3[i] == Approx(w3[i]).margin(2e-6));
+    for (std::size_t i = 0; i < g4.size(); ++i) CHECK(g4[i] == Approx(w4[i]).margin(2e-6));
+    if (backend::nvrtc_available()) // NVRTC, no device needed
+        CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
+}
+
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
     TempDir cache("semantics");
     Host host(options_for(cache));

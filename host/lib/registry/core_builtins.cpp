@@ -236,6 +236,10 @@ void register_core_builtins(Registry &registry) {
               "Rotation from roll (about x), pitch (about y) and yaw (about z), in radians.");
         r.add("quat_to_matrix", {{"quat", q}}, std::string("mat33") + suffix,
               "The 3x3 rotation matrix of the unit quaternion quat.");
+        for (const char *shape : {"mat33", "mat44"})
+            r.add("quat_from_matrix", {{"mat", std::string(shape) + suffix}}, q,
+                  "The unit quaternion of the rotation matrix mat (of a 4x4 one, its top-left 3x3 block), "
+                  "by Warp's formula.");
     }
 
     // Rigid transforms and spatial vectors (weft/rt/spatial.h), float32 and float64.

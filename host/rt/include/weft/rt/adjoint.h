@@ -366,6 +366,48 @@ template <typename T> WEFT_RT_FN void adj_normalize(const quat_t<T> &q, quat_t<T
     for (int i = 0; i < 4; ++i) nr += A(q.c[i]) / l * A(r.c[i]);
     for (int i = 0; i < 4; ++i) rt::addf(adj_q.c[i], (A(r.c[i]) - A(q.c[i]) / l * nr) / l);
 }
+/// quat_from_matrix's gradient: through Warp's normalize, then through the
+/// branch's square root (diagonal elements) and its off-diagonal pairs
+/// (d h / d s = -2 h^3 for h = 0.5 / sqrt(s)).
+template <int N, typename T, WEFT_RT_IF(N == 3 || N == 4)>
+WEFT_RT_FN void adj_quat_from_matrix(const mat_t<N, N, T> &m, mat_t<N, N, T> &adj_m, const quat_t<T> &r) {
+    typedef rt::acc<T> A;
+    const auto e = [&](int i, int j) { return A(m.c[i].c[j]); };
+    const int big = rt::quat_from_matrix_branch(m);
+    // The sign of each diagonal element in the branch's radicand s.
+    A sign[3];
+    for (int i = 0; i < 3; ++i) sign[i] = big == 3 || big == i ? A(1) : A(-1);
+    const A s = A(1) + sign[0] * e(0, 0) + sign[1] * e(1, 1) + sign[2] * e(2, 2);
+    const A root = sqrt(s), h = A(0.5) / root;
+    // Each other component: (m[r1][c1] + sign m[r2][c2]) h.
+    struct Pair {
+        int component, r1, c1, r2, c2, sign;
+    };
+    const Pair table[4][3] = {
+        {{1, 0, 1, 1, 0, 1}, {2, 2, 0, 0, 2, 1}, {3, 2, 1, 1, 2, -1}},  // x from the root
+        {{2, 1, 2, 2, 1, 1}, {0, 0, 1, 1, 0, 1}, {3, 0, 2, 2, 0, -1}},  // y
+        {{0, 2, 0, 0, 2, 1}, {1, 1, 2, 2, 1, 1}, {3, 1, 0, 0, 1, -1}},  // z
+        {{0, 2, 1, 1, 2, -1}, {1, 0, 2, 2, 0, -1}, {2, 1, 0, 0, 1, -1}}, // w (the trace's branch)
+    };
+    A u[4];
+    u[big] = A(0.5) * root;
+    for (const Pair &p : table[big]) u[p.component] = (e(p.r1, p.c1) + A(p.sign) * e(p.r2, p.c2)) * h;
+    const A l = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2] + u[3] * u[3]);
+    if (!(l > A(0))) return; // the identity substituted for zero is constant
+    A qr = A(0);
+    for (int i = 0; i < 4; ++i) qr += u[i] / l * A(r.c[i]);
+    A adj_u[4];
+    for (int i = 0; i < 4; ++i) adj_u[i] = (A(r.c[i]) - u[i] / l * qr) / l;
+    for (int i = 0; i < 3; ++i) rt::addf(adj_m.c[i].c[i], adj_u[big] * A(0.5) * h * sign[i]);
+    const A dh = A(-2) * h * h * h;
+    for (const Pair &p : table[big]) {
+        const A g = adj_u[p.component];
+        rt::addf(adj_m.c[p.r1].c[p.c1], g * h);
+        rt::addf(adj_m.c[p.r2].c[p.c2], g * h * A(p.sign));
+        const A combo = e(p.r1, p.c1) + A(p.sign) * e(p.r2, p.c2);
+        for (int i = 0; i < 3; ++i) rt::addf(adj_m.c[i].c[i], g * combo * dh * sign[i]);
+    }
+}
 template <typename T> WEFT_RT_FN void adj_quat_inverse(const quat_t<T> &, quat_t<T> &adj_q, const quat_t<T> &r) {
     adj_sub_from(adj_q.c[0], r.c[0]);
     adj_sub_from(adj_q.c[1], r.c[1]);

@@ -420,6 +420,61 @@ template <typename T> WEFT_RT_FN quat_t<T> normalize(const quat_t<T> &q) {
     for (int i = 0; i < 4; ++i) r.c[i] = T(rt::acc<T>(q.c[i]) / l);
     return r;
 }
+namespace rt {
+/// quat_from_matrix's branch for m: 3 when the trace is not negative (w is
+/// the component found first), else the index of the largest diagonal element.
+template <int N, typename T> WEFT_RT_FN int quat_from_matrix_branch(const mat_t<N, N, T> &m) {
+    const T tr = m.c[0].c[0] + m.c[1].c[1] + m.c[2].c[2];
+    if (tr >= T(0)) return 3;
+    int k = m.c[1].c[1] > m.c[0].c[0] ? 1 : 0;
+    if (m.c[2].c[2] > m.c[k].c[k]) k = 2;
+    return k;
+}
+} // namespace rt
+/// Warp's quat_from_matrix, operation for operation: the component of the
+/// branch from a square root, the others from sums or differences of
+/// off-diagonal pairs, then Warp's normalize (times the length's reciprocal).
+template <int N, typename T, WEFT_RT_IF(N == 3 || N == 4)> WEFT_RT_FN quat_t<T> quat_from_matrix(const mat_t<N, N, T> &m) {
+    const auto e = [&](int i, int j) { return m.c[i].c[j]; };
+    T x = T(0), y = T(0), z = T(0), w = T(0), h;
+    switch (rt::quat_from_matrix_branch(m)) {
+    case 3:
+        h = T(sqrt(T(e(0, 0) + e(1, 1) + e(2, 2)) + T(1)));
+        w = T(0.5) * h;
+        h = T(0.5) / h;
+        x = (e(2, 1) - e(1, 2)) * h;
+        y = (e(0, 2) - e(2, 0)) * h;
+        z = (e(1, 0) - e(0, 1)) * h;
+        break;
+    case 0:
+        h = T(sqrt(T(e(0, 0) - T(e(1, 1) + e(2, 2))) + T(1)));
+        x = T(0.5) * h;
+        h = T(0.5) / h;
+        y = (e(0, 1) + e(1, 0)) * h;
+        z = (e(2, 0) + e(0, 2)) * h;
+        w = (e(2, 1) - e(1, 2)) * h;
+        break;
+    case 1:
+        h = T(sqrt(T(e(1, 1) - T(e(2, 2) + e(0, 0))) + T(1)));
+        y = T(0.5) * h;
+        h = T(0.5) / h;
+        z = (e(1, 2) + e(2, 1)) * h;
+        x = (e(0, 1) + e(1, 0)) * h;
+        w = (e(0, 2) - e(2, 0)) * h;
+        break;
+    default:
+        h = T(sqrt(T(e(2, 2) - T(e(0, 0) + e(1, 1))) + T(1)));
+        z = T(0.5) * h;
+        h = T(0.5) / h;
+        x = (e(2, 0) + e(0, 2)) * h;
+        y = (e(1, 2) + e(2, 1)) * h;
+        w = (e(1, 0) - e(0, 1)) * h;
+    }
+    const T l = T(sqrt(T(T(T(x * x + y * y) + z * z) + w * w)));
+    if (!(l > T(0))) return quat_identity<T>();
+    const T inv = T(1) / l;
+    return quat_t<T>(x * inv, y * inv, z * inv, w * inv);
+}
 /// The conjugate: the inverse of a unit quaternion.
 template <typename T> WEFT_RT_FN quat_t<T> quat_inverse(const quat_t<T> &q) {
     return quat_t<T>(neg(q.c[0]), neg(q.c[1]), neg(q.c[2]), q.c[3]);
