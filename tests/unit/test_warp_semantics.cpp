@@ -299,6 +299,42 @@ TEST_CASE("quat_from_matrix gives warp-lang's values on every branch, and its gr
         CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
 }
 
+TEST_CASE("matrix_from_cols and matrix_from_rows with their gradients, and vec3ui / vec2l, give warp-lang's values") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const fs::path file = fs::path(WEFT_WARP_SEMANTICS_DIR) / "composites_round2.py";
+    const Kernel k = host.load_module(file).kernel("build");
+    const std::vector<float> av{1, 2, 3, -0.5f, 0.25f, 4};
+    Array a = Array::from_host(Type::vector(Scalar::Float32, 3), {2}, av.data(), av.size() * 4, Device::cpu(), true);
+    Array m = Array::zeros(Type::matrix(Scalar::Float32, 3, 3), {2}, Device::cpu(), true);
+    const std::vector<std::uint32_t> uv{1, 2, 3, 4000000000u, 0, 1};
+    Array u = Array::from_host(Type::vector(Scalar::UInt32, 3), {2}, uv.data(), uv.size() * 4);
+    Array l = Array::zeros(Type::vector(Scalar::Int64, 2), {2});
+    Array loss = Array::zeros(f32, {1}, Device::cpu(), true);
+    CHECK(u.dtype().name() == "vec3ui"); // Warp's name for it
+    CHECK(l.dtype().name() == "vec2l");
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        k.launch({2}, {a, m, u, l, loss});
+    }
+    tape.backward(loss);
+    const auto read = [](const Array &x, std::size_t n, auto zero) {
+        std::vector<decltype(zero)> v(n);
+        x.copy_to_host(v.data(), n * sizeof(zero));
+        return v;
+    };
+    // warp-lang 1.19 on the CPU.
+    CHECK(read(m, 18, 0.0f) == std::vector<float>{4, 10, 12, 2, 8, 6, 3, 12, 9, -1.25f, -0.375f, 10, -0.125f, 0.5625f,
+                                                  1, -2, 9, 16});
+    CHECK(read(u, 6, std::uint32_t(0)) == std::vector<std::uint32_t>{1, 9, 4000000003u, 4000000001u, 7, 4000000001u});
+    CHECK(read(l, 4, std::int64_t(0)) == std::vector<std::int64_t>{0, -5, 10000000000LL, -5});
+    CHECK(loss.to_vector<float>() == std::vector<float>{34.1875f});
+    CHECK(read(a.grad(), 6, 0.0f) == std::vector<float>{7, 7, 6, 2.25f, 2, 8});
+    if (backend::nvrtc_available()) // NVRTC, no device needed
+        CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
+}
+
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
     TempDir cache("semantics");
     Host host(options_for(cache));

@@ -206,6 +206,12 @@ void register_core_builtins(Registry &registry) {
             r.add("div", {{"a", m}, {"b", s}}, m, "Divides every element of a by b.");
             r.unary("transpose", m, "Returns the transpose of a.");
             r.add("determinant", {{"a", m}}, s, "Returns det(a).");
+            {
+                std::vector<ParameterSpec> vectors;
+                for (int k = 0; k < n; ++k) vectors.push_back({std::string(1, char('a' + k)), v});
+                r.add("matrix_from_cols", vectors, m, "The matrix whose columns are the arguments, in order.");
+                r.add("matrix_from_rows", vectors, m, "The matrix whose rows are the arguments, in order.");
+            }
             r.unary("inverse", m, "The inverse of a (Warp's: the adjugate over the determinant; the zero matrix when "
                                   "a is singular).");
             r.unary("inverse_approx", m, "The inverse of a, as inverse (Warp's CUDA code may use a faster reciprocal; "

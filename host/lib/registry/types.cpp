@@ -46,6 +46,19 @@ std::optional<Scalar> suffix_scalar(std::string_view suffix) {
     if (suffix == "i") return Scalar::Int32;
     return std::nullopt;
 }
+
+/// Warp's vector suffixes for the other integers (vec3ui, vec2l, vec4ub, ...):
+/// vectors only, as in Warp.
+std::optional<Scalar> vector_suffix_scalar(std::string_view suffix) {
+    if (auto s = suffix_scalar(suffix)) return s;
+    static constexpr std::pair<std::string_view, Scalar> more[] = {
+        {"b", Scalar::Int8},   {"ub", Scalar::UInt8}, {"s", Scalar::Int16},  {"us", Scalar::UInt16},
+        {"ui", Scalar::UInt32}, {"l", Scalar::Int64},  {"ul", Scalar::UInt64},
+    };
+    for (const auto &[text, scalar] : more)
+        if (suffix == text) return scalar;
+    return std::nullopt;
+}
 } // namespace
 
 std::string_view scalar_name(Scalar s) { return row(s).name; }
@@ -193,12 +206,25 @@ std::string suffix_for(Scalar s) {
     default: return std::string("_") + std::string(scalar_name(s));
     }
 }
+/// Vectors of the other integers go by Warp's names (vec3ui, vec2l, ...).
+std::string vector_suffix_for(Scalar s) {
+    switch (s) {
+    case Scalar::Int8: return "b";
+    case Scalar::UInt8: return "ub";
+    case Scalar::Int16: return "s";
+    case Scalar::UInt16: return "us";
+    case Scalar::UInt32: return "ui";
+    case Scalar::Int64: return "l";
+    case Scalar::UInt64: return "ul";
+    default: return suffix_for(s);
+    }
+}
 } // namespace
 
 std::string Type::name() const {
     switch (kind_) {
     case Kind::Scalar: return std::string(scalar_name(scalar_));
-    case Kind::Vector: return "vec" + std::to_string(rows_) + suffix_for(scalar_);
+    case Kind::Vector: return "vec" + std::to_string(rows_) + vector_suffix_for(scalar_);
     case Kind::Matrix:
         // Ten or more rows or columns (user matrix types) need a separator.
         return "mat" + std::to_string(rows_) + (rows_ >= 10 || cols_ >= 10 ? "x" : "") + std::to_string(cols_) +
@@ -287,7 +313,7 @@ std::optional<Type> parse_builtin_type(std::string_view name) {
 
     auto digit = [](char c) { return c >= '2' && c <= '4'; };
     if (name.size() >= 4 && name.substr(0, 3) == "vec" && digit(name[3])) {
-        if (auto s = suffix_scalar(name.substr(4))) return Type::vector(*s, name[3] - '0');
+        if (auto s = vector_suffix_scalar(name.substr(4))) return Type::vector(*s, name[3] - '0');
         return std::nullopt;
     }
     if (name.size() >= 5 && name.substr(0, 3) == "mat" && digit(name[3]) && digit(name[4])) {

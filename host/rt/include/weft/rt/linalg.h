@@ -318,6 +318,20 @@ template <typename T> WEFT_RT_FN T determinant(const mat_t<4, 4, T> &m) {
     }
     return T(d);
 }
+/// Warp's matrix_from_cols / matrix_from_rows (square: N vectors of N).
+template <int N, typename T, typename... V>
+WEFT_RT_FN mat_t<N, N, T> matrix_from_rows(const vec_t<N, T> &first, const V &...rest) {
+    static_assert(sizeof...(V) + 1 == N, "matrix_from_rows: N vectors of length N");
+    const vec_t<N, T> rows[] = {first, rest...};
+    mat_t<N, N, T> m;
+    for (int i = 0; i < N; ++i) m.c[i] = rows[i];
+    return m;
+}
+template <int N, typename T, typename... V>
+WEFT_RT_FN mat_t<N, N, T> matrix_from_cols(const vec_t<N, T> &first, const V &...rest) {
+    return transpose(matrix_from_rows(first, rest...));
+}
+
 /// Warp's inverse, operation for operation: the adjugate times the
 /// reciprocal of the determinant, or the zero matrix when the determinant is
 /// zero (a NaN one too, for 2x2 and 4x4, as Warp's `|det| > 0` tests).
