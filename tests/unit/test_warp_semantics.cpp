@@ -335,6 +335,74 @@ TEST_CASE("matrix_from_cols and matrix_from_rows with their gradients, and vec3u
         CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
 }
 
+TEST_CASE("transform_set_translation / _rotation store into a local with gradients as warp-lang's; the copy forms") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const fs::path file = fs::path(WEFT_WARP_SEMANTICS_DIR) / "transform_setters.py";
+    const Kernel k = host.load_module(file).kernel("setters");
+    const Type tf = Type::transform(Scalar::Float32);
+    const std::vector<float> tv{1, 2, 3, 0, 0.6f, 0, 0.8f, -1, 0.5f, 0, 0.28f, 0, 0, 0.96f};
+    const std::vector<float> pv{0.5f, -1, 2, 1, 1, 1};
+    Array t = Array::from_host(tf, {2}, tv.data(), tv.size() * 4, Device::cpu(), true);
+    Array p = Array::from_host(Type::vector(Scalar::Float32, 3), {2}, pv.data(), pv.size() * 4, Device::cpu(), true);
+    Array out = Array::zeros(tf, {4}, Device::cpu(), true);
+    Array loss = Array::zeros(f32, {1}, Device::cpu(), true);
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        k.launch({2}, {t, p, out, loss});
+    }
+    tape.backward(loss);
+    const auto floats = [](const Array &a) {
+        std::vector<float> v(static_cast<std::size_t>(a.shape()[0]) * a.dtype().size() / sizeof(float));
+        a.copy_to_host(v.data(), v.size() * sizeof(float));
+        return v;
+    };
+    // warp-lang 1.19 on the CPU: the values bit for bit.
+    CHECK(floats(out) == std::vector<float>{1.0f, -2.0f, 4.0f, 0.0f, 0x1.3333340000000p-1f, 0.0f, 0x1.99999a0000000p-1f, 1.0f, -2.0f, 4.0f, 0.0f, 0x1.ccccce0000000p+0f, 0.0f, 0x1.3333340000000p+1f, 2.0f, 2.0f, 2.0f, 0x1.1eb8520000000p-2f, 0.0f, 0.0f, 0x1.eb851e0000000p-1f, 2.0f, 2.0f, 2.0f, 0x1.ae147c0000000p-1f, 0.0f, 0.0f, 0x1.70a3d60000000p+1f});
+    CHECK(loss.to_vector<float>()[0] == Approx(-6.284004211425781).epsilon(1e-6));
+    // p's gradient is warp-lang's; t's is the loss's central differences:
+    // warp-lang 1.19 also sends the gradient of the overwritten translation
+    // and rotation into t (twice (1, 2, -1) here), which weft does not.
+    const std::vector<float> gt = floats(t.grad()), gp = floats(p.grad()), wp = {0x1.528f5c0000000p+4f, 38.0f, -0x1.f0a3d80000000p+1f, 0x1.2ffffe0000000p+4f, 0x1.e56d5a0000000p+4f, -0x1.b43fe40000000p+4f};
+    for (std::size_t i = 0; i < gp.size(); ++i) CHECK(gp[i] == Approx(wp[i]).margin(2e-5));
+    const auto loss_at = [&](std::vector<float> v) {
+        Array tt = Array::from_host(tf, {2}, v.data(), v.size() * 4), o = Array::zeros(tf, {4}), l = Array::zeros(f32, {1});
+        k.launch({2}, {tt, p, o, l});
+        return double(l.to_vector<float>()[0]);
+    };
+    for (std::size_t i = 0; i < tv.size(); ++i) {
+        std::vector<float> up = tv, down = tv;
+        up[i] += 0.01f;
+        down[i] -= 0.01f;
+        CHECK(gt[i] == Approx((loss_at(up) - loss_at(down)) / 0.02).margin(2e-2));
+    }
+    CHECK(std::vector<float>(gt.begin(), gt.begin() + 3) == std::vector<float>{1, 2, -1});
+
+    // The copy forms (Warp types their results generically, so that they cannot
+    // be stored: weft's are transforms), with their gradients.
+    const CompiledModule copies = host.load_module_source("setter_copies", R"(import warp as wp
+
+@wp.kernel
+def copies(t: wp.array(dtype=wp.transform), out: wp.array(dtype=wp.transform)):
+    i = wp.tid()
+    out[i] = wp.transform_set_rotation_copy(wp.transform_set_translation_copy(t[i], wp.vec3(4.0, 5.0, 6.0)), t[i].q * 2.0)
+)");
+    Array t2 = Array::from_host(tf, {2}, tv.data(), tv.size() * 4, Device::cpu(), true);
+    Array out2 = Array::zeros(tf, {2}, Device::cpu(), true);
+    Tape tape2;
+    {
+        Tape::Scope scope(tape2);
+        copies.kernel("copies").launch({2}, {t2, out2});
+    }
+    CHECK(floats(out2) == std::vector<float>{4, 5, 6, 0, 1.2f, 0, 1.6f, 4, 5, 6, 0.56f, 0, 0, 1.92f});
+    std::vector<float> seed(14, 1.0f);
+    Array seed_array = Array::from_host(tf, {2}, seed.data(), seed.size() * 4);
+    tape2.backward({{out2, seed_array}});
+    // d out / d t: nothing through the replaced translation, 2 through the rotation.
+    CHECK(floats(t2.grad()) == std::vector<float>{0, 0, 0, 2, 2, 2, 2, 0, 0, 0, 2, 2, 2, 2});
+}
+
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
     TempDir cache("semantics");
     Host host(options_for(cache));

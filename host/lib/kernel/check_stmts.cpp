@@ -173,6 +173,26 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
 
 void Checker::stmt_expr(const Stmt &s, std::vector<ir::StmtPtr> &out) {
     if (s.value->kind == Expr::Kind::String) return; // a docstring
+    // Warp's in-place setters on a local transform are the stores they stand
+    // for (xform.p = p, xform.q = q), with the stores' gradients.
+    if (const Expr &call = *s.value; call.kind == Expr::Kind::Call && call.children.size() == 3 && call.keywords.empty() &&
+                                     call.children[1]->kind == Expr::Kind::Name) {
+        const std::optional<std::string> callee = dotted(*call.children[0]);
+        const std::string name = callee ? strip_warp(*callee) : std::string();
+        const bool user_function = callee && *callee == name && funcs_.count(name);
+        if ((name == "transform_set_translation" || name == "transform_set_rotation") && !user_function) {
+            Value local = expr(*call.children[1]);
+            if (local.ok() && local.expr->kind == K::Local && local.type().kind() == Type::Kind::Transform) {
+                Stmt store(Stmt::Kind::Assign, s.location);
+                auto field = std::make_unique<Expr>(Expr::Kind::Attribute, call.location);
+                field->text = name == "transform_set_translation" ? "p" : "q";
+                field->children.push_back(ast::clone(*call.children[1]));
+                store.targets.push_back(std::move(field));
+                store.value = ast::clone(*call.children[2]);
+                return stmt_assign(store, out);
+            }
+        }
+    }
     Value v = expr(*s.value);
     if (!v.ok()) return;
     const bool tile_effect = v.expr->kind == K::Tile && (v.expr->name == "tile_store" || v.expr->name == "tile_atomic_add" ||

@@ -266,6 +266,12 @@ void register_core_builtins(Registry &registry) {
         r.binary("ne", t, "True when any component differs.", "bool");
         r.add("transform_get_translation", {{"xform", t}}, v3, "The translation p of xform.");
         r.add("transform_get_rotation", {{"xform", t}}, q, "The rotation q of xform.");
+        r.add("transform_set_translation", {{"xform", t, 0, true}, {"p", v3}}, "",
+              "Sets the translation of xform, a local, to p (xform.p = p).");
+        r.add("transform_set_rotation", {{"xform", t, 0, true}, {"q", q}}, "",
+              "Sets the rotation of xform, a local, to q, not normalized (xform.q = q).");
+        r.add("transform_set_translation_copy", {{"xform", t}, {"p", v3}}, t, "xform with its translation p.");
+        r.add("transform_set_rotation_copy", {{"xform", t}, {"q", q}}, t, "xform with its rotation q (not normalized).");
         r.add("transform_multiply", {{"a", t}, {"b", t}}, t,
               "Composition a b: translation a.p + quat_rotate(a.q, b.p), rotation a.q b.q.");
         r.add("transform_point", {{"xform", t}, {"point", v3}}, v3, "quat_rotate(xform.q, point) + xform.p.");

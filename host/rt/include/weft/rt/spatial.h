@@ -16,6 +16,17 @@ template <typename T> WEFT_RT_FN transform_t<T> transform_identity() {
 }
 template <typename T> WEFT_RT_FN vec_t<3, T> transform_get_translation(const transform_t<T> &t) { return t.p; }
 template <typename T> WEFT_RT_FN quat_t<T> transform_get_rotation(const transform_t<T> &t) { return t.q; }
+/// Warp's setters: in place on a local (xform.p = p), and the copy forms.
+template <typename T> WEFT_RT_FN void transform_set_translation(transform_t<T> &t, const vec_t<3, T> &p) { t.p = p; }
+template <typename T> WEFT_RT_FN void transform_set_rotation(transform_t<T> &t, const quat_t<T> &q) { t.q = q; }
+template <typename T>
+WEFT_RT_FN transform_t<T> transform_set_translation_copy(const transform_t<T> &t, const vec_t<3, T> &p) {
+    return transform_t<T>(p, t.q);
+}
+template <typename T>
+WEFT_RT_FN transform_t<T> transform_set_rotation_copy(const transform_t<T> &t, const quat_t<T> &q) {
+    return transform_t<T>(t.p, q);
+}
 /// a b: b applied first, then a.
 template <typename T> WEFT_RT_FN transform_t<T> transform_multiply(const transform_t<T> &a, const transform_t<T> &b) {
     return transform_t<T>(add(quat_rotate(a.q, b.p), a.p), mul(a.q, b.q));

@@ -18,6 +18,18 @@ WEFT_RT_FN void adj_transform_get_rotation(const transform_t<T> &, transform_t<T
     adj_acc(adj_t.q, r);
 }
 template <typename T>
+WEFT_RT_FN void adj_transform_set_translation_copy(const transform_t<T> &, const vec_t<3, T> &, transform_t<T> &adj_t,
+                                                   vec_t<3, T> &adj_p, const transform_t<T> &r) {
+    adj_acc(adj_t.q, r.q);
+    adj_acc(adj_p, r.p);
+}
+template <typename T>
+WEFT_RT_FN void adj_transform_set_rotation_copy(const transform_t<T> &, const quat_t<T> &, transform_t<T> &adj_t,
+                                                quat_t<T> &adj_q, const transform_t<T> &r) {
+    adj_acc(adj_t.p, r.p);
+    adj_acc(adj_q, r.q);
+}
+template <typename T>
 WEFT_RT_FN void adj_transform_multiply(const transform_t<T> &a, const transform_t<T> &b, transform_t<T> &adj_a,
                                        transform_t<T> &adj_b, const transform_t<T> &r) {
     // p = quat_rotate(a.q, b.p) + a.p, q = a.q b.q
