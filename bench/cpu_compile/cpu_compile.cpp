@@ -231,6 +231,16 @@ int main(int argc, char **argv) {
             std::snprintf(item, sizeof item, "%s%.1f", k ? ", " : "", m);
             each_unit += item;
         }
+        // What any compile unit costs before its own code: the runtime header
+        // through the PCH, a translation unit and an (empty) object.
+        std::vector<double> bare;
+        for (int r = 0; r < repeat; ++r) {
+            const double t0 = thread_cpu_ms();
+            (void)weft::backend::compile_to_object("#include <weft/rt/runtime.h>\n", unit);
+            bare.push_back(thread_cpu_ms() - t0);
+        }
+        std::printf("%-16s a compile unit with no code (the runtime header through the PCH) %7.1f ms CPU\n", file,
+                    median(bare));
         // What compiling the strided copies too (an AOT build, or the eager
         // compile before issue 20) costs: CPU time of the whole text.
         double whole_text_cpu = 0, dense_text_cpu = 0;

@@ -295,6 +295,14 @@ int main(int argc, char **argv) try {
                        "weft::array_t<" + T + "> a{}; " + T + " v{}; ");
         probed.insert(op);
     }
+    // atomic_cas on exchange's scalar types (vectors are refused by the checker).
+    for (const std::string &T : exch_types) {
+        if (T.find("vec") != std::string::npos) continue;
+        for (const char *ix : index_lists)
+            g.call(std::string("weft::atomic_cas(a, ") + ix + ", c, v)", T,
+                   "weft::array_t<" + T + "> a{}; " + T + " c{}, v{}; ");
+    }
+    probed.insert("atomic_cas");
     for (const std::string &T : atomic_types)
         for (const char *ix : index_lists)
             g.call(std::string("weft::index(a, ") + ix + ")", T + "&", "weft::array_t<" + T + "> a{}; ");
