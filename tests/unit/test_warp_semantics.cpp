@@ -335,7 +335,7 @@ TEST_CASE("matrix_from_cols and matrix_from_rows with their gradients, and vec3u
         CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
 }
 
-TEST_CASE("transform_set_translation / _rotation store into a local with gradients as warp-lang's; the copy forms") {
+TEST_CASE("transform_set_translation / _rotation store into a local with gradients as warp-lang's, and the copy forms") {
     TempDir cache("semantics");
     Host host(options_for(cache));
     const fs::path file = fs::path(WEFT_WARP_SEMANTICS_DIR) / "transform_setters.py";
