@@ -403,6 +403,32 @@ def copies(t: wp.array(dtype=wp.transform), out: wp.array(dtype=wp.transform)):
     CHECK(floats(t2.grad()) == std::vector<float>{0, 0, 0, 2, 2, 2, 2, 0, 0, 0, 2, 2, 2, 2});
 }
 
+TEST_CASE("an integer literal too wide for int32 is refused, saying what warp-lang would have made of it") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const std::string message = weft::test::message_of<kernel::KernelSourceError>([&] {
+        host.load_module_source("wide_literal", R"(import warp as wp
+
+@wp.kernel
+def k(x: wp.array(dtype=int)):
+    x[0] = x[0] * 2654435761
+)");
+    });
+    CHECK_THAT(message, Catch::Contains("wide_literal.py:5:12") &&
+                            Catch::Contains("the literal 2654435761 does not fit int32; warp-lang wraps it to "
+                                            "-1640531535: write that value, or compute in a type that holds it"));
+    // Written as warp-lang computes it, it runs with warp-lang's result (3 * -1640531535 wraps to -626627309).
+    const Kernel k = host.load_module_source("wrapped_literal", R"(import warp as wp
+
+@wp.kernel
+def k(x: wp.array(dtype=int)):
+    x[0] = x[0] * -1640531535
+)").kernel("k");
+    Array x = Array::from_vector(Type::scalar(Scalar::Int32), std::vector<std::int32_t>{3});
+    k.launch({1}, {x});
+    CHECK(x.to_vector<std::int32_t>() == std::vector<std::int32_t>{-626627309});
+}
+
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
     TempDir cache("semantics");
     Host host(options_for(cache));

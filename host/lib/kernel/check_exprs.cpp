@@ -470,7 +470,7 @@ const BuiltinOverload *Checker::resolve_builtin(const std::string &name, std::ve
             diags_.error(at,
                          "no overload of " + (what.empty() ? "'" + name + "'" : what + " ('" + name + "')") +
                              " matches the argument types " + type_list(shown_args) +
-                             half_precision_hint(shown_args) + "; candidates:",
+                             half_precision_hint(shown_args) + wide_literal_hint(shown_args) + "; candidates:",
                          std::move(candidates));
         } else {
             diags_.error(at,

@@ -37,6 +37,31 @@ std::string type_list(const std::vector<Value> &args) {
     return "(" + join(names) + ")";
 }
 
+std::string wide_literal_hint(const std::vector<Value> &args) {
+    std::optional<Type> partner;
+    for (const Value &v : args)
+        if (v.ok() && v.function.empty() && v.literal == Value::Literal::None && v.type().is_integer()) {
+            partner = v.type();
+            break;
+        }
+    if (!partner) return "";
+    for (const Value &v : args) {
+        if (!v.ok() || v.literal != Value::Literal::Int || !v.expr->value || v.expr->value->int_components.empty()) continue;
+        const ir::IntValue x = v.expr->value->int_components[0];
+        const Scalar s = partner->scalar_type();
+        if (ir::fits(x, s)) continue;
+        // Two's complement to the partner's width, as C++ (and warp-lang) convert.
+        const int bits = static_cast<int>(scalar_size(s) * 8);
+        const ir::IntValue modulus = static_cast<ir::IntValue>(1) << bits;
+        ir::IntValue w = x % modulus;
+        if (w < 0) w += modulus;
+        if (!ir::fits(w, s)) w -= modulus; // a signed type: the upper half is negative
+        return " (the literal " + ir::to_string(x) + " does not fit " + partner->name() + "; warp-lang wraps it to " +
+               ir::to_string(w) + ": write that value, or compute in a type that holds it)";
+    }
+    return "";
+}
+
 std::string half_precision_hint(const std::vector<Value> &args) {
     std::optional<Type> half;
     bool mixed = false;

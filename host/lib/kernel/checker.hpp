@@ -446,6 +446,9 @@ std::string type_list(const std::vector<Value> &args);
 /// For arguments that mix float16 or bfloat16 with another scalar type (literals
 /// aside): " (... how to convert)", since neither converts implicitly; else "".
 std::string half_precision_hint(const std::vector<Value> &args);
+/// " (the literal ... does not fit int32; warp-lang wraps it to ...)" when an
+/// int literal is too wide for the integer it meets, else "".
+std::string wide_literal_hint(const std::vector<Value> &args);
 /// The message for an array subscript with more indices than dimensions.
 std::string too_many_indices(const Type &array, std::size_t given);
 /// How a value reads in a message: "integer literal -1", "float literal", or its type's name.
