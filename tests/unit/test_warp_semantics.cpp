@@ -429,6 +429,37 @@ def k(x: wp.array(dtype=int)):
     CHECK(x.to_vector<std::int32_t>() == std::vector<std::int32_t>{-626627309});
 }
 
+TEST_CASE("quat_to_axis_angle in both of Warp's forms gives warp-lang's values and gradients") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const fs::path file = fs::path(WEFT_WARP_SEMANTICS_DIR) / "axis_angle.py";
+    const Kernel k = host.load_module(file).kernel("axis_angle");
+    const std::vector<float> qv = {0x1.775ef40000000p-4f, 0x1.775ef40000000p-3f, 0x1.1987360000000p-2f, 0x1.e0f5760000000p-1f, -0x1.a81c660000000p-1f, 0x1.a81c660000000p-2f, 0x1.a81c660000000p-3f, 0x1.42e3de0000000p-2f, 0x1.99999a0000000p-4f, -0x1.99999a0000000p-3f, 0x1.3333340000000p-2f, -0x1.cccccc0000000p-1f}; // two unit quaternions and one with w < 0, not unit
+    Array q = Array::from_host(Type::quaternion(Scalar::Float32), {3}, qv.data(), qv.size() * 4, Device::cpu(), true);
+    Array axes = Array::zeros(Type::vector(Scalar::Float32, 3), {3}, Device::cpu(), true);
+    Array angles = Array::zeros(f32, {3}, Device::cpu(), true), loss = Array::zeros(f32, {1}, Device::cpu(), true);
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        k.launch({3}, {q, axes, angles, loss});
+    }
+    tape.backward(loss);
+    const auto floats = [](const Array &a) {
+        std::vector<float> v(static_cast<std::size_t>(a.shape()[0]) * a.dtype().size() / sizeof(float));
+        a.copy_to_host(v.data(), v.size() * sizeof(float));
+        return v;
+    };
+    // warp-lang 1.19 on the CPU: values bit for bit, the gradient (another chain rule) to rounding.
+    CHECK(floats(axes) == std::vector<float>{0x1.11acf00000000p-2f, 0x1.11acf00000000p-1f, 0x1.9a83660000000p-1f, -0x1.bee9060000000p-1f, 0x1.bee9060000000p-2f, 0x1.bee9060000000p-3f, -0x1.11acec0000000p-2f, 0x1.11acec0000000p-1f, -0x1.9a83640000000p-1f});
+    CHECK(angles.to_vector<float>() == std::vector<float>{0x1.6666640000000p-1f, 0x1.4000000000000p+1f, 0x1.9375040000000p-1f});
+    CHECK(loss.to_vector<float>()[0] == Approx(11.941961288452148).epsilon(1e-6));
+    const std::vector<float> g = floats(q.grad()), w = {0x1.6b0a940000000p+2f, 0x1.0db8140000000p+3f, -0x1.ebe4d00000000p-2f, -0x1.0758740000000p+1f, -0x1.99eaaa0000000p+0f, 0x1.30ccf80000000p+1f, -0x1.3faee60000000p+1f, -0x1.6c68fe0000000p+2f, -0x1.87fe680000000p+1f, -0x1.e4973c0000000p+0f, 0x1.b64ad60000000p+2f, 0x1.2e7bc80000000p+1f};
+    REQUIRE(g.size() == w.size());
+    for (std::size_t i = 0; i < g.size(); ++i) CHECK(g[i] == Approx(w[i]).margin(1e-4));
+    if (backend::nvrtc_available()) // NVRTC, no device needed
+        CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
+}
+
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
     TempDir cache("semantics");
     Host host(options_for(cache));

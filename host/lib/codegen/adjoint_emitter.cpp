@@ -1550,6 +1550,13 @@ void Emitter::ad_value(std::ostringstream &o, const Expr &e, const std::string &
             o << " }\n";
             return;
         }
+        case I::QuatToAxisAngle: {
+            const std::string q = adj_ref(*e.args[0]);
+            if (q.empty()) return;
+            o << in << "weft::adj_quat_to_axis_angle(" << expr(*e.args[0]) << ", " << q << ", " << r << ".e0, " << r
+              << ".e1);\n";
+            return;
+        }
         case I::AtomicAdd:
         case I::AtomicSub:
         case I::AtomicMin:

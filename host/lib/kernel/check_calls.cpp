@@ -163,6 +163,18 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
         if (!want(0)) return poison();
         return result(Type::scalar(Scalar::Int32));
     }
+    if (name == "quat_to_axis_angle") {
+        if (!want(1)) return poison();
+        const Type q = args[0].type();
+        if (q.kind() != Type::Kind::Quaternion || is_half_precision(q.scalar_type())) {
+            diags_.error(arg_ast[0]->location, "quat_to_axis_angle() needs a float32 or float64 quaternion, got '" +
+                                                   q.name() + "'");
+            return poison();
+        }
+        const Type t = Type::tuple({Type::vector(q.scalar_type(), 3), Type::scalar(q.scalar_type())});
+        note_type(t);
+        return result(t);
+    }
     if (name == "len") {
         if (!want(1)) return poison();
         const Type &t = args[0].type();

@@ -173,6 +173,26 @@ void Checker::statement(const Stmt &s, std::vector<ir::StmtPtr> &out) {
 
 void Checker::stmt_expr(const Stmt &s, std::vector<ir::StmtPtr> &out) {
     if (s.value->kind == Expr::Kind::String) return; // a docstring
+    // quat_to_axis_angle(q, axis, angle), Warp's form with output arguments:
+    // the unpacking axis, angle = quat_to_axis_angle(q).
+    if (const Expr &call = *s.value; call.kind == Expr::Kind::Call && call.children.size() == 4 && call.keywords.empty() &&
+                                     call.children[2]->kind == Expr::Kind::Name &&
+                                     call.children[3]->kind == Expr::Kind::Name) {
+        const std::optional<std::string> callee = dotted(*call.children[0]);
+        const std::string name = callee ? strip_warp(*callee) : std::string();
+        if (name == "quat_to_axis_angle" && !(*callee == name && funcs_.count(name))) {
+            Stmt unpack(Stmt::Kind::Assign, s.location);
+            auto targets = std::make_unique<Expr>(Expr::Kind::Tuple, call.location);
+            targets->children.push_back(ast::clone(*call.children[2]));
+            targets->children.push_back(ast::clone(*call.children[3]));
+            unpack.targets.push_back(std::move(targets));
+            auto value = std::make_unique<Expr>(Expr::Kind::Call, call.location);
+            value->children.push_back(ast::clone(*call.children[0]));
+            value->children.push_back(ast::clone(*call.children[1]));
+            unpack.value = std::move(value);
+            return stmt_assign(unpack, out);
+        }
+    }
     // Warp's in-place setters on a local transform are the stores they stand
     // for (xform.p = p, xform.q = q), with the stores' gradients.
     if (const Expr &call = *s.value; call.kind == Expr::Kind::Call && call.children.size() == 3 && call.keywords.empty() &&

@@ -43,7 +43,7 @@ bool fits(IntValue v, Scalar s) {
 }
 
 namespace {
-constexpr std::array<std::pair<Intrinsic, std::string_view>, 22> intrinsic_names{{
+constexpr std::array<std::pair<Intrinsic, std::string_view>, 23> intrinsic_names{{
     {Intrinsic::Tid, "tid"},
     {Intrinsic::Len, "len"},
     {Intrinsic::Select, "select"},
@@ -57,6 +57,7 @@ constexpr std::array<std::pair<Intrinsic, std::string_view>, 22> intrinsic_names
     {Intrinsic::AtomicXor, "atomic_xor"},
     {Intrinsic::AtomicExch, "atomic_exch"},
     {Intrinsic::AtomicCas, "atomic_cas"},
+    {Intrinsic::QuatToAxisAngle, "quat_to_axis_angle"},
     {Intrinsic::Print, "print"},
     {Intrinsic::ExpectEq, "expect_eq"},
     {Intrinsic::ExpectNeq, "expect_neq"},

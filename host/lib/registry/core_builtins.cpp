@@ -294,6 +294,9 @@ void register_core_builtins(Registry &registry) {
               "1 when triangles (v0, v1, v2) and (u0, u1, u2) intersect, coplanar ones when they overlap in their "
               "plane, else 0 (Moller's test, as Warp's).");
     r.generic("quat_identity", "quat_identity(dtype: type = float32) -> quat", "The identity rotation (0, 0, 0, 1).");
+    r.generic("quat_to_axis_angle", "quat_to_axis_angle(quat: quat) -> (vec3, float32)",
+              "The rotation axis (flipped when w < 0) and angle in [0, pi] of quat, unpacked as axis, angle = "
+              "quat_to_axis_angle(q); also quat_to_axis_angle(q, axis, angle) into two locals (Warp's forms).");
     r.generic("transform_identity", "transform_identity(dtype: type = float32) -> transform",
               "The identity transform: zero translation, rotation (0, 0, 0, 1).");
 

@@ -69,6 +69,7 @@ enum class Intrinsic : std::uint8_t {
     AtomicExch,
     BlockDim, // block_dim(): a tiled launch's threads per block (1 in other CPU launches, as Warp)
     AtomicCas, // atomic_cas(arr, i..., compare, value): two values after the indices
+    QuatToAxisAngle, // quat_to_axis_angle(q) -> (axis, angle): a tuple
 };
 std::string_view intrinsic_name(Intrinsic i);
 std::optional<Intrinsic> parse_intrinsic(std::string_view name);

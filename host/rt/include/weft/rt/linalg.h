@@ -516,6 +516,12 @@ template <typename T> WEFT_RT_FN void quat_to_axis_angle(const quat_t<T> &q, vec
         for (int i = 0; i < 3; ++i) axis.c[i] = T(-axis.c[i]);
     angle = T(T(2) * atan2(length(v), abs(q.c[3])));
 }
+/// quat_to_axis_angle as the builtin returns it: a tuple struct R {e0: axis, e1: angle}.
+template <typename R, typename T> WEFT_RT_FN R quat_to_axis_angle_tuple(const quat_t<T> &q) {
+    R r;
+    quat_to_axis_angle(q, r.e0, r.e1);
+    return r;
+}
 /// Spherical interpolation from q0 (t = 0) to q1 (t = 1), as Warp computes it.
 template <typename T> WEFT_RT_FN quat_t<T> quat_slerp(const quat_t<T> &q0, const quat_t<T> &q1, T t) {
     vec_t<3, T> axis;
