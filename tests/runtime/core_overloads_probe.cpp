@@ -303,6 +303,13 @@ int main(int argc, char **argv) try {
                    "weft::array_t<" + T + "> a{}; " + T + " c{}, v{}; ");
     }
     probed.insert("atomic_cas");
+    // quat_to_axis_angle returns the tuple struct codegen defines ({e0: axis, e1: angle}).
+    for (const char *s : {"float32", "float64"}) {
+        const std::string T = std::string("weft::") + s;
+        g.call("weft::quat_to_axis_angle_tuple<R>(q)", "R",
+               "struct R { weft::vec_t<3, " + T + "> e0; " + T + " e1; }; weft::quat_t<" + T + "> q{}; ");
+    }
+    probed.insert("quat_to_axis_angle");
     for (const std::string &T : atomic_types)
         for (const char *ix : index_lists)
             g.call(std::string("weft::index(a, ") + ix + ")", T + "&", "weft::array_t<" + T + "> a{}; ");
