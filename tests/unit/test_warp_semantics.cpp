@@ -29,6 +29,14 @@ HostOptions options_for(const TempDir &cache) { return weft::test::cached_host_o
 const Type f32 = Type::scalar(Scalar::Float32);
 const Type i32 = Type::scalar(Scalar::Int32);
 
+/// The float32 words of a 1-D array of float32 composites (vectors, matrices,
+/// quaternions, transforms), element after element.
+std::vector<float> floats(const Array &a) {
+    std::vector<float> v(static_cast<std::size_t>(a.shape()[0]) * a.dtype().size() / sizeof(float));
+    a.copy_to_host(v.data(), v.size() * sizeof(float));
+    return v;
+}
+
 // The kernel warp_side.py runs in warp-lang.
 const fs::path operators = fs::path(WEFT_WARP_SEMANTICS_DIR) / "operators.py";
 
@@ -127,7 +135,7 @@ TEST_CASE("atomic_cas gives warp-lang's values: a spin lock, one winner per cell
     TempDir cache("semantics");
     Host host(options_for(cache));
     const fs::path file = fs::path(WEFT_WARP_SEMANTICS_DIR) / "atomic_cas.py";
-    const Type i32 = Type::scalar(Scalar::Int32), i64 = Type::scalar(Scalar::Int64);
+    const Type i64 = Type::scalar(Scalar::Int64);
     for (const bool debug : {false, true}) {
         INFO((debug ? "debug" : "release") << " mode");
         ModuleLoadOptions options;
@@ -184,11 +192,6 @@ TEST_CASE("inverse, inverse_approx and lower_bound give warp-lang's values, and 
                m44 = Type::matrix(Scalar::Float32, 4, 4);
     const auto matrices = [](const Type &t, const std::vector<float> &v) {
         return Array::from_host(t, {2}, v.data(), v.size() * sizeof(float), Device::cpu(), true);
-    };
-    const auto floats = [](const Array &a) {
-        std::vector<float> v(static_cast<std::size_t>(a.shape()[0]) * a.dtype().size() / sizeof(float));
-        a.copy_to_host(v.data(), v.size() * sizeof(float));
-        return v;
     };
     // The second of each pair is singular (2x2, 3x3) or 2 I (4x4).
     Array a2 = matrices(m22, {2, 1, 1, 3, 1, 2, 2, 4});
@@ -283,11 +286,6 @@ TEST_CASE("quat_from_matrix gives warp-lang's values on every branch, and its gr
         k.launch({5}, {a3, a4, q, loss});
     }
     tape.backward(loss);
-    const auto floats = [](const Array &a) {
-        std::vector<float> v(static_cast<std::size_t>(a.shape()[0]) * a.dtype().size() / sizeof(float));
-        a.copy_to_host(v.data(), v.size() * sizeof(float));
-        return v;
-    };
     // warp-lang 1.19 on the CPU: the quaternions bit for bit, the gradients (another chain rule) to rounding.
     CHECK(floats(q) == std::vector<float>{0x1.b2f7a80000000p-5f, 0x1.b2f7a80000000p-4f, 0x1.4639be0000000p-3f, 0x1.f5cb4a0000000p-1f, 0x1.f005120000000p-1f, 0x1.8cd0da0000000p-4f, 0x1.8cd0dc0000000p-3f, 0x1.ed944e0000000p-4f, 0x1.858f600000000p-4f, 0x1.e6f3340000000p-1f, 0x1.242b860000000p-2f, 0x1.21bd580000000p-4f, 0x1.89e99c0000000p-3f, 0x1.89e99c0000000p-4f, 0x1.ec64000000000p-1f, 0x1.5c17bc0000000p-3f, 0x1.f7129a0000000p-2f, 0x1.2413aa0000000p-1f, 0x1.2413aa0000000p-1f, -0x1.5030560000000p-2f});
     const std::vector<float> g3 = floats(a3.grad()), g4 = floats(a4.grad()), w3 = {0x1.dc34c60000000p-5f, 0x1.8d96120000000p-1f, 0x1.015b220000000p-1f, -0x1.8d96120000000p-1f, 0x1.dc34c60000000p-5f, -0x1.015b220000000p-2f, -0x1.015b220000000p-1f, 0x1.015b220000000p-2f, 0x1.dc34c60000000p-5f, 0x1.9011a20000000p-4f, 0x1.0009360000000p-1f, -0x1.9ccb540000000p-1f, 0x1.0009360000000p-1f, -0x1.9011a20000000p-4f, -0x1.bec8ac0000000p-4f, -0x1.9ccb540000000p-1f, 0x1.bec8ac0000000p-4f, -0x1.9011a20000000p-4f, -0x1.da3a880000000p-3f, 0x1.de18060000000p-3f, 0x1.c0b91e0000000p-4f, 0x1.de18060000000p-3f, 0x1.da3a880000000p-3f, -0x1.c0f0100000000p-1f, -0x1.c0b91e0000000p-4f, -0x1.c0f0100000000p-1f, -0x1.da3a880000000p-3f, 0x1.6877880000000p-3f, -0x1.e4c3ee0000000p-3f, 0x1.85dd960000000p-2f, 0x1.e4c3ee0000000p-3f, 0x1.6877880000000p-3f, 0x1.291cde0000000p-1f, 0x1.85dd960000000p-2f, 0x1.291cde0000000p-1f, -0x1.6877880000000p-3f, 0x1.c5de8e0000000p-2f, 0x1.b18ae20000000p-1f, -0x1.21fc0e0000000p+0f, 0x1.b18ae20000000p-1f, -0x1.c5de8e0000000p-2f, -0x1.54a1360000000p-3f, -0x1.21fc0e0000000p+0f, 0x1.54a1360000000p-3f, -0x1.c5de8e0000000p-2f}, w4 = {-0x1.7e70540000000p-6f, -0x1.348d420000000p-5f, 0x1.9b67020000000p-6f, 0.0f, 0x1.348d420000000p-5f, -0x1.7e70540000000p-6f, -0x1.1210240000000p-2f, 0.0f, -0x1.9b67020000000p-6f, 0x1.1210240000000p-2f, -0x1.7e70540000000p-6f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0x1.78b0c80000000p-5f, -0x1.5b75380000000p-6f, -0x1.5b753a0000000p-5f, 0.0f, -0x1.5b75380000000p-6f, -0x1.78b0c80000000p-5f, 0x1.2342540000000p-2f, 0.0f, -0x1.5b753a0000000p-5f, -0x1.2342540000000p-2f, -0x1.78b0c80000000p-5f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0x1.8f481c0000000p-8f, 0x1.0c8ba60000000p-2f, -0x1.0da2260000000p-2f, 0.0f, 0x1.0c8ba60000000p-2f, -0x1.8f481c0000000p-8f, -0x1.df235e0000000p-10f, 0.0f, 0x1.0da2260000000p-2f, -0x1.df235e0000000p-10f, 0x1.8f481c0000000p-8f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0x1.6e8f000000000p-8f, 0x1.0b35180000000p-2f, 0x1.090cb60000000p-2f, 0.0f, -0x1.0b35180000000p-2f, 0x1.6e8f000000000p-8f, -0x1.253f360000000p-11f, 0.0f, 0x1.090cb60000000p-2f, -0x1.253f360000000p-11f, -0x1.6e8f000000000p-8f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0x1.e4562c0000000p-3f, -0x1.7b17380000000p-3f, -0x1.7b17380000000p-3f, 0.0f, -0x1.7b17380000000p-3f, -0x1.e4562c0000000p-3f, 0x1.28518e0000000p-2f, 0.0f, -0x1.7b17380000000p-3f, -0x1.28518e0000000p-2f, -0x1.e4562c0000000p-3f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
@@ -353,11 +351,6 @@ TEST_CASE("transform_set_translation / _rotation store into a local with gradien
         k.launch({2}, {t, p, out, loss});
     }
     tape.backward(loss);
-    const auto floats = [](const Array &a) {
-        std::vector<float> v(static_cast<std::size_t>(a.shape()[0]) * a.dtype().size() / sizeof(float));
-        a.copy_to_host(v.data(), v.size() * sizeof(float));
-        return v;
-    };
     // warp-lang 1.19 on the CPU: the values bit for bit.
     CHECK(floats(out) == std::vector<float>{1.0f, -2.0f, 4.0f, 0.0f, 0x1.3333340000000p-1f, 0.0f, 0x1.99999a0000000p-1f, 1.0f, -2.0f, 4.0f, 0.0f, 0x1.ccccce0000000p+0f, 0.0f, 0x1.3333340000000p+1f, 2.0f, 2.0f, 2.0f, 0x1.1eb8520000000p-2f, 0.0f, 0.0f, 0x1.eb851e0000000p-1f, 2.0f, 2.0f, 2.0f, 0x1.ae147c0000000p-1f, 0.0f, 0.0f, 0x1.70a3d60000000p+1f});
     CHECK(loss.to_vector<float>()[0] == Approx(-6.284004211425781).epsilon(1e-6));
@@ -444,11 +437,6 @@ TEST_CASE("quat_to_axis_angle in both of Warp's forms gives warp-lang's values a
         k.launch({3}, {q, axes, angles, loss});
     }
     tape.backward(loss);
-    const auto floats = [](const Array &a) {
-        std::vector<float> v(static_cast<std::size_t>(a.shape()[0]) * a.dtype().size() / sizeof(float));
-        a.copy_to_host(v.data(), v.size() * sizeof(float));
-        return v;
-    };
     // warp-lang 1.19 on the CPU: values bit for bit, the gradient (another chain rule) to rounding.
     CHECK(floats(axes) == std::vector<float>{0x1.11acf00000000p-2f, 0x1.11acf00000000p-1f, 0x1.9a83660000000p-1f, -0x1.bee9060000000p-1f, 0x1.bee9060000000p-2f, 0x1.bee9060000000p-3f, -0x1.11acec0000000p-2f, 0x1.11acec0000000p-1f, -0x1.9a83640000000p-1f});
     CHECK(angles.to_vector<float>() == std::vector<float>{0x1.6666640000000p-1f, 0x1.4000000000000p+1f, 0x1.9375040000000p-1f});
