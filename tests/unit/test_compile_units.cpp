@@ -328,3 +328,37 @@ TEST_CASE("an edit recompiles the compile units whose code it changed, and only 
         CHECK(run_at_one(m, "added") == 4.0f);
     }
 }
+
+TEST_CASE("a module of more kernels than max_units groups them by name, and an edit recompiles one group") {
+    TempDir cache("compile_units_groups");
+    TempDir work("compile_units_groups_src");
+    const fs::path file = work.path / "wide.py";
+    const std::size_t n = codegen::max_units + 8;
+    const auto source = [&](int changed) {
+        std::string s = "import warp as wp\n";
+        for (std::size_t k = 0; k < n; ++k)
+            s += "\n\n@wp.kernel\ndef w" + std::to_string(k) + "(out: wp.array(dtype=float)):\n    out[wp.tid()] = " +
+                 std::to_string(static_cast<int>(k) == changed ? 1000 + k : k) + ".0\n";
+        return s;
+    };
+    Host host(weft::test::cached_host_options(cache.path));
+    write_file_atomically(file, source(-1));
+    const CompiledModule m = host.load_module(file);
+    const std::uint64_t units = host.cache_counters().unit_compiles;
+    CHECK(units <= codegen::max_units);
+    CHECK(units >= codegen::max_units / 2); // the names spread over the units
+    const Type f32 = Type::scalar(Scalar::Float32);
+    for (std::size_t k = 0; k < n; k += 7) {
+        Array out = Array::zeros(f32, {1});
+        m.kernel("w" + std::to_string(k)).launch({1}, {out});
+        CHECK(out.to_vector<float>() == std::vector<float>{static_cast<float>(k)});
+    }
+    // One kernel's body edited recompiles the one unit its name hashes to (its
+    // signature, and with it the first unit's digest of them, is unchanged).
+    write_file_atomically(file, source(5));
+    const CompiledModule edited = host.load_module(file);
+    CHECK(host.cache_counters().unit_compiles - units == 1);
+    Array out = Array::zeros(f32, {1});
+    edited.kernel("w5").launch({1}, {out});
+    CHECK(out.to_vector<float>() == std::vector<float>{1005.0f});
+}

@@ -184,8 +184,10 @@ void Emitter::make_units(const std::string &prefix, const std::vector<FunctionCo
         for (std::size_t k : group) {
             roots.push_back(kernels[k].function);
             unit.kernels.push_back(static_cast<int>(k));
-            unit.name += (unit.name.empty() ? "" : "+") + m_.functions[kernels[k].function].name;
+            if (unit.kernels.size() <= 3) unit.name += (unit.name.empty() ? "" : "+") + m_.functions[kernels[k].function].name;
         }
+        // A file name too: a group's first three kernels and how many more.
+        if (group.size() > 3) unit.name += "+" + std::to_string(group.size() - 3) + "_more";
         const std::vector<std::size_t> reached = ir::reached_functions(m_, roots);
         // The constants its code names: editing another's value leaves it alone.
         std::set<std::string> named;

@@ -252,7 +252,7 @@ std::vector<char> compile_source(const GeneratedModule &g, const backend::CpuCom
                 const std::string name = g.source.file_name + ":";
                 for (auto at = message.find(name); at != std::string::npos; at = message.find(name, at + copy.string().size() + 1))
                     message.replace(at, name.size(), copy.string() + ":");
-            } catch (const UserError &) {
+            } catch (...) { // no copy: the message names the module's text as before
             }
             failures[i] = std::make_exception_ptr(backend::CompileError(message, e.diagnostics(), e.pch_rejected()));
         } catch (...) {

@@ -88,7 +88,7 @@ inline constexpr const char *kernel_signatures_symbol = "weft_kernel_signatures"
 /// as it was is taken from the cache. Each unit is also what a kernel's
 /// strided copy compiles (WEFT_STRIDED = its section).
 struct CompileUnit {
-    std::string name;         // its kernels' names joined by '+', for messages and file names
+    std::string name;         // its kernels' names joined by '+' (three, then "+N_more"), for messages and file names
     std::string text;
     std::vector<int> kernels; // indices into GeneratedSource::kernels, in source order
 };
