@@ -362,3 +362,30 @@ TEST_CASE("a module of more kernels than max_units groups them by name, and an e
     edited.kernel("w5").launch({1}, {out});
     CHECK(out.to_vector<float>() == std::vector<float>{1005.0f});
 }
+
+TEST_CASE("a unit that fails to compile keeps the others: after the fix only it compiles") {
+    TempDir cache("compile_units_failure");
+    TempDir work("compile_units_failure_src");
+    const fs::path file = work.path / "snippets.py";
+    const auto source = [](const std::string &body) {
+        return "import warp as wp\n\n\n@wp.func_native(\"" + body +
+               "\")\ndef twice(x: float) -> float:\n    ...\n\n\n"
+               "@wp.kernel\ndef uses_native(out: wp.array(dtype=float)):\n    out[0] = twice(3.0)\n\n\n"
+               "@wp.kernel\ndef plain(out: wp.array(dtype=float)):\n    out[0] = 7.0\n";
+    };
+    Host host(weft::test::cached_host_options(cache.path));
+    write_file_atomically(file, source("return x +;"));
+    const std::string message = weft::test::message_of<UserError>([&] { (void)host.load_module(file); });
+    // The snippet's error, at its line in the .py file.
+    CHECK_THAT(message, Catch::Contains("snippets.py:4:11: error: expected expression"));
+    CHECK(host.cache_counters().unit_compiles == 1); // plain's, kept
+    write_file_atomically(file, source("return x + x;"));
+    const CompiledModule m = host.load_module(file);
+    CHECK(host.cache_counters().unit_compiles == 2); // uses_native's alone
+    const Type f32 = Type::scalar(Scalar::Float32);
+    Array out = Array::zeros(f32, {1});
+    m.kernel("uses_native").launch({1}, {out});
+    CHECK(out.to_vector<float>() == std::vector<float>{6.0f});
+    m.kernel("plain").launch({1}, {out});
+    CHECK(out.to_vector<float>() == std::vector<float>{7.0f});
+}

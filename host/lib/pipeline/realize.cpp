@@ -259,11 +259,13 @@ std::vector<char> compile_source(const GeneratedModule &g, const backend::CpuCom
             failures[i] = std::current_exception();
         }
     });
-    for (const std::exception_ptr &failure : failures)
-        if (failure) std::rethrow_exception(failure);
-    store.compiles += missing.size();
+    // The units that compiled are kept even when another failed: after the
+    // fix, only the failing one compiles again.
+    std::size_t compiled = 0;
     const auto t0 = std::chrono::steady_clock::now();
     for (std::size_t i : missing) {
+        if (failures[i]) continue;
+        ++compiled;
         try {
             store.cache.store(g.module, keys[i], Target::cpu_unit(), units[i].text,
                               std::string(objects[i].begin(), objects[i].end()));
@@ -271,6 +273,9 @@ std::vector<char> compile_source(const GeneratedModule &g, const backend::CpuCom
             store.uncached(e.what());
         }
     }
+    store.compiles += compiled;
+    for (const std::exception_ptr &failure : failures)
+        if (failure) std::rethrow_exception(failure);
     if (store.logger.enabled(LogLevel::Debug, "time"))
         store.logger.log(LogLevel::Debug, "time",
                          "module '" + g.module + "': " + std::to_string(units.size()) + " compile units, " +
