@@ -218,7 +218,11 @@ def edit_mode(args) -> int:
 
         saxpy = open(os.path.join(args.kernels, "saxpy.py")).read()
         print(f"# first load: saxpy.py, which builds the PCH, {load('saxpy', saxpy):.1f} ms")
-        print(f"warp cold_compile_warm_headers_ms ten_kernels.py {load('ten_kernels', text):.3f}", flush=True)
+        # Each under a module name of its own: a cold compile every time (median of 3).
+        cold = [load(f"ten_kernels_cold{r}", text) for r in range(3)]
+        print(f"# cold_compile_warm_headers: samples_ms={[round(c, 1) for c in cold]}")
+        print(f"warp cold_compile_warm_headers_ms ten_kernels.py {statistics.median(cold):.3f}", flush=True)
+        load("ten_kernels", text)
         for key, old, new in read_edits():
             if old not in text:
                 print(f"warp_side: edit {key}: text not found in ten_kernels.py", file=sys.stderr)
