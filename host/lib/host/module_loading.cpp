@@ -492,7 +492,7 @@ std::vector<fs::path> Host::compile_aot(const fs::path &file, const std::vector<
             }
             fs::path copy = out_dir / aot_file_name(pass == Pass::Backward ? module + "-backward" : module, a.target);
             if (a.target.kind == Target::Kind::Cpu) {
-                // A module compiled in parts is an archive of their objects; a copy
+                // A module of several compile units is an archive of their objects; a copy
                 // of the other kind left from an earlier build would be stale.
                 fs::path stale = copy;
                 if (backend::is_object_bundle(a.bytes)) copy.replace_extension(".a");

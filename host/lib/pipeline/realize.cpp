@@ -441,7 +441,7 @@ backend::CpuCompileOptions cpu_options(const GeneratedModule &g, const fs::path 
     o.weft_include_dirs = {runtime_headers};
     o.include_dirs = g.include_dirs;
     o.defines = {source_file_define(g), std::string(codegen::strided_macro) + "=" + std::to_string(g.strided)};
-    // A strided copy links into the module's JIT code beside its parts: its
+    // A strided copy links into the module's JIT code beside its units: its
     // static initializer and __dso_handle get names of their own.
     if (g.strided > 0) o.part = backend::strided_copy_part(g.strided);
     return o;

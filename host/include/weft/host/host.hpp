@@ -223,7 +223,7 @@ public:
     /// cuda-sm_XX-cubin, cuda-compute_XX-ptx), and returns the artifact paths in
     /// the same order: in the artifact cache, or, with `out_dir`, copies named
     /// <module>.<target>.<o|cubin|ptx> there (see find_aot_artifact; a CPU
-    /// module compiled in parts is an archive of their objects, <module>.cpu.a). Targets
+    /// module of several compile units is an archive of their objects, <module>.cpu.a). Targets
     /// already cached compile nothing; files that are already there and equal
     /// are left as they are (their mtimes do not change). Nothing is loaded.
     /// Pass::Backward builds the kernels' backward entries instead (copies
@@ -237,7 +237,7 @@ public:
                                                    Pass pass = Pass::Forward);
     /// Loads module `file` onto options.device from an AOT directory that
     /// compile_aot (or `weft build --output-dir`) filled, compiling nothing:
-    /// on the CPU <module>.cpu.o (or .cpu.a, a module compiled in parts),
+    /// on the CPU <module>.cpu.o (or .cpu.a, a module of several compile units),
     /// on a CUDA device the CUBIN for its compute capability, else the newest
     /// PTX not newer than it (find_aot_artifact). `file` (with the host's
     /// plugins loaded) gives the kernel signatures; an artifact built from

@@ -1,4 +1,4 @@
-// Independent pieces of work (a module's parts, a file's modules) spread over
+// Independent pieces of work (a module's compile units, a file's modules) spread over
 // the machine's cores.
 #pragma once
 

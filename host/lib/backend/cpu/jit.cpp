@@ -219,8 +219,8 @@ std::unique_ptr<JitModule> CpuJit::link_new(std::vector<char> object, std::strin
     std::unique_ptr<JitModule> module(new JitModule(this, &jd, std::move(name)));
     impl_->link_against_host(jd, module->name());
 
-    // A bundle's objects (a module compiled in parts) link into this one
-    // JITDylib, where the parts' references to each other resolve.
+    // A bundle's objects (a module's compile units) link into this one
+    // JITDylib, where the units' references to each other resolve.
     std::vector<std::vector<char>> objects = unbundle_objects(std::move(object));
     std::vector<int> parts;
     for (std::size_t i = 0; i < objects.size(); ++i) parts.push_back(objects.size() == 1 ? 0 : static_cast<int>(i) + 1);
