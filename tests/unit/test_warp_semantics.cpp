@@ -8,6 +8,7 @@
 #include "weft/host/host.hpp"
 #include "weft/host/tape.hpp"
 #include "weft/kernel/diagnostics.hpp"
+#include "weft/kernel/frontend.hpp"
 #include "weft/runtime/values.hpp"
 
 #include <catch2/catch.hpp>
@@ -446,6 +447,89 @@ TEST_CASE("quat_to_axis_angle in both of Warp's forms gives warp-lang's values a
     for (std::size_t i = 0; i < g.size(); ++i) CHECK(g[i] == Approx(w[i]).margin(1e-4));
     if (backend::nvrtc_available()) // NVRTC, no device needed
         CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
+}
+
+TEST_CASE("Warp's warp.math helpers (wp.quat_to_rpy, wp.transform_compose, ...) give warp-lang's values and gradients") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const fs::path file = fs::path(WEFT_WARP_SEMANTICS_DIR) / "warp_math.py";
+    const CompiledModule module = host.load_module(file);
+    const Kernel k = module.kernel("warp_math");
+    const std::vector<float> qv = {0x1.a43da20000000p-4f, 0x1.a43da20000000p-3f, 0x1.3b2e3a0000000p-2f, 0x1.d8c5540000000p-1f, -0x1.6c944e0000000p-1f, 0x1.6c944e0000000p-2f, 0x1.e61b120000000p-4f, 0x1.2fd0ec0000000p-1f}; // two unit quaternions
+    const std::vector<float> vv = {0.3f, -1.2f, 0.7f, 2.0f, 0.5f, -0.25f};
+    const std::vector<float> tv = {1.0f, 2.0f, -0.5f, 0.0f, 0.6f, 0.0f, 0.8f, -1.5f, 0.25f, 3.0f, 0.36f, 0.48f, 0.0f, 0.8f};
+    Array q = Array::from_host(Type::quaternion(Scalar::Float32), {2}, qv.data(), qv.size() * 4, Device::cpu(), true);
+    Array v = Array::from_host(Type::vector(Scalar::Float32, 3), {2}, vv.data(), vv.size() * 4, Device::cpu(), true);
+    Array t = Array::from_host(Type::transform(Scalar::Float32), {2}, tv.data(), tv.size() * 4, Device::cpu(), true);
+    Array scalars = Array::zeros(f32, {12}, Device::cpu(), true);
+    Array vecs = Array::zeros(Type::vector(Scalar::Float32, 3), {8}, Device::cpu(), true);
+    Array quats = Array::zeros(Type::quaternion(Scalar::Float32), {4}, Device::cpu(), true);
+    Array mats = Array::zeros(Type::matrix(Scalar::Float32, 4, 4), {4}, Device::cpu(), true);
+    Array twists = Array::zeros(Type::vector(Scalar::Float32, 6), {4}, Device::cpu(), true);
+    Array loss = Array::zeros(f32, {1}, Device::cpu(), true);
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        k.launch({2}, {q, v, t, scalars, vecs, quats, mats, twists, loss});
+    }
+    tape.backward(loss);
+    // warp-lang 1.19 on the CPU (tests/warp_semantics/warp_math.py): values bit for bit.
+    CHECK(floats(scalars) == std::vector<float>{0x1.19999a0000000p+1f, 0x1.6bd8280000000p+0f, 0x1.d7b0500000000p-1f, 0x1.3a0e8c0000000p+1f, 0x1.4978fc0000000p-1f, 0x1.4978fc0000000p-1f, 0x1.6000000000000p+1f, 0x1.09cfdc0000000p+1f, 0x1.939fb80000000p+0f, 0x1.710ac00000000p+1f, 0x1.94441e0000000p-2f, 0x1.94441e0000000p-2f});
+    CHECK(floats(vecs) == std::vector<float>{0x1.618c280000000p-3f, -0x1.618c280000000p-1f, 0x1.9c78d80000000p-2f, 0x1.5b6f880000000p-2f, 0x1.48ffe00000000p-2f, 0x1.65e3480000000p-1f, 0x1.20a6900000000p-4f, 0x1.d4ef580000000p-2f, 0x1.410f6a0000000p-1f, 0x1.59999c0000000p+1f, 0x1.ccccd00000000p-2f, -0x1.0ccccc0000000p+1f, 0x1.bc460a0000000p-1f, 0x1.bc460a0000000p-3f, -0x1.bc460a0000000p-4f, -0x1.e8bc140000000p+0f, 0x1.4415d40000000p-1f, -0x1.e2c6640000000p-2f, -0x1.d9e16c0000000p+0f, 0x1.0678600000000p-2f, 0x1.77c1660000000p-1f, -0x1.0000000000000p-1f, 0x1.a000000000000p+2f, 0x1.8000000000000p+1f});
+    CHECK(floats(quats) == std::vector<float>{0x0.0p+0f, 0x0.0p+0f, 0x1.43d1360000000p-2f, 0x1.e5b9ce0000000p-1f, 0x1.3aacc20000000p-2f, -0x1.edbbde0000000p-2f, 0x1.6fb5a60000000p-2f, 0x1.79ae640000000p-1f, 0x0.0p+0f, 0x0.0p+0f, 0x1.91a5540000000p-3f, 0x1.f60eaa0000000p-1f, 0x1.a6b7240000000p-1f, 0x1.fb98900000000p-6f, -0x1.1659c60000000p-2f, 0x1.f94f1c0000000p-2f});
+    CHECK(floats(mats) == std::vector<float>{0x1.73dfa60000000p-1f, -0x1.0d79440000000p+0f, 0x1.5389700000000p+0f, 0x1.3333340000000p-2f, 0x1.3896e80000000p-1f, 0x1.9435e00000000p+0f, -0x1.840ac40000000p-3f, -0x1.3333340000000p+0f, -0x1.435e500000000p-2f, 0x1.435e520000000p-1f, 0x1.5794340000000p+1f, 0x1.6666660000000p-1f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x1.0000000000000p+0f, 0x1.1eb8580000000p-2f, 0x0.0p+0f, 0x1.eb85200000000p-1f, 0x1.0000000000000p+0f, 0x0.0p+0f, 0x1.0000020000000p+0f, 0x0.0p+0f, 0x1.0000000000000p+1f, -0x1.eb85200000000p-1f, 0x0.0p+0f, 0x1.1eb8580000000p-2f, -0x1.0000000000000p-1f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x1.0000000000000p+0f, 0x1.6fc64e0000000p-1f, -0x1.4bb7e20000000p+0f, 0x1.8568900000000p-1f, 0x1.0000000000000p+1f, -0x1.76fc640000000p-2f, -0x1.5a24100000000p-4f, 0x1.64f52e0000000p+1f, 0x1.0000000000000p-1f, -0x1.2edf8c0000000p-1f, -0x1.85688e0000000p+0f, -0x1.9b0ad00000000p-1f, -0x1.0000000000000p-2f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x1.0000000000000p+0f, 0x1.1412080000000p-1f, 0x1.61e4f80000000p-2f, 0x1.89374c0000000p-1f, -0x1.8000000000000p+0f, 0x1.61e4f80000000p-2f, 0x1.7b4a260000000p-1f, -0x1.26e97a0000000p-1f, 0x1.0000000000000p-2f, -0x1.89374c0000000p-1f, 0x1.26e97a0000000p-1f, 0x1.1eb8580000000p-2f, 0x1.8000000000000p+1f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x1.0000000000000p+0f});
+    CHECK(floats(twists) == std::vector<float>{0x1.947ae40000000p+1f, -0x1.0000020000000p+1f, -0x1.eb84e00000000p-4f, -0x1.451eb40000000p+1f, -0x1.35c2960000000p+0f, -0x1.270a400000000p+3f, 0x1.7c28f60000000p+0f, -0x1.ccccd00000000p-2f, 0x1.5d70a40000000p+1f, -0x1.4ccccc0000000p+0f, 0x1.0000020000000p-2f, -0x1.ccccd20000000p-1f, 0x1.1374bc0000000p+1f, -0x1.6e97900000000p+1f, -0x1.147ade0000000p+0f, 0x1.e1aa020000000p+2f, 0x1.83b6480000000p+2f, 0x1.8c8b460000000p+1f, -0x1.add2f80000000p+0f, -0x1.8f7cee0000000p+2f, -0x1.5b645a0000000p+1f, -0x1.978d4c0000000p-1f, 0x1.38d5000000000p+0f, -0x1.51eb8a0000000p-1f});
+    CHECK(loss.to_vector<float>()[0] == Approx(0x1.1362640000000p+4).epsilon(1e-6));
+    // Gradients: the same chain rule, summed in another order, to rounding.
+    const std::vector<std::pair<const Array *, std::vector<float>>> grads = {
+        {&q, {-0x1.644fae0000000p-1f, 0x1.da22780000000p+0f, 0x1.9126a40000000p+0f, -0x1.331b040000000p-2f, -0x1.7008e20000000p+2f, 0x1.0ccd200000000p+2f, 0x1.50efd00000000p+2f, 0x1.472dd20000000p+2f}}, {&v, {0x1.414d760000000p+1f, 0x1.dc0ff00000000p-1f, 0x1.01b5720000000p+2f, 0x1.1684b20000000p+1f, 0x1.75f6480000000p+1f, 0x1.0eeb400000000p+1f}}, {&t, {0x1.1eb84e0000000p+0f, 0x0.0p+0f, 0x1.947ae40000000p+1f, 0x1.d9999a0000000p+2f, -0x1.9999a00000000p-3f, -0x1.9999900000000p-3f, -0x1.6000020000000p+3f, 0x1.0a3d700000000p+1f, 0x0.0p+0f, 0x1.1374bc0000000p+1f, -0x1.ae14780000000p+1f, 0x1.10a3d60000000p+3f, 0x1.b47ae00000000p+3f, 0x1.eeb8540000000p+4f}}};
+    for (const auto &[a, want] : grads) {
+        const std::vector<float> got = floats(a->grad());
+        REQUIRE(got.size() == want.size());
+        for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(want[i]).margin(1e-4));
+    }
+    if (backend::nvrtc_available()) // NVRTC, no device needed
+        CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
+}
+
+TEST_CASE("warp.math helpers: a module's own definition of the name wins, and a call that does not fit is reported at "
+          "the call") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    // Warp's own tests define quat_from_euler themselves: theirs is the one called.
+    const CompiledModule own = host.load_module_source("own_math", R"(import warp as wp
+
+@wp.func
+def quat_to_rpy(q: wp.quat) -> wp.vec3:
+    return wp.vec3(q[3], 7.0, 0.0)
+
+@wp.kernel
+def k(a: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    a[i] = wp.quat_to_rpy(wp.quat(0.0, 0.0, 0.0, 1.0)) + wp.norm_l2(wp.vec2(3.0, 4.0)) * wp.vec3(0.0, 0.0, 1.0)
+)");
+    Array a = Array::zeros(Type::vector(Scalar::Float32, 3), {1});
+    own.kernel("k").launch({1}, {a});
+    CHECK(floats(a) == std::vector<float>{1.0f, 7.0f, 5.0f});
+    const std::string bad = weft::test::message_of<kernel::KernelSourceError>([&] {
+        host.load_module_source("bad_math", R"(import warp as wp
+
+@wp.kernel
+def k(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = wp.norm_l1(a[i])
+    a[i] = wp.quat_to_rpy(wp.vec3(1.0, 2.0, 3.0))[0]
+)");
+    });
+    CHECK_THAT(bad, Catch::Contains("bad_math.py:6:12: error: len() needs an array, vector or matrix, got 'float32'"));
+    CHECK_THAT(bad, Catch::Contains("bad_math.py:7:12: error: no overload of function 'quat_to_rpy' matches the argument "
+                                    "types (vec3); candidates:\n    quat_to_rpy(q: wp.quat)  (warp.math)"));
+    // A module that calls none of them gets none of them.
+    const kernel::FrontendResult none = kernel::check_module(
+        kernel::SourceFile("plain.py", "import warp as wp\n\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    a[0] = 1.0\n"),
+        host.registry());
+    REQUIRE(none.ok());
+    CHECK(none.module.functions.size() == 1); // the kernel
 }
 
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {

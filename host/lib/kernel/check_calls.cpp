@@ -408,7 +408,8 @@ Value Checker::user_call(const std::string &name, const Expr &e, std::vector<Val
                 auto d = p.annotation ? dotted(*p.annotation) : std::nullopt;
                 ps.push_back(p.name + (d ? ": " + *d : std::string()));
             }
-            sigs.push_back(name + "(" + join(ps) + ")  (line " + std::to_string(def->location.line) + ")");
+            sigs.push_back(name + "(" + join(ps) + ")  (" +
+                           (def->bundled_from.empty() ? "line " + std::to_string(def->location.line) : def->bundled_from) + ")");
         }
         diags_.error(e.location,
                      std::string(chosen.empty() ? "no overload of function '" : "ambiguous call to function '") + name +

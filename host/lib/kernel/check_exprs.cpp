@@ -520,6 +520,78 @@ bool has_call(const Expr &e) {
 }
 } // namespace
 
+bool Checker::infer_sized_type(const Expr &e, bool matrix, Expr &type_call) {
+    // As Warp: a size or dtype left out comes from the values (wp.vector(1.0, 2.0, 3.0) is a vec3).
+    const char *size_name = matrix ? "shape" : "length";
+    const auto given = [&](const char *name) {
+        return std::any_of(e.keywords.begin(), e.keywords.end(), [&](const ast::Keyword &k) { return k.name == name; });
+    };
+    const bool has_size = given(size_name), has_dtype = given("dtype");
+    if (has_size && has_dtype) return true;
+    const std::string what = matrix ? "wp.matrix" : "wp.vector";
+    std::vector<Type> types;
+    for (std::size_t i = 1; i < e.children.size(); ++i) {
+        if (e.children[i]->kind == Expr::Kind::Starred) return true; // unpacked later: sizes must be given
+        Value v = expr(*e.children[i]);
+        if (!v.ok()) return false;
+        settle(v);
+        types.push_back(v.type());
+    }
+    std::optional<Scalar> dtype;
+    int rows = 0, cols = 0;
+    const bool copy = types.size() == 1 && (types[0].kind() == (matrix ? Type::Kind::Matrix : Type::Kind::Vector));
+    if (copy) {
+        rows = types[0].rows();
+        cols = matrix ? types[0].cols() : 0;
+        dtype = types[0].scalar_type();
+    } else if (types.empty()) {
+        dtype = Scalar::Float32;
+    } else {
+        for (const Type &t : types)
+            if (!t.is_scalar()) {
+                diags_.error(e.location, what + "() takes scalar values (or one " + (matrix ? "matrix" : "vector") +
+                                             " to copy), got '" + t.name() + "'");
+                return false;
+            }
+        for (const Type &t : types)
+            if (t != types.front()) {
+                diags_.error(e.location, "all values given when constructing a " + std::string(matrix ? "matrix" : "vector") +
+                                             " must have the same type, got '" + types.front().name() + "' and '" + t.name() +
+                                             "' (give dtype=..., or convert them)");
+                return false;
+            }
+        dtype = types.front().scalar_type();
+        if (!matrix && types.size() > 1) rows = static_cast<int>(types.size());
+    }
+    if (!has_size) {
+        if (rows == 0) {
+            diags_.error(e.location, std::string("the ") + size_name + " of a " + (matrix ? "matrix" : "vector") +
+                                         " cannot be inferred here: give it, " + what + "(" +
+                                         (matrix ? "..., shape=(2, 2)" : "..., length=3") + ")");
+            return false;
+        }
+        auto size = std::make_unique<Expr>(Expr::Kind::Int, e.location);
+        size->int_value = static_cast<std::uint64_t>(rows);
+        size->text = std::to_string(rows);
+        if (matrix) {
+            auto shape = std::make_unique<Expr>(Expr::Kind::Tuple, e.location);
+            auto c = std::make_unique<Expr>(Expr::Kind::Int, e.location);
+            c->int_value = static_cast<std::uint64_t>(cols);
+            c->text = std::to_string(cols);
+            shape->children.push_back(std::move(size));
+            shape->children.push_back(std::move(c));
+            size = std::move(shape);
+        }
+        type_call.keywords.push_back(ast::Keyword{size_name, std::move(size), e.location});
+    }
+    if (!has_dtype) {
+        auto name = std::make_unique<Expr>(Expr::Kind::Name, e.location);
+        name->text = Type::scalar(*dtype).name();
+        type_call.keywords.push_back(ast::Keyword{"dtype", std::move(name), e.location});
+    }
+    return true;
+}
+
 Value Checker::sized_constructor(const Expr &e, bool matrix) {
     // The size and dtype name the type; the positional arguments construct it.
     auto type_call = std::make_unique<Expr>(Expr::Kind::Call, e.location);
@@ -528,6 +600,7 @@ Value Checker::sized_constructor(const Expr &e, bool matrix) {
     values->children.push_back(ast::clone(*e.children[0]));
     for (std::size_t i = 1; i < e.children.size(); ++i) values->children.push_back(ast::clone(*e.children[i]));
     for (const ast::Keyword &k : e.keywords) type_call->keywords.push_back(ast::Keyword{k.name, ast::clone(*k.value), k.location});
+    if (!infer_sized_type(e, matrix, *type_call)) return poison();
     const auto t = user_vector_type(*type_call, matrix);
     if (!t) return poison();
     note_type(*t);
@@ -689,6 +762,22 @@ Value Checker::call(const Expr &e) {
         }
         return construct(t, e, e.location);
     }
+    // wp.static(f)(x): Warp evaluates f when it builds the kernel; a function's name is that already.
+    if (!name && callee.kind == Expr::Kind::Call && callee.children.size() == 2 && callee.keywords.empty())
+        if (const auto s = dotted(*callee.children[0]); s && *s != "static" && strip_warp(*s) == "static") {
+            if (!dotted(*callee.children[1])) {
+                diags_.error(callee.children[1]->location, "wp.static(...) called as a function names the function: "
+                                                           "wp.static(f)(x), with f a @wp.func or a builtin");
+                return poison();
+            }
+            auto direct = std::make_unique<Expr>(Expr::Kind::Call, e.location);
+            direct->children.push_back(ast::clone(*callee.children[1]));
+            for (std::size_t i = 1; i < e.children.size(); ++i) direct->children.push_back(ast::clone(*e.children[i]));
+            for (const ast::Keyword &k : e.keywords)
+                direct->keywords.push_back(ast::Keyword{k.name, ast::clone(*k.value), k.location});
+            synthesized_.push_back(std::move(direct));
+            return call(*synthesized_.back());
+        }
     if (!name) {
         diags_.error(callee.location, "only named functions and types can be called");
         return poison();

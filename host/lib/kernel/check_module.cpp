@@ -78,9 +78,15 @@ int Checker::instantiate(const ast::FunctionDef &def, const std::vector<Type> &a
     bool ok = true;
     const bool returns_none = def.returns && def.returns->kind == Expr::Kind::Name && def.returns->text == "None";
     if (def.returns && !returns_none) {
-        auto a = annotation(*def.returns, true);
-        if (!a) ok = false;
-        else if (a->kind == Annotation::Kind::Concrete) declared = a->type;
+        if (const std::optional<std::optional<Type>> t = tuple_annotation(*def.returns)) {
+            // tuple[T1, T2, ...]: the values `return a, b` gives, as Warp reads it.
+            if (*t) declared = **t;
+            else ok = false;
+        } else {
+            auto a = annotation(*def.returns, true);
+            if (!a) ok = false;
+            else if (a->kind == Annotation::Kind::Concrete) declared = a->type;
+        }
     }
     f.return_type = declared;
     // Overloads and generic instances get distinct C++ names by construction;
@@ -429,6 +435,7 @@ void Checker::read_imports() {
     out_.warp_alias = warp_aliases_.empty() ? "" : *warp_aliases_.begin();
     warp_aliases_.insert("wp"); // the prefix is optional, and wp. is always understood
     warp_aliases_.insert("warp");
+    typing_aliases_.insert("typing"); // typing.Any too (the bundled warp.math says so without importing)
 }
 
 void Checker::define_warp_constants() {

@@ -750,7 +750,11 @@ void Checker::stmt_return(const Stmt &s, std::vector<ir::StmtPtr> &out) {
         diags_.error(s.value->location, "function '" + f.name + "' is declared '-> None' but returns a value");
         return;
     }
-    Value v = s.value->kind == Expr::Kind::Tuple ? tuple(*s.value, {}) : expr(*s.value);
+    // A declared tuple's element types convert the returned literals (return x, 0.0).
+    std::vector<std::optional<Type>> hints;
+    if (f.return_type && f.return_type->kind() == Type::Kind::Tuple)
+        for (const Type &t : f.return_type->elements()) hints.emplace_back(t);
+    Value v = s.value->kind == Expr::Kind::Tuple ? tuple(*s.value, hints) : expr(*s.value);
     if (!v.ok()) return;
     if (v.type().is_void()) {
         diags_.error(s.value->location,

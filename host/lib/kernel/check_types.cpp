@@ -335,6 +335,40 @@ std::string Checker::warp_types_name(const std::string &dotted) const {
     return strip_warp(dotted);
 }
 
+std::optional<std::optional<Type>> Checker::tuple_annotation(const Expr &e) {
+    if (e.kind != Expr::Kind::Subscript || e.children.size() < 2) return std::nullopt;
+    const std::optional<std::string> base = dotted(*e.children[0]);
+    if (!base) return std::nullopt;
+    const auto dot = base->rfind('.');
+    const std::string last = dot == std::string::npos ? *base : base->substr(dot + 1);
+    const bool typing = dot != std::string::npos && typing_aliases_.count(base->substr(0, dot));
+    if (!(*base == "tuple" || (last == "Tuple" && (typing || *base == "Tuple")))) return std::nullopt;
+    std::vector<Type> elements;
+    for (std::size_t i = 1; i < e.children.size(); ++i) {
+        const Expr &x = *e.children[i];
+        if (x.kind == Expr::Kind::Ellipsis) {
+            diags_.error(x.location, "a returned tuple names each element's type: " + *base + "[float, wp.vec3]");
+            return std::optional<Type>();
+        }
+        const std::optional<Type> t = concrete_type(x);
+        if (!t) return std::optional<Type>();
+        if (t->kind() == Type::Kind::Array || t->kind() == Type::Kind::Tuple || t->is_void()) {
+            diags_.error(x.location, "a returned tuple holds values (scalars, vectors, matrices, quaternions, "
+                                     "transforms, structs), not '" + t->name() + "'");
+            return std::optional<Type>();
+        }
+        elements.push_back(*t);
+    }
+    if (elements.size() < 2) {
+        diags_.error(e.location, "a returned tuple has at least two elements: return the value itself (-> " +
+                                     elements.front().name() + ")");
+        return std::optional<Type>();
+    }
+    const Type t = Type::tuple(std::move(elements));
+    note_type(t);
+    return std::optional<Type>(t);
+}
+
 std::optional<Type> Checker::user_vector_type(const Expr &e, bool matrix) {
     const std::string what = matrix ? "wp.types.matrix(shape=(rows, cols), dtype=...)" : "wp.types.vector(length=n, dtype=...)";
     const char *size_name = matrix ? "shape" : "length";

@@ -110,11 +110,18 @@ public:
     std::optional<Annotation> annotation(const ast::Expr &e, bool allow_generic);
     std::optional<Type> concrete_type(const ast::Expr &e);
     std::optional<Type> user_vector_type(const ast::Expr &call, bool matrix);
+    /// A return annotation `tuple[T1, T2, ...]` (also `typing.Tuple[...]`,
+    /// `Tuple[...]`): nullopt when `e` is not one; an empty type when it is
+    /// one that does not check (reported).
+    std::optional<std::optional<Type>> tuple_annotation(const ast::Expr &e);
     /// strip_warp(), and "types.vector" / "types.matrix" for names imported from warp.types.
     std::string warp_types_name(const std::string &dotted) const;
     std::map<std::string, std::string> warp_types_imports_; // from warp.types import vector as v: v -> types.vector
     /// wp.vector(x, y, z, length=3, dtype=float), wp.matrix(..., shape=(2, 2), dtype=float) in a body.
     Value sized_constructor(const ast::Expr &call, bool matrix);
+    /// Adds to `type_call` the size and dtype `call` leaves out, from its values as Warp infers
+    /// them; false when they cannot be (reported).
+    bool infer_sized_type(const ast::Expr &call, bool matrix, ast::Expr &type_call);
     /// The type a dotted name denotes (scalar, vector, struct, native), if any.
     std::optional<Type> type_named(const std::string &dotted) const;
     /// "wp.vec3" -> "vec3" when wp is the warp alias; other names unchanged.

@@ -1,5 +1,6 @@
 #include "weft/kernel/frontend.hpp"
 
+#include "bundled_functions.hpp"
 #include "checker.hpp"
 #include "weft/kernel/parser.hpp"
 
@@ -22,9 +23,10 @@ FrontendResult check_module(const SourceFile &input, const Registry &registry, c
     FrontendResult result;
     result.module.name = std::filesystem::path(file.name()).stem().string();
     result.module.source_path = file.name();
-    const ast::Module tree = parse_module(file, diags);
+    ast::Module tree = parse_module(file, diags);
     // A module that does not parse is not checked: its errors would be guesses.
     if (!diags.has_errors()) {
+        detail::add_bundled_functions(tree);
         detail::Checker checker(tree, registry, diags, result.module);
         checker.run();
     }

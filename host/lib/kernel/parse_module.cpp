@@ -444,6 +444,7 @@ FunctionDef clone(const FunctionDef &f) {
     c.location = f.location;
     c.factory_call = f.factory_call;
     c.factory_call_location = f.factory_call_location;
+    c.bundled_from = f.bundled_from;
     for (const Decorator &d : f.decorators) {
         Decorator copy{d.name, d.qualified, d.called, {}, {}, d.location};
         for (const Keyword &k : d.keywords) copy.keywords.push_back(Keyword{k.name, clone(*k.value), k.location});

@@ -120,6 +120,9 @@ struct FunctionDef {
     /// make_scale(...)") and where, for a note after errors in its body.
     std::string factory_call;
     SourceLocation factory_call_location;
+    /// Where weft's bundled source it came from ("warp.math"), when it is one
+    /// of the functions weft brings; "" for the module's own.
+    std::string bundled_from;
 };
 
 struct ClassDef {

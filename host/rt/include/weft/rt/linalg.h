@@ -426,12 +426,14 @@ template <typename T> WEFT_RT_FN quat_t<T> mul(const quat_t<T> &a, const quat_t<
                      T(aw * bz + bw * az + ax * by - bx * ay), T(aw * bw - ax * bx - ay * by - az * bz));
 }
 template <typename T> WEFT_RT_FN T length(const quat_t<T> &q) { return T(sqrt(rt::dot_acc<4>(q.c, q.c))); }
-/// q / |q|; the zero quaternion becomes the identity (as Warp).
+/// q times 1 / |q|, as Warp's (a quotient per component differs from it in
+/// the last bit); the zero quaternion becomes the identity (as Warp).
 template <typename T> WEFT_RT_FN quat_t<T> normalize(const quat_t<T> &q) {
     const rt::acc<T> l = sqrt(rt::dot_acc<4>(q.c, q.c));
     if (!(l > rt::acc<T>(0))) return quat_identity<T>();
+    const rt::acc<T> inv = rt::acc<T>(1) / l;
     quat_t<T> r;
-    for (int i = 0; i < 4; ++i) r.c[i] = T(rt::acc<T>(q.c[i]) / l);
+    for (int i = 0; i < 4; ++i) r.c[i] = T(rt::acc<T>(q.c[i]) * inv);
     return r;
 }
 namespace rt {
