@@ -532,6 +532,50 @@ def k(a: wp.array(dtype=float)):
     CHECK(none.module.functions.size() == 1); // the kernel
 }
 
+TEST_CASE("tuple return annotations, wp.vector / wp.matrix with inferred sizes and dtypes, and wp.static(f)(x) "
+          "calls give warp-lang's values") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const fs::path file = fs::path(WEFT_WARP_SEMANTICS_DIR) / "language_round2.py";
+    const Kernel k = host.load_module(file).kernel("round2");
+    Array a = Array::from_vector(f32, std::vector<float>{0.5f, -1.25f, 3.0f});
+    Array out = Array::zeros(f32, {3});
+    Array vo = Array::zeros(Type::vector(Scalar::Float32, 3), {3});
+    std::vector<float> m(12);
+    for (std::size_t i = 0; i < m.size(); ++i) m[i] = float(i);
+    Array mo = Array::from_host(Type::matrix(Scalar::Float32, 2, 2), {3}, m.data(), m.size() * 4, Device::cpu());
+    Array io = Array::zeros(Type::vector(Scalar::Int32, 3), {3});
+    k.launch({3}, {a, out, vo, mo, io});
+    // warp-lang 1.19 on the CPU, bit for bit.
+    CHECK(out.to_vector<float>() == std::vector<float>{0x1.c1535e0000000p+2f, 0x1.7cdd680000000p+0f, 0x1.cc3fb60000000p+3f});
+    CHECK(floats(vo) == std::vector<float>{0x1.4000000000000p+1f, 0x1.2000000000000p+2f, 0x1.e000000000000p+2f, -0x1.6000000000000p+1f, 0x1.6000000000000p+1f, 0x1.7000000000000p+2f, 0x1.4000000000000p+3f, 0x1.c000000000000p+2f, 0x1.4000000000000p+3f});
+    CHECK(floats(mo) == std::vector<float>{0x1.0000000000000p-1f, 0x1.0000000000000p+1f, 0x1.0000000000000p+2f, 0x1.8000000000000p+2f, 0x1.6000000000000p+1f, 0x1.8000000000000p+2f, 0x1.0000000000000p+3f, 0x1.4000000000000p+3f, 0x1.6000000000000p+3f, 0x1.4000000000000p+3f, 0x1.8000000000000p+3f, 0x1.c000000000000p+3f});
+    std::vector<std::int32_t> ints(9);
+    io.copy_to_host(ints.data(), ints.size() * 4);
+    CHECK(ints == std::vector<std::int32_t>{0, 2, 3, 1, 2, 3, 2, 2, 3});
+    if (backend::nvrtc_available()) // NVRTC, no device needed
+        CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
+    // What Warp refuses, weft refuses, at the call.
+    const auto refused = [&](const std::string &name, const std::string &line) {
+        return weft::test::message_of<kernel::KernelSourceError>([&] {
+            host.load_module_source(name, "import warp as wp\n\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n" + line + "\n");
+        });
+    };
+    CHECK_THAT(refused("mixed", "    v = wp.vector(a[i], 2, 3)"),
+               Catch::Contains("mixed.py:6:9: error: all values given when constructing a vector must have the same type, "
+                               "got 'float32' and 'int32'"));
+    CHECK_THAT(refused("fill", "    v = wp.vector(a[i])"),
+               Catch::Contains("the length of a vector cannot be inferred here: give it, wp.vector(..., length=3)"));
+    CHECK_THAT(refused("noshape", "    m = wp.matrix(1.0, 2.0, 3.0, 4.0)"),
+               Catch::Contains("the shape of a matrix cannot be inferred here: give it, wp.matrix(..., shape=(2, 2))"));
+    CHECK_THAT(refused("static_value", "    a[i] = wp.static(a)(1.0)"),
+               Catch::Contains("static_value.py:6:22: error: 'a' is a variable, not a function"));
+    const std::string one = weft::test::message_of<kernel::KernelSourceError>([&] {
+        host.load_module_source("one_tuple", "import warp as wp\n\n@wp.func\ndef f(x: float) -> tuple[float]:\n    return x\n");
+    });
+    CHECK_THAT(one, Catch::Contains("a returned tuple has at least two elements: return the value itself (-> float32)"));
+}
+
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
     TempDir cache("semantics");
     Host host(options_for(cache));
