@@ -4,6 +4,8 @@
 #include "test_support.hpp"
 
 #include "weft/host/host.hpp"
+#include "weft/kernel/diagnostics.hpp"
+#include "weft/support/file.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -110,4 +112,64 @@ def square(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     Array gy = Array::from_vector(f32, std::vector<float>{1.0f, 1.0f});
     CHECK_THAT(message_of<UserError>([&] { k.launch_adjoint({2}, {x, y}, {gx, gy}); }),
                Catch::Contains("module 'opts_no_backward' sets enable_backward=False in its module options"));
+}
+
+TEST_CASE("module options: Warp's deterministic modes run a CPU launch on one thread in index order, and refuse CUDA") {
+    TempDir cache("module_options");
+    HostOptions o = options_for(cache);
+    o.threads = 4;
+    // Float atomics into one element: the index-order sum is Warp's CPU result.
+    const auto source = [](const std::string &mode) {
+        return "import warp as wp\nwp.set_module_options({\"deterministic\": wp.DeterministicMode." + mode + R"(})
+
+
+@wp.kernel
+def total(x: wp.array(dtype=float), sum: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(sum, 0, x[i] * wp.sin(float(i)))
+)";
+    };
+    const std::int64_t n = 1 << 16;
+    std::vector<float> x(n);
+    for (std::int64_t i = 0; i < n; ++i) x[static_cast<std::size_t>(i)] = 1.0f + static_cast<float>(i % 97) * 0.37f;
+    // The kernel's own order of operations: x[i] * sin(float(i)), added in index order.
+    Array xs = Array::from_vector(f32, x);
+    Array products = Array::zeros(f32, {n});
+    {
+        Host host(o);
+        host.load_module_source("products", R"(import warp as wp
+
+
+@wp.kernel
+def products(x: wp.array(dtype=float), p: wp.array(dtype=float)):
+    i = wp.tid()
+    p[i] = x[i] * wp.sin(float(i))
+)").kernel("products").launch({n}, {xs, products});
+    }
+    float expected = 0.0f;
+    for (float p : products.to_vector<float>()) expected += p;
+    for (const char *mode : {"RUN_TO_RUN", "GPU_TO_GPU"}) {
+        INFO(mode);
+        for (int process = 0; process < 2; ++process) { // the second load is warm: the mode comes from its record
+            Host host(o);
+            const CompiledModule m = host.load_module_source(std::string("det_") + mode, source(mode));
+            CHECK(m.from_cache() == (process == 1));
+            Array sum = Array::zeros(f32, {1});
+            m.kernel("total").launch({n}, {xs, sum});
+            CHECK(sum.to_vector<float>()[0] == expected);
+        }
+    }
+    Host host(o);
+    CHECK_NOTHROW(host.load_module_source("det_none", source("NOT_GUARANTEED")));
+    const fs::path cuda_file = cache.path / "det_cuda.py";
+    write_file_atomically(cuda_file, source("RUN_TO_RUN"));
+    const std::string cuda = message_of<UserError>([&] { host.compile_aot(cuda_file, {Target::cuda_ptx(80)}); });
+    CHECK_THAT(cuda, Catch::Contains("module option deterministic=wp.DeterministicMode.RUN_TO_RUN has no CUDA code in "
+                                     "weft: its atomics are not recorded and replayed in a fixed order"));
+    // Warp 1.19 refuses a bool here.
+    const std::string boolean = message_of<kernel::KernelSourceError>([&] {
+        host.load_module_source("det_bool", "import warp as wp\nwp.set_module_options({\"deterministic\": True})\n");
+    });
+    CHECK_THAT(boolean, Catch::Contains("a wp.DeterministicMode value: wp.DeterministicMode.NOT_GUARANTEED, "
+                                        "RUN_TO_RUN or GPU_TO_GPU (Warp 1.19 refuses True and False here)"));
 }

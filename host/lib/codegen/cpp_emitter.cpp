@@ -53,7 +53,7 @@ std::string kernel_signature_digest(const std::vector<KernelEntry> &kernels) {
     for (const KernelEntry &k : kernels) {
         h.field(k.name).field(k.key).field(k.symbol).field(std::to_string(k.tid_dims));
         // What a launch must do for the code to be right (plain adds into private copies).
-        std::string privates = k.loops ? "loops" : "";
+        std::string privates = std::string(k.loops ? "loops" : "") + (k.serial ? " serial" : "");
         for (int p : k.private_gradients) privates += " " + std::to_string(p);
         h.field(privates);
         h.field(std::to_string(static_cast<int>(k.abi))).field(std::to_string(k.params.size()));

@@ -112,6 +112,12 @@ std::string Emitter::cuda_tid_components(int tid_dims) {
 }
 
 void Emitter::cuda_entry(std::ostringstream &o, const ir::Function &f) {
+    if (const int mode = m_.options.deterministic.value_or(0); mode > 0)
+        throw UserError(where(f) + ": module option deterministic=wp.DeterministicMode." +
+                        (mode == 1 ? "RUN_TO_RUN" : "GPU_TO_GPU") +
+                        " has no CUDA code in weft: its atomics are not recorded and replayed in a fixed order "
+                        "(Warp's are). On the CPU the module runs each launch on one thread in index order; for "
+                        "CUDA, leave the option out (or NOT_GUARANTEED)");
     if (f.abi == ir::EntryPointAbi::ExternalConstantParams) return external_entry(o, f);
     KernelEntry k;
     k.name = f.name;
@@ -179,6 +185,7 @@ void Emitter::entry(std::ostringstream &o, const ir::Function &f) {
     k.abi = f.abi;
     k.params = entry_params(f);
     k.loops = has_loop(f) || f.uses_tiles; // a tile block's work is a loop per operation
+    k.serial = m_.options.deterministic.value_or(0) > 0;
     k.tiled = f.uses_tiles;
     if (!codegen_.adjoint) k.no_backward = gradient_refusal(f);
     if (codegen_.adjoint)

@@ -16,7 +16,7 @@ namespace {
 
 /// A literal option value: True/False, an int (optionally negated), a string, None.
 struct OptionValue {
-    enum class Kind { Bool, Int, String, None, Other } kind = Kind::Other;
+    enum class Kind { Bool, Int, String, None, Enum, Other } kind = Kind::Other;
     bool b = false;
     long long i = 0;
     std::string s;
@@ -39,6 +39,11 @@ OptionValue option_value(const Expr &e) {
         v.s = e.text;
     } else if (e.kind == Expr::Kind::Name && e.text == "None") {
         v.kind = OptionValue::Kind::None;
+    } else if (e.kind == Expr::Kind::Attribute && e.children[0]->kind == Expr::Kind::Attribute &&
+               e.children[0]->text == "DeterministicMode") {
+        // wp.DeterministicMode.RUN_TO_RUN (also warp.config.DeterministicMode...): the member's name.
+        v.kind = OptionValue::Kind::Enum;
+        v.s = e.text;
     }
     return v;
 }
@@ -137,11 +142,16 @@ void Checker::module_options(const Expr &dict, ir::Function *unique_kernel) {
                    name == "enable_mathdx_fft") {
             ignored_bool(true); // weft's CUDA entries are always grid-stride loops; it has no tiles
         } else if (name == "deterministic") {
-            if (v.kind == OptionValue::Kind::Bool && v.b)
-                diags_.error(value.location, "module option 'deterministic': weft's atomics do not record and replay "
-                                             "in a fixed order; remove the option (or set it to False)");
-            else
-                ignored_bool(false);
+            // Warp 1.19 takes a wp.DeterministicMode (and refuses True and False).
+            static const char *const modes[] = {"NOT_GUARANTEED", "RUN_TO_RUN", "GPU_TO_GPU"};
+            int mode = -1;
+            for (int m = 0; m < 3; ++m)
+                if (v.kind == OptionValue::Kind::Enum && v.s == modes[m]) mode = m;
+            if (mode < 0)
+                wrong("a wp.DeterministicMode value: wp.DeterministicMode.NOT_GUARANTEED, RUN_TO_RUN or GPU_TO_GPU "
+                      "(Warp 1.19 refuses True and False here)");
+            else if (set_here(name, key.location))
+                o.deterministic = mode;
         } else if (name == "cpu_compiler_flags") {
             diags_.error(key.location, "module option 'cpu_compiler_flags' is not supported: weft compiles with its "
                                        "own flags; use \"optimization_level\" and \"fast_math\"");

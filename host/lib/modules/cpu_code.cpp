@@ -58,6 +58,7 @@ public:
                         k->dense_arrays.emplace_back(i, t.element().size());
                 }
             k->plan.loops = e.loops;
+            k->plan.serial = e.serial;
             for (int g : e.private_gradients) {
                 const Type &t = e.params.at(static_cast<std::size_t>(g)).type;
                 if (t.kind() != Type::Kind::Array || t.is_indexed_array() ||

@@ -14,9 +14,9 @@
 //   type 4:a1f4 64 a 1 s float32        code, size, then the type's tokens
 //   type 2:f4 4 s float32
 //   compiled 11:ten_kernels <hash> 1    module, full hash, kernel count
-//   kernel 5:saxpy 0: 12:wk5saxpy_cpu 1 1 0 0 0 0 0: 3
+//   kernel 5:saxpy 0: 12:wk5saxpy_cpu 1 1 0 0 0 0 0 0: 3
 //                                       name, key, symbol, tid_dims,
-//                                       strided_section, external, loops, tiled, no_backward,
+//                                       strided_section, external, loops, tiled, serial, no_backward,
 //                                       private gradient count and indices,
 //                                       params
 //   param 1:x 0                         name, index into the types
@@ -43,7 +43,7 @@ namespace weft::pipeline {
 namespace {
 
 constexpr std::string_view record_magic = "weft-warm-record";
-constexpr int record_format = 7; // 2: the modules of unique kernels; 3: strided copies; 4: this text form; 5: loops, private gradients; 6: tiled; 7: no_backward
+constexpr int record_format = 8; // 2: the modules of unique kernels; 3: strided copies; 4: this text form; 5: loops, private gradients; 6: tiled; 7: no_backward; 8: serial
 constexpr int max_type_depth = 32;
 constexpr std::size_t max_count = 1 << 20;
 
@@ -272,7 +272,7 @@ std::string WarmRecord::serialize() const {
             put_string(out, k.symbol);
             out += ' ' + std::to_string(k.tid_dims) + ' ' + std::to_string(k.strided_section) + ' ' +
                    (k.abi == kernel::ir::EntryPointAbi::ExternalConstantParams ? "1" : "0") + ' ' + (k.loops ? "1" : "0") +
-                   ' ' + (k.tiled ? "1" : "0") + ' ';
+                   ' ' + (k.tiled ? "1" : "0") + ' ' + (k.serial ? "1" : "0") + ' ';
             put_string(out, k.no_backward);
             out += ' ' + std::to_string(k.private_gradients.size());
             for (int p : k.private_gradients) out += ' ' + std::to_string(p);
@@ -347,6 +347,7 @@ WarmRecord WarmRecord::parse(const std::string &text) {
                                                     : kernel::ir::EntryPointAbi::Warp;
             e.loops = in.number("loops", 0, 1) == 1;
             e.tiled = in.number("tiled", 0, 1) == 1;
+            e.serial = in.number("serial", 0, 1) == 1;
             e.no_backward = in.string("a kernel's reason for no backward pass");
             const std::size_t private_count = in.number<std::size_t>("the private gradient count", 0, 4096);
             for (std::size_t i = 0; i < private_count; ++i) e.private_gradients.push_back(in.number("a private gradient", 0, 8191));

@@ -430,6 +430,8 @@ void launch_cpu(CpuEntry entry, const std::vector<std::int64_t> &dim, const Pack
             entry(l, ptrs, static_cast<long long>(begin), static_cast<long long>(end));
         });
     };
+    // Warp's deterministic mode: one thread, index order, plain adds into the gradients.
+    if (plan.serial) return entry(l, ptrs, 0, static_cast<long long>(size));
     const bool parallel = pool.threads() > 1 && size >= inline_below && size > 1;
     // On one thread the gradients take plain adds directly (as Warp's serial CPU launch does).
     if (plan.private_gradients.empty() || !parallel) return whole_grid();

@@ -38,6 +38,9 @@ struct KernelEntry {
     /// The kernel's body has a loop: one thread's work may be long, so a
     /// launch splits short grids across threads too (CPU).
     bool loops = false;
+    /// The module asks for Warp's deterministic mode: a CPU launch runs the
+    /// grid on one thread, in index order (so atomics add in Warp's order).
+    bool serial = false;
     /// A tile kernel (Warp's launch_tiled): its launch grid counts blocks of
     /// LaunchOptions::block_dim threads; tid() is the block's index.
     bool tiled = false;

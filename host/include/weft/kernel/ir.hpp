@@ -194,6 +194,10 @@ struct ModuleOptions {
     std::optional<bool> fuse_fp;           // CUDA: mul + add contraction into fma
     std::optional<bool> lineinfo;          // CUDA: line info in the PTX
     std::optional<int> optimization_level; // 0..3
+    /// Warp's wp.DeterministicMode: 0 NOT_GUARANTEED, 1 RUN_TO_RUN, 2 GPU_TO_GPU.
+    /// Above 0, CPU launches run the grid on one thread in index order (Warp's
+    /// CPU order); CUDA code is refused (weft does not replay atomics in order).
+    std::optional<int> deterministic;
 };
 
 struct Function {

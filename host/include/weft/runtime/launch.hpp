@@ -143,6 +143,9 @@ struct CpuLaunchPlan {
     std::vector<PrivateGradient> private_gradients;
     /// launch_t::block_dim: a tiled launch's threads per block (its tiles' lanes), else 1.
     int block_dim = 1;
+    /// Run the whole grid on the calling thread, in index order (Warp's
+    /// deterministic mode; codegen::KernelEntry::serial).
+    bool serial = false;
 };
 
 /// The bytes of private gradient copies one launch may hold, all ranges
