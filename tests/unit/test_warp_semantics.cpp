@@ -576,6 +576,21 @@ TEST_CASE("tuple return annotations, wp.vector / wp.matrix with inferred sizes a
     CHECK_THAT(one, Catch::Contains("a returned tuple has at least two elements: return the value itself (-> float32)"));
 }
 
+TEST_CASE("a func_native snippet sees the C math library's names (powf, fabsf, fmaf, erff ...) as Warp's do") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const fs::path file = fs::path(WEFT_WARP_SEMANTICS_DIR) / "snippet_libm.py";
+    const Kernel k = host.load_module(file).kernel("snippet_libm");
+    Array x = Array::from_vector(f32, std::vector<float>{0.5f, 1.25f, 3.0f, 7.5f});
+    Array out = Array::zeros(f32, {4});
+    k.launch({4}, {x, out});
+    // warp-lang 1.19 on the CPU, bit for bit.
+    CHECK(out.to_vector<float>() ==
+          std::vector<float>{0x1.c189120000000p+3f, 0x1.aff0800000000p+4f, 0x1.1b202e0000000p+6f, 0x1.2b2acc0000000p+8f});
+    if (backend::nvrtc_available()) // NVRTC declares them itself
+        CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
+}
+
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
     TempDir cache("semantics");
     Host host(options_for(cache));

@@ -567,7 +567,8 @@ void Emitter::native_aliases(std::ostringstream &o, const ir::Function &f, bool 
                           "log10", "log2", "max", "min", "pow", "round", "sin", "sinh", "sqrt", "tan", "tanh",
                           "trunc"})
         o << " using ::weft::" << m << ";";
-    o << "\n";
+    // The C math library's other names (powf, fabs, fmaf ...), as Warp's snippets see <math.h>.
+    o << " WEFT_RT_LIBM_USING\n";
     for (std::size_t i = 0; i < f.params.size(); ++i) {
         const std::string &n = f.params[i].name;
         o << "    auto &" << n << " = " << param(static_cast<int>(i)) << ";\n    (void)" << n << ";\n";

@@ -31,6 +31,7 @@
 
 #include "weft/rt/base.h"
 #include "weft/rt/scalar.h"
+#include "weft/rt/libm.h"
 #include "weft/rt/linalg.h"
 #include "weft/rt/spatial.h"
 #include "weft/rt/geometry.h"
