@@ -591,6 +591,24 @@ TEST_CASE("a func_native snippet sees the C math library's names (powf, fabsf, f
         CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
 }
 
+TEST_CASE("wp.ref parameters written by tuple unpacking write through, and so do negative matrix indices passed as "
+          "wp.ref arguments") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const fs::path file = fs::path(WEFT_WARP_SEMANTICS_DIR) / "ref_write_through.py";
+    const Kernel k = host.load_module(file).kernel("ref_write_through");
+    Array out = Array::zeros(f32, {6});
+    Array mo = Array::zeros(Type::matrix(Scalar::Float32, 3, 3), {1});
+    Array vo = Array::zeros(Type::vector(Scalar::Float32, 3), {1});
+    k.launch({1}, {out, mo, vo});
+    // warp-lang 1.19 on the CPU.
+    CHECK(out.to_vector<float>() == std::vector<float>{2, 1, 3, 14, 3, 10});
+    CHECK(floats(mo) == std::vector<float>{7, 0, 0, 0, 0, 0, 0, 3, 5});
+    CHECK(floats(vo) == std::vector<float>{0, 0, 4});
+    if (backend::nvrtc_available()) // NVRTC, no device needed
+        CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
+}
+
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
     TempDir cache("semantics");
     Host host(options_for(cache));

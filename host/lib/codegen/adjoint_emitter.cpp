@@ -741,7 +741,6 @@ std::string Emitter::adj_lvalue(const Expr &e) {
     case K::Param: return "adj_" + param(e.index);
     case K::Field: return adj_lvalue(*e.args[0]) + component(e);
     case K::Index:
-        if (e.args.size() == 3) return adj_lvalue(*e.args[0]) + ".c[" + expr(*e.args[1]) + "].c[" + expr(*e.args[2]) + "]";
         return adj_lvalue(*e.args[0]) + subscript(e);
     default: throw InternalError("generate_cpp: not an lvalue (adjoint)");
     }
@@ -1307,7 +1306,6 @@ void Emitter::ad_reverse_plain(std::ostringstream &o, const Stmt &s, int depth) 
             for (auto c = chain.rbegin(); c != chain.rend(); ++c) {
                 const Expr &step = **c;
                 if (step.kind == K::Field) path += component(step);
-                else if (step.args.size() == 3) path += ".c[" + expr(*step.args[1]) + "].c[" + expr(*step.args[2]) + "]";
                 else path += subscript(step);
             }
             o << line_marker(s.location) << in << "adj_acc(" << r << ", " << path << ");\n";
@@ -1528,10 +1526,7 @@ void Emitter::ad_value(std::ostringstream &o, const Expr &e, const std::string &
         }
         const std::string a = adj_ref(base);
         if (a.empty()) return;
-        if (e.args.size() == 3)
-            o << in << "adj_acc(" << a << ".c[" << expr(*e.args[1]) << "].c[" << expr(*e.args[2]) << "], " << r << ");\n";
-        else
-            o << in << "adj_acc(" << a << subscript(e) << ", " << r << ");\n";
+        o << in << "adj_acc(" << a << subscript(e) << ", " << r << ");\n";
         return;
     }
     case K::Intrinsic: {

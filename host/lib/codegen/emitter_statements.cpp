@@ -175,6 +175,12 @@ std::string Emitter::component(const Expr &e) {
 std::string Emitter::subscript(const Expr &e) {
     // Warp counts a negative index from the end (v[-1] is the last component).
     const Type &t = e.args[0]->type;
+    if (e.args.size() == 3) { // m[i, j]
+        const auto at = [&](const Expr &i, int n) {
+            return nonneg_index(i) ? expr(i) : "weft::rt::wrap(" + expr(i) + ", " + std::to_string(n) + ")";
+        };
+        return ".c[" + at(*e.args[1], t.rows()) + "].c[" + at(*e.args[2], t.cols()) + "]";
+    }
     const bool transform = t.kind() == Type::Kind::Transform;
     const std::string open = transform ? "[" : ".c[";
     if (nonneg_index(*e.args[1])) return open + expr(*e.args[1]) + "]";
@@ -280,7 +286,6 @@ std::string Emitter::lvalue(const Expr &e) {
     case K::Field: return lvalue(*e.args[0]) + component(e);
     case K::Index:
         if (e.args[0]->type.kind() == Type::Kind::Array) return array_element(e);
-        if (e.args.size() == 3) return lvalue(*e.args[0]) + ".c[" + expr(*e.args[1]) + "].c[" + expr(*e.args[2]) + "]";
         return lvalue(*e.args[0]) + subscript(e);
     default: throw InternalError("generate_cpp: not an lvalue");
     }
@@ -315,7 +320,6 @@ std::string Emitter::expr(const Expr &e) {
     case K::Field: return expr(*e.args[0]) + component(e);
     case K::Index:
         if (e.args[0]->type.kind() == Type::Kind::Array) return array_element(e);
-        if (e.args.size() == 3) return expr(*e.args[0]) + ".c[" + expr(*e.args[1]) + "].c[" + expr(*e.args[2]) + "]";
         return expr(*e.args[0]) + subscript(e);
     case K::Shape: return "weft::int32(" + expr(*e.args[0]) + ".shape[" + std::to_string(e.index) + "])";
     case K::View: return view(e, expr(*e.args[0]));

@@ -173,6 +173,8 @@ void Checker::shadow_rebound_params(const ast::FunctionDef &def, std::vector<ir:
     for (std::size_t i = 0; i < f.params.size(); ++i) {
         const std::string name = f.params[i].name;
         if (!names.count(name) && !(f.params[i].type.is_tile() && assigned.count(name))) continue;
+        // A wp.ref parameter is the caller's variable: `a, b = b, a` writes through, as `a = b` does.
+        if (f.params[i].reference) continue;
         const Type type = f.params[i].type;
         auto value = make(ir::Expr::Kind::Param, type, f.params[i].location);
         value->index = static_cast<int>(i);

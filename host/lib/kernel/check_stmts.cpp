@@ -282,9 +282,32 @@ void Checker::stmt_unpack(const Stmt &s, std::vector<ir::StmtPtr> &out) {
     const std::optional<std::vector<Type>> types = unpacked_types(s, v, n);
     if (!types) return;
     auto st = make_stmt(S::Unpack, s.location);
+    std::vector<ir::StmtPtr> write_through; // wp.ref parameters among the targets: stored after the unpack
     for (std::size_t i = 0; i < n; ++i) {
         const std::string &name = target.children[i]->text;
         auto it = scope_->locals.find(name);
+        if (const auto p = scope_->params.find(name); it == scope_->locals.end() && p != scope_->params.end()) {
+            // Only a wp.ref parameter is still a parameter here (shadow_rebound_params): the caller's variable.
+            const ir::Variable &param = scope_->function->params[static_cast<std::size_t>(p->second)];
+            if (param.type != (*types)[i]) {
+                diags_.error(target.children[i]->location, "cannot assign '" + (*types)[i].name() + "' to parameter '" +
+                                                               name + "', which is " + param.type.name());
+                return;
+            }
+            ir::Function &f = *scope_->function;
+            // A temporary ("_tu<index>": lowering's are "_t<N>"), so that the name stays the parameter's.
+            const int temp = static_cast<int>(f.locals.size());
+            f.locals.push_back({"_tu" + std::to_string(temp), param.type, target.children[i]->location, true});
+            st->targets.push_back(temp);
+            auto store = make_stmt(S::Store, s.location);
+            store->target = make(K::Param, param.type, target.children[i]->location);
+            store->target->index = p->second;
+            store->target->name = name;
+            store->value = make(K::Local, param.type, target.children[i]->location);
+            store->value->index = temp;
+            write_through.push_back(std::move(store));
+            continue;
+        }
         if (it != scope_->locals.end()) {
             if (scope_->function->locals[static_cast<std::size_t>(it->second)].type != (*types)[i]) {
                 diags_.error(target.children[i]->location,
@@ -299,6 +322,7 @@ void Checker::stmt_unpack(const Stmt &s, std::vector<ir::StmtPtr> &out) {
     }
     st->value = std::move(v.expr);
     out.push_back(std::move(st));
+    for (ir::StmtPtr &store : write_through) out.push_back(std::move(store));
 }
 
 Value Checker::unpacked_value(const Stmt &s) {
