@@ -276,6 +276,12 @@ int main(int argc, char **argv) try {
     for (const char *s : {"float16", "bfloat16", "float32", "float64"})
         g.call("weft::quat_identity<weft::" + std::string(s) + ">()", "weft::quat_t<weft::" + std::string(s) + ">");
     probed.insert("quat_identity");
+    // zeros(shape, dtype): a function-frame array of 1 to 4 dimensions (codegen declares its storage).
+    for (const std::string &T : {std::string("weft::float32"), std::string("weft::vec3"), std::string("weft::int64")}) {
+        g.call("weft::rt::fixed_array(s1, 4)", "weft::array_t<" + T + ">", T + " s1[4]; ");
+        g.call("weft::rt::fixed_array(s4, 2, 1, 3, 2)", "weft::array_t<" + T + ">", T + " s4[12]; ");
+    }
+    probed.insert("zeros");
 
     // Atomics on arrays of every numeric scalar and every vector, 1 to 4 indices.
     std::vector<std::string> atomic_types = numeric_scalars;

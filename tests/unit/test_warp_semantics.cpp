@@ -609,6 +609,42 @@ TEST_CASE("wp.ref parameters written by tuple unpacking write through, and so do
         CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
 }
 
+TEST_CASE("wp.zeros in kernels and functions makes Warp's fixed-size arrays: indexed, sliced, passed on, zeroed each "
+          "time") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const fs::path file = fs::path(WEFT_WARP_SEMANTICS_DIR) / "fixed_arrays.py";
+    const CompiledModule module = host.load_module(file);
+    const Kernel k = module.kernel("zeros_kernel");
+    Array out = Array::zeros(i32, {16});
+    Array f = Array::zeros(f32, {2});
+    Array v = Array::zeros(Type::vector(Scalar::Float32, 3), {2});
+    k.launch({2}, {out, f, v});
+    // warp-lang 1.19 on the CPU.
+    CHECK(out.to_vector<std::int32_t>() == std::vector<std::int32_t>{6, 8, 6, 1, 23, 1, 1, 0, 6, 8, 6, 1, 23, 2, 2, 0});
+    CHECK(f.to_vector<float>() == std::vector<float>{3.0f, 9.0f});
+    CHECK(floats(v) == std::vector<float>{1, 2, 0, 1, 2, 1});
+    // No backward pass through them yet: said when one is asked for.
+    CHECK_THAT(weft::test::message_of<UserError>([&] { k.backward(); }),
+               Catch::Contains("kernel 'zeros_kernel' makes a zeros() array (Warp's fixed-size array), here or in a "
+                               "function it calls: weft has no backward pass through those yet"));
+    if (backend::nvrtc_available()) // NVRTC, no device needed
+        CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
+    const auto refused = [&](const std::string &name, const std::string &body) {
+        return weft::test::message_of<kernel::KernelSourceError>(
+            [&] { host.load_module_source(name, "import warp as wp\n\n" + body); });
+    };
+    CHECK_THAT(refused("zeros_runtime_shape", "@wp.kernel\ndef k(n: int):\n    a = wp.zeros(shape=(n,), dtype=int)\n"),
+               Catch::Contains("zeros_runtime_shape.py:5:25: error: the shape of a zeros() array in a kernel is made of "
+                               "positive integer constants"));
+    CHECK_THAT(refused("zeros_returned", "@wp.func\ndef f() -> int:\n    a = wp.zeros(shape=2, dtype=int)\n    return a\n"),
+               Catch::Contains("function 'f' makes a zeros() array, so it cannot return an array"));
+    CHECK_THAT(refused("zeros_huge", "@wp.kernel\ndef k():\n    a = wp.zeros(shape=(256, 256), dtype=float)\n"),
+               Catch::Contains("a zeros() array in a kernel holds at most 64 KiB"));
+    CHECK_THAT(refused("zeros_no_dtype", "@wp.kernel\ndef k():\n    a = wp.zeros(shape=4)\n"),
+               Catch::Contains("zeros() in a kernel needs shape= and dtype="));
+}
+
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
     TempDir cache("semantics");
     Host host(options_for(cache));

@@ -554,6 +554,9 @@ std::string Emitter::gradient_refusal(const ir::Function &f) {
     if (!f.is_kernel || !f.enable_backward || f.abi != ir::EntryPointAbi::Warp) return "";
     std::set<const ir::Function *> seen;
     if (std::string why = loose_inout_call(m_, f, seen); !why.empty()) return "kernel '" + f.name + "': " + why;
+    if (reaches_fixed_arrays(f))
+        return "kernel '" + f.name + "' makes a zeros() array (Warp's fixed-size array), here or in a function it "
+               "calls: weft has no backward pass through those yet (declare it @wp.kernel(enable_backward=False))";
     if (!has_tiles(f)) return "";
     const ir::Function *outer_function = f_;
     AdState *outer_state = ad_;

@@ -551,10 +551,37 @@ void Emitter::function(std::ostringstream &o, const ir::Function &f) {
             o << "    " << type(t) << " " << local(static_cast<int>(i)) << "{};\n";
         }
     }
+    fixed_storage(o, f);
     block(o, f.body, 1);
     o << "}\n";
     if (f.is_kernel) entry(o, f);
     deferred_.clear();
+}
+
+void Emitter::fixed_storage(std::ostringstream &o, const ir::Function &f) {
+    fixed_ids_.clear();
+    if (!f.uses_fixed_arrays) return;
+    for (const ir::StmtPtr &s : f.body) // for_each_expr visits nested bodies too
+        ir::for_each_expr(*s, [&](const Expr &e) {
+            if (e.kind != K::Intrinsic || e.intrinsic != ir::Intrinsic::FixedArray || fixed_ids_.count(&e)) return;
+            const int id = static_cast<int>(fixed_ids_.size());
+            fixed_ids_[&e] = id;
+            std::int64_t n = 1;
+            for (const ir::ExprPtr &d : e.args) n *= static_cast<std::int64_t>(d->value->int_components.at(0));
+            o << "    " << type(e.type.element()) << " weft_fixed" << id << "_[" << n << "];\n";
+        });
+}
+
+bool Emitter::reaches_fixed_arrays(const ir::Function &f) const {
+    if (f.uses_fixed_arrays) return true;
+    bool found = false;
+    for (const ir::StmtPtr &s : f.body)
+        ir::for_each_expr(*s, [&](const Expr &e) {
+            if (!found && e.kind == K::Call && e.index >= 0 && static_cast<std::size_t>(e.index) < m_.functions.size() &&
+                &m_.functions[static_cast<std::size_t>(e.index)] != &f)
+                found = reaches_fixed_arrays(m_.functions[static_cast<std::size_t>(e.index)]);
+        });
+    return found;
 }
 
 void Emitter::native_aliases(std::ostringstream &o, const ir::Function &f, bool adjoint) {
@@ -622,21 +649,22 @@ void Emitter::emit_functions(std::vector<FunctionCode> &functions, std::vector<K
         const ir::Function &f = m_.functions[i];
         if (f.is_kernel) continue;
         functions[i].declarations = signature(f, f.mangled_name) + ";\n";
-        if (f.reference_params_from < 0 && !has_tiles(f))
+        if (f.reference_params_from < 0 && !has_tiles(f) && !reaches_fixed_arrays(f))
             functions[i].declarations += signature(f, f.mangled_name + "_rep") + ";\n";
     }
     for (std::size_t i = 0; i < m_.functions.size(); ++i) {
         const ir::Function &f = m_.functions[i];
         if (f.is_kernel) continue;
         into(&FunctionCode::definitions, i, [this](std::ostringstream &o, const ir::Function &g) { function(o, g); });
-        if (f.reference_params_from >= 0 || has_tiles(f)) continue; // a gradient: called, never replayed or differentiated
+        // A gradient: called, never replayed or differentiated; zeros() arrays: no backward pass yet (gradient_refusal).
+        if (f.reference_params_from >= 0 || has_tiles(f) || reaches_fixed_arrays(f)) continue;
         replay_ = true;
         into(&FunctionCode::definitions, i, [this](std::ostringstream &o, const ir::Function &g) { function(o, g); });
         replay_ = false;
     }
     for (std::size_t i = 0; i < m_.functions.size(); ++i) {
         const ir::Function &f = m_.functions[i];
-        if (!f.is_kernel && f.reference_params_from < 0 && !has_tiles(f))
+        if (!f.is_kernel && f.reference_params_from < 0 && !has_tiles(f) && !reaches_fixed_arrays(f))
             into(&FunctionCode::adjoint, i, [this](std::ostringstream &o, const ir::Function &g) { adjoint_function(o, g); });
     }
     for (std::size_t i = 0; i < m_.functions.size(); ++i) {

@@ -76,6 +76,7 @@ private:
     std::vector<bool> varying_;  // ... its locals that may change along a row (detail::varying_locals)
     std::vector<int> scattered_; // ... the deferred parameters with a scattered atomic (detail::scattered)
     std::vector<int> private_gradients_; // the backward kernel being emitted: KernelEntry::private_gradients, by parameter
+    std::map<const Expr *, int> fixed_ids_; // the function being emitted: its zeros() arrays' storage, by node
 
     /// Whether `f`, or a function it calls, has a loop (KernelEntry::loops).
     bool has_loop(const ir::Function &f, std::vector<bool> &seen) const;
@@ -343,6 +344,10 @@ private:
     void tile_assignment(std::ostringstream &o, const std::string &dst, const Expr &value, int depth);
     /// Whether a function has tiles (parameters, locals, result): no adjoint or replay of it is made.
     static bool has_tiles(const ir::Function &f);
+    /// f makes zeros() arrays, or calls a function that does (no backward pass through them yet).
+    bool reaches_fixed_arrays(const ir::Function &f) const;
+    /// Declares the storage of each zeros() array f makes (fixed_ids_ numbers them).
+    void fixed_storage(std::ostringstream &o, const ir::Function &f);
     /// A lowered tile operation into tile `dst` ("" for a statement without one).
     void tile_statement(std::ostringstream &o, const std::string &dst, const Expr &e, int depth);
     /// tile_map / tile_reduce's per-element call (args[0]) over `operands`:

@@ -363,6 +363,7 @@ std::string Emitter::intrinsic(const Expr &e) {
     case I::AtomicExch: return atomic_call("atomic_exch", e, checked_where);
     case I::AtomicCas: return atomic_call("atomic_cas", e, checked_where);
     case I::QuatToAxisAngle: return "weft::quat_to_axis_angle_tuple<" + type(e.type) + ">(" + args(e) + ")";
+    case I::FixedArray: return "weft::rt::fixed_array(weft_fixed" + std::to_string(fixed_ids_.at(&e)) + "_, " + args(e) + ")";
     case I::Print:
         if (e.args.size() == 1 && e.args[0]->type.is_tile())
             return "weft::print_tile<" + std::to_string(e.args[0]->type.tile_ndim()) + ">(" + args(e) + ")";

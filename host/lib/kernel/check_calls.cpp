@@ -22,14 +22,91 @@ bool is_printable(const Type &t) {
 }
 } // namespace
 
+Value Checker::fixed_array(const Expr &e) {
+    // zeros(shape, dtype): Warp's fixed-size array, in the frame of the function that makes it.
+    const SourceLocation at = e.location;
+    const Expr *shape = e.children.size() > 1 ? e.children[1].get() : nullptr;
+    const Expr *dtype_ast = e.children.size() > 2 ? e.children[2].get() : nullptr;
+    if (e.children.size() > 3) {
+        diags_.error(at, "zeros() takes 2 arguments (shape, dtype), got " + std::to_string(e.children.size() - 1));
+        return poison();
+    }
+    for (const ast::Keyword &k : e.keywords) {
+        const Expr **slot = k.name == "shape" ? &shape : k.name == "dtype" ? &dtype_ast : nullptr;
+        if (!slot) {
+            diags_.error(k.location, "zeros() takes shape= and dtype=, got '" + k.name + "'");
+            return poison();
+        }
+        if (*slot) {
+            diags_.error(k.location, "zeros() got '" + k.name + "' twice");
+            return poison();
+        }
+        *slot = k.value.get();
+    }
+    if (!shape || !dtype_ast) {
+        diags_.error(at, "zeros() in a kernel needs shape= and dtype=: wp.zeros(shape=(2, 3), dtype=float)");
+        return poison();
+    }
+    std::vector<const Expr *> dims;
+    if (shape->kind == Expr::Kind::Tuple)
+        for (const ast::ExprPtr &d : shape->children) dims.push_back(d.get());
+    else
+        dims.push_back(shape);
+    if (dims.empty() || dims.size() > 4) {
+        diags_.error(shape->location, "zeros() takes 1 to 4 dimensions, got " + std::to_string(dims.size()));
+        return poison();
+    }
+    std::vector<std::int64_t> sizes;
+    for (const Expr *d : dims) {
+        Value::Literal literal;
+        const std::size_t errors = diags_.error_count();
+        auto c = evaluate_constant(*d, literal);
+        if (!c || !c->type.is_integer() || c->int_components.empty() || c->int_components[0] < 1) {
+            if (diags_.error_count() == errors)
+                diags_.error(d->location, "the shape of a zeros() array in a kernel is made of positive integer "
+                                          "constants (its storage is in the function's frame, as Warp's fixed-size arrays)");
+            return poison();
+        }
+        sizes.push_back(static_cast<std::int64_t>(c->int_components[0] > 1 << 20 ? 1 << 20 : c->int_components[0]));
+    }
+    const std::optional<Type> dtype = concrete_type(*dtype_ast);
+    if (!dtype) return poison();
+    if (dtype->kind() == Type::Kind::Array || dtype->kind() == Type::Kind::Tuple || dtype->is_tile() || dtype->is_void() ||
+        dtype->kind() == Type::Kind::String) {
+        diags_.error(dtype_ast->location, "zeros() holds values (scalars, vectors, matrices, quaternions, transforms, "
+                                          "structs), not '" + dtype->name() + "'");
+        return poison();
+    }
+    constexpr std::int64_t max_bytes = 64 << 10;
+    std::int64_t bytes = static_cast<std::int64_t>(dtype->size());
+    for (std::int64_t n : sizes) bytes = bytes > max_bytes ? bytes : bytes * n;
+    if (bytes > max_bytes) {
+        diags_.error(at, "a zeros() array in a kernel holds at most " + std::to_string(max_bytes >> 10) +
+                             " KiB (it is in each thread's frame); this one is larger");
+        return poison();
+    }
+    const Type t = Type::array(*dtype, static_cast<int>(sizes.size()));
+    note_type(t);
+    auto x = make(K::Intrinsic, t, at);
+    x->name = "zeros";
+    x->intrinsic = ir::Intrinsic::FixedArray;
+    for (std::int64_t n : sizes) {
+        auto lit = make(K::Literal, Type::scalar(Scalar::Int32), at);
+        lit->value = ir::ConstantValue{Type::scalar(Scalar::Int32), {static_cast<double>(n)}, {static_cast<ir::IntValue>(n)}};
+        x->args.push_back(std::move(lit));
+    }
+    scope_->function->uses_fixed_arrays = true;
+    return Value{std::move(x)};
+}
+
 Value Checker::generic_builtin(const std::string &name, const Expr &e) {
     const SourceLocation at = e.location;
     std::vector<Value> args;
     std::vector<const Expr *> arg_ast;
     for (std::size_t i = 1; i < e.children.size(); ++i) arg_ast.push_back(e.children[i].get());
 
-    const bool takes_keywords =
-        name == "identity" || name == "expect_near" || name == "transform_identity" || name == "quat_identity";
+    const bool takes_keywords = name == "identity" || name == "expect_near" || name == "transform_identity" ||
+                                name == "quat_identity" || name == "zeros";
     if (!takes_keywords && !e.keywords.empty()) {
         diags_.error(e.keywords.front().location,
                      "builtin '" + name + "' takes no keyword arguments (got '" + e.keywords.front().name + "')");
@@ -53,6 +130,8 @@ Value Checker::generic_builtin(const std::string &name, const Expr &e) {
                              std::to_string(arg_ast.size()));
         return false;
     };
+
+    if (name == "zeros") return fixed_array(e);
 
     if (name == "identity") {
         // identity(n, dtype) with n a compile-time integer, positionally or by keyword, each once.

@@ -785,6 +785,13 @@ void Checker::stmt_return(const Stmt &s, std::vector<ir::StmtPtr> &out) {
                      "cannot return the result of '" + callee_name(*v.expr) + "', which returns nothing");
         return;
     }
+    if (v.type().kind() == Type::Kind::Array && f.uses_fixed_arrays) {
+        // Its zeros() arrays live in its frame: a returned view of one would outlive them.
+        diags_.error(s.value->location, "function '" + f.name + "' makes a zeros() array, so it cannot return an array "
+                                        "(the array would not outlive the call; Warp copies it): make the array in "
+                                        "the caller and pass it in");
+        return;
+    }
     if (!f.return_type && !scope_->return_inferred) {
         settle(v);
         f.return_type = v.type();

@@ -119,6 +119,8 @@ public:
     std::map<std::string, std::string> warp_types_imports_; // from warp.types import vector as v: v -> types.vector
     /// wp.vector(x, y, z, length=3, dtype=float), wp.matrix(..., shape=(2, 2), dtype=float) in a body.
     Value sized_constructor(const ast::Expr &call, bool matrix);
+    /// wp.zeros(shape, dtype) in a function: Warp's fixed-size array (Intrinsic::FixedArray).
+    Value fixed_array(const ast::Expr &call);
     /// Adds to `type_call` the size and dtype `call` leaves out, from its values as Warp infers
     /// them; false when they cannot be (reported).
     bool infer_sized_type(const ast::Expr &call, bool matrix, ast::Expr &type_call);

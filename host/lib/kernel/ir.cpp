@@ -43,7 +43,7 @@ bool fits(IntValue v, Scalar s) {
 }
 
 namespace {
-constexpr std::array<std::pair<Intrinsic, std::string_view>, 23> intrinsic_names{{
+constexpr std::array<std::pair<Intrinsic, std::string_view>, 24> intrinsic_names{{
     {Intrinsic::Tid, "tid"},
     {Intrinsic::Len, "len"},
     {Intrinsic::Select, "select"},
@@ -58,6 +58,7 @@ constexpr std::array<std::pair<Intrinsic, std::string_view>, 23> intrinsic_names
     {Intrinsic::AtomicExch, "atomic_exch"},
     {Intrinsic::AtomicCas, "atomic_cas"},
     {Intrinsic::QuatToAxisAngle, "quat_to_axis_angle"},
+    {Intrinsic::FixedArray, "zeros"},
     {Intrinsic::Print, "print"},
     {Intrinsic::ExpectEq, "expect_eq"},
     {Intrinsic::ExpectNeq, "expect_neq"},

@@ -294,6 +294,9 @@ void register_core_builtins(Registry &registry) {
               "1 when triangles (v0, v1, v2) and (u0, u1, u2) intersect, coplanar ones when they overlap in their "
               "plane, else 0 (Moller's test, as Warp's).");
     r.generic("quat_identity", "quat_identity(dtype: type = float32) -> quat", "The identity rotation (0, 0, 0, 1).");
+    r.generic("zeros", "zeros(shape: int | (int, ...), dtype: type) -> array(dtype, len(shape))",
+              "A zeroed array of a constant shape (1 to 4 dimensions, at most 64 KiB) in the frame of the function "
+              "that makes it (Warp's fixed-size array): indexed, sliced and passed to functions like any array.");
     r.generic("quat_to_axis_angle", "quat_to_axis_angle(quat: quat) -> (vec3, float32)",
               "The rotation axis (flipped when w < 0) and angle in [0, pi] of quat, unpacked as axis, angle = "
               "quat_to_axis_angle(q); also quat_to_axis_angle(q, axis, angle) into two locals (Warp's forms).");

@@ -70,6 +70,7 @@ enum class Intrinsic : std::uint8_t {
     BlockDim, // block_dim(): a tiled launch's threads per block (1 in other CPU launches, as Warp)
     AtomicCas, // atomic_cas(arr, i..., compare, value): two values after the indices
     QuatToAxisAngle, // quat_to_axis_angle(q) -> (axis, angle): a tuple
+    FixedArray, // zeros(shape, dtype) in a function: a zeroed array in the function's frame; args: the dims (int32 literals)
 };
 std::string_view intrinsic_name(Intrinsic i);
 std::optional<Intrinsic> parse_intrinsic(std::string_view name);
@@ -211,6 +212,7 @@ struct Function {
     SourceLocation location;
     bool uses_tid = false; // calls tid(), directly or through a function it calls
     bool uses_tiles = false; // a kernel with tile operations: launched tiled (its grid counts blocks)
+    bool uses_fixed_arrays = false; // makes wp.zeros(...) arrays (Intrinsic::FixedArray) in its own frame
 
     // User functions and automatic differentiation (Warp's @wp.func_grad / @wp.func_replay):
     std::string custom_adjoint; // mangled name of the @wp.func_grad instance its adjoint calls, or ""

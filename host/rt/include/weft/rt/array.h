@@ -21,6 +21,27 @@ template <typename T> struct array_t {
 };
 static_assert(sizeof(array_t<float32>) == 64 && alignof(array_t<float32>) == 8, "weft: array_t layout");
 
+namespace rt {
+/// wp.zeros(shape, dtype) in a kernel or function (Warp's fixed-size array):
+/// `storage`, in the caller's frame, zeroed and seen as a row-major array of
+/// `shape` (unused dimensions 0, as Warp's). Each evaluation zeroes it again.
+template <typename T, int N>
+WEFT_RT_FN array_t<T> fixed_array(T (&storage)[N], int32 s0, int32 s1 = 0, int32 s2 = 0, int32 s3 = 0) {
+    for (int i = 0; i < N; ++i) storage[i] = T{};
+    array_t<T> a{};
+    a.data = storage;
+    const int32 s[4] = {s0, s1, s2, s3};
+    a.ndim = s3 ? 4 : s2 ? 3 : s1 ? 2 : 1;
+    int64 stride = int64(sizeof(T));
+    for (int d = a.ndim - 1; d >= 0; --d) {
+        a.shape[d] = s[d];
+        a.strides[d] = stride;
+        stride *= s[d];
+    }
+    return a;
+}
+} // namespace rt
+
 /// The launch grid a CPU entry point receives (C layout; the host's
 /// weft_runtime fills it): ndim @0, shape @4 (unused dimensions 0),
 /// size @24 = the product of the used shape; size 32, alignment 8.
