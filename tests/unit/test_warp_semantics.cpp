@@ -645,6 +645,43 @@ TEST_CASE("wp.zeros in kernels and functions makes Warp's fixed-size arrays: ind
                Catch::Contains("zeros() in a kernel needs shape= and dtype="));
 }
 
+TEST_CASE("module-level tuples are read inside wp.static, as Warp reads them, and enum members and expressions too") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const CompiledModule m = host.load_module_source("static_tuples", R"(import enum
+import warp as wp
+
+T = (1.0, 2.5, 4.0)
+SCALE = 3
+N = len(T) * 2
+
+
+class Color(enum.IntEnum):
+    RED = 1
+    BLUE = 4
+
+
+@wp.kernel
+def k(out: wp.array(dtype=float)):
+    out[0] = wp.static(T[1]) + float(wp.static(len(T))) + float(wp.static(SCALE * 2)) + float(wp.static(Color.BLUE))
+    out[1] = wp.static(T[-1]) + float(N)
+)");
+    Array out = Array::zeros(f32, {2});
+    m.kernel("k").launch({1}, {out});
+    CHECK(out.to_vector<float>() == std::vector<float>{15.5f, 10.0f}); // warp-lang 1.19: 15.5
+    const std::string runtime = weft::test::message_of<kernel::KernelSourceError>([&] {
+        host.load_module_source("tuple_at_run_time", "import warp as wp\n\nT = (1.0, 2.0)\n\n@wp.kernel\n"
+                                                     "def k(a: wp.array(dtype=float)):\n    a[0] = T[1]\n");
+    });
+    CHECK_THAT(runtime, Catch::Contains("tuple_at_run_time.py:7:12: error: 'T' is a module-level tuple: kernels read it "
+                                        "inside wp.static(), as Warp does"));
+    const std::string outside = weft::test::message_of<kernel::KernelSourceError>([&] {
+        host.load_module_source("tuple_outside", "import warp as wp\n\nT = (1.0, 2.0)\n\n@wp.kernel\n"
+                                                 "def k(a: wp.array(dtype=float)):\n    a[0] = wp.static(T[2])\n");
+    });
+    CHECK_THAT(outside, Catch::Contains("index 2 is outside the tuple 'T' of 2 elements"));
+}
+
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
     TempDir cache("semantics");
     Host host(options_for(cache));

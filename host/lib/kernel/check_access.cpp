@@ -66,6 +66,11 @@ Value Checker::unbound_name(const Expr &e) {
         diags_.error(e.location, "type '" + e.text + "' used as a value: construct one with " + e.text + "(...)");
         return poison();
     }
+    if (tuple_constants_.count(e.text)) {
+        diags_.error(e.location, "'" + e.text + "' is a module-level tuple: kernels read it inside wp.static(), as "
+                                 "Warp does (wp.static(" + e.text + "[0]), wp.static(len(" + e.text + ")))");
+        return poison();
+    }
     if (dict_constants_.count(e.text) || string_constants_.count(e.text)) {
         const bool dict = dict_constants_.count(e.text) > 0;
         diags_.error(e.location, "'" + e.text + "' is a " + (dict ? "dict" : "string") + ": kernels read it only as " +

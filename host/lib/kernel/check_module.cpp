@@ -535,6 +535,24 @@ bool Checker::non_constant_assignment(const ast::TopLevelAssign &a, const Expr *
             }
         }
     if (value && value->kind == Expr::Kind::Dict && dict_constants_.count(a.name)) return true;
+    // `T = (1.0, 2.5)`: a tuple of constants, which Warp reads in wp.static() only.
+    if (value && value->kind == Expr::Kind::Tuple && !explicit_constant && !a.annotation) {
+        bool ok = true;
+        for (const ast::ExprPtr &element : value->children) {
+            Value::Literal literal;
+            const std::size_t errors = diags_.error_count();
+            if (!evaluate_constant(*element, literal)) {
+                if (diags_.error_count() == errors)
+                    diags_.error(element->location, "module-level tuple '" + a.name + "' holds constants (literals, "
+                                                    "module constants and arithmetic on them)");
+                ok = false;
+                break;
+            }
+        }
+        if (ok) tuple_constants_[a.name] = value;
+        else failed_constants_.insert(a.name);
+        return true;
+    }
     if (value && (value->kind == Expr::Kind::Dict || value->kind == Expr::Kind::List)) {
         expr(*value); // says where dicts and lists belong
         failed_constants_.insert(a.name);

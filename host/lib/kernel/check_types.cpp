@@ -622,9 +622,32 @@ std::optional<ir::ConstantValue> Checker::fold_constant(const Expr &e, Value::Li
             break;
         return fold_int_result(e, *a, *b, la, lb, r, shown_op, literal);
     }
+    case Expr::Kind::Subscript: {
+        // T[i] of a module-level tuple, i a constant (negative from the end, as Python).
+        if (e.children.size() != 2 || e.children[0]->kind != Expr::Kind::Name) break;
+        const auto t = tuple_constants_.find(e.children[0]->text);
+        if (t == tuple_constants_.end()) break;
+        Value::Literal l;
+        auto i = fold_constant(*e.children[1], l);
+        if (!i || !i->type.is_integer()) break;
+        const auto n = static_cast<ir::IntValue>(t->second->children.size());
+        const ir::IntValue at = i->int_components[0] < 0 ? i->int_components[0] + n : i->int_components[0];
+        if (at < 0 || at >= n) {
+            diags_.error(e.children[1]->location, "index " + ir::to_string(i->int_components[0]) + " is outside the tuple '" +
+                                                      t->first + "' of " + ir::to_string(n) + " elements");
+            return std::nullopt;
+        }
+        return fold_constant(*t->second->children[static_cast<std::size_t>(at)], literal);
+    }
     case Expr::Kind::Call: {
         auto callee = dotted(*e.children[0]);
         if (!callee) break;
+        // len(T) of a module-level tuple.
+        if (*callee == "len" && e.children.size() == 2 && e.keywords.empty() && e.children[1]->kind == Expr::Kind::Name)
+            if (const auto t = tuple_constants_.find(e.children[1]->text); t != tuple_constants_.end()) {
+                literal = Value::Literal::Int;
+                return int_constant(Scalar::Int32, static_cast<ir::IntValue>(t->second->children.size()));
+            }
         // Python's math module on constants (wp.static(math.sqrt(2.0)), N = math.floor(...)):
         // the host computes these in double, and the result is a float literal as in Python.
         if (callee->rfind("math.", 0) == 0 && e.keywords.empty()) {

@@ -407,6 +407,8 @@ public:
     bool option_set_later(const std::string &key, SourceLocation at);
     std::map<std::string, SourceLocation> option_set_at_; // where each module option was last set
     std::map<std::string, const ast::Expr *> dict_constants_; // OPTIONS = {...} at module level
+    /// T = (1.0, 2.5, 4.0) at module level: read inside wp.static (wp.static(T[1]), wp.static(len(T))), as Warp.
+    std::map<std::string, const ast::Expr *> tuple_constants_;
     void shadow_rebound_params(const ast::FunctionDef &def, std::vector<ir::StmtPtr> &out);
     static bool always_returns(const std::vector<ir::StmtPtr> &body);
     static bool breaks(const std::vector<ir::StmtPtr> &body);
