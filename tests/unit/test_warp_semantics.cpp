@@ -682,6 +682,40 @@ def k(out: wp.array(dtype=float)):
     CHECK_THAT(outside, Catch::Contains("index 2 is outside the tuple 'T' of 2 elements"));
 }
 
+TEST_CASE("closest_point_edge_edge gives warp-lang's values and its analytic gradient on every branch") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const fs::path file = fs::path(WEFT_WARP_SEMANTICS_DIR) / "edge_edge.py";
+    const Kernel k = host.load_module(file).kernel("edge_edge");
+    const Type v3 = Type::vector(Scalar::Float32, 3);
+    // Skew, crossing, parallel, t clamped below and above, a point (degenerate), s clamped, disjoint.
+    const std::vector<std::vector<float>> ends = {
+        {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0.3f, -0.2f, 0.9f, 0, 0, 0, 2, 0, 0},
+        {1, 0, 0, 1, 1, 0, 1, 0, 0, 1, 1, 1, 2, 0, 0, 1.7f, 0.4f, -0.3f, 1, 0, 0, 3, 0, 0},
+        {0.5f, -1, 1, 1, 0, 0.2f, 0, 1, 0, 0, 0, 0, 3, 1, 0, -0.5f, 1.1f, 0.2f, 0.5f, 0, 0, 0, 1, 0},
+        {0.5f, 1, 1, 0, 1, 0.2f, 1, 1, 0, 2, 0, 0, 4, 2, 0, 0.8f, -0.9f, 0.4f, 0.5f, 0, 0, 0.5f, 1, 0.5f}};
+    std::vector<Array> in;
+    for (const std::vector<float> &e : ends) in.push_back(Array::from_host(v3, {8}, e.data(), e.size() * 4, Device::cpu(), true));
+    Array out = Array::zeros(v3, {8}, Device::cpu(), true), loss = Array::zeros(f32, {1}, Device::cpu(), true);
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        k.launch({8}, {in[0], in[1], in[2], in[3], out, loss});
+    }
+    tape.backward(loss);
+    // warp-lang 1.19 on the CPU: values bit for bit, gradients to rounding.
+    CHECK(floats(out) == std::vector<float>{0x1.0000000000000p-1f, 0x1.0000000000000p-1f, 0x1.0000000000000p+0f, 0x1.0000000000000p-1f, 0x1.0000000000000p-1f, 0x1.99999a0000000p-3f, 0x0.0p+0f, 0x0.0p+0f, 0x1.0000000000000p+0f, 0x0.0p+0f, 0x1.0000000000000p-1f, 0x1.6a09e60000000p+0f, 0x1.0000000000000p+0f, 0x0.0p+0f, 0x1.6a09e60000000p+0f, 0x1.9ba3ea0000000p-3f, 0x1.58957e0000000p-1f, 0x1.acfc520000000p-2f, 0x1.0000000000000p-1f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x1.0000000000000p+0f, 0x1.deeea20000000p+0f});
+    CHECK(loss.to_vector<float>()[0] == Approx(0x1.f807100000000p+3).epsilon(1e-6));
+    const std::vector<std::vector<float>> want = {{-0x1.0000000000000p-1f, -0x1.0000000000000p-3f, -0x1.0000000000000p+1f, -0x1.0000000000000p-3f, -0x1.8000000000000p-2f, -0x1.19999a0000000p+0f, -0x1.0000000000000p-1f, -0x1.0000000000000p+1f, 0x0.0p+0f, -0x1.0000000000000p-2f, 0x1.6a09e60000000p+0f, 0x1.6a09e60000000p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x1.ea26a00000000p-2f, 0x1.5552100000000p-1f, 0x1.8ebeb20000000p+0f, -0x1.0000000000000p-1f, 0x0.0p+0f, 0x0.0p+0f, 0x1.9a83640000000p+0f, -0x1.11acee0000000p+0f, -0x1.11acee0000000p-1f}, {-0x1.0000000000000p-1f, -0x1.0000000000000p-3f, 0x0.0p+0f, -0x1.0000000000000p-3f, -0x1.8000000000000p-2f, -0x1.cccccc0000000p-1f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, -0x1.6a09e60000000p+0f, -0x1.6a09e60000000p+0f, 0x0.0p+0f, 0x1.b664e00000000p-5f, 0x1.d1c4140000000p-4f, 0x1.25ab860000000p-2f, -0x1.0000000000000p-1f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f}, {0x1.0000000000000p-1f, 0x1.0000000000000p-3f, 0x1.c000000000000p-1f, 0x1.0000000000000p-3f, 0x1.8000000000000p-2f, 0x1.e666680000000p-1f, 0x1.0000000000000p-1f, 0x1.8000000000000p+0f, 0x0.0p+0f, 0x1.0000000000000p-3f, -0x1.2a09e60000000p-1f, -0x1.2a09e60000000p-1f, 0x1.6a09e60000000p+0f, 0x1.6a09e60000000p+0f, 0x0.0p+0f, -0x1.46bdd00000000p-3f, -0x1.f2a7ec0000000p-3f, -0x1.2925180000000p-1f, 0x1.0000000000000p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f}, {0x1.0000000000000p-1f, 0x1.0000000000000p-3f, 0x1.2000000000000p+0f, 0x1.0000000000000p-3f, 0x1.8000000000000p-2f, 0x1.0ccccc0000000p+0f, 0x0.0p+0f, 0x1.0000000000000p-1f, 0x0.0p+0f, 0x1.0000000000000p-3f, -0x1.aa09e60000000p-1f, -0x1.aa09e60000000p-1f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, -0x1.7d94540000000p-2f, -0x1.12e0960000000p-1f, -0x1.4397080000000p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, -0x1.9a83640000000p+0f, 0x1.11acee0000000p+0f, 0x1.11acee0000000p-1f}};
+    for (std::size_t a = 0; a < 4; ++a) {
+        const std::vector<float> g = floats(in[a].grad());
+        REQUIRE(g.size() == want[a].size());
+        for (std::size_t i = 0; i < g.size(); ++i) CHECK(g[i] == Approx(want[a][i]).margin(1e-5));
+    }
+    if (backend::nvrtc_available()) // NVRTC, no device needed
+        CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
+}
+
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
     TempDir cache("semantics");
     Host host(options_for(cache));

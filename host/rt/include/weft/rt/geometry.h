@@ -143,4 +143,49 @@ WEFT_RT_FN int32 intersect_tri_tri(const vec_t<3, T> &v0, const vec_t<3, T> &v1,
     return rt::tri_tri<T>::test(v0, v1, v2, u0, u1, u2);
 }
 
+namespace rt {
+/// a * b - c * d with an FMA correction term (Warp's diff_product).
+WEFT_RT_FN float32 diff_product(float32 a, float32 b, float32 c, float32 d) {
+    const float32 cd = c * d;
+    const float32 diff = WEFT_RT_MF(fma)(a, b, -cd);
+    const float32 error = WEFT_RT_MF(fma)(-c, d, cd);
+    return diff + error;
+}
+} // namespace rt
+
+/// Closest points of segments p1-q1 and p2-q2: (s, t, distance) with the
+/// points p1 + s (q1 - p1) and p2 + t (q2 - p2); a segment no longer than
+/// epsilon (squared) is a point. Warp's closest_point_edge_edge, operation for operation.
+WEFT_RT_FN vec_t<3, float32> closest_point_edge_edge(const vec_t<3, float32> &p1, const vec_t<3, float32> &q1,
+                                                      const vec_t<3, float32> &p2, const vec_t<3, float32> &q2,
+                                                      float32 epsilon) {
+    const vec_t<3, float32> d1 = sub(q1, p1), d2 = sub(q2, p2), r = sub(p1, p2);
+    const float32 a = dot(d1, d1), e = dot(d2, d2), f = dot(d2, r);
+    float32 s = 0.0f, t = 0.0f;
+    const bool degen1 = a <= epsilon, degen2 = e <= epsilon;
+    if (degen1 && degen2) {
+    } else if (degen1) {
+        t = clamp(f / e, 0.0f, 1.0f);
+    } else if (degen2) {
+        s = clamp(-dot(d1, r) / a, 0.0f, 1.0f);
+    } else {
+        const float32 c = dot(d1, r), b = dot(d1, d2);
+        const float32 denom = rt::diff_product(a, e, b, b);
+        float32 s_init = 0.0f;
+        if (denom > 0.0f) s_init = clamp(rt::diff_product(b, f, c, e) / denom, 0.0f, 1.0f);
+        const float32 t_init = (b * s_init + f) / e;
+        if (t_init < 0.0f) {
+            s = clamp(-c / a, 0.0f, 1.0f);
+        } else if (t_init > 1.0f) {
+            s = clamp((b - c) / a, 0.0f, 1.0f);
+            t = 1.0f;
+        } else {
+            s = s_init;
+            t = t_init;
+        }
+    }
+    const vec_t<3, float32> c1 = add(p1, mul(s, d1)), c2 = add(p2, mul(t, d2));
+    return vec_t<3, float32>(s, t, length(sub(c2, c1)));
+}
+
 } // namespace weft
