@@ -716,6 +716,30 @@ TEST_CASE("closest_point_edge_edge gives warp-lang's values and its analytic gra
         CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
 }
 
+TEST_CASE("matrix_from_cols and matrix_from_rows build non-square matrices, with warp-lang's values and gradients") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const fs::path file = fs::path(WEFT_WARP_SEMANTICS_DIR) / "matrix_from_vectors.py";
+    const Kernel k = host.load_module(file).kernel("mfc");
+    const std::vector<float> a = {0.5f, -1.0f, 2.0f, 1.5f, 0.25f, -0.75f}, b = {0.3f, 1.2f, -2.0f, 0.7f};
+    Array v3 = Array::from_host(Type::vector(Scalar::Float32, 3), {2}, a.data(), a.size() * 4, Device::cpu(), true);
+    Array v2 = Array::from_host(Type::vector(Scalar::Float32, 2), {2}, b.data(), b.size() * 4, Device::cpu(), true);
+    Array out = Array::zeros(f32, {8}, Device::cpu(), true), loss = Array::zeros(f32, {1}, Device::cpu(), true);
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        k.launch({2}, {v3, v2, out, loss});
+    }
+    tape.backward(loss);
+    // warp-lang 1.19 on the CPU.
+    CHECK(out.to_vector<float>() == std::vector<float>{0x1.1000000000000p+4f, 0x0.0p+0f, 0x1.6ccccc0000000p+4f, 0x1.4ccccc0000000p+0f, 0x1.2000000000000p+1f, 0x0.0p+0f, 0x1.f9999a0000000p+3f, -0x1.0000000000000p+0f});
+    CHECK(loss.to_vector<float>()[0] == Approx(0x1.138ccc0000000p+6).epsilon(1e-6));
+    CHECK(floats(v3.grad()) == std::vector<float>{0x1.0e00000000000p+5f, -0x1.a000000000000p+3f, 0x1.9000000000000p+4f, 0x1.8f00000000000p+5f, 0x1.7000000000000p+2f, -0x1.2400000000000p+4f});
+    CHECK(floats(v2.grad()) == std::vector<float>{0x0.0p+0f, 0x1.0000000000000p-1f, 0x0.0p+0f, 0x1.0000000000000p-1f});
+    if (backend::nvrtc_available()) // NVRTC, no device needed
+        CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
+}
+
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
     TempDir cache("semantics");
     Host host(options_for(cache));

@@ -211,6 +211,17 @@ void register_core_builtins(Registry &registry) {
                 for (int k = 0; k < n; ++k) vectors.push_back({std::string(1, char('a' + k)), v});
                 r.add("matrix_from_cols", vectors, m, "The matrix whose columns are the arguments, in order.");
                 r.add("matrix_from_rows", vectors, m, "The matrix whose rows are the arguments, in order.");
+                // K vectors of length n, K != n: the non-square matrices Warp builds the same way.
+                for (int k = 2; k <= 4; ++k) {
+                    if (k == n) continue;
+                    std::vector<ParameterSpec> some;
+                    for (int j = 0; j < k; ++j) some.push_back({std::string(1, char('a' + j)), v});
+                    const std::string sfx = m.substr(5); // "" or "d"
+                    r.add("matrix_from_cols", some, "mat" + std::to_string(n) + std::to_string(k) + sfx,
+                          "The " + std::to_string(n) + "x" + std::to_string(k) + " matrix whose columns are the arguments.");
+                    r.add("matrix_from_rows", some, "mat" + std::to_string(k) + std::to_string(n) + sfx,
+                          "The " + std::to_string(k) + "x" + std::to_string(n) + " matrix whose rows are the arguments.");
+                }
             }
             r.unary("inverse", m, "The inverse of a (Warp's: the adjugate over the determinant; the zero matrix when "
                                   "a is singular).");

@@ -323,43 +323,44 @@ WEFT_RT_FN void adj_determinant(const mat_t<N, N, T> &m, mat_t<N, N, T> &adj_m, 
         }
 }
 
-/// matrix_from_rows / _cols: each vector's adjoint is its row (column) of r.
-template <typename T>
-WEFT_RT_FN void adj_matrix_from_rows(const vec_t<2, T> &, const vec_t<2, T> &, vec_t<2, T> &a0, vec_t<2, T> &a1,
-                                     const mat_t<2, 2, T> &r) {
+/// matrix_from_rows / _cols: each vector's adjoint is its row (column) of r
+/// (K vectors of length C: a K x C matrix of rows, a C x K one of columns).
+template <int C, typename T>
+WEFT_RT_FN void adj_matrix_from_rows(const vec_t<C, T> &, const vec_t<C, T> &, vec_t<C, T> &a0, vec_t<C, T> &a1,
+                                     const mat_t<2, C, T> &r) {
     adj_acc(a0, r.c[0]);
     adj_acc(a1, r.c[1]);
 }
-template <typename T>
-WEFT_RT_FN void adj_matrix_from_rows(const vec_t<3, T> &, const vec_t<3, T> &, const vec_t<3, T> &, vec_t<3, T> &a0,
-                                     vec_t<3, T> &a1, vec_t<3, T> &a2, const mat_t<3, 3, T> &r) {
+template <int C, typename T>
+WEFT_RT_FN void adj_matrix_from_rows(const vec_t<C, T> &, const vec_t<C, T> &, const vec_t<C, T> &, vec_t<C, T> &a0,
+                                     vec_t<C, T> &a1, vec_t<C, T> &a2, const mat_t<3, C, T> &r) {
     adj_acc(a0, r.c[0]);
     adj_acc(a1, r.c[1]);
     adj_acc(a2, r.c[2]);
 }
-template <typename T>
-WEFT_RT_FN void adj_matrix_from_rows(const vec_t<4, T> &, const vec_t<4, T> &, const vec_t<4, T> &, const vec_t<4, T> &,
-                                     vec_t<4, T> &a0, vec_t<4, T> &a1, vec_t<4, T> &a2, vec_t<4, T> &a3,
-                                     const mat_t<4, 4, T> &r) {
+template <int C, typename T>
+WEFT_RT_FN void adj_matrix_from_rows(const vec_t<C, T> &, const vec_t<C, T> &, const vec_t<C, T> &, const vec_t<C, T> &,
+                                     vec_t<C, T> &a0, vec_t<C, T> &a1, vec_t<C, T> &a2, vec_t<C, T> &a3,
+                                     const mat_t<4, C, T> &r) {
     adj_acc(a0, r.c[0]);
     adj_acc(a1, r.c[1]);
     adj_acc(a2, r.c[2]);
     adj_acc(a3, r.c[3]);
 }
-template <typename T>
-WEFT_RT_FN void adj_matrix_from_cols(const vec_t<2, T> &x0, const vec_t<2, T> &x1, vec_t<2, T> &a0, vec_t<2, T> &a1,
-                                     const mat_t<2, 2, T> &r) {
+template <int C, typename T>
+WEFT_RT_FN void adj_matrix_from_cols(const vec_t<C, T> &x0, const vec_t<C, T> &x1, vec_t<C, T> &a0, vec_t<C, T> &a1,
+                                     const mat_t<C, 2, T> &r) {
     adj_matrix_from_rows(x0, x1, a0, a1, transpose(r));
 }
-template <typename T>
-WEFT_RT_FN void adj_matrix_from_cols(const vec_t<3, T> &x0, const vec_t<3, T> &x1, const vec_t<3, T> &x2,
-                                     vec_t<3, T> &a0, vec_t<3, T> &a1, vec_t<3, T> &a2, const mat_t<3, 3, T> &r) {
+template <int C, typename T>
+WEFT_RT_FN void adj_matrix_from_cols(const vec_t<C, T> &x0, const vec_t<C, T> &x1, const vec_t<C, T> &x2,
+                                     vec_t<C, T> &a0, vec_t<C, T> &a1, vec_t<C, T> &a2, const mat_t<C, 3, T> &r) {
     adj_matrix_from_rows(x0, x1, x2, a0, a1, a2, transpose(r));
 }
-template <typename T>
-WEFT_RT_FN void adj_matrix_from_cols(const vec_t<4, T> &x0, const vec_t<4, T> &x1, const vec_t<4, T> &x2,
-                                     const vec_t<4, T> &x3, vec_t<4, T> &a0, vec_t<4, T> &a1, vec_t<4, T> &a2,
-                                     vec_t<4, T> &a3, const mat_t<4, 4, T> &r) {
+template <int C, typename T>
+WEFT_RT_FN void adj_matrix_from_cols(const vec_t<C, T> &x0, const vec_t<C, T> &x1, const vec_t<C, T> &x2,
+                                     const vec_t<C, T> &x3, vec_t<C, T> &a0, vec_t<C, T> &a1, vec_t<C, T> &a2,
+                                     vec_t<C, T> &a3, const mat_t<C, 4, T> &r) {
     adj_matrix_from_rows(x0, x1, x2, x3, a0, a1, a2, a3, transpose(r));
 }
 

@@ -318,17 +318,18 @@ template <typename T> WEFT_RT_FN T determinant(const mat_t<4, 4, T> &m) {
     }
     return T(d);
 }
-/// Warp's matrix_from_cols / matrix_from_rows (square: N vectors of N).
-template <int N, typename T, typename... V>
-WEFT_RT_FN mat_t<N, N, T> matrix_from_rows(const vec_t<N, T> &first, const V &...rest) {
-    static_assert(sizeof...(V) + 1 == N, "matrix_from_rows: N vectors of length N");
-    const vec_t<N, T> rows[] = {first, rest...};
-    mat_t<N, N, T> m;
-    for (int i = 0; i < N; ++i) m.c[i] = rows[i];
+/// Warp's matrix_from_rows / matrix_from_cols: K vectors of length C make a
+/// K x C matrix of rows, a C x K one of columns.
+template <int C, typename T, typename... V>
+WEFT_RT_FN mat_t<int(sizeof...(V)) + 1, C, T> matrix_from_rows(const vec_t<C, T> &first, const V &...rest) {
+    constexpr int K = int(sizeof...(V)) + 1;
+    const vec_t<C, T> rows[] = {first, rest...};
+    mat_t<K, C, T> m;
+    for (int i = 0; i < K; ++i) m.c[i] = rows[i];
     return m;
 }
-template <int N, typename T, typename... V>
-WEFT_RT_FN mat_t<N, N, T> matrix_from_cols(const vec_t<N, T> &first, const V &...rest) {
+template <int C, typename T, typename... V>
+WEFT_RT_FN mat_t<C, int(sizeof...(V)) + 1, T> matrix_from_cols(const vec_t<C, T> &first, const V &...rest) {
     return transpose(matrix_from_rows(first, rest...));
 }
 
