@@ -740,6 +740,39 @@ TEST_CASE("matrix_from_cols and matrix_from_rows build non-square matrices, with
         CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
 }
 
+TEST_CASE("a module's own type names shadow Warp's (vec3b of bools), and user vector types of Python dtypes work") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const CompiledModule m = host.load_module_source("user_vector_types", R"(import warp as wp
+
+vec5 = wp.types.vector(length=5, dtype=float)
+vec3b = wp.types.vector(length=3, dtype=bool)
+vec2i_ = wp.types.vector(length=2, dtype=int)
+mat23 = wp.types.matrix(shape=(2, 3), dtype=float)
+
+
+@wp.func
+def first(v: wp.types.vector(length=5, dtype=float)) -> float:
+    return v[0]
+
+
+@wp.kernel
+def k(out: wp.array(dtype=float)):
+    v = vec5(1.0, 2.0, 3.0, 4.0, 5.0)
+    b = vec3b(True, False, True)
+    n = vec2i_(3, 4)
+    m = mat23(1.0, 2.0, 3.0, 4.0, 5.0, 6.0)
+    out[0] = first(v) + float(n[1]) + m[1, 2] + wp.where(b[2], 1.0, 0.0)
+    out[1] = wp.length(v)
+    out[2] = float(len(v))
+    out[3] = wp.dot(v, v)
+)");
+    Array out = Array::zeros(f32, {4});
+    m.kernel("k").launch({1}, {out});
+    // warp-lang 1.19 on the CPU.
+    CHECK(out.to_vector<float>() == std::vector<float>{12.0f, 0x1.daa2fep+2f, 5.0f, 55.0f});
+}
+
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
     TempDir cache("semantics");
     Host host(options_for(cache));

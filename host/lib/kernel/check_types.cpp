@@ -93,11 +93,13 @@ std::string Checker::strip_warp(const std::string &name) const {
 
 std::optional<Type> Checker::type_named(const std::string &dotted_name) const {
     const std::string name = strip_warp(dotted_name);
+    // A bare name the module binds (vec3b = wp.types.vector(length=3, dtype=bool)) is the module's, as in
+    // Python, even where Warp has a type of that name (wp.vec3b, int8): wp.vec3b stays Warp's.
+    if (name == dotted_name)
+        if (auto it = type_aliases_.find(name); it != type_aliases_.end()) return it->second;
     if (auto t = parse_builtin_type(name)) return t;
     if (auto it = structs_.find(name); it != structs_.end()) return it->second;
     if (const NativeTypeInfo *n = registry_.native_type(name)) return n->type();
-    if (name == dotted_name)
-        if (auto it = type_aliases_.find(name); it != type_aliases_.end()) return it->second;
     return std::nullopt;
 }
 
