@@ -645,7 +645,7 @@ TEST_CASE("wp.zeros in kernels and functions makes Warp's fixed-size arrays: ind
                Catch::Contains("zeros() in a kernel needs shape= and dtype="));
 }
 
-TEST_CASE("module-level tuples are read inside wp.static, as Warp reads them, and enum members and expressions too") {
+TEST_CASE("module-level tuples are read inside wp.static, as Warp reads them, and enum members, .value and len(enum) too") {
     TempDir cache("semantics");
     Host host(options_for(cache));
     const CompiledModule m = host.load_module_source("static_tuples", R"(import enum
@@ -665,10 +665,11 @@ class Color(enum.IntEnum):
 def k(out: wp.array(dtype=float)):
     out[0] = wp.static(T[1]) + float(wp.static(len(T))) + float(wp.static(SCALE * 2)) + float(wp.static(Color.BLUE))
     out[1] = wp.static(T[-1]) + float(N)
+    out[2] = float(wp.static(Color.BLUE.value)) + float(wp.static(len(Color))) + float(Color.RED.value)
 )");
-    Array out = Array::zeros(f32, {2});
+    Array out = Array::zeros(f32, {3});
     m.kernel("k").launch({1}, {out});
-    CHECK(out.to_vector<float>() == std::vector<float>{15.5f, 10.0f}); // warp-lang 1.19: 15.5
+    CHECK(out.to_vector<float>() == std::vector<float>{15.5f, 10.0f, 7.0f}); // warp-lang 1.19: 15.5, 10, 7
     const std::string runtime = weft::test::message_of<kernel::KernelSourceError>([&] {
         host.load_module_source("tuple_at_run_time", "import warp as wp\n\nT = (1.0, 2.0)\n\n@wp.kernel\n"
                                                      "def k(a: wp.array(dtype=float)):\n    a[0] = T[1]\n");

@@ -82,6 +82,16 @@ Value Checker::unbound_name(const Expr &e) {
     return poison();
 }
 
+std::string Checker::enum_value_member(const std::string &dotted) const {
+    const std::string suffix = ".value";
+    if (dotted.size() <= suffix.size() || dotted.compare(dotted.size() - suffix.size(), suffix.size(), suffix) != 0)
+        return {};
+    const std::string member = dotted.substr(0, dotted.size() - suffix.size());
+    const auto dot = member.find('.');
+    if (dot == std::string::npos || !enum_sizes_.count(member.substr(0, dot)) || !constants_.count(member)) return {};
+    return member;
+}
+
 Value Checker::expr_attribute(const Expr &e) {
     if (std::optional<Value> named = qualified_name(e)) return std::move(*named);
     Value base = expr(*e.children[0]);
@@ -112,6 +122,12 @@ std::optional<Value> Checker::qualified_name(const Expr &e) {
     }
     // Class.NAME: a member of an enum or constant-holding class (unless a local shadows the class).
     const std::string head = d->substr(0, d->find('.'));
+    if (const std::string member = enum_value_member(*d);
+        !member.empty() && !(scope_ && (scope_->locals.count(head) || scope_->params.count(head)))) {
+        Expr name(Expr::Kind::Name, e.location); // Color.RED.value is Color.RED, an int
+        name.text = member;
+        return expr(name);
+    }
     const bool shadowed = scope_ && (scope_->locals.count(head) || scope_->params.count(head));
     if (!shadowed && (constants_.count(*d) || failed_constants_.count(*d))) {
         Expr name(Expr::Kind::Name, e.location);

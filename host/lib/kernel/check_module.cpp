@@ -284,6 +284,7 @@ void Checker::class_constants(const ast::ClassDef &c) {
         const bool implicit = kind == Kind::Holder && !explicit_constant;
         constants_[name] = ModuleConstant{*v, implicit, implicit ? literal : Value::Literal::None, s->location};
         out_.constants.push_back({name, *v, s->location});
+        if (kind != Kind::Holder) ++enum_sizes_[c.name];
     }
 }
 

@@ -492,7 +492,8 @@ std::optional<ir::ConstantValue> Checker::fold_constant(const Expr &e, Value::Li
     case Expr::Kind::Attribute: {
         auto d = dotted(e);
         if (!d) break;
-        const std::string stripped = strip_warp(*d);
+        std::string stripped = strip_warp(*d);
+        if (const std::string member = enum_value_member(stripped); !member.empty()) stripped = member;
         const ModuleConstant *c = nullptr;
         if (auto it = constants_.find(stripped); it != constants_.end()) c = &it->second;
         if (auto it = warp_constants_.find(stripped); stripped != *d && it != warp_constants_.end()) c = &it->second;
@@ -645,11 +646,16 @@ std::optional<ir::ConstantValue> Checker::fold_constant(const Expr &e, Value::Li
         auto callee = dotted(*e.children[0]);
         if (!callee) break;
         // len(T) of a module-level tuple.
-        if (*callee == "len" && e.children.size() == 2 && e.keywords.empty() && e.children[1]->kind == Expr::Kind::Name)
+        if (*callee == "len" && e.children.size() == 2 && e.keywords.empty() && e.children[1]->kind == Expr::Kind::Name) {
             if (const auto t = tuple_constants_.find(e.children[1]->text); t != tuple_constants_.end()) {
                 literal = Value::Literal::Int;
                 return int_constant(Scalar::Int32, static_cast<ir::IntValue>(t->second->children.size()));
             }
+            if (const auto n = enum_sizes_.find(e.children[1]->text); n != enum_sizes_.end()) {
+                literal = Value::Literal::Int; // len(Color): its members
+                return int_constant(Scalar::Int32, static_cast<ir::IntValue>(n->second));
+            }
+        }
         // Python's math module on constants (wp.static(math.sqrt(2.0)), N = math.floor(...)):
         // the host computes these in double, and the result is a float literal as in Python.
         if (callee->rfind("math.", 0) == 0 && e.keywords.empty()) {

@@ -409,6 +409,9 @@ public:
     std::map<std::string, const ast::Expr *> dict_constants_; // OPTIONS = {...} at module level
     /// T = (1.0, 2.5, 4.0) at module level: read inside wp.static (wp.static(T[1]), wp.static(len(T))), as Warp.
     std::map<std::string, const ast::Expr *> tuple_constants_;
+    std::map<std::string, int> enum_sizes_; // enum class -> its members (len(Color) in wp.static)
+    /// "Color.RED" for "Color.RED.value" when Color is an enum of the module (Python's accessor); "" otherwise.
+    std::string enum_value_member(const std::string &dotted) const;
     void shadow_rebound_params(const ast::FunctionDef &def, std::vector<ir::StmtPtr> &out);
     static bool always_returns(const std::vector<ir::StmtPtr> &body);
     static bool breaks(const std::vector<ir::StmtPtr> &body);
