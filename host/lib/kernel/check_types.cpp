@@ -322,6 +322,16 @@ std::optional<Annotation> Checker::annotation(const Expr &e, bool allow_generic)
             return Annotation{Annotation::Kind::Concrete, t};
         }
     }
+    // Omniverse's Fabric arrays view USD stage data through Fabric's own runtime, which weft does not have.
+    if ((e.kind == Expr::Kind::Call || e.kind == Expr::Kind::Subscript) && !e.children.empty())
+        if (const auto base = dotted(*e.children[0]))
+            if (const std::string b = strip_warp(*base); b == "fabricarray" || b == "indexedfabricarray" ||
+                                                        b == "fabricarrayarray" || b == "indexedfabricarrayarray") {
+                diags_.error(e.location, "'" + *base + "' is an Omniverse Fabric array (USD stage data through Fabric's "
+                                         "runtime), which weft does not have: pass the data as a wp.array (or "
+                                         "wp.indexedarray)");
+                return std::nullopt;
+            }
     diags_.error(e.location, "this is not a type annotation");
     return std::nullopt;
 }
