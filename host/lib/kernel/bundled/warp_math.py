@@ -7,8 +7,9 @@
 # operation for operation, so that results agree bit for bit.
 #
 # Warp registers the transform and matrix helpers for float16, float32 and
-# float64; weft's transform builtins exist for float32 and float64, so these
-# have those two overloads.
+# float64 (one definition made per dtype); here each is one generic function
+# whose vectors and matrices take their dtype from its arguments (weft's
+# transform builtins exist for float32 and float64).
 import warp as wp
 import typing
 
@@ -240,47 +241,46 @@ def transform_wrench(t: wp.transform, x: wp.spatial_vector) -> wp.spatial_vector
 
 
 @wp.func
-def transform_from_matrix(mat: wp.mat44) -> wp.transform:
-    p = wp.vec3(mat[0][3], mat[1][3], mat[2][3])
+def transform_from_matrix(mat: typing.Any):
+    p = wp.vector(mat[0][3], mat[1][3], mat[2][3])
     q = wp.quat_from_matrix(mat)
-    return wp.transform(p, q)
+    return wp.transformation(p, q)
 
 
 @wp.func
-def transform_from_matrix(mat: wp.mat44d) -> wp.transformd:
-    p = wp.vec3d(mat[0][3], mat[1][3], mat[2][3])
-    q = wp.quat_from_matrix(mat)
-    return wp.transformd(p, q)
-
-
-@wp.func
-def transform_to_matrix(xform: wp.transform) -> wp.mat44:
+def transform_to_matrix(xform: typing.Any):
     p = wp.transform_get_translation(xform)
     q = wp.transform_get_rotation(xform)
     rot = wp.quat_to_matrix(q)
-    return wp.mat44(
+    zero = type(p[0])(0.0)
+    one = type(p[0])(1.0)
+    return wp.matrix(
         rot[0][0], rot[0][1], rot[0][2], p[0],
         rot[1][0], rot[1][1], rot[1][2], p[1],
         rot[2][0], rot[2][1], rot[2][2], p[2],
-        wp.float32(0.0), wp.float32(0.0), wp.float32(0.0), wp.float32(1.0),
+        zero, zero, zero, one,
+        shape=(4, 4),
     )
 
 
 @wp.func
-def transform_compose(position: wp.vec3, rotation: wp.quat, scale: wp.vec3):
+def transform_compose(position: typing.Any, rotation: typing.Any, scale: typing.Any):
     R = wp.quat_to_matrix(rotation)
-    return wp.mat44(
+    zero = type(position[0])(0.0)
+    one = type(position[0])(1.0)
+    return wp.matrix(
         scale[0] * R[0,0], scale[1] * R[0,1], scale[2] * R[0,2], position[0],
         scale[0] * R[1,0], scale[1] * R[1,1], scale[2] * R[1,2], position[1],
         scale[0] * R[2,0], scale[1] * R[2,1], scale[2] * R[2,2], position[2],
-        wp.float32(0.0), wp.float32(0.0), wp.float32(0.0), wp.float32(1.0),
+        zero, zero, zero, one,
+        shape=(4, 4),
     )
 
 
 @wp.func
-def transform_decompose(m: wp.mat44):
-    zero = wp.float32(0.0)
-    position = wp.vec3(m[0, 3], m[1, 3], m[2, 3])
+def transform_decompose(m: typing.Any):
+    zero = type(m[0, 0])(0.0)
+    position = wp.vector(m[0, 3], m[1, 3], m[2, 3])
     r00, r01, r02 = m[0, 0], m[0, 1], m[0, 2]
     r10, r11, r12 = m[1, 0], m[1, 1], m[1, 2]
     r20, r21, r22 = m[2, 0], m[2, 1], m[2, 2]
@@ -299,56 +299,6 @@ def transform_decompose(m: wp.mat44):
         r02 /= sz
         r12 /= sz
         r22 /= sz
-    rotation = wp.quat_from_matrix(wp.mat33(r00, r01, r02, r10, r11, r12, r20, r21, r22))
-    scale = wp.vec3(sx, sy, sz)
-    return position, rotation, scale
-
-@wp.func
-def transform_to_matrix(xform: wp.transformd) -> wp.mat44d:
-    p = wp.transform_get_translation(xform)
-    q = wp.transform_get_rotation(xform)
-    rot = wp.quat_to_matrix(q)
-    return wp.mat44d(
-        rot[0][0], rot[0][1], rot[0][2], p[0],
-        rot[1][0], rot[1][1], rot[1][2], p[1],
-        rot[2][0], rot[2][1], rot[2][2], p[2],
-        wp.float64(0.0), wp.float64(0.0), wp.float64(0.0), wp.float64(1.0),
-    )
-
-
-@wp.func
-def transform_compose(position: wp.vec3d, rotation: wp.quatd, scale: wp.vec3d):
-    R = wp.quat_to_matrix(rotation)
-    return wp.mat44d(
-        scale[0] * R[0,0], scale[1] * R[0,1], scale[2] * R[0,2], position[0],
-        scale[0] * R[1,0], scale[1] * R[1,1], scale[2] * R[1,2], position[1],
-        scale[0] * R[2,0], scale[1] * R[2,1], scale[2] * R[2,2], position[2],
-        wp.float64(0.0), wp.float64(0.0), wp.float64(0.0), wp.float64(1.0),
-    )
-
-
-@wp.func
-def transform_decompose(m: wp.mat44d):
-    zero = wp.float64(0.0)
-    position = wp.vec3d(m[0, 3], m[1, 3], m[2, 3])
-    r00, r01, r02 = m[0, 0], m[0, 1], m[0, 2]
-    r10, r11, r12 = m[1, 0], m[1, 1], m[1, 2]
-    r20, r21, r22 = m[2, 0], m[2, 1], m[2, 2]
-    sx = wp.sqrt(r00 * r00 + r10 * r10 + r20 * r20)
-    sy = wp.sqrt(r01 * r01 + r11 * r11 + r21 * r21)
-    sz = wp.sqrt(r02 * r02 + r12 * r12 + r22 * r22)
-    if sx != zero:
-        r00 /= sx
-        r10 /= sx
-        r20 /= sx
-    if sy != zero:
-        r01 /= sy
-        r11 /= sy
-        r21 /= sy
-    if sz != zero:
-        r02 /= sz
-        r12 /= sz
-        r22 /= sz
-    rotation = wp.quat_from_matrix(wp.mat33d(r00, r01, r02, r10, r11, r12, r20, r21, r22))
-    scale = wp.vec3d(sx, sy, sz)
+    rotation = wp.quat_from_matrix(wp.matrix(r00, r01, r02, r10, r11, r12, r20, r21, r22, shape=(3, 3)))
+    scale = wp.vector(sx, sy, sz)
     return position, rotation, scale
