@@ -19,7 +19,7 @@ struct Bundled {
 };
 
 /// Parsed once per process; the text is weft's own, so a parse error is a
-/// defect of this build (a test checks the whole file).
+/// defect of this build (tests/warp_semantics/warp_math.py calls every name).
 const Bundled &bundled() {
     static const Bundled b = [] {
         Bundled out{SourceFile("warp/math.py", std::string(warp_math_source())), {}, {}, {}};
@@ -118,8 +118,6 @@ void relocate(ast::FunctionDef &f, SourceLocation at) {
 }
 
 } // namespace
-
-std::vector<std::string> bundled_function_names() { return bundled().names; }
 
 void add_bundled_functions(ast::Module &tree) {
     // Names the module gives a meaning of its own keep it: its definition,

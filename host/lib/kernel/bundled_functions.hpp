@@ -14,9 +14,6 @@ namespace weft::kernel::detail {
 /// The kernel-language text of warp.math (bundled/warp_math.py, embedded).
 std::string_view warp_math_source();
 
-/// The names warp.math defines, in its order.
-std::vector<std::string> bundled_function_names();
-
 /// Adds to `tree` the definitions of the bundled functions it calls (as
 /// `wp.name(...)` or `name(...)`) and does not define itself, with the
 /// bundled functions those call. Each copy is located at the module's first
