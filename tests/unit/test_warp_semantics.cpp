@@ -824,6 +824,40 @@ def k(xs: wp.array(dtype=float), out: wp.array(dtype=float)):
     CHECK(xs.grad().to_vector<float>() == std::vector<float>{7.0f, -5.0f});
 }
 
+TEST_CASE("quat_rotate_inv gives warp-lang's values (float32 and float64) and gradients") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const fs::path file = fs::path(WEFT_WARP_SEMANTICS_DIR) / "rotate_inv.py";
+    const Kernel k = host.load_module(file).kernel("rotate_inv");
+    const std::vector<float> qv = {0x1.a43da20000000p-4f, 0x1.a43da20000000p-3f, 0x1.3b2e3a0000000p-2f, 0x1.d8c5540000000p-1f, -0x1.6c944e0000000p-1f, 0x1.6c944e0000000p-2f, 0x1.e61b120000000p-4f, 0x1.2fd0ec0000000p-1f, 0x1.0000000000000p-1f, 0x1.0000000000000p-1f, -0x1.0000000000000p-1f, 0x1.0000000000000p-1f};
+    const std::vector<float> pv = {1.0f, -2.0f, 0.5f, 0.25f, 3.0f, -1.5f, 2.0f, 0.0f, 1.0f};
+    Array q = Array::from_host(Type::quaternion(Scalar::Float32), {3}, qv.data(), qv.size() * 4, Device::cpu(), true);
+    Array p = Array::from_host(Type::vector(Scalar::Float32, 3), {3}, pv.data(), pv.size() * 4, Device::cpu(), true);
+    Array out = Array::zeros(Type::vector(Scalar::Float32, 3), {3}, Device::cpu(), true);
+    Array out64 = Array::zeros(Type::vector(Scalar::Float64, 3), {3});
+    Array loss = Array::zeros(f32, {1}, Device::cpu(), true);
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        k.launch({3}, {q, p, out, out64, loss});
+    }
+    tape.backward(loss);
+    // warp-lang 1.19 on the CPU: values bit for bit, gradients to rounding.
+    CHECK(floats(out) == std::vector<float>{-0x1.4e25c20000000p-1f, -0x1.f286b80000000p+0f, 0x1.040ac60000000p+0f, -0x1.039ac00000000p-5f, 0x1.b4481a0000000p-1f, 0x1.a073600000000p+1f, -0x1.0000000000000p+0f, 0x1.0000000000000p+1f, 0x0.0p+0f});
+    std::vector<double> d(9);
+    out64.copy_to_host(d.data(), d.size() * 8);
+    CHECK(d == std::vector<double>{-0x1.4e25becb7c859p-1, -0x1.f286ba4d9e615p+0, 0x1.040ac6d9763f6p+0, -0x1.039b0c51a42c0p-5, 0x1.b44818c8b10e2p-1, 0x1.a07360947c6e3p+1, -0x1.0000000000000p+0, 0x1.0000000000000p+1, 0x0.0p+0});
+    CHECK(loss.to_vector<float>()[0] == Approx(0x1.36c7be0000000p+4).epsilon(1e-6));
+    const std::vector<std::pair<const Array *, std::vector<float>>> grads = {{&q, {0x1.13c8740000000p+2f, 0x1.89f9c60000000p+2f, 0x1.6294020000000p+2f, 0x1.77eb1e0000000p+5f, -0x1.7976a00000000p+4f, 0x1.2ff3220000000p+2f, 0x1.18e2000000000p+4f, 0x1.14f8b00000000p+4f, 0x1.0000000000000p+3f, 0x1.0000000000000p+2f, -0x1.8000000000000p+1f, 0x1.6000000000000p+3f}}, {&p, {0x1.0cccca0000000p+2f, -0x1.ccccc80000000p+1f, 0x1.0000040000000p-1f, 0x1.5b0ad20000000p+1f, 0x1.7193d40000000p+2f, -0x1.c736140000000p+1f, 0x1.8000000000000p+1f, -0x1.0000000000000p-1f, 0x0.0p+0f}}};
+    for (const auto &[a, want] : grads) {
+        const std::vector<float> got = floats(a->grad());
+        REQUIRE(got.size() == want.size());
+        for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(want[i]).margin(1e-4));
+    }
+    if (backend::nvrtc_available()) // NVRTC, no device needed
+        CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
+}
+
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
     TempDir cache("semantics");
     Host host(options_for(cache));

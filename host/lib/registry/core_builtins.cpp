@@ -245,6 +245,7 @@ void register_core_builtins(Registry &registry) {
         r.add("length", {{"a", q}}, s, "Norm of a.");
         r.unary("quat_inverse", q, "Inverse of a unit quaternion (its conjugate).", q, "quat");
         r.add("quat_rotate", {{"quat", q}, {"vec", v3}}, v3, "Rotates vec by the unit quaternion quat.");
+        r.add("quat_rotate_inv", {{"quat", q}, {"vec", v3}}, v3, "Rotates vec by the inverse of the unit quaternion quat.");
         r.add("quat_from_axis_angle", {{"axis", v3}, {"angle", s}}, q, "Rotation by angle (radians) about axis.");
         r.add("skew", {{"vec", v3}}, std::string("mat33") + suffix, "The cross-product matrix of vec: skew(v) * u == cross(v, u).");
         r.add("quat_slerp", {{"a", q}, {"b", q}, {"t", s}}, q,

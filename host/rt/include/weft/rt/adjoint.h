@@ -478,6 +478,16 @@ WEFT_RT_FN void adj_quat_rotate(const quat_t<T> &q, const vec_t<3, T> &p, quat_t
     rt::addf(adj_q.c[2], rz * d + A(2) * pz * qr + w2 * pxr_z);
     rt::addf(adj_q.c[3], A(4) * w * pr + A(2) * qxp_r);
 }
+/// quat_rotate_inv(q, p) is quat_rotate(conj(q), p): its gradient through the conjugate.
+template <typename T>
+WEFT_RT_FN void adj_quat_rotate_inv(const quat_t<T> &q, const vec_t<3, T> &p, quat_t<T> &adj_q, vec_t<3, T> &adj_p,
+                                    const vec_t<3, T> &r) {
+    const quat_t<T> conj(-q.c[0], -q.c[1], -q.c[2], q.c[3]);
+    quat_t<T> adj_conj{};
+    adj_quat_rotate(conj, p, adj_conj, adj_p, r);
+    for (int i = 0; i < 3; ++i) rt::addf(adj_q.c[i], -rt::acc<T>(adj_conj.c[i]));
+    rt::addf(adj_q.c[3], rt::acc<T>(adj_conj.c[3]));
+}
 template <typename T> WEFT_RT_FN void adj_skew(const vec_t<3, T> &v, vec_t<3, T> &adj_v, const mat_t<3, 3, T> &r) {
     (void)v;
     typedef rt::acc<T> A;

@@ -506,6 +506,15 @@ template <typename T> WEFT_RT_FN vec_t<3, T> quat_rotate(const quat_t<T> &q, con
     return vec_t<3, T>(T(px * c + x * d + (y * pz - z * py) * w * A(2)), T(py * c + y * d + (z * px - x * pz) * w * A(2)),
                        T(pz * c + z * d + (x * py - y * px) * w * A(2)));
 }
+/// p rotated by the inverse of q (Warp's quat_rotate_inv, its expression).
+template <typename T> WEFT_RT_FN vec_t<3, T> quat_rotate_inv(const quat_t<T> &q, const vec_t<3, T> &p) {
+    typedef rt::acc<T> A;
+    const A x = A(q.c[0]), y = A(q.c[1]), z = A(q.c[2]), w = A(q.c[3]);
+    const A px = A(p.c[0]), py = A(p.c[1]), pz = A(p.c[2]);
+    const A c = A(2) * w * w - A(1), d = A(2) * (x * px + y * py + z * pz);
+    return vec_t<3, T>(T(px * c + x * d - (y * pz - z * py) * w * A(2)), T(py * c + y * d - (z * px - x * pz) * w * A(2)),
+                       T(pz * c + z * d - (x * py - y * px) * w * A(2)));
+}
 /// Rotation by angle (radians) about axis (used as given; pass a unit axis).
 template <typename T> WEFT_RT_FN quat_t<T> quat_from_axis_angle(const vec_t<3, T> &axis, T angle) {
     typedef rt::acc<T> A;
