@@ -858,6 +858,32 @@ TEST_CASE("quat_rotate_inv gives warp-lang's values (float32 and float64) and gr
         CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
 }
 
+TEST_CASE("step, nonzero, smoothstep, frac, cbrt, erf, erfc, isinf and bit_count give warp-lang's values and gradients") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const fs::path file = fs::path(WEFT_WARP_SEMANTICS_DIR) / "scalar_round2.py";
+    const Kernel k = host.load_module(file).kernel("misc2");
+    Array a = Array::from_vector(f32, std::vector<float>{0.1f, 0.5f, 0.75f, 1.2f, 1.7f, 2.5f}, Device::cpu(), true);
+    Array ia = Array::from_vector(i32, std::vector<std::int32_t>{0, 1, 2, 3, -5, 1000});
+    Array o = Array::zeros(f32, {24}), io = Array::zeros(i32, {6});
+    Array loss = Array::zeros(f32, {1}, Device::cpu(), true);
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        k.launch({6}, {a, ia, o, io, loss});
+    }
+    tape.backward(loss);
+    // warp-lang 1.19 on the CPU: values bit for bit, gradients to rounding.
+    CHECK(o.to_vector<float>() == std::vector<float>{0x1.0000000000000p+1f, 0x1.e3e76a0000000p+0f, 0x1.8a3d700000000p-1f, 0x1.0000000000000p+1f, 0x1.0d4fe00000000p+1f, 0x1.71a5dc0000000p+1f, 0x1.b333340000000p-1f, 0x1.0000000000000p+0f, 0x1.5a1cac0000000p+0f, 0x1.7ecbf40000000p+1f, 0x1.1999a00000000p-2f, 0x1.0000000000000p+0f, 0x1.dad7520000000p+0f, 0x1.6791200000000p+1f, 0x1.eb85200000000p-3f, 0x1.0000000000000p+0f, 0x1.0000000000000p+1f, 0x1.592a640000000p+1f, 0x1.70a3c00000000p-4f, 0x1.0000000000000p+1f, 0x1.0000000000000p+1f, 0x1.578a180000000p+1f, 0x1.0000000000000p-2f, 0x1.0000000000000p+0f});
+    CHECK(io.to_vector<std::int32_t>() == std::vector<std::int32_t>{0, 9, 9, 13, 84, 17});
+    CHECK(loss.to_vector<float>()[0] == Approx(0x1.0b36f80000000p+4).epsilon(1e-6));
+    const std::vector<float> g = a.grad().to_vector<float>(), want = {0x1.aefe600000000p+1f, 0x1.9d74200000000p+1f, 0x1.b08bd00000000p+1f, 0x1.4a5b4e0000000p+1f, 0x1.70109c0000000p-2f, 0x1.7b87de0000000p-3f};
+    REQUIRE(g.size() == want.size());
+    for (std::size_t i = 0; i < g.size(); ++i) CHECK(g[i] == Approx(want[i]).margin(1e-4));
+    if (backend::nvrtc_available()) // NVRTC, no device needed
+        CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
+}
+
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
     TempDir cache("semantics");
     Host host(options_for(cache));

@@ -157,7 +157,19 @@ void register_core_builtins(Registry &registry) {
         r.add("atan2", {{"y", t}, {"x", t}}, t, "Returns the angle of the point (x, y).");
         r.unary("isfinite", t, "True when a is neither infinite nor NaN.", "bool");
         r.unary("isnan", t, "True when a is NaN.", "bool");
+        r.unary("isinf", t, "True when a is infinite.", "bool");
+        r.unary("cbrt", t, "Returns the cube root of x.", t, "x");
+        r.unary("erf", t, "Returns the error function of x.", t, "x");
+        r.unary("erfc", t, "Returns 1 - erf(x).", t, "x");
+        r.unary("frac", t, "Returns x - trunc(x), the fractional part with the sign of x.", t, "x");
+        r.add("smoothstep", {{"a", t}, {"b", t}, {"x", t}}, t,
+              "Smooth Hermite step: 0 at x <= a, 1 at x >= b, 3u^2 - 2u^3 between, u = (x - a) / (b - a).");
     }
+    for (const std::string &t : numeric) {
+        r.unary("step", t, "Returns 1 when x < 0, else 0 (Warp's step).", t, "x");
+        r.unary("nonzero", t, "Returns 1 when x != 0, else 0.", t, "x");
+    }
+    for (const std::string &t : int_types) r.unary("bit_count", t, "Returns the number of set bits of x.", "int32", "x");
 
     // Vectors of float32 ("vecN"), float64 ("vecNd"), float16 ("vecNh") and int32 ("vecNi").
     for (const char *suffix : {"", "d", "h", "i"}) {

@@ -168,7 +168,25 @@ WEFT_RT_ADJ1(ceil, A(0))
 WEFT_RT_ADJ1(round, A(0))
 WEFT_RT_ADJ1(trunc, A(0))
 WEFT_RT_ADJ1(rint, A(0))
+WEFT_RT_ADJ1(cbrt, (A(1) / A(3)) * (A(1) / (A(cbrt(a_)) * A(cbrt(a_)))) * r)
+WEFT_RT_ADJ1(erf, A(1.12837916709551257390) * exp(-a * a) * r)   // 2 / sqrt(pi), as Warp's
+WEFT_RT_ADJ1(erfc, -A(1.12837916709551257390) * exp(-a * a) * r)
+WEFT_RT_ADJ1(step, A(0))
+WEFT_RT_ADJ1(nonzero, A(0))
+// 1 between integers (Warp 1.19 leaves frac without an adjoint, a gradient of 0).
+WEFT_RT_ADJ1(frac, r)
 #undef WEFT_RT_ADJ1
+/// Warp's smoothstep adjoint: zero outside the ramp.
+WEFT_RT_FLOAT void adj_smoothstep(T edge0_, T edge1_, T x_, T &adj_edge0, T &adj_edge1, T &adj_x, T r_) {
+    typedef rt::acc<T> A;
+    const A edge0 = A(edge0_), edge1 = A(edge1_), x = A(x_), r = A(r_);
+    const A ab = edge0 - edge1, ax = edge0 - x, bx = edge1 - x, xb = x - edge1;
+    if (bx / ab >= A(0) || ax / ab <= A(0)) return;
+    const A ab3 = ab * ab * ab, ab4 = ab3 * ab;
+    rt::addf(adj_edge0, r * ((A(6) * ax * bx * bx) / ab4));
+    rt::addf(adj_edge1, r * ((A(6) * ax * ax * xb) / ab4));
+    rt::addf(adj_x, r * ((A(6) * ax * bx) / ab3));
+}
 WEFT_RT_FLOAT void adj_pow(T a_, T b_, T &adj_a, T &adj_b, T r_) {
     typedef rt::acc<T> A;
     const A a = A(a_), b = A(b_), r = A(r_);

@@ -46,6 +46,9 @@ WEFT_RT_MATH1(ceil, ceil)
 WEFT_RT_MATH1(round, round) // halfway cases away from zero (C round, as Warp)
 WEFT_RT_MATH1(trunc, trunc)
 WEFT_RT_MATH1(rint, rint) // halfway cases to even (the default rounding mode, as Warp's rint)
+WEFT_RT_MATH1(cbrt, cbrt)
+WEFT_RT_MATH1(erf, erf)
+WEFT_RT_MATH1(erfc, erfc)
 WEFT_RT_MATH2(pow, pow)
 WEFT_RT_MATH2(atan2, atan2) // atan2(y=a, x=b)
 namespace rt {
@@ -60,6 +63,7 @@ WEFT_RT_MATH2(fmod, fmod)
     WEFT_RT_FN bool name(bfloat16 a) { return builtin(float32(a)); }
 WEFT_RT_FPRED(isfinite, __builtin_isfinite)
 WEFT_RT_FPRED(isnan, __builtin_isnan)
+WEFT_RT_FPRED(isinf, __builtin_isinf)
 
 // -- arithmetic ---------------------------------------------------------------
 WEFT_RT_SCALAR T add(T a, T b) {
@@ -170,5 +174,33 @@ WEFT_RT_INT T bit_xor(T a, T b) { return T(a ^ b); }
 WEFT_RT_INT T invert(T a) { return T(~a); }
 WEFT_RT_INT T lshift(T a, T b) { return T(rt::wide<T>(a) << (rt::wide<T>(b) & (sizeof(rt::wide<T>) * 8 - 1))); }
 WEFT_RT_INT T rshift(T a, T b) { return T(a >> (rt::wide<T>(b) & (sizeof(rt::wide<T>) * 8 - 1))); }
+
+// Warp's step, nonzero, frac and smoothstep, as it computes them.
+WEFT_RT_SCALAR T step(T x) { return x < T(0) ? T(1) : T(0); }
+WEFT_RT_SCALAR T nonzero(T x) { return x == T(0) ? T(0) : T(1); }
+WEFT_RT_FN float32 frac(float32 x) { return x - trunc(x); }
+WEFT_RT_FN float64 frac(float64 x) { return x - trunc(x); }
+WEFT_RT_FN float16 frac(float16 x) { return float16(float32(x) - trunc(float32(x))); }
+WEFT_RT_FN bfloat16 frac(bfloat16 x) { return bfloat16(float32(x) - trunc(float32(x))); }
+template <typename T, WEFT_RT_IF(rt::is_float<T>)> WEFT_RT_FN T smoothstep(T edge0, T edge1, T x) {
+    x = clamp(T((x - edge0) / (edge1 - edge0)), T(0), T(1));
+    return T(x * x * (T(3) - T(2) * x));
+}
+/// The set bits of x, as Warp's bit_count (an int32 for every integer type; a signed
+/// value's bits as its unsigned type's).
+WEFT_RT_FN int32 bit_count(uint64 x) {
+#ifdef WEFT_RT_CUDA
+    return int32(__popcll(x));
+#else
+    return int32(__builtin_popcountll(x));
+#endif
+}
+WEFT_RT_FN int32 bit_count(uint32 x) { return bit_count(uint64(x)); }
+WEFT_RT_FN int32 bit_count(uint16 x) { return bit_count(uint64(x)); }
+WEFT_RT_FN int32 bit_count(uint8 x) { return bit_count(uint64(x)); }
+WEFT_RT_FN int32 bit_count(int64 x) { return bit_count(uint64(x)); }
+WEFT_RT_FN int32 bit_count(int32 x) { return bit_count(uint32(x)); }
+WEFT_RT_FN int32 bit_count(int16 x) { return bit_count(uint16(x)); }
+WEFT_RT_FN int32 bit_count(int8 x) { return bit_count(uint8(x)); }
 
 } // namespace weft
