@@ -884,6 +884,47 @@ TEST_CASE("step, nonzero, smoothstep, frac, cbrt, erf, erfc, isinf and bit_count
         CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
 }
 
+TEST_CASE("argmax and argmin skip NaNs, and ddot, diag and get_diag give warp-lang's values and gradients") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const fs::path file = fs::path(WEFT_WARP_SEMANTICS_DIR) / "vector_round2.py";
+    const Kernel k = host.load_module(file).kernel("vecb");
+    const Type v3 = Type::vector(Scalar::Float32, 3), m33 = Type::matrix(Scalar::Float32, 3, 3);
+    const std::vector<float> vv = {0.5f, -1.0f, 2.0f, 3.0f, 3.0f, -4.0f, NAN, 1.0f, 0.25f};
+    std::vector<float> mv(27);
+    for (std::size_t i = 0; i < mv.size(); ++i) mv[i] = float(i) * 0.37f - 2.0f;
+    const std::vector<std::int32_t> iv = {1, 5, 5, -2, 0, 0, 0, 0, -3, 7, -9, 7};
+    Array v = Array::from_host(v3, {3}, vv.data(), vv.size() * 4, Device::cpu(), true);
+    Array m = Array::from_host(m33, {3}, mv.data(), mv.size() * 4, Device::cpu(), true);
+    Array vi = Array::from_host(Type::vector(Scalar::Int32, 4), {3}, iv.data(), iv.size() * 4, Device::cpu());
+    Array o = Array::zeros(f32, {3}), idx = Array::zeros(Type::scalar(Scalar::UInt32), {12});
+    Array dm = Array::zeros(m33, {3}), gd = Array::zeros(v3, {3}), loss = Array::zeros(f32, {1}, Device::cpu(), true);
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        k.launch({3}, {v, m, vi, o, idx, dm, gd, loss});
+    }
+    tape.backward(loss);
+    // warp-lang 1.19 on the CPU (NaN where it has NaN): values bit for bit, gradients to rounding.
+    const auto same = [](const std::vector<float> &got, const std::vector<float> &want, bool exact) {
+        REQUIRE(got.size() == want.size());
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            INFO(i);
+            if (std::isnan(want[i])) CHECK(std::isnan(got[i]));
+            else if (exact) CHECK(got[i] == want[i]);
+            else CHECK(got[i] == Approx(want[i]).margin(1e-4));
+        }
+    };
+    same(o.to_vector<float>(), {0x1.b0e2180000000p+2f, 0x1.1732140000000p+5f, NAN}, true);
+    CHECK(idx.to_vector<std::uint32_t>() == std::vector<std::uint32_t>{2u, 1u, 1u, 3u, 0u, 2u, 0u, 0u, 1u, 2u, 1u, 2u});
+    same(floats(dm), {0x1.0000000000000p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, -0x1.0000000000000p+1f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x1.0000000000000p+2f, 0x1.8000000000000p+2f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x1.8000000000000p+2f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, -0x1.0000000000000p+3f, NAN, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x1.0000000000000p+1f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x1.0000000000000p-1f}, true);
+    same(floats(gd), {-0x1.0000000000000p+1f, -0x1.0a3d700000000p-1f, 0x1.eb85200000000p-1f, 0x1.547ae00000000p+0f, 0x1.67ae140000000p+1f, 0x1.128f5c0000000p+2f, 0x1.2a3d700000000p+2f, 0x1.88f5c40000000p+2f, 0x1.e7ae140000000p+2f}, true);
+    same(floats(m.grad()), {0x1.0000000000000p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, -0x1.0000000000000p+1f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x1.0000000000000p+2f, 0x1.8000000000000p+2f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x1.8000000000000p+2f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, -0x1.0000000000000p+3f, NAN, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x1.0000000000000p+1f, 0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, 0x1.0000000000000p-1f}, false);
+    same(floats(v.grad()), {-0x1.0000000000000p+2f, -0x1.0a3d700000000p+0f, 0x1.eb85200000000p+0f, 0x1.547ae00000000p+1f, 0x1.67ae140000000p+2f, 0x1.128f5c0000000p+3f, 0x1.2a3d700000000p+3f, 0x1.88f5c40000000p+3f, 0x1.e7ae140000000p+3f}, false);
+    if (backend::nvrtc_available()) // NVRTC, no device needed
+        CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
+}
+
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
     TempDir cache("semantics");
     Host host(options_for(cache));

@@ -190,6 +190,8 @@ void register_core_builtins(Registry &registry) {
             r.binary("eq", v, "True when every component is equal.", "bool");
             r.binary("ne", v, "True when any component differs.", "bool");
             r.add("dot", {{"a", v}, {"b", v}}, s, "Dot product of a and b.");
+            r.add("argmax", {{"a", v}}, "uint32", "The index of the largest component, NaNs skipped (0 when all are NaN).");
+            r.add("argmin", {{"a", v}}, "uint32", "The index of the smallest component, NaNs skipped (0 when all are NaN).");
             if (s != "int32") {
                 r.add("lerp", {{"a", v}, {"b", v}, {"t", s}}, v, "a (1 - t) + b t, per component.");
                 r.unary("abs", v, "Component-wise |a|.");
@@ -217,6 +219,9 @@ void register_core_builtins(Registry &registry) {
             r.add("mul", {{"a", s}, {"b", m}}, m, "Scales every element of b by a.");
             r.add("div", {{"a", m}, {"b", s}}, m, "Divides every element of a by b.");
             r.unary("transpose", m, "Returns the transpose of a.");
+            r.add("ddot", {{"a", m}, {"b", m}}, s, "The double dot product: the sum of a[i, j] b[i, j] (Warp's multiply-adds).");
+            r.add("diag", {{"vec", v}}, m, "The matrix with vec on its diagonal and zeros elsewhere.");
+            r.add("get_diag", {{"mat", m}}, v, "The diagonal of mat.");
             r.add("determinant", {{"a", m}}, s, "Returns det(a).");
             {
                 std::vector<ParameterSpec> vectors;

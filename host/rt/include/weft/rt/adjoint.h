@@ -496,6 +496,20 @@ WEFT_RT_FN void adj_quat_rotate(const quat_t<T> &q, const vec_t<3, T> &p, quat_t
     rt::addf(adj_q.c[2], rz * d + A(2) * pz * qr + w2 * pxr_z);
     rt::addf(adj_q.c[3], A(4) * w * pr + A(2) * qxp_r);
 }
+template <int N, typename T> WEFT_RT_FN void adj_diag(const vec_t<N, T> &, vec_t<N, T> &adj_v, const mat_t<N, N, T> &r) {
+    for (int i = 0; i < N; ++i) adj_acc(adj_v.c[i], r.c[i].c[i]);
+}
+template <int N, typename T> WEFT_RT_FN void adj_get_diag(const mat_t<N, N, T> &, mat_t<N, N, T> &adj_m, const vec_t<N, T> &r) {
+    for (int i = 0; i < N; ++i) adj_acc(adj_m.c[i].c[i], r.c[i]);
+}
+template <int R, int C, typename T>
+WEFT_RT_FN void adj_ddot(const mat_t<R, C, T> &a, const mat_t<R, C, T> &b, mat_t<R, C, T> &adj_a, mat_t<R, C, T> &adj_b, T r) {
+    for (int i = 0; i < R; ++i)
+        for (int j = 0; j < C; ++j) {
+            rt::addf(adj_a.c[i].c[j], rt::acc<T>(b.c[i].c[j]) * rt::acc<T>(r));
+            rt::addf(adj_b.c[i].c[j], rt::acc<T>(a.c[i].c[j]) * rt::acc<T>(r));
+        }
+}
 /// quat_rotate_inv(q, p) is quat_rotate(conj(q), p): its gradient through the conjugate.
 template <typename T>
 WEFT_RT_FN void adj_quat_rotate_inv(const quat_t<T> &q, const vec_t<3, T> &p, quat_t<T> &adj_q, vec_t<3, T> &adj_p,

@@ -333,6 +333,43 @@ WEFT_RT_FN mat_t<C, int(sizeof...(V)) + 1, T> matrix_from_cols(const vec_t<C, T>
     return transpose(matrix_from_rows(first, rest...));
 }
 
+namespace rt {
+/// a b + c as Warp's muladd: one rounding (an FMA) for float32 and float64.
+WEFT_RT_FN float32 muladd(float32 a, float32 b, float32 c) { return WEFT_RT_MF(fma)(a, b, c); }
+WEFT_RT_FN float64 muladd(float64 a, float64 b, float64 c) { return WEFT_RT_MD(fma)(a, b, c); }
+} // namespace rt
+/// Index of the largest (argmax) / smallest (argmin) component, skipping NaNs; 0 when all are NaN (Warp's).
+template <int N, typename T, bool Max> WEFT_RT_FN uint32 arg_extreme(const vec_t<N, T> &v) {
+    int ret = 0;
+    while (ret < N && v.c[ret] != v.c[ret]) ++ret;
+    if (ret == N) return 0;
+    for (int i = ret + 1; i < N; ++i) {
+        if (v.c[i] != v.c[i]) continue;
+        if (Max ? v.c[i] > v.c[ret] : v.c[i] < v.c[ret]) ret = i;
+    }
+    return uint32(ret);
+}
+template <int N, typename T> WEFT_RT_FN uint32 argmax(const vec_t<N, T> &v) { return arg_extreme<N, T, true>(v); }
+template <int N, typename T> WEFT_RT_FN uint32 argmin(const vec_t<N, T> &v) { return arg_extreme<N, T, false>(v); }
+/// The square matrix with v on its diagonal; a matrix's diagonal (Warp's diag, get_diag).
+template <int N, typename T> WEFT_RT_FN mat_t<N, N, T> diag(const vec_t<N, T> &v) {
+    mat_t<N, N, T> m;
+    for (int i = 0; i < N; ++i) m.c[i].c[i] = v.c[i];
+    return m;
+}
+template <int N, typename T> WEFT_RT_FN vec_t<N, T> get_diag(const mat_t<N, N, T> &m) {
+    vec_t<N, T> v;
+    for (int i = 0; i < N; ++i) v.c[i] = m.c[i].c[i];
+    return v;
+}
+/// sum a[i][j] b[i][j], multiply-adds in row order (Warp's ddot).
+template <int R, int C, typename T> WEFT_RT_FN T ddot(const mat_t<R, C, T> &a, const mat_t<R, C, T> &b) {
+    T r(0);
+    for (int i = 0; i < R; ++i)
+        for (int j = 0; j < C; ++j) r = rt::muladd(a.c[i].c[j], b.c[i].c[j], r);
+    return r;
+}
+
 /// Warp's inverse, operation for operation: the adjugate times the
 /// reciprocal of the determinant, or the zero matrix when the determinant is
 /// zero (a NaN one too, for 2x2 and 4x4, as Warp's `|det| > 0` tests).
