@@ -322,10 +322,13 @@ void register_core_builtins(Registry &registry) {
         r.add("intersect_tri_tri", {{"v0", v3}, {"v1", v3}, {"v2", v3}, {"u0", v3}, {"u1", v3}, {"u2", v3}}, "int32",
               "1 when triangles (v0, v1, v2) and (u0, u1, u2) intersect, coplanar ones when they overlap in their "
               "plane, else 0 (Moller's test, as Warp's).");
-    r.add("closest_point_edge_edge", {{"p1", "vec3"}, {"q1", "vec3"}, {"p2", "vec3"}, {"q2", "vec3"}, {"epsilon", "float32"}},
-          "vec3", "Closest points of segments p1-q1 and p2-q2 as (s, t, distance): the points p1 + s (q1 - p1) and "
-                  "p2 + t (q2 - p2); a segment whose squared length is at most epsilon is a point (Warp's, with its "
-                  "analytic gradient).");
+    for (const char *sfx : {"", "d"}) {
+        const std::string v3 = std::string("vec3") + sfx, s = *sfx ? "float64" : "float32";
+        r.add("closest_point_edge_edge", {{"p1", v3}, {"q1", v3}, {"p2", v3}, {"q2", v3}, {"epsilon", s}}, v3,
+              "Closest points of segments p1-q1 and p2-q2 as (s, t, distance): the points p1 + s (q1 - p1) and "
+              "p2 + t (q2 - p2); a segment whose squared length is at most epsilon is a point (Warp's, with its "
+              "analytic gradient; Warp has the float32 one).");
+    }
     r.generic("quat_identity", "quat_identity(dtype: type = float32) -> quat", "The identity rotation (0, 0, 0, 1).");
     r.generic("zeros", "zeros(shape: int | (int, ...), dtype: type) -> array(dtype, len(shape))",
               "A zeroed array of a constant shape (1 to 4 dimensions, at most 64 KiB) in the frame of the function "

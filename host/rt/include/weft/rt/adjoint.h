@@ -712,49 +712,49 @@ WEFT_RT_FN void adj_tape_overflow(const adj_tape &t, const char *kernel, const c
 /// closest_point_edge_edge's gradient: Warp's analytic adjoint (the forward
 /// recomputed to find the branch, then the chain rule; near-parallel edges,
 /// denom <= 1e-6 a e, take Warp's damped rule that keeps gradients bounded).
-WEFT_RT_FN void adj_closest_point_edge_edge(const vec_t<3, float32> &p1, const vec_t<3, float32> &q1,
-                                            const vec_t<3, float32> &p2, const vec_t<3, float32> &q2, float32 epsilon,
-                                            vec_t<3, float32> &adj_p1, vec_t<3, float32> &adj_q1,
-                                            vec_t<3, float32> &adj_p2, vec_t<3, float32> &adj_q2, float32 &adj_epsilon,
-                                            const vec_t<3, float32> &adj_ret) {
+template <typename T>
+WEFT_RT_FN void adj_closest_point_edge_edge(const vec_t<3, T> &p1, const vec_t<3, T> &q1, const vec_t<3, T> &p2,
+                                            const vec_t<3, T> &q2, T epsilon, vec_t<3, T> &adj_p1,
+                                            vec_t<3, T> &adj_q1, vec_t<3, T> &adj_p2, vec_t<3, T> &adj_q2,
+                                            T &adj_epsilon, const vec_t<3, T> &adj_ret) {
     (void)adj_epsilon; // a tolerance: not differentiable
-    typedef vec_t<3, float32> V;
+    typedef vec_t<3, T> V;
     const V d1 = sub(q1, p1), d2 = sub(q2, p2), r = sub(p1, p2);
-    const float32 a = dot(d1, d1), e = dot(d2, d2), f = dot(d2, r);
+    const T a = dot(d1, d1), e = dot(d2, d2), f = dot(d2, r);
     const bool degen1 = a <= epsilon, degen2 = e <= epsilon;
-    float32 s = 0.0f, t = 0.0f, c = 0.0f, b = 0.0f, denom = 0.0f, s_uc = 0.0f, t_uc = 0.0f;
+    T s = T(0.0), t = T(0.0), c = T(0.0), b = T(0.0), denom = T(0.0), s_uc = T(0.0), t_uc = T(0.0);
     enum { A, B, C, D, D_DEGEN, E, F } branch;
     if (degen1 && degen2) {
         branch = A;
     } else if (degen1) {
         branch = B;
         t_uc = f / e;
-        t = clamp(t_uc, 0.0f, 1.0f);
+        t = clamp(t_uc, T(0.0), T(1.0));
     } else if (degen2) {
         branch = C;
         c = dot(d1, r);
         s_uc = -c / a;
-        s = clamp(s_uc, 0.0f, 1.0f);
+        s = clamp(s_uc, T(0.0), T(1.0));
     } else {
         c = dot(d1, r);
         b = dot(d1, d2);
         denom = rt::diff_product(a, e, b, b);
-        const bool positive = denom > 0.0f, stable = positive && denom > 1.0e-6f * a * e;
-        float32 s_init = 0.0f;
+        const bool positive = denom > T(0.0), stable = positive && denom > T(1.0e-6) * a * e;
+        T s_init = T(0.0);
         if (positive) {
             s_uc = rt::diff_product(b, f, c, e) / denom;
-            s_init = clamp(s_uc, 0.0f, 1.0f);
+            s_init = clamp(s_uc, T(0.0), T(1.0));
         }
-        const float32 t_init = (b * s_init + f) / e;
-        if (t_init < 0.0f) {
+        const T t_init = (b * s_init + f) / e;
+        if (t_init < T(0.0)) {
             branch = E;
             s_uc = -c / a;
-            s = clamp(s_uc, 0.0f, 1.0f);
-        } else if (t_init > 1.0f) {
+            s = clamp(s_uc, T(0.0), T(1.0));
+        } else if (t_init > T(1.0)) {
             branch = F;
             s_uc = (b - c) / a;
-            s = clamp(s_uc, 0.0f, 1.0f);
-            t = 1.0f;
+            s = clamp(s_uc, T(0.0), T(1.0));
+            t = T(1.0);
         } else {
             branch = stable ? D : D_DEGEN;
             s = s_init;
@@ -763,41 +763,41 @@ WEFT_RT_FN void adj_closest_point_edge_edge(const vec_t<3, float32> &p1, const v
     }
     const V c1 = add(p1, mul(s, d1)), c2 = add(p2, mul(t, d2));
     const V diff = sub(c2, c1);
-    const float32 dist = length(diff);
+    const T dist = length(diff);
 
     V adj_diff{};
-    if (dist > 0.0f) adj_diff = mul(adj_ret.c[2] / dist, diff);
+    if (dist > T(0.0)) adj_diff = mul(adj_ret.c[2] / dist, diff);
     const V adj_c1 = neg(adj_diff), adj_c2 = adj_diff;
     V adj_d1{}, adj_d2{}, adj_r{};
     adj_p1 = add(adj_p1, adj_c1);
     adj_d1 = add(adj_d1, mul(s, adj_c1));
-    float32 adj_s = dot(d1, adj_c1) + adj_ret.c[0];
+    T adj_s = dot(d1, adj_c1) + adj_ret.c[0];
     adj_p2 = add(adj_p2, adj_c2);
     adj_d2 = add(adj_d2, mul(t, adj_c2));
-    float32 adj_t = dot(d2, adj_c2) + adj_ret.c[1];
+    T adj_t = dot(d2, adj_c2) + adj_ret.c[1];
 
-    float32 adj_a = 0.0f, adj_e = 0.0f, adj_b = 0.0f, adj_c = 0.0f, adj_f = 0.0f;
-    float32 lo = 0.0f, hi = 0.0f; // the clamps' constant bounds
+    T adj_a = T(0.0), adj_e = T(0.0), adj_b = T(0.0), adj_c = T(0.0), adj_f = T(0.0);
+    T lo = T(0.0), hi = T(0.0); // the clamps' constant bounds
     switch (branch) {
     case A: break;
     case B: {
-        float32 adj_t_uc = 0.0f;
-        adj_clamp(t_uc, 0.0f, 1.0f, adj_t_uc, lo, hi, adj_t);
+        T adj_t_uc = T(0.0);
+        adj_clamp(t_uc, T(0.0), T(1.0), adj_t_uc, lo, hi, adj_t);
         adj_f += adj_t_uc / e;
         adj_e += -adj_t_uc * t_uc / e;
         break;
     }
     case C:
     case E: {
-        float32 adj_s_uc = 0.0f;
-        adj_clamp(s_uc, 0.0f, 1.0f, adj_s_uc, lo, hi, adj_s);
+        T adj_s_uc = T(0.0);
+        adj_clamp(s_uc, T(0.0), T(1.0), adj_s_uc, lo, hi, adj_s);
         adj_c += -adj_s_uc / a;
         adj_a += -adj_s_uc * s_uc / a;
         break;
     }
     case F: {
-        float32 adj_s_uc = 0.0f;
-        adj_clamp(s_uc, 0.0f, 1.0f, adj_s_uc, lo, hi, adj_s);
+        T adj_s_uc = T(0.0);
+        adj_clamp(s_uc, T(0.0), T(1.0), adj_s_uc, lo, hi, adj_s);
         adj_b += adj_s_uc / a;
         adj_c += -adj_s_uc / a;
         adj_a += -adj_s_uc * s_uc / a;
@@ -808,16 +808,16 @@ WEFT_RT_FN void adj_closest_point_edge_edge(const vec_t<3, float32> &p1, const v
         adj_s += adj_t * b / e;
         adj_f += adj_t / e;
         adj_e += -adj_t * t / e;
-        float32 adj_s_uc = 0.0f;
-        adj_clamp(s_uc, 0.0f, 1.0f, adj_s_uc, lo, hi, adj_s);
-        const float32 adj_num = adj_s_uc / denom, adj_denom = -adj_s_uc * s_uc / denom;
+        T adj_s_uc = T(0.0);
+        adj_clamp(s_uc, T(0.0), T(1.0), adj_s_uc, lo, hi, adj_s);
+        const T adj_num = adj_s_uc / denom, adj_denom = -adj_s_uc * s_uc / denom;
         adj_b += adj_num * f;
         adj_f += adj_num * b;
         adj_c -= adj_num * e;
         adj_e -= adj_num * c;
         adj_a += adj_denom * e;
         adj_e += adj_denom * a;
-        adj_b -= 2.0f * adj_denom * b;
+        adj_b -= T(2.0) * adj_denom * b;
         break;
     }
     case D_DEGEN:
@@ -826,8 +826,8 @@ WEFT_RT_FN void adj_closest_point_edge_edge(const vec_t<3, float32> &p1, const v
         adj_e += -adj_t * t / e;
         break;
     }
-    adj_d1 = add(adj_d1, add(add(mul(2.0f * adj_a, d1), mul(adj_b, d2)), mul(adj_c, r)));
-    adj_d2 = add(adj_d2, add(add(mul(2.0f * adj_e, d2), mul(adj_b, d1)), mul(adj_f, r)));
+    adj_d1 = add(adj_d1, add(add(mul(T(2.0) * adj_a, d1), mul(adj_b, d2)), mul(adj_c, r)));
+    adj_d2 = add(adj_d2, add(add(mul(T(2.0) * adj_e, d2), mul(adj_b, d1)), mul(adj_f, r)));
     adj_r = add(adj_r, add(mul(adj_c, d1), mul(adj_f, d2)));
     adj_q1 = add(adj_q1, adj_d1);
     adj_p1 = sub(adj_p1, adj_d1);

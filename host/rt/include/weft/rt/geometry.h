@@ -151,41 +151,48 @@ WEFT_RT_FN float32 diff_product(float32 a, float32 b, float32 c, float32 d) {
     const float32 error = WEFT_RT_MF(fma)(-c, d, cd);
     return diff + error;
 }
+WEFT_RT_FN float64 diff_product(float64 a, float64 b, float64 c, float64 d) {
+    const float64 cd = c * d;
+    const float64 diff = WEFT_RT_MD(fma)(a, b, -cd);
+    const float64 error = WEFT_RT_MD(fma)(-c, d, cd);
+    return diff + error;
+}
 } // namespace rt
 
 /// Closest points of segments p1-q1 and p2-q2: (s, t, distance) with the
 /// points p1 + s (q1 - p1) and p2 + t (q2 - p2); a segment no longer than
-/// epsilon (squared) is a point. Warp's closest_point_edge_edge, operation for operation.
-WEFT_RT_FN vec_t<3, float32> closest_point_edge_edge(const vec_t<3, float32> &p1, const vec_t<3, float32> &q1,
-                                                      const vec_t<3, float32> &p2, const vec_t<3, float32> &q2,
-                                                      float32 epsilon) {
-    const vec_t<3, float32> d1 = sub(q1, p1), d2 = sub(q2, p2), r = sub(p1, p2);
-    const float32 a = dot(d1, d1), e = dot(d2, d2), f = dot(d2, r);
-    float32 s = 0.0f, t = 0.0f;
+/// epsilon (squared) is a point. Warp's closest_point_edge_edge (float32),
+/// operation for operation; weft also has it in float64.
+template <typename T>
+WEFT_RT_FN vec_t<3, T> closest_point_edge_edge(const vec_t<3, T> &p1, const vec_t<3, T> &q1, const vec_t<3, T> &p2,
+                                               const vec_t<3, T> &q2, T epsilon) {
+    const vec_t<3, T> d1 = sub(q1, p1), d2 = sub(q2, p2), r = sub(p1, p2);
+    const T a = dot(d1, d1), e = dot(d2, d2), f = dot(d2, r);
+    T s = T(0), t = T(0);
     const bool degen1 = a <= epsilon, degen2 = e <= epsilon;
     if (degen1 && degen2) {
     } else if (degen1) {
-        t = clamp(f / e, 0.0f, 1.0f);
+        t = clamp(T(f / e), T(0), T(1));
     } else if (degen2) {
-        s = clamp(-dot(d1, r) / a, 0.0f, 1.0f);
+        s = clamp(T(-dot(d1, r) / a), T(0), T(1));
     } else {
-        const float32 c = dot(d1, r), b = dot(d1, d2);
-        const float32 denom = rt::diff_product(a, e, b, b);
-        float32 s_init = 0.0f;
-        if (denom > 0.0f) s_init = clamp(rt::diff_product(b, f, c, e) / denom, 0.0f, 1.0f);
-        const float32 t_init = (b * s_init + f) / e;
-        if (t_init < 0.0f) {
-            s = clamp(-c / a, 0.0f, 1.0f);
-        } else if (t_init > 1.0f) {
-            s = clamp((b - c) / a, 0.0f, 1.0f);
-            t = 1.0f;
+        const T c = dot(d1, r), b = dot(d1, d2);
+        const T denom = rt::diff_product(a, e, b, b);
+        T s_init = T(0);
+        if (denom > T(0)) s_init = clamp(T(rt::diff_product(b, f, c, e) / denom), T(0), T(1));
+        const T t_init = (b * s_init + f) / e;
+        if (t_init < T(0)) {
+            s = clamp(T(-c / a), T(0), T(1));
+        } else if (t_init > T(1)) {
+            s = clamp(T((b - c) / a), T(0), T(1));
+            t = T(1);
         } else {
             s = s_init;
             t = t_init;
         }
     }
-    const vec_t<3, float32> c1 = add(p1, mul(s, d1)), c2 = add(p2, mul(t, d2));
-    return vec_t<3, float32>(s, t, length(sub(c2, c1)));
+    const vec_t<3, T> c1 = add(p1, mul(s, d1)), c2 = add(p2, mul(t, d2));
+    return vec_t<3, T>(s, t, length(sub(c2, c1)));
 }
 
 } // namespace weft
