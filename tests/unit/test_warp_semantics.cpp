@@ -925,6 +925,31 @@ TEST_CASE("argmax and argmin skip NaNs, and ddot, diag and get_diag give warp-la
         CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
 }
 
+TEST_CASE("copysign (signed zeros included) and div_approx give warp-lang's values and gradients") {
+    TempDir cache("semantics");
+    Host host(options_for(cache));
+    const fs::path file = fs::path(WEFT_WARP_SEMANTICS_DIR) / "copysign_div.py";
+    const Kernel k = host.load_module(file).kernel("copysign_div");
+    Array x = Array::from_vector(f32, std::vector<float>{1.5f, -2.0f, 0.0f, -0.0f, 3.25f}, Device::cpu(), true);
+    Array y = Array::from_vector(f32, std::vector<float>{-1.0f, -0.5f, -0.0f, 2.0f, 0.0f}, Device::cpu(), true);
+    Array out = Array::zeros(f32, {10}), loss = Array::zeros(f32, {1}, Device::cpu(), true);
+    Tape tape;
+    {
+        Tape::Scope scope(tape);
+        k.launch({5}, {x, y, out, loss});
+    }
+    tape.backward(loss);
+    // warp-lang 1.19 on the CPU, bit for bit (sign bits of zeros included).
+    const std::vector<float> o = out.to_vector<float>(), want = {-0x1.8000000000000p+0f, 0x1.8000000000000p-1f, -0x1.0000000000000p+1f, -0x1.99999a0000000p-1f, -0x0.0p+0f, 0x0.0p+0f, 0x0.0p+0f, -0x0.0p+0f, 0x1.a000000000000p+1f, 0x1.1555560000000p+0f};
+    CHECK(o == want);
+    for (std::size_t i = 0; i < o.size(); ++i) CHECK(std::signbit(o[i]) == std::signbit(want[i]));
+    CHECK(x.grad().to_vector<float>() == std::vector<float>{-0x1.8000000000000p-1f, 0x1.b851ec0000000p-1f, -0x1.8000000000000p+0f, -0x1.8000000000000p+0f, 0x1.1c71c80000000p+1f});
+    const std::vector<float> gy = y.grad().to_vector<float>(), wy = {-0x1.2000000000000p-1f, -0x1.0624de0000000p-1f, 0x0.0p+0f, 0x0.0p+0f, -0x1.9097b60000000p-1f};
+    for (std::size_t i = 0; i < gy.size(); ++i) CHECK(gy[i] == Approx(wy[i]).margin(1e-6));
+    if (backend::nvrtc_available()) // NVRTC, no device needed
+        CHECK(host.compile_aot(file, {Target::cuda_ptx(80), Target::cuda_cubin(80)}).size() == 2);
+}
+
 TEST_CASE("negative indices: 2-D reads and writes from the end, and debug mode still catches what is outside") {
     TempDir cache("semantics");
     Host host(options_for(cache));

@@ -162,6 +162,9 @@ void register_core_builtins(Registry &registry) {
         r.unary("erf", t, "Returns the error function of x.", t, "x");
         r.unary("erfc", t, "Returns 1 - erf(x).", t, "x");
         r.unary("frac", t, "Returns x - trunc(x), the fractional part with the sign of x.", t, "x");
+        r.add("copysign", {{"x", t}, {"y", t}}, t, "Returns x with the sign of y.");
+        r.add("div_approx", {{"a", t}, {"b", t}}, t,
+              "Returns a / b (Warp's CUDA code may use a faster reciprocal; weft divides exactly on every device).");
         r.add("smoothstep", {{"a", t}, {"b", t}, {"x", t}}, t,
               "Smooth Hermite step: 0 at x <= a, 1 at x >= b, 3u^2 - 2u^3 between, u = (x - a) / (b - a).");
     }

@@ -176,6 +176,12 @@ WEFT_RT_ADJ1(nonzero, A(0))
 // 1 between integers (Warp 1.19 leaves frac without an adjoint, a gradient of 0).
 WEFT_RT_ADJ1(frac, r)
 #undef WEFT_RT_ADJ1
+/// copysign(x, y) = |x| sign(y): +1 where the sign bits agree, -1 otherwise; 0 for y (Warp's).
+WEFT_RT_FLOAT void adj_copysign(T x, T y, T &adj_x, T &, T r) {
+    if (copysign(T(1), x) == copysign(T(1), y)) adj_acc(adj_x, r);
+    else adj_sub_from(adj_x, r);
+}
+WEFT_RT_FLOAT void adj_div_approx(T a, T b, T &adj_a, T &adj_b, T r) { adj_div(a, b, adj_a, adj_b, r); }
 /// Warp's smoothstep adjoint: zero outside the ramp.
 WEFT_RT_FLOAT void adj_smoothstep(T edge0_, T edge1_, T x_, T &adj_edge0, T &adj_edge1, T &adj_x, T r_) {
     typedef rt::acc<T> A;

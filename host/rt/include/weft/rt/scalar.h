@@ -47,6 +47,7 @@ WEFT_RT_MATH1(round, round) // halfway cases away from zero (C round, as Warp)
 WEFT_RT_MATH1(trunc, trunc)
 WEFT_RT_MATH1(rint, rint) // halfway cases to even (the default rounding mode, as Warp's rint)
 WEFT_RT_MATH1(cbrt, cbrt)
+WEFT_RT_MATH2(copysign, copysign) // x with the sign bit of y
 WEFT_RT_MATH1(erf, erf)
 WEFT_RT_MATH1(erfc, erfc)
 WEFT_RT_MATH2(pow, pow)
@@ -202,5 +203,9 @@ WEFT_RT_FN int32 bit_count(int64 x) { return bit_count(uint64(x)); }
 WEFT_RT_FN int32 bit_count(int32 x) { return bit_count(uint32(x)); }
 WEFT_RT_FN int32 bit_count(int16 x) { return bit_count(uint16(x)); }
 WEFT_RT_FN int32 bit_count(int8 x) { return bit_count(uint8(x)); }
+
+/// Warp's div_approx: a / b (Warp's CUDA code may use a faster reciprocal; weft divides
+/// exactly on every device, as Warp's CPU code does).
+template <typename T, WEFT_RT_IF(rt::is_float<T>)> WEFT_RT_FN T div_approx(T a, T b) { return div(a, b); }
 
 } // namespace weft
